@@ -1,0 +1,108 @@
+package phy
+
+// Signal is the value one end of a twisted pair drives or resolves to during
+// arbitration: 0, 1 or Z (not driven). The zero value is Z.
+type Signal uint8
+
+// The three arbitration signal values (SPEC §2).
+const (
+	SigZ Signal = iota
+	Sig0
+	Sig1
+)
+
+func (s Signal) String() string {
+	switch s {
+	case Sig0:
+		return "0"
+	case Sig1:
+		return "1"
+	default:
+		return "z"
+	}
+}
+
+// Resolve is the value of a pair driven from both ends: an undriven end leaves
+// the other's value, equal values agree, and opposite drivers cancel to Z.
+// The cancellation rule is [U] in SPEC §2 but is what makes the encoding
+// below consistent.
+func Resolve(a, b Signal) Signal {
+	switch {
+	case a == SigZ:
+		return b
+	case b == SigZ || a == b:
+		return a
+	default:
+		return SigZ
+	}
+}
+
+// LineState is a (TPA, TPB) pair of signals: what a port transmits, or what it
+// resolves on its receivers. The same pair has a transmit name and a receive
+// name; the table below holds both (SPEC §2, one table in code).
+type LineState uint8
+
+// MakeLineState builds a line state from its TPA and TPB signals.
+func MakeLineState(a, b Signal) LineState { return LineState(a)*3 + LineState(b) }
+
+// A is the TPA signal.
+func (l LineState) A() Signal { return Signal(l / 3) }
+
+// B is the TPB signal.
+func (l LineState) B() Signal { return Signal(l % 3) }
+
+// Transmitted line states.
+const (
+	TxIdle         = LineState(SigZ)*3 + LineState(SigZ)
+	TxRequest      = LineState(SigZ)*3 + LineState(Sig0) // also GRANT
+	TxGrant        = LineState(SigZ)*3 + LineState(Sig0)
+	TxParentNotify = LineState(Sig0)*3 + LineState(SigZ)
+	TxDataPrefix   = LineState(Sig0)*3 + LineState(Sig1)
+	TxChildNotify  = LineState(Sig1)*3 + LineState(SigZ) // also IDENT_DONE
+	TxIdentDone    = LineState(Sig1)*3 + LineState(SigZ)
+	TxDataEnd      = LineState(Sig1)*3 + LineState(Sig0)
+	TxBusReset     = LineState(Sig1)*3 + LineState(Sig1)
+)
+
+// Received (resolved) line states.
+const (
+	RxIdle            = LineState(SigZ)*3 + LineState(SigZ)
+	RxParentNotify    = LineState(SigZ)*3 + LineState(Sig0)
+	RxIdentDone       = LineState(SigZ)*3 + LineState(Sig1)
+	RxSelfIDGrant     = LineState(Sig0)*3 + LineState(SigZ) // also REQUEST
+	RxRootContention  = LineState(Sig0)*3 + LineState(Sig0) // also GRANT
+	RxParentHandshake = LineState(Sig0)*3 + LineState(Sig1) // also DATA_END
+	RxChildHandshake  = LineState(Sig1)*3 + LineState(SigZ)
+	RxDataPrefix      = LineState(Sig1)*3 + LineState(Sig0)
+	RxBusReset        = LineState(Sig1)*3 + LineState(Sig1)
+)
+
+// lineStateNames gives, per encoding, the transmit and the receive name
+// (SPEC §2). Where the standard reuses a pair for two meanings, both are named.
+var lineStateNames = [9]struct{ tx, rx string }{
+	LineState(SigZ)*3 + LineState(SigZ): {"IDLE", "IDLE"},
+	LineState(SigZ)*3 + LineState(Sig0): {"REQUEST/GRANT", "PARENT_NOTIFY"},
+	LineState(SigZ)*3 + LineState(Sig1): {"(Z,1)", "IDENT_DONE"},
+	LineState(Sig0)*3 + LineState(SigZ): {"PARENT_NOTIFY", "SELF_ID_GRANT/REQUEST"},
+	LineState(Sig0)*3 + LineState(Sig0): {"(0,0)", "ROOT_CONTENTION/GRANT"},
+	LineState(Sig0)*3 + LineState(Sig1): {"DATA_PREFIX", "PARENT_HANDSHAKE/DATA_END"},
+	LineState(Sig1)*3 + LineState(SigZ): {"CHILD_NOTIFY/IDENT_DONE", "CHILD_HANDSHAKE"},
+	LineState(Sig1)*3 + LineState(Sig0): {"DATA_END", "DATA_PREFIX"},
+	LineState(Sig1)*3 + LineState(Sig1): {"BUS_RESET", "BUS_RESET"},
+}
+
+// TxName is the name of l as a transmitted line state.
+func (l LineState) TxName() string { return lineStateNames[l%9].tx }
+
+// RxName is the name of l as a received line state.
+func (l LineState) RxName() string { return lineStateNames[l%9].rx }
+
+// String shows the pair as "(a,b)".
+func (l LineState) String() string { return "(" + l.A().String() + "," + l.B().String() + ")" }
+
+// Receive is the line state a port resolves when it transmits local and its
+// peer's transmission peer arrives: the cable crosses TPA of one end to TPB of
+// the other (SPEC §2).
+func Receive(local, peer LineState) LineState {
+	return MakeLineState(Resolve(local.A(), peer.B()), Resolve(local.B(), peer.A()))
+}
