@@ -1,0 +1,429 @@
+package phy
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Config describes one PHY: its registers at power-up, its timing, and the
+// tree-identify phase it runs. The zero value is not usable: Ports, Clock and
+// TreeID are required.
+type Config struct {
+	Ports      int   // physical ports, 1..27
+	Speed      Speed // reported in self-ID sp
+	LinkActive bool  // the L bit
+	Contender  bool  // the c bit
+	PowerClass int   // pwr, 0..7
+	// ForceRoot is RHB before the first reset.
+	ForceRoot bool
+	// GapCount is the gap count register. It is treated as written by a PHY
+	// configuration packet just before the first reset, so it survives that
+	// reset (SPEC §6); zero means the power-up value 63.
+	GapCount int
+	Timing   Timing
+	// Clock converts timing constants into cycle counts.
+	Clock  Clock
+	TreeID TreeIdentifier
+}
+
+// Machine is the PHY state machine of SPEC §3 for the cable environment:
+// bus reset (R0, R1), tree identify (T0–T3, delegated to Config.TreeID),
+// self identify (S0–S4) and idle (A0). It is a pure state machine: the bus
+// refreshes Ports().Rx and calls Step on clock edges; Step drives Ports().Tx,
+// arms at most one timer (Wake) and queues self-ID packets to send
+// (TakeTransmit). Nothing in it reads a clock, sleeps or draws random numbers.
+type Machine struct {
+	cfg   Config
+	ports Ports
+	state State // R0, R1, S0–S4, A0; T0 stands for the whole delegated phase
+	now   int64 // cycle of the step in progress
+	entry int64 // cycle the current state was entered
+	wake  int64
+
+	// Registers.
+	rhb      bool
+	gapCount int
+	gapSet   bool // gap count written since the last reset: it survives one
+
+	// Per-reset outcome.
+	short         bool
+	initiated     bool
+	configTimeout bool
+	root          bool
+	parentPort    int
+	phyID         int
+	zeros         int      // self-ID packet #0s received: the next free phy_ID
+	received      []SelfID // the link's self-ID buffer, in arrival order
+
+	// Self-ID phase.
+	identified []bool
+	granted    int  // child port granted in S1/S2
+	grantAcked bool // the granted child started its data: stop granting
+	identSent  bool // S4: own packets sent, IDENT_DONE on the parent port
+	transmit   []SelfID
+	txStart    int64
+	txEnd      int64
+
+	trail Trail
+
+	cyc struct{ resetTime, shortResetTime, resetWait int64 }
+}
+
+// NewMachine returns a powered-up PHY in A0 with all ports disconnected. The
+// bus connects its cables and starts the first reset with InitiateReset or by
+// driving BUS_RESET at it.
+func NewMachine(cfg Config) (*Machine, error) {
+	if cfg.Ports < 1 || cfg.Ports > 27 {
+		return nil, fmt.Errorf("phy: %d ports out of range 1..27", cfg.Ports)
+	}
+	if cfg.PowerClass < 0 || cfg.PowerClass > 7 {
+		return nil, fmt.Errorf("phy: power class %d out of range 0..7", cfg.PowerClass)
+	}
+	if cfg.GapCount < 0 || cfg.GapCount > 63 {
+		return nil, fmt.Errorf("phy: gap count %d out of range 0..63", cfg.GapCount)
+	}
+	if cfg.TreeID == nil {
+		return nil, errors.New("phy: Config.TreeID is required")
+	}
+	if cfg.Clock.Hz() == 0 {
+		return nil, errors.New("phy: Config.Clock is required")
+	}
+	if err := cfg.Timing.Validate(); err != nil {
+		return nil, fmt.Errorf("phy: %w", err)
+	}
+	m := &Machine{
+		cfg:        cfg,
+		ports:      newPorts(cfg.Ports),
+		state:      A0Idle,
+		wake:       NoWake,
+		rhb:        cfg.ForceRoot,
+		gapCount:   63,
+		identified: make([]bool, cfg.Ports),
+		parentPort: -1,
+	}
+	if cfg.GapCount != 0 {
+		m.gapCount, m.gapSet = cfg.GapCount, true
+	}
+	m.cyc.resetTime = cfg.Clock.Cycles(cfg.Timing.ResetTime)
+	m.cyc.shortResetTime = cfg.Clock.Cycles(cfg.Timing.ShortResetTime)
+	m.cyc.resetWait = cfg.Clock.Cycles(cfg.Timing.ResetWait)
+	return m, nil
+}
+
+// Ports gives the bus access to the port state: it sets Connected and Rx.
+func (m *Machine) Ports() *Ports { return &m.ports }
+
+// State is the current state; during tree identify, the T state.
+func (m *Machine) State() State {
+	if m.state == T0TreeIDStart {
+		return m.cfg.TreeID.State()
+	}
+	return m.state
+}
+
+// Wake is the cycle at which the armed timer expires, or NoWake.
+func (m *Machine) Wake() int64 { return m.wake }
+
+// InitiateReset starts a bus reset from this PHY at cycle now, as setting IBR
+// (long) or ISBR (short) does, or as a port's connection change does. The
+// node's next self-ID packet carries i = 1.
+func (m *Machine) InitiateReset(now int64, short bool) {
+	m.now = now
+	m.trail.clear()
+	m.enterR0(true, short)
+	m.settle()
+}
+
+// Step evaluates the state machine at clock cycle now against Ports().Rx.
+func (m *Machine) Step(now int64) {
+	m.now = now
+	m.trail.clear()
+	m.settle()
+}
+
+// Trail lists the states entered during the last Step or InitiateReset.
+func (m *Machine) Trail() []State { return m.trail.States() }
+
+// settle takes every transition enabled now: several can chain within one
+// cycle (a leaf goes T0 → T1 → T2 at once). The bound is a safety net; every
+// chain in the state graph is shorter.
+func (m *Machine) settle() {
+	for range 32 {
+		if !m.advance() {
+			return
+		}
+	}
+}
+
+// Receive delivers a self-ID packet that arrived at this PHY (or that it sent
+// itself): the link buffers it, and packet #0s are counted, because the count
+// is the next free physical ID.
+func (m *Machine) Receive(q SelfID) {
+	m.received = append(m.received, q)
+	if !q.IsExtended() {
+		m.zeros++
+	}
+}
+
+// TakeTransmit returns the self-ID packets this PHY started sending, and the
+// cycles at which the transmission starts and ends, once.
+func (m *Machine) TakeTransmit() (packets []SelfID, start, end int64) {
+	packets, m.transmit = m.transmit, nil
+	return packets, m.txStart, m.txEnd
+}
+
+// ApplyPhyConfig applies a PHY configuration packet as every PHY on the bus
+// does: R=1 sets RHB on the addressed node and clears it on the others; T=1
+// writes the gap count, which then survives one reset.
+func (m *Machine) ApplyPhyConfig(p PhyConfig) {
+	if p.IsExtended() {
+		return
+	}
+	if p.ForceRoot() {
+		m.rhb = p.RootID() == m.phyID
+	}
+	if p.SetGapCount() {
+		m.gapCount, m.gapSet = p.GapCount(), true
+	}
+}
+
+// Outcome accessors, valid once the node has finished self identify.
+
+// Root reports whether this PHY became the root.
+func (m *Machine) Root() bool { return m.root }
+
+// ParentPort is the port toward the parent, -1 for the root.
+func (m *Machine) ParentPort() int { return m.parentPort }
+
+// PhyID is the physical ID taken in S4.
+func (m *Machine) PhyID() int { return m.phyID }
+
+// ConfigTimedOut reports that tree identify ended in CONFIG_TIMEOUT.
+func (m *Machine) ConfigTimedOut() bool { return m.configTimeout }
+
+// SelfIDs is the link's self-ID buffer since the last reset.
+func (m *Machine) SelfIDs() []SelfID { return m.received }
+
+// Initiated is the self-ID i bit: this PHY initiated the current reset.
+func (m *Machine) Initiated() bool { return m.initiated }
+
+// ForceRoot is the RHB bit.
+func (m *Machine) ForceRoot() bool { return m.rhb }
+
+// GapCount is the gap count register.
+func (m *Machine) GapCount() int { return m.gapCount }
+
+func (m *Machine) enter(s State) {
+	if s != T0TreeIDStart { // the tree identifier records its own states
+		m.trail.Enter(s)
+	}
+	m.state = s
+	m.entry = m.now
+	m.wake = NoWake
+}
+
+func (m *Machine) enterR0(initiated, short bool) {
+	m.enter(R0ResetStart)
+	m.initiated, m.short = initiated, short
+	m.configTimeout, m.root, m.parentPort, m.phyID, m.zeros = false, false, -1, 0, 0
+	m.received = m.received[:0]
+	m.transmit = nil
+	m.identSent = false
+	for i := range m.identified {
+		m.identified[i] = false
+		m.ports.Status[i] = PortNotConnected
+	}
+	// A written gap count survives one reset; the next returns it to 63 (SPEC §6).
+	if m.gapSet {
+		m.gapSet = false
+	} else {
+		m.gapCount = 63
+	}
+	m.ports.DriveAll(TxBusReset)
+	m.wake = m.entry + m.resetDuration()
+}
+
+func (m *Machine) resetDuration() int64 {
+	if m.short && m.cyc.shortResetTime > 0 {
+		return m.cyc.shortResetTime
+	}
+	return m.cyc.resetTime
+}
+
+// advance takes at most one transition and reports whether it did.
+func (m *Machine) advance() bool {
+	if m.state != R0ResetStart && m.state != R1ResetWait && m.receivesBusReset() {
+		m.enterR0(false, false)
+		return true
+	}
+	switch m.state {
+	case R0ResetStart:
+		if m.now-m.entry >= m.resetDuration() {
+			m.enter(R1ResetWait)
+			m.ports.DriveAll(TxIdle)
+			m.wake = m.entry + m.cyc.resetWait
+			return true
+		}
+	case R1ResetWait:
+		if m.resetComplete() {
+			m.enter(T0TreeIDStart)
+			return m.treeVerdict(m.cfg.TreeID.Begin(m.now, &m.ports, m.rhb, &m.trail))
+		}
+		if m.now-m.entry >= m.cyc.resetWait {
+			m.enterR0(false, m.short)
+			return true
+		}
+	case T0TreeIDStart:
+		if m.configTimeout {
+			return false
+		}
+		return m.treeVerdict(m.cfg.TreeID.Step(m.now, &m.ports, &m.trail))
+	case S0SelfIDStart:
+		if m.root || m.ports.Rx[m.parentPort] == RxSelfIDGrant {
+			m.enter(S1SelfIDGrant)
+			return true
+		}
+	case S1SelfIDGrant:
+		return m.grantNextChild()
+	case S2SelfIDReceive:
+		c := m.granted
+		if !m.grantAcked && m.ports.Rx[c] == RxDataPrefix {
+			// The child (or its subtree) is sending: stop granting and listen.
+			m.grantAcked = true
+			m.ports.Tx[c] = TxIdle
+			return true
+		}
+		if m.grantAcked && m.ports.Rx[c] == RxIdentDone {
+			m.identified[c] = true
+			m.enter(S3SendSpeedCapabilities)
+			m.wake = m.now + 1
+			return true
+		}
+	case S3SendSpeedCapabilities:
+		// Speed signalling is not modelled: S3 lasts one cycle.
+		if m.now > m.entry {
+			m.enter(S1SelfIDGrant)
+			return true
+		}
+	case S4SelfIDTransmit:
+		return m.selfIDTransmit()
+	}
+	return false
+}
+
+func (m *Machine) receivesBusReset() bool {
+	for i, c := range m.ports.Connected {
+		if c && m.ports.Rx[i] == RxBusReset {
+			return true
+		}
+	}
+	return false
+}
+
+// resetComplete is R1's exit condition: every connected port is idle or
+// already receives PARENT_NOTIFY from a quicker neighbour.
+func (m *Machine) resetComplete() bool {
+	for i, c := range m.ports.Connected {
+		if c && m.ports.Rx[i] != RxIdle && m.ports.Rx[i] != RxParentNotify {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *Machine) treeVerdict(v TreeVerdict) bool {
+	m.wake = v.Wake
+	switch v.Outcome {
+	case TreeConfigTimeout:
+		m.configTimeout = true
+		m.wake = NoWake
+		return false
+	case TreeRoot, TreeChild:
+		m.root = v.Outcome == TreeRoot
+		m.parentPort = -1
+		for i, s := range m.ports.Status {
+			if s == PortParent {
+				m.parentPort = i
+			}
+		}
+		m.enter(S0SelfIDStart)
+		m.ports.DriveAll(TxIdle)
+		return true
+	}
+	return false
+}
+
+// grantNextChild is S1: grant the lowest-numbered unidentified child port and
+// announce data on every other port, or, with every child identified, go on
+// to transmit this node's own self-ID.
+func (m *Machine) grantNextChild() bool {
+	for i, s := range m.ports.Status {
+		if s != PortChild || m.identified[i] {
+			continue
+		}
+		m.ports.DriveAll(TxDataPrefix)
+		m.ports.Tx[i] = TxGrant
+		m.granted, m.grantAcked = i, false
+		m.enter(S2SelfIDReceive)
+		return true
+	}
+	m.enter(S4SelfIDTransmit)
+	m.phyID = m.zeros & 63 // a 6-bit counter, as in hardware
+	m.ports.DriveAll(TxDataPrefix)
+	m.transmit = m.selfIDPackets()
+	t := m.cfg.Timing
+	bits := int64(64 * len(m.transmit))
+	dur := t.DataPrefix + t.DataEnd + durationOfBits(bits, t.BaseRateBitsPerSecond)
+	m.txStart, m.txEnd = m.now, m.now+m.cfg.Clock.Cycles(dur)
+	m.wake = m.txEnd
+	return true
+}
+
+// selfIDTransmit is S4 after the node's packets are on their way: at the end
+// of the transmission the root is done; any other node signals IDENT_DONE and
+// waits until its parent moves on (DATA_PREFIX from the parent).
+func (m *Machine) selfIDTransmit() bool {
+	if !m.identSent {
+		if m.now < m.txEnd {
+			return false
+		}
+		m.identSent = true
+		m.wake = NoWake
+		if m.root {
+			m.ports.DriveAll(TxIdle)
+			m.enter(A0Idle)
+			return true
+		}
+		m.ports.DriveAll(TxIdle)
+		m.ports.Tx[m.parentPort] = TxIdentDone
+		return true
+	}
+	if m.ports.Rx[m.parentPort] == RxDataPrefix {
+		m.ports.DriveAll(TxIdle)
+		m.enter(A0Idle)
+		return true
+	}
+	return false
+}
+
+func (m *Machine) selfIDPackets() []SelfID {
+	info := SelfIDInfo{
+		PhyID:          m.phyID,
+		LinkActive:     m.cfg.LinkActive,
+		GapCount:       m.gapCount,
+		Speed:          m.cfg.Speed,
+		Contender:      m.cfg.Contender,
+		PowerClass:     m.cfg.PowerClass,
+		InitiatedReset: m.initiated,
+		Ports:          m.ports.Status,
+	}
+	// NewMachine range-checked every other field and phy_ID is a 6-bit
+	// counter, so Encode cannot refuse these values.
+	packets, _ := info.Encode()
+	return packets
+}
+
+func durationOfBits(bits, bitsPerSecond int64) time.Duration {
+	return time.Duration(ceilDiv(bits*1e9, bitsPerSecond))
+}

@@ -1,0 +1,299 @@
+package treeid
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/fwsim/fwsim/phy"
+)
+
+// Policy decides how a node in root contention (T3) picks its back-off.
+type Policy uint8
+
+const (
+	// Coin flips a coin on every entry to T3: FAST with probability
+	// FastProbability, SLOW otherwise. This is the standard's policy.
+	Coin Policy = iota
+	// LargerIDWins makes the node with the smaller uid wait FAST and the
+	// larger SLOW, so the larger becomes the parent on the contended link:
+	// the deterministic alternative of the lecture notes (SPEC §3.1). Real
+	// PHYs exchange no ids during tree identify; the emulator hands each node
+	// its neighbours' uids.
+	LargerIDWins
+)
+
+func (p Policy) String() string {
+	if p == LargerIDWins {
+		return "larger-id-wins"
+	}
+	return "coin"
+}
+
+// Corner chooses where inside a back-off window the wait falls.
+type Corner uint8
+
+const (
+	// CornerRandom draws the wait uniformly from the whole cycle counts
+	// inside the window.
+	CornerRandom Corner = iota
+	// CornerMin pins every wait to the window's lower bound.
+	CornerMin
+	// CornerMax pins every wait to the window's upper bound.
+	CornerMax
+)
+
+func (c Corner) String() string {
+	switch c {
+	case CornerMin:
+		return "min"
+	case CornerMax:
+		return "max"
+	}
+	return "random"
+}
+
+// ElectionConfig configures one node's tree-identify phase.
+type ElectionConfig struct {
+	// Fast and Slow are ROOT_CONTEND_FAST and ROOT_CONTEND_SLOW.
+	Fast, Slow phy.Window
+	// ForceRootTimeout is how long a node with RHB holds off in T0;
+	// ConfigTimeout how long T0 waits before declaring a loop.
+	ForceRootTimeout, ConfigTimeout time.Duration
+	// Clock converts the durations into the cycles the PHY's timers count.
+	Clock  phy.Clock
+	Policy Policy
+	// FastProbability is the coin's bias: the probability of FAST (fair:
+	// 0.5). Used by the Coin policy.
+	FastProbability float64
+	Corner          Corner
+	// UID is this node's id and PeerUIDs[p] the id of the node on port p;
+	// used by LargerIDWins. The bus keeps PeerUIDs current across hot plugs.
+	UID      uint64
+	PeerUIDs []uint64
+	// Rand draws coins and waits; required unless Policy is LargerIDWins and
+	// Corner is not CornerRandom.
+	Rand *rand.Rand
+}
+
+// Round is one entry into root contention (T3).
+type Round struct {
+	Start int64 // cycle of entry to T3
+	Port  int   // the contended port
+	Fast  bool  // the back-off chosen
+	Wait  int64 // cycles waited
+}
+
+// Election is the tree-identify phase of one PHY (SPEC §3, T0–T3): the
+// echo-based election of a root over the cable tree with the randomised
+// root-contention back-off. It implements phy.TreeIdentifier; like the PHY
+// state machine around it, it is pure: the caller supplies time and the
+// random source.
+type Election struct {
+	cfg   ElectionConfig
+	cyc   struct{ fastLo, fastHi, slowLo, slowHi, forceRoot, config int64 }
+	state phy.State
+	entry int64
+
+	nport     int
+	children  int
+	forceRoot bool
+	parent    int
+	wait      int64
+	rounds    []Round
+	trail     *phy.Trail // where the step in progress records its states
+}
+
+// NewElection checks cfg and returns an election ready for Begin.
+func NewElection(cfg ElectionConfig) (*Election, error) {
+	if !cfg.Fast.Valid() || !cfg.Slow.Valid() {
+		return nil, fmt.Errorf("treeid: back-off windows %v and %v must be positive intervals", cfg.Fast, cfg.Slow)
+	}
+	if cfg.ForceRootTimeout <= 0 || cfg.ConfigTimeout <= 0 {
+		return nil, errors.New("treeid: force-root and config timeouts must be positive")
+	}
+	if cfg.Clock.Hz() == 0 {
+		return nil, errors.New("treeid: ElectionConfig.Clock is required")
+	}
+	if !(cfg.FastProbability >= 0 && cfg.FastProbability <= 1) {
+		return nil, fmt.Errorf("treeid: coin bias %v outside [0, 1]", cfg.FastProbability)
+	}
+	if cfg.Rand == nil && (cfg.Policy == Coin || cfg.Corner == CornerRandom) {
+		return nil, errors.New("treeid: ElectionConfig.Rand is required for a coin or random waits")
+	}
+	e := &Election{cfg: cfg, state: phy.T0TreeIDStart, parent: -1}
+	e.cyc.fastLo, e.cyc.fastHi = cfg.Clock.CycleWindow(cfg.Fast)
+	e.cyc.slowLo, e.cyc.slowHi = cfg.Clock.CycleWindow(cfg.Slow)
+	e.cyc.forceRoot = cfg.Clock.Cycles(cfg.ForceRootTimeout)
+	e.cyc.config = cfg.Clock.Cycles(cfg.ConfigTimeout)
+	return e, nil
+}
+
+// State is the current T state.
+func (e *Election) State() phy.State { return e.state }
+
+// Rounds lists the root-contention rounds of the current phase.
+func (e *Election) Rounds() []Round { return e.rounds }
+
+// Begin enters T0 at cycle now.
+func (e *Election) Begin(now int64, p *phy.Ports, forceRoot bool, trail *phy.Trail) phy.TreeVerdict {
+	e.nport, e.children, e.forceRoot, e.parent = p.NumConnected(), 0, forceRoot, -1
+	e.rounds = e.rounds[:0]
+	e.trail = trail
+	e.enter(phy.T0TreeIDStart, now)
+	p.DriveAll(phy.TxIdle)
+	return e.Step(now, p, trail)
+}
+
+// Step evaluates T0–T3 at cycle now, taking every transition enabled now.
+func (e *Election) Step(now int64, p *phy.Ports, trail *phy.Trail) phy.TreeVerdict {
+	e.trail = trail
+	for {
+		out, moved := e.advance(now, p)
+		if out != phy.TreePending || !moved {
+			return phy.TreeVerdict{Outcome: out, Wake: e.wake()}
+		}
+	}
+}
+
+func (e *Election) enter(s phy.State, now int64) {
+	e.state, e.entry = s, now
+	e.trail.Enter(s)
+}
+
+// advance takes at most one transition.
+func (e *Election) advance(now int64, p *phy.Ports) (phy.TreeOutcome, bool) {
+	elapsed := now - e.entry
+	switch e.state {
+	case phy.T0TreeIDStart:
+		// PARENT_NOTIFY on a port makes its node our child.
+		for i, c := range p.Connected {
+			if c && p.Status[i] != phy.PortChild && p.Rx[i] == phy.RxParentNotify {
+				p.Status[i] = phy.PortChild
+				e.children++
+			}
+		}
+		held := e.forceRoot && elapsed < e.cyc.forceRoot
+		if e.children == e.nport || (e.children == e.nport-1 && !held) {
+			e.enterT1(now, p)
+			return phy.TreePending, true
+		}
+		if elapsed >= e.cyc.config {
+			return phy.TreeConfigTimeout, false
+		}
+	case phy.T1ChildHandshake:
+		// This node has not yet asked for a parent, so a PARENT_NOTIFY that
+		// arrives now is one more child, not a contention: contention is two
+		// PARENT_NOTIFYs crossing on the wire.
+		for i, c := range p.Connected {
+			if c && p.Status[i] != phy.PortChild && p.Rx[i] == phy.RxParentNotify {
+				p.Status[i] = phy.PortChild
+				p.Tx[i] = phy.TxChildNotify
+				e.children++
+			}
+		}
+		for i, s := range p.Status {
+			if s == phy.PortChild && p.Rx[i] != phy.RxChildHandshake {
+				return phy.TreePending, false
+			}
+		}
+		return e.enterT2(now, p), true
+	case phy.T2ParentHandshake:
+		switch p.Rx[e.parent] {
+		case phy.RxParentHandshake:
+			return phy.TreeChild, true
+		case phy.RxRootContention:
+			e.enterT3(now, p)
+			return phy.TreePending, true
+		}
+	case phy.T3RootContention:
+		if elapsed < e.wait {
+			break
+		}
+		switch p.Rx[e.parent] {
+		case phy.RxIdle:
+			// The peer is still waiting: try again to be its child.
+			return e.enterT2(now, p), true
+		case phy.RxParentNotify:
+			// The peer asked first: it is our child, and we its parent.
+			p.Status[e.parent] = phy.PortChild
+			e.children++
+			e.parent = -1
+			e.enterT1(now, p)
+			return phy.TreePending, true
+		}
+	}
+	return phy.TreePending, false
+}
+
+func (e *Election) enterT1(now int64, p *phy.Ports) {
+	e.enter(phy.T1ChildHandshake, now)
+	for i, s := range p.Status {
+		if s == phy.PortChild {
+			p.Tx[i] = phy.TxChildNotify
+		} else {
+			p.Tx[i] = phy.TxIdle
+		}
+	}
+}
+
+// enterT2 either finds this node the root (every connected port a child) or
+// asks the one remaining port's node to be the parent.
+func (e *Election) enterT2(now int64, p *phy.Ports) phy.TreeOutcome {
+	e.enter(phy.T2ParentHandshake, now)
+	if e.children == e.nport {
+		return phy.TreeRoot
+	}
+	for i, c := range p.Connected {
+		if c && p.Status[i] != phy.PortChild {
+			e.parent = i
+		}
+	}
+	p.Status[e.parent] = phy.PortParent
+	p.Tx[e.parent] = phy.TxParentNotify
+	return phy.TreePending
+}
+
+func (e *Election) enterT3(now int64, p *phy.Ports) {
+	e.enter(phy.T3RootContention, now)
+	p.Tx[e.parent] = phy.TxIdle
+	fast := e.chooseFast()
+	lo, hi := e.cyc.slowLo, e.cyc.slowHi
+	if fast {
+		lo, hi = e.cyc.fastLo, e.cyc.fastHi
+	}
+	e.wait = e.pickWait(lo, hi)
+	e.rounds = append(e.rounds, Round{Start: now, Port: e.parent, Fast: fast, Wait: e.wait})
+}
+
+func (e *Election) chooseFast() bool {
+	if e.cfg.Policy == LargerIDWins {
+		return e.cfg.UID < e.cfg.PeerUIDs[e.parent]
+	}
+	return e.cfg.Rand.Float64() < e.cfg.FastProbability
+}
+
+func (e *Election) pickWait(lo, hi int64) int64 {
+	switch e.cfg.Corner {
+	case CornerMin:
+		return lo
+	case CornerMax:
+		return hi
+	}
+	return lo + e.cfg.Rand.Int64N(hi-lo+1)
+}
+
+// wake is the cycle of the next timer expiry the current state waits for.
+func (e *Election) wake() int64 {
+	switch e.state {
+	case phy.T0TreeIDStart:
+		if e.forceRoot && e.children == e.nport-1 && e.cyc.forceRoot < e.cyc.config {
+			return e.entry + e.cyc.forceRoot
+		}
+		return e.entry + e.cyc.config
+	case phy.T3RootContention:
+		return e.entry + e.wait
+	}
+	return phy.NoWake
+}
