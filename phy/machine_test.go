@@ -1,0 +1,193 @@
+package phy_test
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/phy"
+	"github.com/fwsim/fwsim/treeid"
+)
+
+// newTestMachine builds a PHY on an ideal clock (one cycle per ns) with its
+// tree identify from package treeid, its ports connected as given.
+func newTestMachine(t *testing.T, connected []bool, mut func(*phy.Config)) *phy.Machine {
+	t.Helper()
+	timing := phy.Profiles()[0].Timing
+	e, err := treeid.NewElection(treeid.ElectionConfig{
+		Fast: timing.RootContendFast, Slow: timing.RootContendSlow,
+		ForceRootTimeout: timing.ForceRootTimeout, ConfigTimeout: timing.ConfigTimeout,
+		Clock: phy.IdealClock(), FastProbability: 0.5, Rand: rand.New(rand.NewPCG(1, 1)),
+	})
+	require.NoError(t, err)
+	cfg := phy.Config{Ports: len(connected), Speed: phy.S400, LinkActive: true, Timing: timing, Clock: phy.IdealClock(), TreeID: e}
+	if mut != nil {
+		mut(&cfg)
+	}
+	m, err := phy.NewMachine(cfg)
+	require.NoError(t, err)
+	copy(m.Ports().Connected, connected)
+	return m
+}
+
+func TestResetDrivesBusResetThenWaits(t *testing.T) {
+	m := newTestMachine(t, []bool{true, false, true}, nil)
+	m.InitiateReset(100, false)
+	assert.Equal(t, phy.R0ResetStart, m.State())
+	assert.Equal(t, []phy.LineState{phy.TxBusReset, phy.TxIdle, phy.TxBusReset}, m.Ports().Tx,
+		"SPEC §3 R0: BUS_RESET on every connected port")
+	resetTime := int64(phy.Profiles()[0].Timing.ResetTime)
+	assert.Equal(t, 100+resetTime, m.Wake())
+
+	m.Step(100 + resetTime - 1)
+	assert.Equal(t, phy.R0ResetStart, m.State())
+	// A neighbour still in R0 keeps BUS_RESET coming: R1 waits for it.
+	m.Ports().Rx[0] = phy.RxBusReset
+	m.Step(100 + resetTime)
+	assert.Equal(t, phy.R1ResetWait, m.State())
+	assert.Equal(t, []phy.LineState{phy.TxIdle, phy.TxIdle, phy.TxIdle}, m.Ports().Tx)
+
+	// Both neighbours idle (or already asking for a parent): tree identify.
+	m.Ports().Rx[0], m.Ports().Rx[2] = phy.RxIdle, phy.RxParentNotify
+	m.Step(100 + resetTime + 50)
+	assert.True(t, m.State().InTreeID(), "state %s", m.State())
+	assert.True(t, m.Trail()[0] == phy.T0TreeIDStart)
+}
+
+func TestResetWaitTimesOutBackToR0(t *testing.T) {
+	m := newTestMachine(t, []bool{true}, nil)
+	timing := phy.Profiles()[0].Timing
+	m.InitiateReset(0, false)
+	m.Ports().Rx[0] = phy.RxBusReset
+	m.Step(int64(timing.ResetTime))
+	require.Equal(t, phy.R1ResetWait, m.State())
+	m.Step(int64(timing.ResetTime + timing.ResetWait))
+	assert.Equal(t, phy.R0ResetStart, m.State())
+}
+
+func TestBusResetArrivingAnywhereResets(t *testing.T) {
+	m := newTestMachine(t, []bool{true, true}, nil)
+	assert.Equal(t, phy.A0Idle, m.State())
+	m.Ports().Rx[1] = phy.RxBusReset
+	m.Step(7)
+	assert.Equal(t, phy.R0ResetStart, m.State())
+	assert.False(t, m.Initiated(), "a reset seen, not initiated: i = 0")
+	assert.Equal(t, []phy.LineState{phy.TxBusReset, phy.TxBusReset}, m.Ports().Tx)
+}
+
+func TestWrittenGapCountSurvivesOneReset(t *testing.T) {
+	m := newTestMachine(t, []bool{true}, func(c *phy.Config) { c.GapCount = 5 })
+	m.InitiateReset(0, false)
+	assert.Equal(t, 5, m.GapCount(), "SPEC §6: a written gap count survives the next reset")
+	m.InitiateReset(1, false)
+	assert.Equal(t, 63, m.GapCount(), "…but not a second one")
+
+	pc, err := phy.NewPhyConfig(0, true, true, 12)
+	require.NoError(t, err)
+	m.ApplyPhyConfig(pc)
+	assert.True(t, m.ForceRoot(), "R=1 addressed to this node's phy_ID sets RHB")
+	m.InitiateReset(2, false)
+	assert.Equal(t, 12, m.GapCount())
+	other, err := phy.NewPhyConfig(5, true, false, 0)
+	require.NoError(t, err)
+	m.ApplyPhyConfig(other)
+	assert.False(t, m.ForceRoot(), "R=1 addressed to another node clears RHB")
+}
+
+func TestShortResetIsShort(t *testing.T) {
+	m := newTestMachine(t, []bool{true}, func(c *phy.Config) { c.Timing = phy.Profiles()[1].Timing })
+	m.InitiateReset(0, true)
+	assert.Equal(t, int64(phy.Profiles()[1].Timing.ShortResetTime), m.Wake())
+}
+
+// toChild runs a one-port leaf through reset and tree identify until its
+// parent acknowledges it.
+func toChild(t *testing.T, m *phy.Machine) {
+	t.Helper()
+	m.InitiateReset(0, false)
+	m.Step(m.Wake())
+	require.Equal(t, phy.T2ParentHandshake, m.State())
+	m.Ports().Rx[0] = phy.RxParentHandshake
+	m.Step(m.Wake() + 1000)
+	require.Equal(t, phy.S0SelfIDStart, m.State())
+}
+
+func TestLeafSelfIdentifies(t *testing.T) {
+	m := newTestMachine(t, []bool{true}, func(c *phy.Config) { c.Contender, c.PowerClass = true, 4 })
+	toChild(t, m)
+	// Two earlier nodes' packets have gone by: this node takes phy_ID 2.
+	m.Receive(0x807f8c80)
+	m.Receive(0x817f8c80)
+	m.Ports().Rx[0] = phy.RxSelfIDGrant
+	m.Step(200000)
+	assert.Equal(t, phy.S4SelfIDTransmit, m.State())
+	assert.Equal(t, phy.TxDataPrefix, m.Ports().Tx[0])
+	packets, start, end := m.TakeTransmit()
+	require.Len(t, packets, 1)
+	assert.Equal(t, 2, packets[0].PhyID())
+	assert.Equal(t, phy.PortParent, packets[0].Port(0))
+	assert.True(t, packets[0].Contender())
+	// prefix 140 + 64 bits at 98.304 Mbit/s (651 ns) + end 240.
+	assert.Equal(t, int64(140+652+240), end-start)
+
+	m.Step(end)
+	assert.Equal(t, phy.TxIdentDone, m.Ports().Tx[0], "IDENT_DONE once the packet is out")
+	m.Ports().Rx[0] = phy.RxDataPrefix
+	m.Step(end + 50)
+	assert.Equal(t, phy.A0Idle, m.State())
+	assert.Equal(t, 2, m.PhyID())
+}
+
+func TestParentGrantsChildrenInPortOrder(t *testing.T) {
+	m := newTestMachine(t, []bool{true, true, true}, nil)
+	m.InitiateReset(0, false)
+	ports := m.Ports()
+	ports.Rx[0], ports.Rx[1], ports.Rx[2] = phy.RxParentNotify, phy.RxParentNotify, phy.RxParentNotify
+	m.Step(m.Wake())
+	ports.Rx[0], ports.Rx[1], ports.Rx[2] = phy.RxChildHandshake, phy.RxChildHandshake, phy.RxChildHandshake
+	now := m.Wake() + 100
+	m.Step(now)
+	require.True(t, m.Root())
+
+	for want := 0; want < 3; want++ {
+		require.Equal(t, phy.S2SelfIDReceive, m.State(), "granting port %d", want)
+		for p := range 3 {
+			if p == want {
+				assert.Equal(t, phy.TxGrant, ports.Tx[p], "SPEC §3 S1: grant the lowest unidentified child")
+			} else {
+				assert.Equal(t, phy.TxDataPrefix, ports.Tx[p])
+			}
+		}
+		ports.Rx[want] = phy.RxDataPrefix
+		now += 30
+		m.Step(now)
+		assert.Equal(t, phy.TxIdle, ports.Tx[want], "the child started: stop granting")
+		ports.Rx[want] = phy.RxIdentDone
+		now += 700
+		m.Step(now)
+		assert.Equal(t, phy.S3SendSpeedCapabilities, m.State())
+		now++
+		m.Step(now)
+		ports.Rx[want] = phy.RxIdle
+	}
+	assert.Equal(t, phy.S4SelfIDTransmit, m.State(), "every child identified: the root sends last")
+}
+
+func TestNewMachineRejectsBadConfig(t *testing.T) {
+	for name, mut := range map[string]func(*phy.Config){
+		"ports":  func(c *phy.Config) { c.Ports = 28 },
+		"power":  func(c *phy.Config) { c.PowerClass = 8 },
+		"gap":    func(c *phy.Config) { c.GapCount = 64 },
+		"tree":   func(c *phy.Config) { c.TreeID = nil },
+		"clock":  func(c *phy.Config) { c.Clock = phy.Clock{} },
+		"timing": func(c *phy.Config) { c.Timing.ResetTime = -time.Second },
+	} {
+		cfg := phy.Config{Ports: 1, Timing: phy.Profiles()[0].Timing, Clock: phy.IdealClock(), TreeID: &treeid.Election{}}
+		mut(&cfg)
+		_, err := phy.NewMachine(cfg)
+		assert.Error(t, err, name)
+	}
+}
