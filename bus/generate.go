@@ -1,0 +1,156 @@
+package bus
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fwsim/fwsim/phy"
+)
+
+// generatorUsage lists the specs Generate reads.
+const generatorUsage = "chain:N, star:N, tree:N[:SEED], ring:N, complete:N or pair"
+
+// treePorts is the port count of every node of a generated tree: with three
+// ports, every node attached so far keeps a free port for the next.
+const treePorts = 3
+
+// Generate builds a standard topology from a spec, with nodes n0, n1, … and
+// 4.5 m cables (the default length):
+//
+//	chain:N       N 2-port nodes in a line, n_i:1 to n_{i+1}:0
+//	star:N        hub n0 with N−1 ports, n0:i−1 to leaf n_i:0 (1 port)
+//	tree:N[:SEED] a random tree of 3-port nodes: node i hangs by its port 0 from
+//	              a free port of an earlier node, both chosen uniformly by a
+//	              PCG seeded with SEED (default 1); same spec, same tree
+//	ring:N        a chain closed by n_{N−1}:1 to n0:0: a loop
+//	complete:N    every node cabled to every other, N−1 ports each: loops
+//	pair          1-port nodes a and b on one cable, the root-contention case
+//
+// N is 1 to 63 (2 to 63 for star, ring and complete). Sizes beyond the
+// profile's limits (a 62-port hub, a 62-hop chain) are returned all the same:
+// resolving the topology reports them.
+func Generate(spec string) (*Topology, error) {
+	kind, args, _ := strings.Cut(spec, ":")
+	if kind == "pair" {
+		if spec != "pair" {
+			return nil, badGenerator(spec, "pair takes no size")
+		}
+		return &Topology{
+			Nodes:  []Node{{ID: "a", Ports: 1}, {ID: "b", Ports: 1}},
+			Cables: []Cable{generatedCable("a", 0, "b", 0)},
+		}, nil
+	}
+	minNodes := map[string]int{"chain": 1, "tree": 1, "star": 2, "ring": 2, "complete": 2}[kind]
+	if minNodes == 0 {
+		return nil, badGenerator(spec, "unknown kind "+strconv.Quote(kind))
+	}
+	size, seedText, hasSeed := strings.Cut(args, ":")
+	if hasSeed && kind != "tree" {
+		return nil, badGenerator(spec, kind+" takes a size only")
+	}
+	n, err := strconv.Atoi(size)
+	if err != nil || n < minNodes || n > phy.MaxNodes {
+		return nil, badGenerator(spec, fmt.Sprintf("%s needs a size from %d to %d", kind, minNodes, phy.MaxNodes))
+	}
+	seed := uint64(1)
+	if hasSeed {
+		if seed, err = strconv.ParseUint(seedText, 10, 64); err != nil {
+			return nil, badGenerator(spec, "the seed must be an unsigned integer")
+		}
+	}
+	switch kind {
+	case "chain":
+		return chainTopology(n, false), nil
+	case "ring":
+		return chainTopology(n, true), nil
+	case "star":
+		return starTopology(n), nil
+	case "tree":
+		return treeTopology(n, seed), nil
+	default:
+		return completeTopology(n), nil
+	}
+}
+
+func badGenerator(spec, why string) error {
+	return fmt.Errorf("%w %q: %s (want %s)", ErrBadGenerator, spec, why, generatorUsage)
+}
+
+func nodeName(i int) string { return "n" + strconv.Itoa(i) }
+
+func generatedNodes(n, ports int) []Node {
+	nodes := make([]Node, n)
+	for i := range nodes {
+		nodes[i] = Node{ID: nodeName(i), Ports: ports}
+	}
+	return nodes
+}
+
+func generatedCable(from string, fromPort int, to string, toPort int) Cable {
+	return Cable{From: from + ":" + strconv.Itoa(fromPort), To: to + ":" + strconv.Itoa(toPort)}
+}
+
+func chainTopology(n int, closed bool) *Topology {
+	t := &Topology{Nodes: generatedNodes(n, 2)}
+	for i := 1; i < n; i++ {
+		t.Cables = append(t.Cables, generatedCable(nodeName(i-1), 1, nodeName(i), 0))
+	}
+	if closed {
+		t.Cables = append(t.Cables, generatedCable(nodeName(n-1), 1, nodeName(0), 0))
+	}
+	return t
+}
+
+func starTopology(n int) *Topology {
+	t := &Topology{Nodes: generatedNodes(n, 1)}
+	t.Nodes[0].Ports = n - 1
+	for i := 1; i < n; i++ {
+		t.Cables = append(t.Cables, generatedCable(nodeName(0), i-1, nodeName(i), 0))
+	}
+	return t
+}
+
+func treeTopology(n int, seed uint64) *Topology {
+	rng := rand.New(rand.NewPCG(seed, 0))
+	t := &Topology{Nodes: generatedNodes(n, treePorts)}
+	free := make([][]int, n) // each node's free ports, ascending
+	free[0] = portsFrom(0)
+	for i := 1; i < n; i++ {
+		var open []int // earlier nodes with a free port
+		for j := range i {
+			if len(free[j]) > 0 {
+				open = append(open, j)
+			}
+		}
+		parent := open[rng.IntN(len(open))]
+		k := rng.IntN(len(free[parent]))
+		t.Cables = append(t.Cables, generatedCable(nodeName(parent), free[parent][k], nodeName(i), 0))
+		free[parent] = slices.Delete(free[parent], k, k+1)
+		free[i] = portsFrom(1) // port 0 leads to the parent
+	}
+	return t
+}
+
+// portsFrom lists a tree node's ports from first up.
+func portsFrom(first int) []int {
+	var ports []int
+	for p := first; p < treePorts; p++ {
+		ports = append(ports, p)
+	}
+	return ports
+}
+
+// completeTopology cables every pair: node i reaches node j on port j, or j−1 past
+// itself, so ports run in the order of the nodes they lead to.
+func completeTopology(n int) *Topology {
+	t := &Topology{Nodes: generatedNodes(n, n-1)}
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			t.Cables = append(t.Cables, generatedCable(nodeName(i), j-1, nodeName(j), i))
+		}
+	}
+	return t
+}

@@ -1,0 +1,590 @@
+package bus
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/fwsim/fwsim/phy"
+)
+
+// Limits of the format beyond the standard's (SPEC §5, §8).
+const (
+	// selfIDMaxPorts is the most ports self-ID packets can describe (four
+	// packets): a hard limit even for out-of-spec runs.
+	selfIDMaxPorts = 27
+	// powerUpGapCount is a PHY's gap count after power-up (SPEC §6).
+	powerUpGapCount = 63
+	maxGapCount     = 63
+	maxPowerClass   = 7
+	// specClockPPM is the clock tolerance the standard allows [U].
+	specClockPPM = 100
+	// maxClockPPM keeps even out-of-spec clocks meaningful: ±10%.
+	maxClockPPM = 100_000
+	// specCableDelayNs is the delay of the longest cable the standard
+	// allows, 4.5 m at 5.05 ns/m.
+	specCableDelayNs = phy.MaxCableLengthM * phy.CableNsPerMetre
+	// maxCableDelayNs bounds out-of-spec cables (about 200 km) so virtual
+	// times stay far from overflow.
+	maxCableDelayNs = 1e6
+	// maxEventTime bounds scenario times for the same reason.
+	maxEventTime = Duration(time.Hour)
+)
+
+// specTolerance absorbs the rounding of decimal lengths: 4.5 m is within
+// spec whichever way 4.5 × 5.05 rounds.
+const specTolerance = 1e-9
+
+// ResolveOptions tunes how a Topology is checked. The zero value uses the
+// file's profile and rejects configurations beyond the spec's limits.
+type ResolveOptions struct {
+	// Profile overrides the file's profile when not empty.
+	Profile string
+	// AllowOutOfSpec runs configurations beyond the spec's limits (more
+	// ports than the profile's PHYs have, more than 16 hops, cables longer
+	// than 4.5 m, clocks beyond ±100 ppm) instead of failing with
+	// ErrOutOfSpec; resolve lists why they are out of spec.
+	AllowOutOfSpec bool
+}
+
+// resolvedTopology is a validated Topology with defaults applied and names
+// turned into indices: what the simulation consumes.
+type resolvedTopology struct {
+	profile   phy.Profile
+	nodes     []resolvedNode
+	cables    []resolvedCable // every cable ever present, index = cable id; scenario connects add theirs
+	events    []resolvedEvent // sorted by at, stable
+	outOfSpec []string        // why the configuration is out of spec; empty when within spec
+	hasLoop   bool            // the cable graph at t=0 has a cycle (allowed: the run shows config-timeout)
+}
+
+type resolvedNode struct {
+	id                         string
+	ports                      int
+	speed                      phy.Speed
+	link, contender, forceRoot bool
+	powerClass, gapCount       int
+	uid                        uint64
+	clockPPM                   float64
+}
+
+type portRef struct{ node, port int }
+
+type resolvedCable struct {
+	a, b             portRef
+	delayNs          int64 // rounded to the nearest ns
+	connectedAtStart bool
+}
+
+type eventKind uint8
+
+const (
+	eventConnect eventKind = iota
+	eventDisconnect
+	eventReset
+	eventPhyConfig
+)
+
+type resolvedEvent struct {
+	at       int64
+	kind     eventKind
+	cable    int  // connect/disconnect; -1 otherwise
+	node     int  // reset, phy_config: the sender; -1 otherwise
+	short    bool // reset: the arbitrated short reset
+	root     int  // phy_config: the node to force root; -1: none
+	gapCount int  // phy_config: the gap count to set; -1: none
+}
+
+// Validate is resolve for users: it reports the first problem, or nil.
+// Problems are *TopologyError values wrapping ErrInvalidTopology or, for a
+// configuration beyond the spec's limits, ErrOutOfSpec.
+func (t *Topology) Validate(o ResolveOptions) error {
+	_, err := t.resolve(o)
+	return err
+}
+
+// resolve checks t and returns the form the simulation runs. Hard errors come
+// first, out-of-spec ones last, so that ErrOutOfSpec means allowing it will
+// work.
+func (t *Topology) resolve(o ResolveOptions) (*resolvedTopology, error) {
+	r := resolver{t: t, rt: &resolvedTopology{}, nodeByID: map[string]int{}, cableAt: map[portRef]int{}}
+	if err := r.profile(o.Profile); err != nil {
+		return nil, err
+	}
+	for _, step := range []func() error{r.nodes, r.cables, r.events, r.connected} {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	if len(r.outOfSpec) > 0 && !o.AllowOutOfSpec {
+		first, more := r.outOfSpec[0], ""
+		if n := len(r.outOfSpec) - 1; n > 0 {
+			more = fmt.Sprintf(", and %d more out-of-spec problem%s", n, pluralSuffix(n))
+		}
+		return nil, r.fail(ErrOutOfSpec, first.path, "%s (out of spec%s)", first.msg, more)
+	}
+	for _, p := range r.outOfSpec {
+		r.rt.outOfSpec = append(r.rt.outOfSpec, p.path+": "+p.msg)
+	}
+	return r.rt, nil
+}
+
+// resolver holds the state of one resolve.
+type resolver struct {
+	t         *Topology
+	rt        *resolvedTopology
+	nodeByID  map[string]int
+	cableAt   map[portRef]int // the cable plugged into each port, at the time being checked
+	origin    []string        // the path that created each cable id
+	outOfSpec []specProblem
+}
+
+type specProblem struct{ path, msg string }
+
+func (r *resolver) fail(kind error, path, format string, args ...any) error {
+	return &TopologyError{File: r.t.source.name, Line: r.t.source.line(path), Path: path, Msg: fmt.Sprintf(format, args...), Kind: kind}
+}
+
+func (r *resolver) beyondSpec(path, format string, args ...any) {
+	r.outOfSpec = append(r.outOfSpec, specProblem{path, fmt.Sprintf(format, args...)})
+}
+
+func pluralSuffix(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func (r *resolver) profile(override string) error {
+	p, err := phy.LookupProfile(cmp.Or(override, r.t.Profile))
+	switch {
+	case err != nil && override != "":
+		return &TopologyError{Msg: "profile option: " + err.Error(), Kind: ErrUnknownProfile}
+	case err != nil:
+		return r.fail(ErrUnknownProfile, "profile", "%v", err)
+	}
+	r.rt.profile = p
+	return nil
+}
+
+func (r *resolver) nodes() error {
+	switch n := len(r.t.Nodes); {
+	case n == 0:
+		return r.fail(ErrEmptyBus, "nodes", "the bus has no nodes (want 1 to %d)", phy.MaxNodes)
+	case n > phy.MaxNodes:
+		return r.fail(ErrTooManyNodes, "nodes", "%d nodes, more than %d: phy_ID has 6 bits and 63 is the broadcast address", n, phy.MaxNodes)
+	}
+	uidOwner := map[uint64]int{}
+	for i, n := range r.t.Nodes {
+		path := fmt.Sprintf("nodes[%d]", i)
+		rn, err := r.node(n, i, path)
+		if err != nil {
+			return err
+		}
+		if other, ok := r.nodeByID[n.ID]; ok {
+			return r.fail(ErrDuplicateNodeID, path+".id", "node id %q is already the id of nodes[%d]", n.ID, other)
+		}
+		r.nodeByID[n.ID] = i
+		if other, ok := uidOwner[rn.uid]; ok {
+			return r.fail(ErrDuplicateUID, path+".uid", "node %q has uid %d%s, the uid of nodes[%d] %q%s", n.ID, rn.uid, uidOrigin(n), other, r.t.Nodes[other].ID, uidOrigin(r.t.Nodes[other]))
+		}
+		uidOwner[rn.uid] = i
+		r.rt.nodes = append(r.rt.nodes, rn)
+	}
+	return nil
+}
+
+// node checks the node at index on its own and applies its defaults.
+func (r *resolver) node(n Node, index int, path string) (resolvedNode, error) {
+	rn := resolvedNode{
+		id: n.ID, ports: n.Ports, speed: phy.S400, link: true, contender: n.Contender,
+		forceRoot: n.ForceRoot, powerClass: n.PowerClass, gapCount: powerUpGapCount, clockPPM: n.ClockPPM,
+	}
+	rn.uid = uint64(index) + 1
+	if n.UID != nil {
+		rn.uid = *n.UID
+	}
+	if err := r.nodeID(n.ID, path+".id"); err != nil {
+		return rn, err
+	}
+	switch {
+	case n.Ports < 1:
+		return rn, r.fail(ErrBadPortCount, path+".ports", "node %q has %d ports, want at least 1", n.ID, n.Ports)
+	case n.Ports > selfIDMaxPorts:
+		return rn, r.fail(ErrBadPortCount, path+".ports", "node %q has %d ports, more than %d: self-ID packets cannot describe them", n.ID, n.Ports, selfIDMaxPorts)
+	case n.Ports > r.rt.profile.MaxPorts:
+		r.beyondSpec(path+".ports", "node %q has %d ports, more than the %d of a %s PHY", n.ID, n.Ports, r.rt.profile.MaxPorts, r.rt.profile.Name)
+	}
+	if n.Speed != "" {
+		s, err := phy.ParseSpeed(n.Speed)
+		if err != nil {
+			return rn, r.fail(ErrUnknownSpeed, path+".speed", "node %q: %v", n.ID, err)
+		}
+		rn.speed = s
+	}
+	if n.Link != nil {
+		rn.link = *n.Link
+	}
+	if n.PowerClass < 0 || n.PowerClass > maxPowerClass {
+		return rn, r.fail(ErrBadPowerClass, path+".power_class", "node %q has power class %d, want 0 to %d", n.ID, n.PowerClass, maxPowerClass)
+	}
+	if n.GapCount != nil {
+		if *n.GapCount < 0 || *n.GapCount > maxGapCount {
+			return rn, r.fail(ErrBadGapCount, path+".gap_count", "node %q has gap count %d, want 0 to %d", n.ID, *n.GapCount, maxGapCount)
+		}
+		rn.gapCount = *n.GapCount
+	}
+	switch ppm := math.Abs(n.ClockPPM); {
+	case !(ppm <= maxClockPPM): // NaN too
+		return rn, r.fail(ErrBadClock, path+".clock_ppm", "node %q has clock_ppm %v, want a number of ppm within ±%d", n.ID, n.ClockPPM, maxClockPPM)
+	case ppm > specClockPPM:
+		r.beyondSpec(path+".clock_ppm", "node %q has a clock error of %v ppm, beyond the ±%d ppm the standard allows", n.ID, n.ClockPPM, specClockPPM)
+	}
+	return rn, nil
+}
+
+// uidOrigin says when a node's uid is the default, for error messages.
+func uidOrigin(n Node) string {
+	if n.UID == nil {
+		return " by default (index+1)"
+	}
+	return ""
+}
+
+func (r *resolver) nodeID(id, path string) error {
+	if id == "" {
+		return r.fail(ErrBadNodeID, path, "node id is empty")
+	}
+	if i := strings.IndexFunc(id, func(c rune) bool { return c == ':' || unicode.IsSpace(c) }); i >= 0 {
+		c, _ := utf8.DecodeRuneInString(id[i:])
+		return r.fail(ErrBadNodeID, path, "node id %q contains %q: cables name ports as id:port, so ids have no ':' and no whitespace", id, c)
+	}
+	return nil
+}
+
+func (r *resolver) cables() error {
+	for i, c := range r.t.Cables {
+		path := fmt.Sprintf("cables[%d]", i)
+		rc, err := r.cable(c, path)
+		if err != nil {
+			return err
+		}
+		rc.connectedAtStart = true
+		if _, err := r.plug(rc, path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cable checks a cable on its own: its ends, and its length or delay.
+func (r *resolver) cable(c Cable, path string) (resolvedCable, error) {
+	var rc resolvedCable
+	var err error
+	if rc.a, err = r.port(c.From, path+".from"); err != nil {
+		return rc, err
+	}
+	if rc.b, err = r.port(c.To, path+".to"); err != nil {
+		return rc, err
+	}
+	name := c.From + "–" + c.To
+	if rc.a.node == rc.b.node {
+		return rc, r.fail(ErrSelfCable, path, "cable %s connects node %q to itself", name, r.t.Nodes[rc.a.node].ID)
+	}
+	delay := specCableDelayNs
+	switch {
+	case c.LengthM != nil && c.DelayNs != nil:
+		return rc, r.fail(ErrLengthAndDelay, path, "cable %s gives both length_m and delay_ns: give one", name)
+	case c.LengthM != nil:
+		m := *c.LengthM
+		delay = m * phy.CableNsPerMetre
+		if !(m >= 0) || !(delay <= maxCableDelayNs) {
+			return rc, r.fail(ErrBadCableLength, path+".length_m", "cable %s has length %v m, want 0 m to %v km", name, m, math.Floor(maxCableDelayNs/phy.CableNsPerMetre/1000))
+		}
+		if m > phy.MaxCableLengthM+specTolerance {
+			r.beyondSpec(path+".length_m", "cable %s is %v m long, longer than the %v m the standard allows", name, m, phy.MaxCableLengthM)
+		}
+	case c.DelayNs != nil:
+		delay = *c.DelayNs
+		if !(delay >= 0) || !(delay <= maxCableDelayNs) {
+			return rc, r.fail(ErrBadCableLength, path+".delay_ns", "cable %s has delay %v ns, want 0 to %.0f ns", name, delay, float64(maxCableDelayNs))
+		}
+		if delay > specCableDelayNs+specTolerance {
+			r.beyondSpec(path+".delay_ns", "cable %s has a delay of %v ns, more than the %v ns of a %v m cable", name, delay, specCableDelayNs, phy.MaxCableLengthM)
+		}
+	}
+	rc.delayNs = int64(math.Round(delay))
+	return rc, nil
+}
+
+// port reads a "node:port" reference.
+func (r *resolver) port(ref, path string) (portRef, error) {
+	id, num, ok := strings.Cut(ref, ":")
+	port, err := strconv.Atoi(num)
+	if !ok || id == "" || err != nil || port < 0 || strings.ContainsAny(num, "+-") {
+		return portRef{}, r.fail(ErrBadPortRef, path, "%q is not a port reference: want node:port, such as pc:0", ref)
+	}
+	node, ok := r.nodeByID[id]
+	if !ok {
+		return portRef{}, r.fail(ErrUnknownNode, path, "%q: no node %q on the bus", ref, id)
+	}
+	if ports := r.rt.nodes[node].ports; port >= ports {
+		return portRef{}, r.fail(ErrPortOutOfRange, path, "%q: node %q has %s", ref, id, portRange(ports))
+	}
+	return portRef{node, port}, nil
+}
+
+func portRange(ports int) string {
+	if ports == 1 {
+		return "only port 0"
+	}
+	return fmt.Sprintf("only ports 0 to %d", ports-1)
+}
+
+// plug connects a new cable, created by the item at path, and returns its id.
+func (r *resolver) plug(rc resolvedCable, path string) (int, error) {
+	for _, end := range []struct {
+		field string
+		p     portRef
+	}{{".from", rc.a}, {".to", rc.b}} {
+		if other, busy := r.cableAt[end.p]; busy {
+			return 0, r.fail(ErrPortInUse, path+end.field, "port %s:%d is already in use by %s", r.t.Nodes[end.p.node].ID, end.p.port, r.origin[other])
+		}
+	}
+	id := len(r.rt.cables)
+	r.rt.cables = append(r.rt.cables, rc)
+	r.origin = append(r.origin, path)
+	r.cableAt[rc.a], r.cableAt[rc.b] = id, id
+	return id, nil
+}
+
+// connected checks the cables at power-up make one bus, then measures it: its
+// loops and its diameter in hops. A node without a cable at power-up is a
+// device waiting to be plugged in, allowed when a scenario connect plugs it.
+func (r *resolver) connected() error {
+	n := len(r.rt.nodes)
+	adjacent := make([][]int, n)
+	pluggedLater := make([]bool, n)
+	cabled, cables := -1, 0 // a node cabled at power-up; cables then
+	for _, c := range r.rt.cables {
+		if !c.connectedAtStart {
+			pluggedLater[c.a.node], pluggedLater[c.b.node] = true, true
+			continue
+		}
+		adjacent[c.a.node] = append(adjacent[c.a.node], c.b.node)
+		adjacent[c.b.node] = append(adjacent[c.b.node], c.a.node)
+		if cabled < 0 {
+			cabled = c.a.node
+		}
+		cables++
+	}
+	if cabled < 0 {
+		cabled = 0 // no cables: a lone node is a bus
+	}
+	var reachable, across hopCounter
+	reach := reachable.from(adjacent, cabled)
+	size := 0
+	for node, h := range reach {
+		id := r.rt.nodes[node].id
+		switch {
+		case h >= 0:
+			size++
+		case len(adjacent[node]) > 0:
+			return r.fail(ErrDisconnected, fmt.Sprintf("nodes[%d]", node), "node %q is not connected to node %q: the cables at power-up must join the cabled nodes into one bus", id, r.rt.nodes[cabled].id)
+		case !pluggedLater[node]:
+			return r.fail(ErrDisconnected, fmt.Sprintf("nodes[%d]", node), "node %q has no cable at power-up and no event connects it", id)
+		}
+	}
+	// A connected graph is a tree exactly when it has one cable fewer than
+	// nodes; any more cables close a loop.
+	r.rt.hasLoop = cables > size-1
+	var diameter, from, to int
+	for start, h := range reach {
+		if h < 0 {
+			continue
+		}
+		for node, hops := range across.from(adjacent, start) {
+			if hops > diameter {
+				diameter, from, to = hops, start, node
+			}
+		}
+	}
+	if diameter > phy.MaxHops {
+		r.beyondSpec("cables", "the bus is %d cable hops across (from %q to %q), more than the %d the standard allows", diameter, r.rt.nodes[from].id, r.rt.nodes[to].id, phy.MaxHops)
+	}
+	return nil
+}
+
+// hopCounter counts cable hops from a start node to every node by
+// breadth-first search (-1 for nodes it cannot reach). It reuses its buffers:
+// the diameter check runs one search per node.
+type hopCounter struct{ hops, queue []int }
+
+func (h *hopCounter) from(adjacent [][]int, start int) []int {
+	h.hops = slices.Grow(h.hops[:0], len(adjacent))[:len(adjacent)]
+	for i := range h.hops {
+		h.hops[i] = -1
+	}
+	h.hops[start] = 0
+	h.queue = append(h.queue[:0], start)
+	for head := 0; head < len(h.queue); head++ {
+		node := h.queue[head]
+		for _, next := range adjacent[node] {
+			if h.hops[next] < 0 {
+				h.hops[next] = h.hops[node] + 1
+				h.queue = append(h.queue, next)
+			}
+		}
+	}
+	return h.hops
+}
+
+// events checks the scenario in time order against the cables plugged in at
+// each event's time.
+func (r *resolver) events() error {
+	order := make([]int, len(r.t.Events))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(r.t.Events[a].At, r.t.Events[b].At) })
+	for _, i := range order {
+		re, err := r.event(r.t.Events[i], fmt.Sprintf("events[%d]", i))
+		if err != nil {
+			return err
+		}
+		r.rt.events = append(r.rt.events, re)
+	}
+	return nil
+}
+
+func (r *resolver) event(e Event, path string) (resolvedEvent, error) {
+	re := resolvedEvent{at: int64(e.At), cable: -1, node: -1, root: -1, gapCount: -1}
+	if e.At < 0 || e.At > maxEventTime {
+		return re, r.fail(ErrBadEvent, path+".at", "event at %v: want a time from 0 to %v", e.At, maxEventTime)
+	}
+	var actions []string
+	for _, a := range []struct {
+		name  string
+		given bool
+	}{{"connect", e.Connect != nil}, {"disconnect", e.Disconnect != nil}, {"reset", e.Reset != nil}, {"phy_config", e.PhyConfig != nil}} {
+		if a.given {
+			actions = append(actions, a.name)
+		}
+	}
+	if len(actions) != 1 {
+		got := "none"
+		if len(actions) > 0 {
+			got = strings.Join(actions, " and ")
+		}
+		return re, r.fail(ErrBadEvent, path, "event at %v: want exactly one of connect, disconnect, reset and phy_config, got %s", e.At, got)
+	}
+	var err error
+	switch {
+	case e.Connect != nil:
+		re.kind = eventConnect
+		re.cable, err = r.connect(*e.Connect, path+".connect")
+	case e.Disconnect != nil:
+		re.kind = eventDisconnect
+		re.cable, err = r.disconnect(*e.Disconnect, path+".disconnect")
+	case e.Reset != nil:
+		re.kind, re.short = eventReset, e.Reset.Short
+		re.node, err = r.eventNode(e.Reset.Node, path+".reset.node")
+		if err == nil && e.Reset.Short && !r.rt.profile.ShortReset {
+			err = r.fail(ErrBadEvent, path+".reset.short", "the %s profile has no short reset (profiles with one: %s)", r.rt.profile.Name, strings.Join(shortResetProfiles(), ", "))
+		}
+	case e.PhyConfig != nil:
+		re.kind = eventPhyConfig
+		re.node, re.root, re.gapCount, err = r.phyConfig(*e.PhyConfig, path+".phy_config")
+	}
+	if err != nil {
+		return re, r.eventError(err, e.At, actions[0])
+	}
+	return re, nil
+}
+
+// eventError makes a problem found in an event an ErrBadEvent that says when
+// and what the event was.
+func (r *resolver) eventError(err error, at Duration, action string) error {
+	var te *TopologyError
+	if !errors.As(err, &te) {
+		return err
+	}
+	return &TopologyError{File: te.File, Line: te.Line, Path: te.Path, Msg: fmt.Sprintf("%s at %v: %s", action, at, te.Msg), Kind: ErrBadEvent}
+}
+
+func (r *resolver) connect(c Cable, path string) (int, error) {
+	rc, err := r.cable(c, path)
+	if err != nil {
+		return -1, err
+	}
+	return r.plug(rc, path)
+}
+
+func (r *resolver) disconnect(c Cable, path string) (int, error) {
+	if c.LengthM != nil || c.DelayNs != nil {
+		return -1, r.fail(ErrBadEvent, path, "a disconnect names the ports only, not length_m or delay_ns")
+	}
+	a, err := r.port(c.From, path+".from")
+	if err != nil {
+		return -1, err
+	}
+	b, err := r.port(c.To, path+".to")
+	if err != nil {
+		return -1, err
+	}
+	id, ok := r.cableAt[a]
+	if !ok || r.cableAt[b] != id {
+		return -1, r.fail(ErrBadEvent, path, "no cable connects %s and %s at that time", c.From, c.To)
+	}
+	delete(r.cableAt, a)
+	delete(r.cableAt, b)
+	return id, nil
+}
+
+func (r *resolver) eventNode(id, path string) (int, error) {
+	node, ok := r.nodeByID[id]
+	if !ok {
+		return -1, r.fail(ErrBadEvent, path, "no node %q on the bus", id)
+	}
+	return node, nil
+}
+
+func (r *resolver) phyConfig(pc PhyConfigEvent, path string) (sender, root, gapCount int, err error) {
+	root, gapCount = -1, -1
+	if sender, err = r.eventNode(pc.Node, path+".node"); err != nil {
+		return
+	}
+	if pc.Root == "" && pc.GapCount == nil {
+		err = r.fail(ErrBadEvent, path, "a PHY configuration packet sets root, gap_count or both: give at least one")
+		return
+	}
+	if pc.Root != "" {
+		if root, err = r.eventNode(pc.Root, path+".root"); err != nil {
+			return
+		}
+	}
+	if pc.GapCount != nil {
+		if gapCount = *pc.GapCount; gapCount < 0 || gapCount > maxGapCount {
+			err = r.fail(ErrBadEvent, path+".gap_count", "gap count %d, want 0 to %d", gapCount, maxGapCount)
+		}
+	}
+	return
+}
+
+func shortResetProfiles() []string {
+	var names []string
+	for _, p := range phy.Profiles() {
+		if p.ShortReset {
+			names = append(names, p.Name)
+		}
+	}
+	return names
+}
