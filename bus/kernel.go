@@ -1,0 +1,113 @@
+package bus
+
+import "fmt"
+
+// Kernel is the discrete-event core of every simulation: a priority queue of
+// events on virtual time, ordered by (time, sequence number) so that events at
+// the same nanosecond run in the order they were scheduled, never in map or
+// heap order. It is a 4-ary heap of values: scheduling and popping allocate
+// nothing once the heap has grown to its working size.
+//
+// E is the caller's event payload. The zero Kernel is ready to use.
+type Kernel[E any] struct {
+	heap      []kernelEntry[E]
+	seq       uint64
+	now       int64
+	processed uint64
+}
+
+type kernelEntry[E any] struct {
+	at  int64
+	seq uint64
+	ev  E
+}
+
+func (a *kernelEntry[E]) before(b *kernelEntry[E]) bool {
+	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+}
+
+// Now is the time of the event last popped.
+func (k *Kernel[E]) Now() int64 { return k.now }
+
+// Len is the number of pending events.
+func (k *Kernel[E]) Len() int { return len(k.heap) }
+
+// Processed counts the events popped so far.
+func (k *Kernel[E]) Processed() uint64 { return k.processed }
+
+// Schedule queues ev at time at, which must not be in the past: an event
+// scheduled before Now would break causality, and that is a bug in the
+// caller, not a condition to recover from.
+func (k *Kernel[E]) Schedule(at int64, ev E) {
+	if at < k.now {
+		panic(fmt.Sprintf("bus: event scheduled at %d ns, before now (%d ns)", at, k.now))
+	}
+	k.seq++
+	k.heap = append(k.heap, kernelEntry[E]{at: at, seq: k.seq, ev: ev})
+	k.up(len(k.heap) - 1)
+}
+
+// Next pops the earliest event and advances Now to its time. ok is false
+// when no event is pending.
+func (k *Kernel[E]) Next() (at int64, ev E, ok bool) {
+	n := len(k.heap)
+	if n == 0 {
+		return k.now, ev, false
+	}
+	top := k.heap[0]
+	k.heap[0] = k.heap[n-1]
+	k.heap = k.heap[:n-1]
+	if n > 1 {
+		k.down(0)
+	}
+	k.now = top.at
+	k.processed++
+	return top.at, top.ev, true
+}
+
+// PeekTime is the time of the earliest pending event; ok is false when none is.
+func (k *Kernel[E]) PeekTime() (at int64, ok bool) {
+	if len(k.heap) == 0 {
+		return 0, false
+	}
+	return k.heap[0].at, true
+}
+
+func (k *Kernel[E]) up(i int) {
+	h := k.heap
+	e := h[i]
+	for i > 0 {
+		p := (i - 1) / 4
+		if !e.before(&h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = e
+}
+
+func (k *Kernel[E]) down(i int) {
+	h := k.heap
+	n := len(h)
+	e := h[i]
+	for {
+		first := 4*i + 1
+		if first >= n {
+			break
+		}
+		best := first
+		last := min(first+4, n)
+		for c := first + 1; c < last; c++ {
+			if h[c].before(&h[best]) {
+				best = c
+			}
+		}
+		if !h[best].before(&e) {
+			break
+		}
+		h[i] = h[best]
+		i = best
+	}
+	h[i] = e
+}
