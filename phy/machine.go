@@ -101,6 +101,7 @@ func NewMachine(cfg Config) (*Machine, error) {
 		gapCount:   63,
 		identified: make([]bool, cfg.Ports),
 		parentPort: -1,
+		received:   make([]SelfID, 0, MaxNodes), // one packet per node on most buses
 	}
 	if cfg.GapCount != 0 {
 		m.gapCount, m.gapSet = cfg.GapCount, true

@@ -1,0 +1,54 @@
+package bus
+
+import "testing"
+
+// benchTree is a 63-node random tree within the spec's 16 hops.
+func benchTree(b *testing.B) *Topology {
+	b.Helper()
+	for seed := 1; ; seed++ {
+		topo := mustGenerate(b, "tree:63:"+itoa(seed))
+		if topo.Validate(ResolveOptions{}) == nil {
+			return topo
+		}
+	}
+}
+
+func itoa(i int) string {
+	const digits = "0123456789"
+	if i < 10 {
+		return digits[i : i+1]
+	}
+	return itoa(i/10) + digits[i%10:i%10+1]
+}
+
+// BenchmarkInit63 is one full bus initialisation of a 63-node random tree:
+// reset, tree identify and self identify, with the result checked.
+func BenchmarkInit63(b *testing.B) {
+	topo := benchTree(b)
+	b.ReportAllocs()
+	var events uint64
+	for i := 0; b.Loop(); i++ {
+		res, err := Run(topo, Options{Seed: uint64(i)})
+		if err != nil || res.Generations[0].Outcome != OutcomeOK {
+			b.Fatalf("run %d: %v %v", i, err, res.Generations[0].Problems)
+		}
+		events += res.Events
+	}
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+}
+
+// BenchmarkPairContention is one bus initialisation of the classic
+// root-contention setting: two nodes, one cable.
+func BenchmarkPairContention(b *testing.B) {
+	topo := mustGenerate(b, "pair")
+	b.ReportAllocs()
+	rounds := 0
+	for i := 0; b.Loop(); i++ {
+		res, err := Run(topo, Options{Seed: uint64(i)})
+		if err != nil || res.Generations[0].Outcome != OutcomeOK {
+			b.Fatalf("run %d: %v", i, err)
+		}
+		rounds += res.Generations[0].Contention[0].Rounds
+	}
+	b.ReportMetric(float64(rounds)/float64(b.N), "rounds/op")
+}

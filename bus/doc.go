@@ -1,0 +1,39 @@
+// Package bus is the world in which PHYs initialise a bus: the topology
+// (what users write), the event kernel on virtual time, cables, scripted
+// scenarios, and the Result of a run.
+//
+// # Running a bus
+//
+// A Topology is declarative: nodes with their ports and self-ID fields,
+// cables between ports, and optional scripted events (connect, disconnect,
+// reset, phy_config). Load one from YAML or JSON (LoadTopology,
+// ParseTopology), generate one (Generate: chain, star, tree, pair, ring,
+// complete) or take DefaultTopology. Run validates it, builds the runtime
+// world privately, and emulates:
+//
+//	topo, _ := bus.Generate("tree:20:3")
+//	res, err := bus.Run(topo, bus.Options{Seed: 7})
+//	// err is bad input only; res.Generations[0].Outcome says how the bus fared.
+//
+// At time 0 every PHY powers up and resets (or the Options.Initiators do);
+// each scripted event then happens at its time, and every bus reset is a new
+// Generation: root, nodes in phy_ID order, self-IDs, phase times and every
+// root contention with its back-offs. A generation whose bus did not
+// initialise correctly says so in its Outcome and Problems; nothing is
+// smoothed over.
+//
+// # How time passes
+//
+// Kernel is a 4-ary heap of events ordered by (time, sequence number). The
+// world schedules four kinds of things on it: a line state arriving at a
+// port one cable delay after its peer drove it; a PHY evaluating its inputs
+// on its next clock edge; a PHY's timer expiring; and scripted events. A
+// PHY's self-ID packets reach every link after the cable and repeat delays
+// on the way. Randomness comes from per-node PCG streams derived from
+// Options.Seed, so the same seed gives the same Result.
+//
+// # Watching
+//
+// Options.Observer receives every state change, line-state change, packet
+// arrival and scripted event as a TraceEvent; Trace collects them.
+package bus

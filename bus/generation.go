@@ -1,0 +1,306 @@
+package bus
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fwsim/fwsim/phy"
+	"github.com/fwsim/fwsim/treeid"
+)
+
+// generation tracks one bus initialisation of one connected part of the bus
+// while it runs; close turns it into a Generation.
+type generation struct {
+	index        int
+	comp         int
+	members      []int // node indices, ascending
+	startNs      int64
+	cause        string
+	pastReset    bool // a member reached T0: a later R0 starts a new generation
+	done         bool
+	outcome      Outcome
+	problems     []string
+	resetEnd     int64 // absolute times, -1 until reached
+	treeDone     int64
+	selfIDEnd    int64
+	lastPacketNs int64
+	inflight     int // packet deliveries still scheduled
+	selfIDs      []phy.SelfID
+	tree         *treeid.Tree
+	result       Generation
+}
+
+// onState does the bookkeeping for node i entering state s at time now.
+func (w *world) onState(i int, s phy.State, now int64) {
+	n := &w.nodes[i]
+	switch s {
+	case phy.R0ResetStart:
+		w.onReset(i, now)
+	case phy.T0TreeIDStart:
+		if n.gen != nil {
+			n.gen.pastReset = true
+			n.gen.resetEnd = max(n.gen.resetEnd, now)
+		}
+	case phy.S0SelfIDStart:
+		n.s0At = now
+		if n.gen != nil {
+			n.gen.treeDone = max(n.gen.treeDone, now)
+		}
+	case phy.A0Idle:
+		w.checkComplete(n.gen)
+	}
+}
+
+// onReset puts node i, which just entered R0, into the generation of its
+// part of the bus: the one still in its reset phase, or a new one. A reset
+// that arrives after the bus left the reset phase interrupts that
+// generation.
+func (w *world) onReset(i int, now int64) {
+	n := &w.nodes[i]
+	g := w.openGen[w.comp[i]]
+	if g == nil || g.done || g.pastReset {
+		if g != nil && !g.done {
+			w.close(g, OutcomeInterrupted, fmt.Sprintf("a new bus reset from %s at %d ns", n.cfg.id, now))
+		}
+		cause := n.cause
+		if w.initiating != i || cause == "" {
+			cause = "bus reset first seen by " + n.cfg.id
+		}
+		g = w.open(w.comp[i], now, cause)
+	}
+	if old := n.gen; old != nil && old != g && !old.done {
+		w.close(old, OutcomeInterrupted, fmt.Sprintf("a new bus reset reached %s at %d ns", n.cfg.id, now))
+	}
+	if w.initiating == i {
+		n.cause = ""
+	}
+	n.gen = g
+}
+
+func (w *world) open(comp int, now int64, cause string) *generation {
+	g := &generation{index: len(w.gens), comp: comp, startNs: now, cause: cause,
+		resetEnd: -1, treeDone: -1, selfIDEnd: -1, lastPacketNs: -1}
+	for j, c := range w.comp {
+		if c == comp {
+			g.members = append(g.members, j)
+		}
+	}
+	w.gens = append(w.gens, g)
+	w.openGen[comp] = g
+	return g
+}
+
+// checkComplete finishes g once every member is idle and every self-ID
+// packet has arrived everywhere.
+func (w *world) checkComplete(g *generation) {
+	if g == nil || g.done || g.inflight > 0 {
+		return
+	}
+	for _, i := range g.members {
+		if w.nodes[i].state != phy.A0Idle || w.nodes[i].gen != g {
+			return
+		}
+	}
+	g.selfIDEnd = g.lastPacketNs
+	problems := w.verify(g)
+	if len(problems) == 0 {
+		w.close(g, OutcomeOK)
+		return
+	}
+	w.close(g, OutcomeInconsistent, problems...)
+}
+
+func (w *world) close(g *generation, o Outcome, problems ...string) {
+	g.done, g.outcome = true, o
+	g.problems = append(g.problems, problems...)
+	if w.openGen[g.comp] == g {
+		delete(w.openGen, g.comp)
+	}
+	g.result = w.snapshot(g)
+}
+
+// closeAll ends every generation still running when the run stops.
+func (w *world) closeAll(o Outcome, why string) {
+	for _, g := range w.gens {
+		if g.done {
+			continue
+		}
+		problems := []string{why}
+		if roots := w.rootClaims(g); len(roots) > 1 {
+			problems = append(problems, fmt.Sprintf("%d roots (%s), not one", len(roots), strings.Join(roots, ", ")))
+		}
+		for _, i := range g.members {
+			if n := &w.nodes[i]; n.state != phy.A0Idle {
+				problems = append(problems, fmt.Sprintf("%s stopped in %s (%s)", n.cfg.id, n.state, n.state.LongName()))
+			}
+		}
+		w.close(g, o, problems...)
+	}
+}
+
+// rootClaims lists the members of g that finished tree identify as root.
+func (w *world) rootClaims(g *generation) []string {
+	var roots []string
+	for _, i := range g.members {
+		if n := &w.nodes[i]; n.m.Root() && n.s0At >= g.startNs {
+			roots = append(roots, n.cfg.id)
+		}
+	}
+	return roots
+}
+
+// verify checks a finished generation against what the protocol guarantees,
+// and builds the tree the self-IDs describe.
+func (w *world) verify(g *generation) []string {
+	var problems []string
+	roots := w.rootClaims(g)
+	phyIDs := make(map[int]string)
+	for _, i := range g.members {
+		n := &w.nodes[i]
+		if other, dup := phyIDs[n.m.PhyID()]; dup {
+			problems = append(problems, fmt.Sprintf("%s and %s both took phy_ID %d", other, n.cfg.id, n.m.PhyID()))
+		}
+		phyIDs[n.m.PhyID()] = n.cfg.id
+		if got := n.m.SelfIDs(); !slices.Equal(got, g.selfIDs) {
+			problems = append(problems, fmt.Sprintf("%s received %d self-ID quadlets, not the bus's %d in order", n.cfg.id, len(got), len(g.selfIDs)))
+		}
+	}
+	if len(roots) != 1 {
+		problems = append(problems, fmt.Sprintf("%d roots (%s), not one", len(roots), strings.Join(roots, ", ")))
+	}
+	for _, c := range w.cables {
+		if !c.connected || w.comp[c.a.node] != g.comp {
+			continue
+		}
+		sa := w.nodes[c.a.node].m.Ports().Status[c.a.port]
+		sb := w.nodes[c.b.node].m.Ports().Status[c.b.port]
+		if !(sa == phy.PortParent && sb == phy.PortChild) && !(sa == phy.PortChild && sb == phy.PortParent) {
+			problems = append(problems, fmt.Sprintf("cable %s: the ends disagree (%s, %s)", w.cableName(c.resolvedCable), sa, sb))
+		}
+	}
+	tree, err := treeid.Build(g.selfIDs)
+	if err != nil {
+		return append(problems, "the self-IDs fail the consumer checks: "+err.Error())
+	}
+	g.tree = tree
+	for _, i := range g.members {
+		n := &w.nodes[i]
+		id := n.m.PhyID()
+		if id >= len(tree.Nodes) {
+			continue // already reported as a phy_ID problem
+		}
+		if tree.Nodes[id].ParentPort != n.m.ParentPort() {
+			problems = append(problems, fmt.Sprintf("%s: the self-IDs give parent port %d, the PHY %d", n.cfg.id, tree.Nodes[id].ParentPort, n.m.ParentPort()))
+		}
+	}
+	return problems
+}
+
+func (w *world) cableName(c resolvedCable) string {
+	return fmt.Sprintf("%s:%d–%s:%d", w.nodes[c.a.node].cfg.id, c.a.port, w.nodes[c.b.node].cfg.id, c.b.port)
+}
+
+func relative(t, start int64) int64 {
+	if t < 0 {
+		return -1
+	}
+	return t - start
+}
+
+// snapshot freezes a generation's outcome into its public form.
+func (w *world) snapshot(g *generation) Generation {
+	out := Generation{
+		Index: g.index, StartNs: g.startNs, Cause: g.cause, Outcome: g.outcome,
+		Problems: g.problems, SelfIDs: g.selfIDs, Tree: g.tree,
+		Timing: PhaseTiming{
+			ResetEnd:   relative(g.resetEnd, g.startNs),
+			TreeIDDone: relative(g.treeDone, g.startNs),
+			SelfIDDone: relative(g.selfIDEnd, g.startNs),
+		},
+	}
+	if roots := w.rootClaims(g); len(roots) == 1 {
+		out.Root = roots[0]
+	}
+	for _, i := range g.members {
+		n := &w.nodes[i]
+		r := NodeResult{
+			ID: n.cfg.id, PhyID: -1, ParentPort: -1,
+			Ports:            slices.Clone(n.m.Ports().Status),
+			ContentionRounds: len(n.election.Rounds()),
+			Initiated:        n.m.Initiated(),
+			State:            n.state,
+		}
+		if n.state == phy.S4SelfIDTransmit || n.state == phy.A0Idle {
+			r.PhyID = n.m.PhyID()
+		}
+		if n.s0At >= g.startNs {
+			r.Root, r.ParentPort = n.m.Root(), n.m.ParentPort()
+		}
+		out.Nodes = append(out.Nodes, r)
+	}
+	slices.SortStableFunc(out.Nodes, func(a, b NodeResult) int {
+		if (a.PhyID < 0) != (b.PhyID < 0) {
+			return cmp.Compare(b.PhyID, a.PhyID) // nodes with a phy_ID first
+		}
+		return cmp.Compare(a.PhyID, b.PhyID)
+	})
+	out.Contention = w.contentions(g)
+	return out
+}
+
+// contentions groups the members' root-contention rounds by contended cable.
+func (w *world) contentions(g *generation) []Contention {
+	byCable := map[int]*Contention{}
+	var order []int
+	for _, i := range g.members {
+		n := &w.nodes[i]
+		for _, r := range n.election.Rounds() {
+			c := n.cable[r.Port]
+			if c < 0 {
+				continue // unplugged since
+			}
+			ct := byCable[c]
+			if ct == nil {
+				cs := w.cables[c]
+				ct = &Contention{
+					Nodes: [2]string{w.nodes[cs.a.node].cfg.id, w.nodes[cs.b.node].cfg.id},
+					Ports: [2]int{cs.a.port, cs.b.port}, StartNs: -1, EndNs: -1,
+				}
+				byCable[c] = ct
+				order = append(order, c)
+			}
+			start := n.clock.Edge(r.Start) - g.startNs
+			ct.Backoffs = append(ct.Backoffs, Backoff{
+				Node: n.cfg.id, StartNs: start, Fast: r.Fast,
+				WaitNs: n.clock.Edge(r.Start+r.Wait) - n.clock.Edge(r.Start),
+			})
+			if ct.StartNs < 0 || start < ct.StartNs {
+				ct.StartNs = start
+			}
+		}
+	}
+	slices.Sort(order)
+	var out []Contention
+	for _, c := range order {
+		ct := byCable[c]
+		cs := w.cables[c]
+		rounds := map[string]int{}
+		for _, b := range ct.Backoffs {
+			rounds[b.Node]++
+			ct.Rounds = max(ct.Rounds, rounds[b.Node])
+		}
+		slices.SortStableFunc(ct.Backoffs, func(a, b Backoff) int { return cmp.Compare(a.StartNs, b.StartNs) })
+		for _, pair := range [][2]portRef{{cs.a, cs.b}, {cs.b, cs.a}} {
+			parent, child := &w.nodes[pair[0].node], &w.nodes[pair[1].node]
+			if parent.m.Ports().Status[pair[0].port] == phy.PortChild &&
+				child.m.Ports().Status[pair[1].port] == phy.PortParent && child.s0At >= g.startNs {
+				ct.Parent = parent.cfg.id
+				ct.EndNs = child.s0At - g.startNs
+			}
+		}
+		out = append(out, *ct)
+	}
+	return out
+}

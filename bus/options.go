@@ -1,0 +1,57 @@
+package bus
+
+import (
+	"time"
+
+	"github.com/fwsim/fwsim/phy"
+	"github.com/fwsim/fwsim/treeid"
+)
+
+// Options control one run. The zero value runs the topology's profile with
+// seed 0, a fair coin, random waits, cycle-accurate clocks and the default
+// budgets.
+type Options struct {
+	// Seed determines every random draw: clock phases, coins and waits. The
+	// same topology, options and seed give the same Result.
+	Seed uint64
+	// Profile overrides the topology's profile when not empty.
+	Profile string
+	// Timing overrides the profile's timing constants when not nil.
+	Timing *phy.Timing
+	// AllowOutOfSpec runs configurations beyond the standard's limits; the
+	// Result lists why they are out of spec.
+	AllowOutOfSpec bool
+
+	// ForceRoot names a node whose RHB is set before the first reset, as a
+	// PHY configuration packet would; "" leaves the topology's force_root
+	// settings alone.
+	ForceRoot string
+	// Initiators name the nodes that start the first reset at time 0. Empty
+	// means power-up: every PHY resets itself at once, which is also what
+	// makes two leaves finish their resets together and contend.
+	Initiators []string
+
+	// Policy resolves root contention (default: a coin).
+	Policy treeid.Policy
+	// CoinBias is the probability that the coin picks FAST; nil means a fair
+	// coin (0.5).
+	CoinBias *float64
+	// Corner places waits inside their windows (default: uniformly random).
+	Corner treeid.Corner
+	// IdealClock removes cycle quantisation: every PHY samples every
+	// nanosecond, with no phase offset and no frequency error.
+	IdealClock bool
+
+	// MaxEvents bounds the kernel events of the run (default 2,000,000).
+	MaxEvents uint64
+	// MaxTime bounds virtual time (default: one second after the last
+	// scripted event).
+	MaxTime time.Duration
+
+	// Observer, when not nil, is called for every trace event. Tracing off
+	// costs nothing.
+	Observer func(TraceEvent)
+}
+
+// DefaultMaxEvents is the event budget when Options.MaxEvents is zero.
+const DefaultMaxEvents = 2_000_000

@@ -1,0 +1,134 @@
+package bus
+
+import (
+	"github.com/fwsim/fwsim/phy"
+	"github.com/fwsim/fwsim/treeid"
+)
+
+// Outcome says how one bus initialisation ended.
+type Outcome string
+
+// Outcomes. Anything but OutcomeOK is a failure the emulator reports rather
+// than hides.
+const (
+	// OutcomeOK: one root, a consistent tree, every node holds every self-ID.
+	OutcomeOK Outcome = "ok"
+	// OutcomeConfigTimeout: a PHY's T0 ran into CONFIG_TIMEOUT (a loop); no
+	// self-IDs.
+	OutcomeConfigTimeout Outcome = "config-timeout"
+	// OutcomeInconsistent: self identify finished but the result breaks the
+	// protocol's guarantees (two roots, a cable both ends call parent, …);
+	// Generation.Problems says how.
+	OutcomeInconsistent Outcome = "inconsistent"
+	// OutcomeInterrupted: another bus reset began before this one finished.
+	OutcomeInterrupted Outcome = "interrupted"
+	// OutcomeStalled: nothing was left to happen and the bus had not
+	// finished: the PHYs wait for each other forever.
+	OutcomeStalled Outcome = "stalled"
+	// OutcomeBudgetExhausted: the event or time budget ran out first, as it
+	// does when root contention never resolves.
+	OutcomeBudgetExhausted Outcome = "budget-exhausted"
+)
+
+// Result is everything one run produced.
+type Result struct {
+	Seed    uint64
+	Profile string
+	// Policy and Corner record how root contention was resolved.
+	Policy treeid.Policy
+	Corner treeid.Corner
+	// IdealClock is set when cycle quantisation was off.
+	IdealClock bool
+	// OutOfSpec lists why the configuration is outside the standard's
+	// limits; empty when it is within them.
+	OutOfSpec []string
+	// Generations lists every bus initialisation in the order they began.
+	// A scenario that splits the bus yields one generation per part.
+	Generations []Generation
+	// Events counts the kernel events processed; EndNs is the virtual time
+	// of the last one that changed anything (timers that were disarmed still
+	// pop from the queue, later, and change nothing).
+	Events uint64
+	EndNs  int64
+}
+
+// Generation is one bus initialisation (one bus reset) of one connected bus.
+type Generation struct {
+	// Index is the position in Result.Generations.
+	Index int
+	// StartNs is the virtual time of the first R0 entry; Cause says what
+	// reset the bus.
+	StartNs int64
+	Cause   string
+	Outcome Outcome
+	// Problems explains a failed outcome, one finding per entry.
+	Problems []string
+	// Root is the id of the root node, "" when none was elected.
+	Root string
+	// Nodes lists the bus's nodes in phy_ID order; nodes that never took a
+	// phy_ID follow in topology order with PhyID -1.
+	Nodes []NodeResult
+	// SelfIDs are the self-ID packets in bus order, without inverse quadlets.
+	SelfIDs []phy.SelfID
+	// Tree is the bus as the self-IDs describe it; nil unless they pass the
+	// checks consumers make (SPEC §7).
+	Tree   *treeid.Tree
+	Timing PhaseTiming
+	// Contention lists every root contention, one entry per contended link.
+	Contention []Contention
+}
+
+// PhaseTiming gives the end of each phase in ns after Generation.StartNs; a
+// phase that was not reached is -1.
+type PhaseTiming struct {
+	// ResetEnd: the last node left R1 for T0.
+	ResetEnd int64
+	// TreeIDDone: the last node left tree identify for S0.
+	TreeIDDone int64
+	// SelfIDDone: the last node received the last self-ID packet.
+	SelfIDDone int64
+}
+
+// NodeResult is one node at the end of a generation.
+type NodeResult struct {
+	ID    string
+	PhyID int // -1 when the node took none
+	Root  bool
+	// ParentPort is the port toward the parent, -1 for the root (or when
+	// tree identify did not finish).
+	ParentPort int
+	// Ports holds the role of every physical port.
+	Ports []phy.PortStatus
+	// ContentionRounds counts this node's entries into root contention.
+	ContentionRounds int
+	// Initiated is the self-ID i bit: this node initiated the reset.
+	Initiated bool
+	// State is the PHY state at the end of the generation.
+	State phy.State
+}
+
+// Contention is the root contention on one link: the two nodes that sent
+// each other PARENT_NOTIFY, and every round each of them waited.
+type Contention struct {
+	Nodes [2]string
+	Ports [2]int
+	// Parent is the node that became the parent on this link, "" if the
+	// contention never resolved.
+	Parent string
+	// Rounds is the number of rounds: the most either node entered T3.
+	Rounds int
+	// StartNs is when the first ROOT_CONTENTION was seen on the link; EndNs
+	// when the child saw the parent's handshake (-1 if never); both
+	// relative to the generation's start.
+	StartNs, EndNs int64
+	// Backoffs lists every wait, both nodes', in time order.
+	Backoffs []Backoff
+}
+
+// Backoff is one node's wait in one root-contention round.
+type Backoff struct {
+	Node    string
+	StartNs int64 // relative to the generation's start
+	Fast    bool
+	WaitNs  int64
+}

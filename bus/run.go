@@ -1,0 +1,26 @@
+package bus
+
+// Run emulates the bus initialisation of t: the first reset at time 0 from
+// the initiators, then every scripted event. It returns an error only for
+// bad input (the topology or the options); a bus that fails to initialise is
+// a Result whose generations say how.
+func Run(t *Topology, o Options) (*Result, error) {
+	rt, err := t.resolve(ResolveOptions{Profile: o.Profile, AllowOutOfSpec: o.AllowOutOfSpec})
+	if err != nil {
+		return nil, err
+	}
+	w, err := newWorld(rt, o)
+	if err != nil {
+		return nil, err
+	}
+	w.run()
+	res := &Result{
+		Seed: o.Seed, Profile: rt.profile.Name, Policy: o.Policy, Corner: o.Corner,
+		IdealClock: o.IdealClock, OutOfSpec: rt.outOfSpec,
+		Events: w.k.Processed() - w.traceOnly, EndNs: w.lastActive,
+	}
+	for _, g := range w.gens {
+		res.Generations = append(res.Generations, g.result)
+	}
+	return res, nil
+}

@@ -1,0 +1,317 @@
+package bus
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/phy"
+	"github.com/fwsim/fwsim/treeid"
+)
+
+// checkTree asserts what every successful bus initialisation guarantees
+// (SPEC §1, §3, §7): one root; every other node exactly one parent port;
+// parent and child agree across every cable; phy_IDs follow the post-order
+// walk with children in ascending port order; the self-IDs pass the
+// consumer checks and describe the same tree.
+func checkTree(t *testing.T, topo *Topology, g Generation) {
+	t.Helper()
+	rt, err := topo.resolve(ResolveOptions{AllowOutOfSpec: true})
+	require.NoError(t, err)
+	require.Equal(t, OutcomeOK, g.Outcome, "problems: %v", g.Problems)
+	byID := map[string]NodeResult{}
+	for _, n := range g.Nodes {
+		byID[n.ID] = n
+	}
+	require.Len(t, byID, len(rt.nodes))
+
+	roots := 0
+	for _, n := range g.Nodes {
+		parents := 0
+		for _, s := range n.Ports {
+			if s == phy.PortParent {
+				parents++
+			}
+		}
+		if n.Root {
+			roots++
+			assert.Zero(t, parents, "root %s has a parent port", n.ID)
+			assert.Equal(t, -1, n.ParentPort)
+		} else {
+			assert.Equal(t, 1, parents, "%s: %d parent ports", n.ID, parents)
+			assert.Equal(t, phy.PortParent, n.Ports[n.ParentPort], "%s: parent port %d", n.ID, n.ParentPort)
+		}
+	}
+	require.Equal(t, 1, roots)
+
+	// Cables: one end parent, the other child; build child lists by port.
+	children := make([][]int, len(rt.nodes)) // node → port → child node (or -1)
+	for i, n := range rt.nodes {
+		children[i] = slices.Repeat([]int{-1}, n.ports)
+	}
+	for _, c := range rt.cables {
+		a, b := byID[rt.nodes[c.a.node].id], byID[rt.nodes[c.b.node].id]
+		sa, sb := a.Ports[c.a.port], b.Ports[c.b.port]
+		switch {
+		case sa == phy.PortChild && sb == phy.PortParent:
+			children[c.a.node][c.a.port] = c.b.node
+		case sa == phy.PortParent && sb == phy.PortChild:
+			children[c.b.node][c.b.port] = c.a.node
+		default:
+			t.Errorf("cable %s:%d–%s:%d: ends %s and %s", a.ID, c.a.port, b.ID, c.b.port, sa, sb)
+		}
+	}
+
+	// phy_IDs in post-order, children in ascending port order.
+	next := 0
+	var walk func(i int)
+	walk = func(i int) {
+		for _, c := range children[i] {
+			if c >= 0 {
+				walk(c)
+			}
+		}
+		assert.Equal(t, next, byID[rt.nodes[i].id].PhyID, "phy_ID of %s", rt.nodes[i].id)
+		next++
+	}
+	walk(rt.nodeIndex(g.Root))
+	assert.Equal(t, len(rt.nodes), next)
+
+	// The self-IDs, read back as a consumer reads them, give the same tree.
+	require.NotNil(t, g.Tree, "self-IDs failed the consumer checks")
+	tree, err := treeid.Build(g.SelfIDs)
+	require.NoError(t, err)
+	for _, n := range g.Nodes {
+		tn := tree.Nodes[n.PhyID]
+		assert.Equal(t, n.ParentPort, tn.ParentPort, "parent port of %s in the self-IDs", n.ID)
+		assert.Equal(t, n.Ports, tn.Info.Ports[:len(n.Ports)], "port states of %s in the self-IDs", n.ID)
+	}
+}
+
+func mustGenerate(t testing.TB, spec string) *Topology {
+	t.Helper()
+	topo, err := Generate(spec)
+	require.NoError(t, err)
+	return topo
+}
+
+func runOK(t *testing.T, topo *Topology, o Options) *Result {
+	t.Helper()
+	res, err := Run(topo, o)
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Generations)
+	return res
+}
+
+// TestRandomTreesInitialiseCorrectly is the property test of the issue:
+// 10,000 (random tree of 1–63 nodes, seed) pairs in every profile.
+func TestRandomTreesInitialiseCorrectly(t *testing.T) {
+	pairs := 10000
+	if testing.Short() {
+		pairs = 300
+	}
+	for _, p := range phy.Profiles() {
+		t.Run(p.Name, func(t *testing.T) {
+			for i := range pairs {
+				spec := fmt.Sprintf("tree:%d:%d", 1+i%63, i)
+				topo := mustGenerate(t, spec)
+				res := runOK(t, topo, Options{Seed: uint64(i), Profile: p.Name, AllowOutOfSpec: true})
+				ok := t.Run(fmt.Sprintf("%s/seed%d", spec, i), func(t *testing.T) {
+					require.Len(t, res.Generations, 1)
+					checkTree(t, topo, res.Generations[0])
+				})
+				if !ok {
+					return // one failing case is enough to read
+				}
+			}
+		})
+	}
+}
+
+func TestForceRootWins(t *testing.T) {
+	for i := range 200 {
+		topo := mustGenerate(t, fmt.Sprintf("tree:%d:%d", 2+i%30, 1000+i))
+		forced := topo.Nodes[(i*7)%len(topo.Nodes)].ID
+		res := runOK(t, topo, Options{Seed: uint64(i), ForceRoot: forced, AllowOutOfSpec: true})
+		g := res.Generations[0]
+		checkTree(t, topo, g)
+		require.Equal(t, forced, g.Root, "tree %d: RHB on %s", i, forced)
+	}
+}
+
+func TestForceRootFromTheTopologyFile(t *testing.T) {
+	topo := mustGenerate(t, "chain:5")
+	topo.Nodes[4].ForceRoot = true
+	res := runOK(t, topo, Options{Seed: 3})
+	checkTree(t, topo, res.Generations[0])
+	assert.Equal(t, "n4", res.Generations[0].Root)
+}
+
+func TestThreeNodeChainElectsTheMiddle(t *testing.T) {
+	topo := mustGenerate(t, "chain:3")
+	for seed := range uint64(500) {
+		res := runOK(t, topo, Options{Seed: seed})
+		g := res.Generations[0]
+		checkTree(t, topo, g)
+		require.Equal(t, "n1", g.Root, "seed %d", seed)
+		require.Empty(t, g.Contention, "seed %d: the middle node hears both leaves first", seed)
+	}
+}
+
+// TestPairContentionFollowsTheCoin checks the classic root-contention
+// setting: each node wins about half the time, and the number of rounds is
+// geometric with p = 1/2 (a round ends when the coins differ).
+func TestPairContentionFollowsTheCoin(t *testing.T) {
+	const runs = 4000
+	topo := mustGenerate(t, "pair")
+	wins := map[string]int{}
+	rounds := map[int]int{}
+	for seed := range uint64(runs) {
+		res := runOK(t, topo, Options{Seed: seed})
+		g := res.Generations[0]
+		require.Equal(t, OutcomeOK, g.Outcome)
+		require.Len(t, g.Contention, 1, "seed %d: both leaves finish reset together and contend", seed)
+		wins[g.Root]++
+		rounds[g.Contention[0].Rounds]++
+		assert.Equal(t, g.Root, g.Contention[0].Parent)
+	}
+	sigma := math.Sqrt(runs * 0.25)
+	assert.InDelta(t, runs/2, wins["a"], 4*sigma, "wins: %v", wins)
+	// Chi-square against P(k) = 2^-k for k = 1..6, the tail pooled.
+	chi2 := 0.0
+	seen := 0
+	for k := 1; k <= 7; k++ {
+		p := math.Pow(0.5, float64(k))
+		n := rounds[k]
+		if k == 7 {
+			p = math.Pow(0.5, 6)
+			n = runs - seen
+		}
+		seen += rounds[k]
+		e := p * runs
+		chi2 += (float64(n) - e) * (float64(n) - e) / e
+	}
+	// 6 degrees of freedom: P(chi² > 22.46) = 0.001.
+	assert.Less(t, chi2, 22.46, "rounds %v", rounds)
+}
+
+func TestLargerIDWinsIsDeterministic(t *testing.T) {
+	topo := mustGenerate(t, "pair")
+	uidA, uidB := uint64(7), uint64(3)
+	topo.Nodes[0].UID, topo.Nodes[1].UID = &uidA, &uidB
+	for seed := range uint64(50) {
+		res := runOK(t, topo, Options{Seed: seed, Policy: treeid.LargerIDWins})
+		g := res.Generations[0]
+		require.Equal(t, OutcomeOK, g.Outcome)
+		require.Equal(t, "a", g.Root, "seed %d", seed)
+		require.Equal(t, 1, g.Contention[0].Rounds)
+	}
+}
+
+func TestLoopEndsInConfigTimeout(t *testing.T) {
+	for _, n := range []int{3, 5, 8} {
+		topo := mustGenerate(t, fmt.Sprintf("ring:%d", n))
+		res := runOK(t, topo, Options{Seed: 1})
+		require.Len(t, res.Generations, 1)
+		g := res.Generations[0]
+		assert.Equal(t, OutcomeConfigTimeout, g.Outcome)
+		assert.Empty(t, g.SelfIDs)
+		assert.Equal(t, "", g.Root)
+		assert.Equal(t, int64(-1), g.Timing.TreeIDDone)
+		// CONFIG_TIMEOUT is counted from T0, after the reset.
+		timing := phy.Profiles()[0].Timing
+		assert.Greater(t, res.EndNs, int64(timing.ResetTime+timing.ConfigTimeout))
+	}
+}
+
+// TestWireDelayBeyondTheCorrectnessConditions runs root contention on cables
+// longer than SPEC §4 allows. With 2·delay beyond both windows, each node's
+// back-off ends while the peer's first PARENT_NOTIFY is still on its way:
+// both take it as the peer asking first, both become parent, and the bus has
+// two roots. The emulator must report that, not hide it.
+func TestWireDelayBeyondTheCorrectnessConditions(t *testing.T) {
+	topo := mustGenerate(t, "pair")
+	delay := 2000.0 // ns
+	topo.Cables[0].LengthM, topo.Cables[0].DelayNs = nil, &delay
+	_, err := Run(topo, Options{})
+	require.ErrorIs(t, err, ErrOutOfSpec)
+
+	for seed := range uint64(20) {
+		res := runOK(t, topo, Options{Seed: seed, AllowOutOfSpec: true, MaxTime: 2 * time.Millisecond})
+		require.NotEmpty(t, res.OutOfSpec)
+		g := res.Generations[0]
+		require.NotEqual(t, OutcomeOK, g.Outcome, "seed %d", seed)
+		assert.Equal(t, "", g.Root, "seed %d: no single root", seed)
+		assert.Contains(t, g.Problems, "2 roots (a, b), not one", "seed %d", seed)
+		assert.Empty(t, g.SelfIDs)
+	}
+
+	// Just inside the conditions (2·delay < FAST.min = 240 ns) every run
+	// resolves; between the conditions' bounds some runs fail.
+	for _, tc := range []struct {
+		delay      float64
+		allResolve bool
+	}{{110, true}, {300, false}} {
+		failed := 0
+		delay := tc.delay
+		topo.Cables[0].DelayNs = &delay
+		for seed := range uint64(200) {
+			res := runOK(t, topo, Options{Seed: seed, AllowOutOfSpec: true, MaxTime: 2 * time.Millisecond})
+			if res.Generations[0].Outcome != OutcomeOK {
+				failed++
+			}
+		}
+		if tc.allResolve {
+			assert.Zero(t, failed, "delay %v ns", tc.delay)
+		} else {
+			assert.Positive(t, failed, "delay %v ns", tc.delay)
+		}
+	}
+}
+
+func TestSameSeedSameResult(t *testing.T) {
+	topo := mustGenerate(t, "tree:30:9")
+	a := runOK(t, topo, Options{Seed: 42})
+	b := runOK(t, topo, Options{Seed: 42})
+	assert.Equal(t, a, b)
+	c := runOK(t, topo, Options{Seed: 43})
+	assert.NotEqual(t, a.Generations[0].Timing, c.Generations[0].Timing)
+}
+
+func TestTraceSeesEveryPhase(t *testing.T) {
+	var tr Trace
+	topo := mustGenerate(t, "chain:4")
+	res := runOK(t, topo, Options{Seed: 2, Observer: tr.Record})
+	require.Equal(t, OutcomeOK, res.Generations[0].Outcome)
+	states := map[string][]phy.State{}
+	packets := map[string]int{}
+	last := int64(0)
+	for _, e := range tr.Events {
+		require.GreaterOrEqual(t, e.TimeNs, last, "trace out of time order: %v", e)
+		last = e.TimeNs
+		switch e.Kind {
+		case TraceState:
+			states[e.Node] = append(states[e.Node], e.ToState)
+		case TracePacket:
+			packets[e.Node]++
+		}
+	}
+	for _, n := range topo.Nodes {
+		s := states[n.ID]
+		require.NotEmpty(t, s)
+		assert.Equal(t, phy.R0ResetStart, s[0], n.ID)
+		assert.Equal(t, phy.A0Idle, s[len(s)-1], n.ID)
+		for _, want := range []phy.State{phy.R1ResetWait, phy.T0TreeIDStart, phy.T2ParentHandshake, phy.S0SelfIDStart, phy.S4SelfIDTransmit} {
+			assert.Contains(t, s, want, "%s never entered %s", n.ID, want)
+		}
+		assert.Equal(t, 4, packets[n.ID], "%s holds every node's self-ID", n.ID)
+	}
+	// Tracing changes nothing.
+	plain := runOK(t, topo, Options{Seed: 2})
+	assert.Equal(t, plain.Generations, res.Generations)
+}

@@ -1,0 +1,534 @@
+package bus
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/fwsim/fwsim/phy"
+	"github.com/fwsim/fwsim/treeid"
+)
+
+// ErrInvalidOptions is the category of errors in Options.
+var ErrInvalidOptions = errors.New("invalid options")
+
+// Random streams: each node draws from its own PCG stream per purpose, so a
+// change in one node's draws never shifts another's.
+const (
+	streamClock = iota + 1
+	streamContention
+)
+
+func nodeStream(seed uint64, node, purpose int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, uint64(node)<<8|uint64(purpose)))
+}
+
+type simKind uint8
+
+const (
+	evArrive      simKind = iota // a line state reaches a port after the cable delay
+	evStep                       // a PHY evaluates on a clock edge: inputs changed
+	evTimer                      // a PHY evaluates on a clock edge: a timer expired
+	evDelivered                  // the last copy of a self-ID transmission arrived
+	evTracePacket                // tracing only: self-ID packets reach a port (-1: the sender's link)
+	evInitiate                   // a PHY initiates a reset on a clock edge
+	evScenario                   // a scripted event
+)
+
+// event is the kernel's payload. It stays small: the kernel copies it.
+type simEvent struct {
+	kind  simKind
+	line  phy.LineState
+	short bool  // evInitiate
+	port  int16 // evArrive, evTracePacket
+	node  int32
+	index int32 // evArrive: cable epoch; evDelivered, evTracePacket: transmission; evScenario: event
+	cycle int64 // evStep, evTimer, evInitiate
+}
+
+// node is one PHY in the world.
+type node struct {
+	cfg      resolvedNode
+	m        *phy.Machine
+	election *treeid.Election
+	clock    phy.Clock
+	peerUIDs []uint64 // shared with the election
+
+	cable  []int           // per port: the cable plugged in, -1 if none
+	remote []phy.LineState // per port: the peer's transmission as it arrives
+	sent   []phy.LineState // per port: what this PHY last put on the cable
+	// busyUntil is, per port, when the last packet this PHY repeats there
+	// ends: a line state driven later follows the data on the wire, never
+	// overtakes it.
+	busyUntil []int64
+
+	pendingStep  int64 // cycle of a queued input evaluation, -1 if none
+	pendingTimer int64 // cycle of the armed timer's evaluation, -1 if none
+	state        phy.State
+	gen          *generation
+	s0At         int64  // when this node last entered S0
+	cause        string // why this node's next initiated reset happens
+}
+
+type cableState struct {
+	resolvedCable
+	connected bool
+	epoch     int32 // bumped on every plug and unplug: stale arrivals are dropped
+}
+
+// world is the runtime built from a resolved topology: nodes, cables and the
+// kernel. It is private; Run is the way in.
+type world struct {
+	topo    *resolvedTopology
+	opts    Options
+	timing  phy.Timing
+	k       Kernel[simEvent]
+	nodes   []node
+	cables  []cableState
+	comp    []int // connected component of each node
+	openGen map[int]*generation
+	gens    []*generation
+	tx      [][]phy.SelfID // every self-ID transmission, by index
+	txGen   []*generation  // the generation each transmission belongs to
+	hops    []struct {
+		node, from int
+		outEnd     int64
+	} // scratch for transmit's walk
+	traceOnly  uint64 // events scheduled for tracing alone: not counted in Result.Events
+	lastActive int64  // time of the last event that was not a stale timer
+	maxTime    int64
+	maxEv      uint64
+	// initiating is the node whose InitiateReset is being processed, -1
+	// otherwise: its R0 entry carries the cause of the reset.
+	initiating int
+}
+
+func newWorld(rt *resolvedTopology, o Options) (*world, error) {
+	w := &world{topo: rt, opts: o, timing: rt.profile.Timing, openGen: map[int]*generation{}, initiating: -1}
+	if o.Timing != nil {
+		w.timing = *o.Timing
+	}
+	if err := w.timing.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+	}
+	bias := 0.5
+	if o.CoinBias != nil {
+		bias = *o.CoinBias
+	}
+	if !(bias >= 0 && bias <= 1) {
+		return nil, fmt.Errorf("%w: coin bias %v outside [0, 1]", ErrInvalidOptions, bias)
+	}
+	forced := -1
+	if o.ForceRoot != "" {
+		if forced = rt.nodeIndex(o.ForceRoot); forced < 0 {
+			return nil, fmt.Errorf("%w: force root: unknown node %q", ErrInvalidOptions, o.ForceRoot)
+		}
+	}
+	var initiators []int
+	cause := "power-up: every PHY resets"
+	if len(o.Initiators) == 0 {
+		for i := range rt.nodes {
+			initiators = append(initiators, i)
+		}
+	} else {
+		cause = "reset from " + strings.Join(o.Initiators, ", ")
+		for _, id := range o.Initiators {
+			i := rt.nodeIndex(id)
+			if i < 0 {
+				return nil, fmt.Errorf("%w: initiator: unknown node %q", ErrInvalidOptions, id)
+			}
+			initiators = append(initiators, i)
+		}
+	}
+	w.maxEv = o.MaxEvents
+	if w.maxEv == 0 {
+		w.maxEv = DefaultMaxEvents
+	}
+	w.maxTime = int64(o.MaxTime)
+	if w.maxTime == 0 {
+		last := int64(0)
+		for _, ev := range rt.events {
+			last = max(last, ev.at)
+		}
+		w.maxTime = last + int64(time.Second) + int64(w.timing.ConnectTimeout)
+	}
+
+	w.nodes = make([]node, len(rt.nodes))
+	for i, rn := range rt.nodes {
+		if err := w.buildNode(i, rn, bias, i == forced); err != nil {
+			return nil, err
+		}
+	}
+	w.cables = make([]cableState, len(rt.cables))
+	for i, c := range rt.cables {
+		w.cables[i].resolvedCable = c
+		if c.connectedAtStart {
+			w.plug(i)
+		}
+	}
+	w.recomputeComponents()
+	for _, i := range initiators {
+		w.nodes[i].cause = cause
+		w.scheduleInitiate(i, 0, false)
+	}
+	for i, ev := range rt.events {
+		w.k.Schedule(ev.at, simEvent{kind: evScenario, index: int32(i)})
+	}
+	return w, nil
+}
+
+func (w *world) buildNode(i int, rn resolvedNode, bias float64, forceRoot bool) error {
+	n := &w.nodes[i]
+	n.cfg = rn
+	if w.opts.IdealClock {
+		n.clock = phy.IdealClock()
+	} else {
+		period := (1e9 + w.timing.ClockHz - 1) / w.timing.ClockHz
+		phase := nodeStream(w.opts.Seed, i, streamClock).Int64N(period)
+		clock, err := phy.NewClock(w.timing.ClockHz, phase, int64(rn.clockPPM*1000))
+		if err != nil {
+			return fmt.Errorf("node %q: %w", rn.id, err)
+		}
+		n.clock = clock
+	}
+	n.peerUIDs = make([]uint64, rn.ports)
+	election, err := treeid.NewElection(treeid.ElectionConfig{
+		Fast:             w.timing.RootContendFast,
+		Slow:             w.timing.RootContendSlow,
+		ForceRootTimeout: w.timing.ForceRootTimeout,
+		ConfigTimeout:    w.timing.ConfigTimeout,
+		Clock:            n.clock,
+		Policy:           w.opts.Policy,
+		FastProbability:  bias,
+		Corner:           w.opts.Corner,
+		UID:              rn.uid,
+		PeerUIDs:         n.peerUIDs,
+		Rand:             nodeStream(w.opts.Seed, i, streamContention),
+	})
+	if err != nil {
+		return fmt.Errorf("%w: node %q: %w", ErrInvalidOptions, rn.id, err)
+	}
+	gap := rn.gapCount
+	if gap == 63 {
+		gap = 0 // the power-up value: nothing written
+	}
+	m, err := phy.NewMachine(phy.Config{
+		Ports:      rn.ports,
+		Speed:      rn.speed,
+		LinkActive: rn.link,
+		Contender:  rn.contender,
+		PowerClass: rn.powerClass,
+		ForceRoot:  rn.forceRoot || forceRoot,
+		GapCount:   gap,
+		Timing:     w.timing,
+		Clock:      n.clock,
+		TreeID:     election,
+	})
+	if err != nil {
+		return fmt.Errorf("node %q: %w", rn.id, err)
+	}
+	n.m, n.election = m, election
+	n.state = m.State()
+	n.cable = make([]int, rn.ports)
+	for p := range n.cable {
+		n.cable[p] = -1
+	}
+	n.remote = make([]phy.LineState, rn.ports)
+	n.sent = make([]phy.LineState, rn.ports)
+	n.busyUntil = make([]int64, rn.ports)
+	n.pendingStep, n.pendingTimer = phy.NoWake, phy.NoWake
+	n.s0At = -1
+	return nil
+}
+
+func (rt *resolvedTopology) nodeIndex(id string) int {
+	for i, n := range rt.nodes {
+		if n.id == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// peer is the other end of cable c seen from end e.
+func (c *cableState) peer(e portRef) portRef {
+	if c.a == e {
+		return c.b
+	}
+	return c.a
+}
+
+// plug connects cable c: each end starts receiving what the other drives,
+// one cable delay later.
+func (w *world) plug(c int) {
+	cs := &w.cables[c]
+	cs.connected = true
+	cs.epoch++
+	for _, end := range []portRef{cs.a, cs.b} {
+		n := &w.nodes[end.node]
+		n.cable[end.port] = c
+		n.m.Ports().Connected[end.port] = true
+		far := cs.peer(end)
+		n.peerUIDs[end.port] = w.nodes[far.node].cfg.uid
+		w.k.Schedule(w.k.Now()+cs.delayNs, simEvent{kind: evArrive, node: int32(far.node), port: int16(far.port),
+			line: n.sent[end.port], index: cs.epoch})
+	}
+}
+
+// unplug disconnects cable c: both ends see an idle, unconnected port at once.
+func (w *world) unplug(c int) {
+	cs := &w.cables[c]
+	cs.connected = false
+	cs.epoch++
+	for _, end := range []portRef{cs.a, cs.b} {
+		n := &w.nodes[end.node]
+		n.cable[end.port] = -1
+		n.remote[end.port] = phy.TxIdle
+		n.m.Ports().Connected[end.port] = false
+		w.setRx(end.node, end.port, phy.RxIdle)
+	}
+}
+
+func (w *world) recomputeComponents() {
+	w.comp = make([]int, len(w.nodes))
+	for i := range w.comp {
+		w.comp[i] = -1
+	}
+	for start := range w.nodes {
+		if w.comp[start] >= 0 {
+			continue
+		}
+		stack := []int{start}
+		w.comp[start] = start
+		for len(stack) > 0 {
+			i := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, c := range w.nodes[i].cable {
+				if c < 0 {
+					continue
+				}
+				j := w.cables[c].peer(portRef{i, indexOfCable(w.nodes[i].cable, c)}).node
+				if w.comp[j] < 0 {
+					w.comp[j] = start
+					stack = append(stack, j)
+				}
+			}
+		}
+	}
+	clear(w.openGen)
+}
+
+func indexOfCable(ports []int, c int) int {
+	for p, x := range ports {
+		if x == c {
+			return p
+		}
+	}
+	return -1
+}
+
+func (w *world) scheduleInitiate(i int, at int64, short bool) {
+	n := &w.nodes[i]
+	cycle := n.clock.EdgeAtOrAfter(at)
+	w.k.Schedule(n.clock.Edge(cycle), simEvent{kind: evInitiate, node: int32(i), cycle: cycle, short: short})
+}
+
+// run processes events until none is left or a budget runs out.
+func (w *world) run() {
+	for {
+		at, ok := w.k.PeekTime()
+		if !ok {
+			w.closeAll(OutcomeStalled, "nothing left to happen")
+			return
+		}
+		if at > w.maxTime {
+			w.closeAll(OutcomeBudgetExhausted, fmt.Sprintf("time budget of %v ran out", time.Duration(w.maxTime)))
+			return
+		}
+		if w.k.Processed() >= w.maxEv {
+			w.closeAll(OutcomeBudgetExhausted, fmt.Sprintf("event budget of %d events ran out", w.maxEv))
+			return
+		}
+		_, ev, _ := w.k.Next()
+		w.dispatch(ev)
+	}
+}
+
+func (w *world) dispatch(ev simEvent) {
+	n := &w.nodes[ev.node]
+	if ev.kind != evTimer || n.pendingTimer == ev.cycle {
+		w.lastActive = w.k.Now()
+	}
+	switch ev.kind {
+	case evArrive:
+		c := n.cable[ev.port]
+		if c < 0 || w.cables[c].epoch != ev.index {
+			return // sent over a cable since unplugged
+		}
+		n.remote[ev.port] = ev.line
+		w.setRx(int(ev.node), int(ev.port), phy.Receive(n.sent[ev.port], ev.line))
+	case evStep:
+		if n.pendingStep == ev.cycle {
+			n.pendingStep = phy.NoWake
+		}
+		n.m.Step(ev.cycle)
+		w.afterStep(int(ev.node), ev.cycle)
+	case evTimer:
+		if n.pendingTimer != ev.cycle {
+			return // re-armed or disarmed since
+		}
+		n.pendingTimer = phy.NoWake
+		n.m.Step(ev.cycle)
+		w.afterStep(int(ev.node), ev.cycle)
+	case evInitiate:
+		w.initiating = int(ev.node)
+		n.m.InitiateReset(ev.cycle, ev.short)
+		w.afterStep(int(ev.node), ev.cycle)
+		w.initiating = -1
+	case evDelivered:
+		w.delivered(ev.index)
+	case evTracePacket:
+		for _, q := range w.tx[ev.index] {
+			w.observe(TraceEvent{Kind: TracePacket, Node: n.cfg.id, Port: int(ev.port), Packet: q})
+		}
+	case evScenario:
+		w.scenario(int(ev.index))
+	}
+}
+
+// setRx records a new resolved receive state and has the PHY sample it on
+// its next clock edge.
+func (w *world) setRx(i, port int, rx phy.LineState) {
+	n := &w.nodes[i]
+	ports := n.m.Ports()
+	if ports.Rx[port] == rx {
+		return
+	}
+	w.observe(TraceEvent{Kind: TraceReceive, Node: n.cfg.id, Port: port, FromLine: ports.Rx[port], ToLine: rx})
+	ports.Rx[port] = rx
+	cycle := n.clock.EdgeAtOrAfter(w.k.Now())
+	if n.pendingStep == cycle {
+		return
+	}
+	n.pendingStep = cycle
+	w.k.Schedule(n.clock.Edge(cycle), simEvent{kind: evStep, node: int32(i), cycle: cycle})
+}
+
+// afterStep propagates what a PHY did on a clock edge: state changes,
+// new drives (to the far end of each cable and to its own receivers), packets
+// to send, and the timer it armed.
+func (w *world) afterStep(i int, cycle int64) {
+	n := &w.nodes[i]
+	now := w.k.Now()
+	for _, s := range n.m.Trail() {
+		w.observe(TraceEvent{Kind: TraceState, Node: n.cfg.id, Port: -1, FromState: n.state, ToState: s})
+		n.state = s
+		w.onState(i, s, now)
+	}
+	ports := n.m.Ports()
+	for p, tx := range ports.Tx {
+		if tx == n.sent[p] {
+			continue
+		}
+		w.observe(TraceEvent{Kind: TraceTransmit, Node: n.cfg.id, Port: p, FromLine: n.sent[p], ToLine: tx})
+		n.sent[p] = tx
+		if c := n.cable[p]; c >= 0 {
+			cs := &w.cables[c]
+			far := cs.peer(portRef{i, p})
+			w.k.Schedule(max(now, n.busyUntil[p])+cs.delayNs, simEvent{kind: evArrive, node: int32(far.node), port: int16(far.port), line: tx, index: cs.epoch})
+			w.setRx(i, p, phy.Receive(tx, n.remote[p]))
+		}
+	}
+	if packets, _, end := n.m.TakeTransmit(); len(packets) > 0 {
+		w.transmit(i, packets, n.clock.Edge(end))
+	}
+	if wake := n.m.Wake(); wake != n.pendingTimer {
+		n.pendingTimer = wake
+		if wake != phy.NoWake {
+			wake = max(wake, cycle+1)
+			n.pendingTimer = wake
+			w.k.Schedule(n.clock.Edge(wake), simEvent{kind: evTimer, node: int32(i), cycle: wake})
+		}
+	}
+	if n.m.ConfigTimedOut() && n.gen != nil && !n.gen.done {
+		w.close(n.gen, OutcomeConfigTimeout, fmt.Sprintf("%s: CONFIG_TIMEOUT in T0 (a loop in the cable graph?)", n.cfg.id))
+	}
+}
+
+// transmit sends a node's self-ID packets to every link on the bus: the
+// sender's own link when its transmission ends, every other one a cable delay
+// plus a repeat delay per PHY later. The packets reach each link at once
+// rather than hop by hop, to keep the flood (N² deliveries) out of the event
+// queue: this is exact because a PHY's later line states on a port wait for
+// the data it repeats there (busyUntil), so no grant can reach a node ahead
+// of a packet it should count. One event marks when the last copy arrives.
+func (w *world) transmit(i int, packets []phy.SelfID, endNs int64) {
+	g := w.nodes[i].gen
+	idx := int32(len(w.tx))
+	w.tx = append(w.tx, packets)
+	w.txGen = append(w.txGen, g)
+	if g != nil {
+		g.selfIDs = append(g.selfIDs, packets...)
+		g.inflight++
+	}
+	w.receive(i, -1, idx, endNs)
+	last := endNs
+	type hop struct {
+		node, from int
+		outEnd     int64 // when this PHY's copy of the data ends on its ports
+	}
+	stack := append(w.hops[:0], hop{i, -1, endNs})
+	for len(stack) > 0 {
+		h := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n := &w.nodes[h.node]
+		for p, c := range n.cable {
+			if c < 0 || p == h.from {
+				continue
+			}
+			n.busyUntil[p] = max(n.busyUntil[p], h.outEnd)
+			cs := &w.cables[c]
+			far := cs.peer(portRef{h.node, p})
+			arrival := h.outEnd + cs.delayNs
+			w.receive(far.node, far.port, idx, arrival)
+			last = max(last, arrival)
+			stack = append(stack, hop{far.node, far.port, arrival + int64(w.timing.RepeatDelay)})
+		}
+	}
+	w.hops = stack
+	w.k.Schedule(last, simEvent{kind: evDelivered, index: idx})
+}
+
+// receive hands transmission idx to node i's PHY, which counts packet #0s
+// and buffers the packets for its link. With tracing on, the arrival is
+// traced at its time.
+func (w *world) receive(i, port int, idx int32, at int64) {
+	n := &w.nodes[i]
+	for _, q := range w.tx[idx] {
+		n.m.Receive(q)
+	}
+	if w.opts.Observer != nil {
+		w.traceOnly++
+		w.k.Schedule(at, simEvent{kind: evTracePacket, node: int32(i), port: int16(port), index: idx})
+	}
+}
+
+// delivered is called when the last copy of transmission idx has arrived.
+func (w *world) delivered(idx int32) {
+	g := w.txGen[idx]
+	if g == nil {
+		return
+	}
+	g.inflight--
+	g.lastPacketNs = max(g.lastPacketNs, w.k.Now())
+	w.checkComplete(g)
+}
+
+func (w *world) observe(e TraceEvent) {
+	if w.opts.Observer != nil {
+		e.TimeNs = w.k.Now()
+		w.opts.Observer(e)
+	}
+}

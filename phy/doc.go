@@ -1,0 +1,45 @@
+// Package phy models one IEEE 1394 cable PHY: its ports and their
+// arbitration line states, its clock, its timing constants, the PHY state
+// machine of bus initialisation, and the PHY packets it sends (self-ID, PHY
+// configuration, link-on).
+//
+// # Line states
+//
+// Each cable port has two twisted pairs, TPA and TPB, and during arbitration
+// each carries 0, 1 or Z. A port transmits a LineState (a TPA/TPB pair) and
+// receives the resolution of its own drivers with its peer's, the cable
+// crossing TPA of one end to TPB of the other: Receive(local, peer). One
+// table in linestate.go holds the encoding and both the transmit and the
+// receive name of every pair (SPEC §2).
+//
+// # The state machine
+//
+// Machine is a pure state machine in the style of etcd raft: the caller (the
+// bus) owns time, refreshes Ports().Rx and calls Step on the PHY's clock
+// edges; Step drives Ports().Tx, arms at most one timer (Wake) and queues
+// self-ID packets (TakeTransmit). It runs bus reset (R0, R1), hands tree
+// identify (T0–T3) to a TreeIdentifier (package treeid), then runs self
+// identify (S0–S4) and stops in A0:
+//
+//	m, _ := phy.NewMachine(phy.Config{Ports: 3, Timing: p.Timing, Clock: clock, TreeID: election})
+//	m.Ports().Connected[0] = true
+//	m.InitiateReset(cycle, false) // R0: BUS_RESET on every connected port
+//	m.Ports().Rx[0] = phy.RxIdle
+//	m.Step(m.Wake())              // R1, then T0 once every port is idle
+//
+// Several transitions can happen on one clock edge; Trail lists them.
+//
+// # Time
+//
+// Clock gives the edges of a PHY's own 49.152 MHz clock with a phase and a
+// frequency error, in exact integer nanoseconds; timers count its cycles, so
+// a timing window becomes the whole cycle counts inside it (CycleWindow).
+// IdealClock has an edge every nanosecond, for comparison with
+// continuous-time models.
+//
+// # Packets
+//
+// SelfID, PhyConfig and LinkOn are quadlets with accessors named after the
+// standard's fields (SPEC §5). SelfIDInfo is one node's decoded self-ID
+// across its packets; SplitSelfIDs groups a stream of quadlets by node.
+package phy
