@@ -1,0 +1,344 @@
+// Package cli is the fwsim command line: a table of commands behind one
+// testable entry point, Run. Each command lives in a file of its own and
+// parses its flags with a FlagSet of its own (see newFlags); results go to
+// stdout, diagnostics to stderr.
+//
+// Exit codes: 0 success; 1 the command completed but the outcome it reports
+// is a failure (for run: a generation that did not end "ok"); 2 a usage or
+// input error, reported as one line on stderr.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strconv"
+	"strings"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1 // the command ran; what it found is a failure
+	exitUsage   = 2 // bad flags, arguments or input
+)
+
+// env is what a command sees of the process.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// command is one entry of the command table.
+type command struct {
+	name    string
+	summary string // one line, lower case, no final full stop
+	// run executes the command with the arguments after its name. It
+	// handles -h itself (printing its help to stdout, exit 0), so "fwsim
+	// help NAME" is run with "-h".
+	run func(ctx context.Context, e *env, args []string) int
+}
+
+// commands is the command table, in the order "fwsim help" lists it. A new
+// command is one file with its run function and one line here.
+func commands() []command {
+	return []command{
+		{"run", "emulate a bus initialisation and report the result", runRun},
+		{"version", "print the fwsim version", runVersion},
+		{"help", "explain a command and its flags", runHelp},
+	}
+}
+
+func lookup(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// Run is the whole program: args are the arguments after the program name.
+// It returns the exit code.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) == 0 {
+		writeUsage(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		writeUsage(stdout)
+		return exitOK
+	}
+	c, ok := lookup(args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "fwsim: unknown command %q (commands: %s; see 'fwsim help')\n", args[0], commandNames())
+		return exitUsage
+	}
+	return c.run(ctx, e, args[1:])
+}
+
+func commandNames() string {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// writeUsage writes the overview "fwsim help" prints.
+func writeUsage(w io.Writer) {
+	fmt.Fprint(w, `fwsim emulates IEEE 1394 (FireWire) bus initialisation: bus reset, tree identify
+with root contention, and self identify, on nanosecond virtual time.
+
+Usage: fwsim <command> [flags]
+
+Commands:
+`)
+	width := 0
+	for _, c := range commands() {
+		width = max(width, len(c.name))
+	}
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Run 'fwsim help <command>' (or 'fwsim <command> -h') for its flags and examples.
+Exit status: 0 success, 1 the run completed but its outcome is a failure,
+2 usage or input error.
+`)
+}
+
+func runHelp(ctx context.Context, e *env, args []string) int {
+	switch len(args) {
+	case 0:
+		writeUsage(e.stdout)
+		return exitOK
+	case 1:
+		if args[0] == "help" {
+			fmt.Fprint(e.stdout, "Usage: fwsim help [command]\n\nExplains a command and its flags; without one, lists the commands.\n\nExample:\n  fwsim help run\n")
+			return exitOK
+		}
+		c, ok := lookup(args[0])
+		if !ok {
+			fmt.Fprintf(e.stderr, "fwsim help: unknown command %q (commands: %s)\n", args[0], commandNames())
+			return exitUsage
+		}
+		return c.run(ctx, e, []string{"-h"})
+	}
+	fmt.Fprintf(e.stderr, "fwsim help: want at most one command, got %d arguments\n", len(args))
+	return exitUsage
+}
+
+func runVersion(_ context.Context, e *env, args []string) int {
+	fs := newFlags("version", "Usage: fwsim version\n\nPrints the version of fwsim (the module version it was built at, or\n(devel)) and the Go release that built it.", "fwsim version")
+	if code, done := fs.parse(e, args); done {
+		return code
+	}
+	version, goVersion := "(devel)", ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			version = bi.Main.Version
+		}
+		goVersion = bi.GoVersion
+	}
+	if goVersion != "" {
+		fmt.Fprintf(e.stdout, "fwsim %s %s\n", version, goVersion)
+	} else {
+		fmt.Fprintf(e.stdout, "fwsim %s\n", version)
+	}
+	return exitOK
+}
+
+// flags is a command's FlagSet with the help text around its flags.
+type flags struct {
+	*flag.FlagSet
+	name     string
+	intro    string // usage line and description
+	examples []string
+	names    []string // the order help lists flags in; others follow by name
+}
+
+// order sets the order help lists the flags in.
+func (fs *flags) order(names ...string) { fs.names = names }
+
+// visit calls fn for every flag in help order.
+func (fs *flags) visit(fn func(*flag.Flag)) {
+	seen := map[string]bool{}
+	for _, name := range fs.names {
+		if f := fs.Lookup(name); f != nil && !seen[name] {
+			seen[name] = true
+			fn(f)
+		}
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if !seen[f.Name] {
+			fn(f)
+		}
+	})
+}
+
+// newFlags starts the FlagSet of command name. intro is the usage line and
+// a description; examples are whole command lines.
+func newFlags(name, intro string, examples ...string) *flags {
+	fs := flag.NewFlagSet("fwsim "+name, flag.ContinueOnError)
+	// Parse errors are reported by parse, as one line with the command's
+	// name; help goes to stdout. The FlagSet itself prints nothing.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &flags{FlagSet: fs, name: name, intro: intro, examples: examples}
+}
+
+// parse parses args. done is true when the command must stop and exit with
+// code: help was asked for (printed to stdout, exit 0), a flag was bad or a
+// positional argument was given (one line on stderr, exit 2). Commands take
+// no positional arguments.
+func (fs *flags) parse(e *env, args []string) (code int, done bool) {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.writeHelp(e.stdout)
+		return exitOK, true
+	case err != nil:
+		return fs.usageError(e, "%s", fs.doubleDash(err.Error())), true
+	case fs.NArg() > 0:
+		return fs.usageError(e, "unexpected argument %q (%s takes flags only)", fs.Arg(0), fs.name), true
+	}
+	return exitOK, false
+}
+
+// usageError reports a problem with the command line: one line on stderr
+// that points to the command's help. It returns exitUsage.
+func (fs *flags) usageError(e *env, format string, args ...any) int {
+	fmt.Fprintf(e.stderr, "fwsim %s: %s (see 'fwsim help %s')\n", fs.name, fmt.Sprintf(format, args...), fs.name)
+	return exitUsage
+}
+
+// inputError reports bad input (a file, a node name): one line on stderr. It
+// returns exitUsage.
+func (fs *flags) inputError(e *env, err error) int {
+	fmt.Fprintf(e.stderr, "fwsim %s: %v\n", fs.name, err)
+	return exitUsage
+}
+
+// writeHelp writes the intro, every flag as --name ARG with its usage and
+// default, and the examples.
+func (fs *flags) writeHelp(w io.Writer) {
+	fmt.Fprintf(w, "%s\n", strings.TrimRight(fs.intro, "\n"))
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprint(w, "\nFlags:\n")
+		fs.visit(func(f *flag.Flag) {
+			arg, usage := flag.UnquoteUsage(f)
+			if isBool(f) {
+				arg = ""
+			}
+			fmt.Fprintf(w, "  --%s", f.Name)
+			if arg != "" {
+				fmt.Fprintf(w, " %s", arg)
+			}
+			fmt.Fprint(w, "\n")
+			for line := range strings.SplitSeq(usage, "\n") {
+				fmt.Fprintf(w, "        %s\n", line)
+			}
+			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+				fmt.Fprintf(w, "        (default %s)\n", f.DefValue)
+			}
+		})
+	}
+	if len(fs.examples) > 0 {
+		fmt.Fprint(w, "\nExamples:\n")
+		for _, ex := range fs.examples {
+			fmt.Fprintf(w, "  %s\n", ex)
+		}
+	}
+}
+
+func isBool(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// choice is a flag.Value that accepts one of a fixed set of names.
+type choice struct {
+	names []string
+	value string
+}
+
+func newChoice(def string, names ...string) *choice { return &choice{names: names, value: def} }
+
+func (c *choice) String() string { return c.value }
+
+func (c *choice) Set(s string) error {
+	for _, n := range c.names {
+		if s == n {
+			c.value = s
+			return nil
+		}
+	}
+	return fmt.Errorf("want %s", strings.Join(c.names, " or "))
+}
+
+// list is a repeatable string flag.
+type list []string
+
+func (l *list) String() string { return strings.Join(*l, ",") }
+
+func (l *list) Set(s string) error {
+	if s == "" {
+		return errors.New("want a non-empty value")
+	}
+	*l = append(*l, s)
+	return nil
+}
+
+// doubleDash rewrites the flag package's "-name" in a parse error as
+// "--name", the spelling help uses.
+func (fs *flags) doubleDash(msg string) string {
+	for _, prefix := range []string{"flag provided but not defined: -", "flag needs an argument: -"} {
+		if rest, ok := strings.CutPrefix(msg, prefix); ok {
+			return prefix + "-" + rest
+		}
+	}
+	var out string
+	fs.VisitAll(func(f *flag.Flag) {
+		for _, pattern := range []string{" for flag -" + f.Name + ": ", " for -" + f.Name + ": "} {
+			if i := strings.LastIndex(msg, pattern); i >= 0 && out == "" {
+				out = msg[:i] + strings.Replace(pattern, "-", "--", 1) + msg[i+len(pattern):]
+			}
+		}
+	})
+	if out != "" {
+		return out
+	}
+	return msg
+}
+
+// uint64Value is an unsigned flag with a message that says so.
+type uint64Value struct{ p *uint64 }
+
+func newUint64(p *uint64, def uint64) uint64Value {
+	*p = def
+	return uint64Value{p}
+}
+
+func (v uint64Value) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return strconv.FormatUint(*v.p, 10)
+}
+
+func (v uint64Value) Set(s string) error {
+	n, err := strconv.ParseUint(s, 0, 64)
+	if err != nil {
+		return errors.New("want an unsigned integer")
+	}
+	*v.p = n
+	return nil
+}

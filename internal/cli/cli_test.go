@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/ with the current output")
+
+// runCLI runs the command line args and returns the exit code, stdout and
+// stderr.
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = Run(context.Background(), args, strings.NewReader(""), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// golden compares got with testdata/name, or rewrites the file with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "missing golden file; run go test ./internal/cli -update")
+	assert.Equal(t, string(want), got, "output differs from %s; if the change is intended, run go test ./internal/cli -update and review the diff", path)
+}
+
+func TestNoArgumentsPrintsUsageAndFails(t *testing.T) {
+	code, stdout, stderr := runCLI(t)
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, "Usage: fwsim <command> [flags]")
+}
+
+func TestHelpListsEveryCommand(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}} {
+		code, stdout, stderr := runCLI(t, args...)
+		assert.Equal(t, exitOK, code, args)
+		assert.Empty(t, stderr, args)
+		for _, c := range commands() {
+			assert.Contains(t, stdout, "\n  "+c.name+" ", "%v: command %s not listed", args, c.name)
+			assert.Contains(t, stdout, c.summary, args)
+		}
+	}
+}
+
+func TestHelpOfEveryCommand(t *testing.T) {
+	for _, c := range commands() {
+		code, stdout, stderr := runCLI(t, "help", c.name)
+		assert.Equal(t, exitOK, code, c.name)
+		assert.Empty(t, stderr, c.name)
+		assert.Contains(t, stdout, "Usage: fwsim "+c.name, c.name)
+	}
+}
+
+func TestUnknownCommand(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "bogus", "--json")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Equal(t, "fwsim: unknown command \"bogus\" (commands: run, version, help; see 'fwsim help')\n", stderr)
+
+	code, stdout, stderr = runCLI(t, "help", "bogus")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Equal(t, "fwsim help: unknown command \"bogus\" (commands: run, version, help)\n", stderr)
+
+	code, stdout, stderr = runCLI(t, "help", "run", "version")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, "want at most one command")
+}
+
+func TestVersion(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "version")
+	assert.Equal(t, exitOK, code)
+	assert.Empty(t, stderr)
+	assert.Regexp(t, `^fwsim (\(devel\)|v\S+)( go\S+)?\n$`, stdout)
+
+	code, stdout, stderr = runCLI(t, "version", "extra")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, `fwsim version: unexpected argument "extra"`)
+}
+
+func TestDoubleDash(t *testing.T) {
+	fs := newFlags("x", "Usage: fwsim x")
+	fs.Bool("json", false, "")
+	fs.Var(newUint64(new(uint64), 0), "seed", "")
+	for _, tc := range []struct{ args, want string }{
+		{"--bogus", "flag provided but not defined: --bogus"},
+		{"--seed", "flag needs an argument: --seed"},
+		{"--seed=x", `invalid value "x" for flag --seed: want an unsigned integer`},
+		{"--json=maybe", `invalid boolean value "maybe" for --json: parse error`},
+	} {
+		err := fs.Parse([]string{tc.args})
+		require.Error(t, err, tc.args)
+		assert.Equal(t, tc.want, fs.doubleDash(err.Error()), tc.args)
+	}
+}
+
+func TestTableAlignsWithoutTrailingBlanks(t *testing.T) {
+	var tab table
+	tab.add("id", "ports", "state")
+	tab.add("camera", "p0:parent")
+	tab.add("n1", "p0:ncon", "T0")
+	var b bytes.Buffer
+	tab.write(&b, "  ")
+	assert.Equal(t, "  id      ports      state\n  camera  p0:parent\n  n1      p0:ncon    T0\n", b.String())
+}

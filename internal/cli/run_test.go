@@ -1,0 +1,376 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const hotplugExample = "../../examples/hotplug.yaml"
+
+// goldenRuns are the fixed (topology, seed) pairs whose output the golden
+// files pin, text and JSON.
+var goldenRuns = []struct {
+	name string
+	args []string
+	code int
+}{
+	{"default", []string{"run"}, exitOK}, // seed 1: the README's command
+	{"pair-seed7", []string{"run", "--gen", "pair", "--seed", "7"}, exitOK},
+	{"ring3", []string{"run", "--gen", "ring:3"}, exitFailure}, // a loop: config-timeout
+	{"hotplug", []string{"run", "--topology", hotplugExample}, exitOK},
+}
+
+func TestRunGolden(t *testing.T) {
+	for _, tc := range goldenRuns {
+		if strings.Contains(strings.Join(tc.args, " "), hotplugExample) {
+			if _, err := os.Stat(hotplugExample); err != nil {
+				t.Logf("skipping %s: %v", tc.name, err)
+				continue
+			}
+		}
+		for _, format := range []string{"txt", "json"} {
+			t.Run(tc.name+"."+format, func(t *testing.T) {
+				args := tc.args
+				if format == "json" {
+					args = append(args[:len(args):len(args)], "--json")
+				}
+				code, stdout, stderr := runCLI(t, args...)
+				require.Equal(t, tc.code, code, "stderr: %s", stderr)
+				if tc.code == exitOK {
+					assert.Empty(t, stderr)
+				} else {
+					assert.Equal(t, "fwsim run: 1 of 1 generations did not end ok\n", stderr)
+				}
+				golden(t, "run-"+tc.name+"."+format, stdout)
+
+				// Determinism: the same arguments give the same bytes.
+				_, again, _ := runCLI(t, args...)
+				assert.Equal(t, stdout, again, "a second run differs")
+			})
+		}
+	}
+}
+
+func TestRunDefaultIsTheDefaultExample(t *testing.T) {
+	_, fromDefault, _ := runCLI(t, "run", "--json")
+	code, fromFile, stderr := runCLI(t, "run", "--json", "--topology", "../../examples/default.yaml")
+	require.Equal(t, exitOK, code, stderr)
+	var a, b map[string]any
+	require.NoError(t, json.Unmarshal([]byte(fromDefault), &a))
+	require.NoError(t, json.Unmarshal([]byte(fromFile), &b))
+	delete(a, "topology")
+	delete(b, "topology")
+	assert.Equal(t, a, b)
+}
+
+func TestRunSeedChangesThePair(t *testing.T) {
+	// Drop the header line, which names the seed, and compare what happened.
+	body := func(seed string) string {
+		code, stdout, stderr := runCLI(t, "run", "--gen", "pair", "--seed", seed)
+		require.Equal(t, exitOK, code, stderr)
+		_, rest, _ := strings.Cut(stdout, "\n")
+		return rest
+	}
+	first := body("1")
+	for _, seed := range []string{"2", "3", "4", "5", "6", "7", "8", "9", "10"} {
+		if body(seed) != first {
+			return
+		}
+	}
+	t.Fatal("seeds 1 to 10 all give the same run of --gen pair")
+}
+
+func TestRunFlagSpellings(t *testing.T) {
+	_, want, _ := runCLI(t, "run", "--gen", "pair", "--seed", "7")
+	for _, args := range [][]string{
+		{"run", "--gen=pair", "--seed=7"},
+		{"run", "-gen", "pair", "-seed", "7"},
+		{"run", "--seed", "7", "--gen", "pair"},
+	} {
+		code, got, stderr := runCLI(t, args...)
+		assert.Equal(t, exitOK, code, "%v: %s", args, stderr)
+		assert.Equal(t, want, got, args)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // the whole stderr line
+	}{
+		{"unknown flag", []string{"run", "--bogus"},
+			"fwsim run: flag provided but not defined: --bogus (see 'fwsim help run')"},
+		{"topology and gen", []string{"run", "--topology", "x.yaml", "--gen", "pair"},
+			"fwsim run: --topology and --gen are mutually exclusive (see 'fwsim help run')"},
+		{"missing file", []string{"run", "--topology", "testdata/no-such-file.yaml"},
+			"fwsim run: topology file testdata/no-such-file.yaml: no such file or directory"},
+		{"malformed file", []string{"run", "--topology", "testdata/malformed.yaml"},
+			`fwsim run: testdata/malformed.yaml:6: nodes[1].ports: want an integer, got "two"`},
+		{"bad gen spec", []string{"run", "--gen", "mesh:4"},
+			`fwsim run: bad generator spec "mesh:4": unknown kind "mesh" (want chain:N, star:N, tree:N[:SEED], ring:N, complete:N or pair)`},
+		{"gen size", []string{"run", "--gen", "chain:0"},
+			`fwsim run: bad generator spec "chain:0": chain needs a size from 1 to 63 (want chain:N, star:N, tree:N[:SEED], ring:N, complete:N or pair)`},
+		{"unknown profile", []string{"run", "--profile", "1394c"},
+			`fwsim run: invalid value "1394c" for flag --profile: want 1394-1995, 1394a-2000 or prism (see 'fwsim help run')`},
+		{"unknown force-root node", []string{"run", "--force-root", "printer"},
+			`fwsim run: --force-root: unknown node "printer" (the bus has pc, hub, camera, disk1, disk2, audio)`},
+		{"unknown initiator", []string{"run", "--gen", "chain:3", "--initiator", "n1", "--initiator", "n7"},
+			`fwsim run: --initiator: unknown node "n7" (the bus has n0, n1, n2)`},
+		{"coin bias above 1", []string{"run", "--coin-bias", "1.5"},
+			`fwsim run: invalid value "1.5" for flag --coin-bias: want a probability from 0 to 1 (see 'fwsim help run')`},
+		{"coin bias not a number", []string{"run", "--coin-bias", "NaN"},
+			`fwsim run: invalid value "NaN" for flag --coin-bias: want a probability from 0 to 1 (see 'fwsim help run')`},
+		{"timing", []string{"run", "--timing", "bogus"},
+			`fwsim run: invalid value "bogus" for flag --timing: want random or min or max (see 'fwsim help run')`},
+		{"clock", []string{"run", "--clock", "bogus"},
+			`fwsim run: invalid value "bogus" for flag --clock: want cycle or ideal (see 'fwsim help run')`},
+		{"policy", []string{"run", "--policy", "smaller-id-wins"},
+			`fwsim run: invalid value "smaller-id-wins" for flag --policy: want coin or larger-id-wins (see 'fwsim help run')`},
+		{"negative seed", []string{"run", "--seed", "-1"},
+			`fwsim run: invalid value "-1" for flag --seed: want an unsigned integer (see 'fwsim help run')`},
+		{"missing value", []string{"run", "--gen"},
+			"fwsim run: flag needs an argument: --gen (see 'fwsim help run')"},
+		{"stray argument", []string{"run", "--gen", "pair", "extra"},
+			`fwsim run: unexpected argument "extra" (run takes flags only) (see 'fwsim help run')`},
+		{"stray argument first", []string{"run", "pair"},
+			`fwsim run: unexpected argument "pair" (run takes flags only) (see 'fwsim help run')`},
+		{"out of spec", []string{"run", "--gen", "chain:20"},
+			"fwsim run: --gen chain:20: cables: the bus is 19 cable hops across"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.args...)
+			assert.Equal(t, exitUsage, code)
+			assert.Empty(t, stdout)
+			assert.True(t, strings.HasPrefix(stderr, tc.want), "stderr %q\nwant prefix %q", stderr, tc.want)
+			assert.Equal(t, 1, strings.Count(stderr, "\n"), "want one line, got %q", stderr)
+			assert.NotContains(t, stderr, "goroutine")
+		})
+	}
+}
+
+func TestRunOutOfSpecNamesTheFlag(t *testing.T) {
+	_, _, stderr := runCLI(t, "run", "--gen", "chain:20")
+	assert.True(t, strings.HasSuffix(stderr, "; rerun with --allow-out-of-spec\n"), stderr)
+
+	code, stdout, stderr := runCLI(t, "run", "--gen", "chain:20", "--allow-out-of-spec")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "\nOUT OF SPEC: cables: the bus is 19 cable hops across")
+
+	out := runJSONOutput(t, exitOK, "run", "--gen", "chain:20", "--allow-out-of-spec")
+	assert.NotEmpty(t, out.OutOfSpec)
+}
+
+// runFlags are every flag of "fwsim run", which help must explain.
+var runFlags = []string{"topology", "gen", "seed", "profile", "force-root", "initiator", "policy",
+	"coin-bias", "timing", "clock", "allow-out-of-spec", "max-events", "json"}
+
+func TestRunHelp(t *testing.T) {
+	code, help, stderr := runCLI(t, "help", "run")
+	require.Equal(t, exitOK, code)
+	assert.Empty(t, stderr)
+	blocks := map[string]string{} // flag name → its help
+	for _, block := range strings.Split(help, "\n  --")[1:] {
+		name, _, _ := strings.Cut(block, " ")
+		name, _, _ = strings.Cut(name, "\n")
+		blocks[name] = block
+	}
+	for _, f := range runFlags {
+		require.Contains(t, blocks, f, "help does not explain --%s", f)
+		assert.Contains(t, blocks[f], "e.g. ", "help gives no example of --%s", f)
+		assert.Contains(t, blocks[f], "--"+f, "the example of --%s does not use it", f)
+	}
+	assert.Len(t, blocks, len(runFlags), "help explains flags this test does not know")
+	assert.Contains(t, help, "\nExamples:\n  fwsim run\n")
+	for _, line := range strings.Split(help, "\n") {
+		assert.LessOrEqual(t, len([]rune(line)), 100, "help line too long: %q", line)
+	}
+	for _, args := range [][]string{{"run", "-h"}, {"run", "--help"}, {"run", "--gen", "pair", "-help"}} {
+		code, stdout, stderr := runCLI(t, args...)
+		assert.Equal(t, exitOK, code, args)
+		assert.Empty(t, stderr, args)
+		assert.Equal(t, help, stdout, args)
+	}
+}
+
+func TestRunOutputFitsIn100Columns(t *testing.T) {
+	for _, args := range [][]string{{"run"}, {"run", "--gen", "pair"}, {"run", "--gen", "tree:30:5"}} {
+		_, stdout, _ := runCLI(t, args...)
+		for _, line := range strings.Split(stdout, "\n") {
+			assert.LessOrEqual(t, len([]rune(line)), 100, "%v: line too long: %q", args, line)
+		}
+	}
+}
+
+// runJSONOutput runs args with --json and decodes the output strictly.
+func runJSONOutput(t *testing.T, wantCode int, args ...string) runJSON {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, append(args, "--json")...)
+	require.Equal(t, wantCode, code, stderr)
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	dec.DisallowUnknownFields()
+	var out runJSON
+	require.NoError(t, dec.Decode(&out))
+	return out
+}
+
+func TestRunJSONFieldOrder(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "run", "--gen", "pair", "--json")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, []string{
+		"topology", "seed", "profile", "policy", "timing", "clock", "out_of_spec",
+		"outcome", "problems", "root", "nodes", "self_ids", "timing_ns", "contention",
+		"generations", "events", "end_ns",
+	}, topLevelKeys(t, stdout))
+
+	var doc struct {
+		Generations []json.RawMessage `json:"generations"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
+	require.Len(t, doc.Generations, 1)
+	assert.Equal(t, []string{
+		"index", "start_ns", "cause", "outcome", "problems", "root", "nodes", "self_ids",
+		"timing_ns", "contention",
+	}, topLevelKeys(t, string(doc.Generations[0])))
+}
+
+// topLevelKeys lists the keys of the JSON object in data, in order.
+func topLevelKeys(t *testing.T, data string) []string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(data))
+	tok, err := dec.Token()
+	require.NoError(t, err)
+	require.Equal(t, json.Delim('{'), tok)
+	var keys []string
+	for dec.More() {
+		key, err := dec.Token()
+		require.NoError(t, err)
+		keys = append(keys, key.(string))
+		var skip json.RawMessage
+		require.NoError(t, dec.Decode(&skip))
+	}
+	return keys
+}
+
+func TestRunJSONTopLevelIsTheFirstGeneration(t *testing.T) {
+	out := runJSONOutput(t, exitOK, "run", "--topology", hotplugExample)
+	require.Greater(t, len(out.Generations), 1)
+	assert.Equal(t, out.Generations[0].generationJSON, out.generationJSON)
+	for i, g := range out.Generations {
+		assert.Equal(t, i, g.Index)
+		assert.Equal(t, "ok", g.Outcome)
+	}
+}
+
+func TestRunJSONNulls(t *testing.T) {
+	out := runJSONOutput(t, exitFailure, "run", "--gen", "ring:3")
+	assert.Equal(t, "config-timeout", out.Outcome)
+	assert.NotEmpty(t, out.Problems)
+	assert.Nil(t, out.Root)
+	assert.Empty(t, out.SelfIDs)
+	assert.NotNil(t, out.TimingNs.ResetEnd)
+	assert.Nil(t, out.TimingNs.TreeIDDone)
+	assert.Nil(t, out.TimingNs.SelfIDDone)
+	require.Len(t, out.Nodes, 3)
+	for _, n := range out.Nodes {
+		assert.Nil(t, n.PhyID, n.ID)
+		assert.Nil(t, n.ParentPort, n.ID)
+		assert.Equal(t, []string{"ncon", "ncon"}, n.Ports, n.ID)
+	}
+
+	// Empty lists are [] rather than null.
+	_, stdout, _ := runCLI(t, "run", "--json")
+	assert.Contains(t, stdout, "\n  \"out_of_spec\": [],\n")
+	assert.Contains(t, stdout, "\n  \"problems\": [],\n")
+	assert.Contains(t, stdout, "\n  \"contention\": [],\n")
+}
+
+func TestRunOptionsReachTheRun(t *testing.T) {
+	t.Run("policy larger-id-wins makes b root", func(t *testing.T) {
+		for _, seed := range []string{"1", "2", "3", "4"} {
+			out := runJSONOutput(t, exitOK, "run", "--gen", "pair", "--policy", "larger-id-wins", "--seed", seed)
+			assert.Equal(t, "larger-id-wins", out.Policy)
+			require.NotNil(t, out.Root)
+			assert.Equal(t, "b", *out.Root, "seed %s", seed)
+		}
+	})
+	t.Run("coin bias 0 never picks fast", func(t *testing.T) {
+		code, stdout, stderr := runCLI(t, "run", "--gen", "pair", "--coin-bias", "0", "--max-events", "2000", "--json")
+		require.NotEqual(t, exitUsage, code, stderr)
+		var out runJSON
+		require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+		require.NotEmpty(t, out.Contention)
+		for _, b := range out.Contention[0].Backoffs {
+			assert.False(t, b.Fast)
+		}
+	})
+	t.Run("timing min pins fast waits to the window's bound", func(t *testing.T) {
+		waits := map[int64]bool{}
+		for _, seed := range []string{"1", "2", "3", "4", "5", "6"} {
+			out := runJSONOutput(t, exitOK, "run", "--gen", "pair", "--timing", "min", "--clock", "ideal", "--seed", seed)
+			assert.Equal(t, "min", out.Timing)
+			assert.Equal(t, "ideal", out.Clock)
+			for _, c := range out.Contention {
+				for _, b := range c.Backoffs {
+					if b.Fast {
+						waits[b.WaitNs] = true
+					}
+				}
+			}
+		}
+		assert.Len(t, waits, 1, "fast waits at --timing min --clock ideal: %v", waits)
+	})
+	t.Run("force root", func(t *testing.T) {
+		out := runJSONOutput(t, exitOK, "run", "--gen", "chain:3", "--force-root", "n0")
+		require.NotNil(t, out.Root)
+		assert.Equal(t, "n0", *out.Root)
+	})
+	t.Run("initiator", func(t *testing.T) {
+		out := runJSONOutput(t, exitOK, "run", "--gen", "chain:3", "--initiator", "n2")
+		assert.Equal(t, "reset from n2", out.Generations[0].Cause)
+		for _, n := range out.Nodes {
+			assert.Equal(t, n.ID == "n2", n.Initiated, n.ID)
+		}
+	})
+	t.Run("profile", func(t *testing.T) {
+		out := runJSONOutput(t, exitOK, "run", "--profile", "1394a-2000")
+		assert.Equal(t, "1394a-2000", out.Profile)
+	})
+	t.Run("max events", func(t *testing.T) {
+		out := runJSONOutput(t, exitFailure, "run", "--max-events", "10")
+		assert.Equal(t, "budget-exhausted", out.Outcome)
+		assert.LessOrEqual(t, out.Events, uint64(10))
+	})
+}
+
+func TestRunTextSections(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "run", "--gen", "pair", "--seed", "7", "--clock", "ideal")
+	require.Equal(t, exitOK, code, stderr)
+	lines := strings.Split(stdout, "\n")
+	assert.Equal(t, "fwsim run: seed 7, profile 1394-1995, policy coin, timing random, clock ideal", lines[0])
+	assert.Equal(t, "topology: gen pair", lines[1])
+	for _, want := range []string{
+		"\ngeneration 0 at ", "\n  root: ", "\n  id  phy_ID  role ", "\n  root contention:\n    a:0 - b:0: ",
+		"\n  phases (from start): reset end ", "\n  self-IDs (2):\n    0x80",
+	} {
+		assert.Contains(t, stdout, want)
+	}
+	assert.Regexp(t, `\n1 generation, 1 ok; \d+ events; end \d+ ns\n$`, stdout)
+}
+
+func TestRunIgnoresStdin(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := Run(t.Context(), []string{"run", "--gen", "pair"}, iotestErrReader{}, &out, &errOut)
+	assert.Equal(t, exitOK, code, errOut.String())
+}
+
+type iotestErrReader struct{}
+
+func (iotestErrReader) Read([]byte) (int, error) { return 0, io.ErrUnexpectedEOF }

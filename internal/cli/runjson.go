@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/fwsim/fwsim/bus"
+)
+
+// runJSON is the --json output of "fwsim run". Field order is the order of
+// the struct fields; names are stable. The first generation's fields appear
+// at the top level as well as in generations, for the common one-reset case.
+type runJSON struct {
+	Topology  string   `json:"topology"` // the file, "gen SPEC" or "default"
+	Seed      uint64   `json:"seed"`
+	Profile   string   `json:"profile"`
+	Policy    string   `json:"policy"`
+	Timing    string   `json:"timing"` // the corner: random, min or max
+	Clock     string   `json:"clock"`  // cycle or ideal
+	OutOfSpec []string `json:"out_of_spec"`
+	// The first generation (a run always has one: the power-up reset).
+	generationJSON
+	Generations []indexedGenerationJSON `json:"generations"`
+	Events      uint64                  `json:"events"`
+	EndNs       int64                   `json:"end_ns"`
+}
+
+// indexedGenerationJSON is one element of "generations".
+type indexedGenerationJSON struct {
+	Index   int    `json:"index"`
+	StartNs int64  `json:"start_ns"`
+	Cause   string `json:"cause"`
+	generationJSON
+}
+
+// generationJSON is what one generation produced.
+type generationJSON struct {
+	Outcome    string           `json:"outcome"`
+	Problems   []string         `json:"problems"`
+	Root       *string          `json:"root"` // null when none was elected
+	Nodes      []nodeJSON       `json:"nodes"`
+	SelfIDs    []string         `json:"self_ids"` // "0x%08x", bus order, no inverses
+	TimingNs   timingJSON       `json:"timing_ns"`
+	Contention []contentionJSON `json:"contention"`
+}
+
+type nodeJSON struct {
+	ID               string   `json:"id"`
+	PhyID            *int     `json:"phy_id"`      // null when the node took none
+	Root             bool     `json:"root"`        //
+	ParentPort       *int     `json:"parent_port"` // null for the root or when unknown
+	Ports            []string `json:"ports"`       // child, parent, ncon or absent
+	ContentionRounds int      `json:"contention_rounds"`
+	Initiated        bool     `json:"initiated"`
+	State            string   `json:"state"` // the PHY state at the end, "A0" when idle
+}
+
+// timingJSON holds phase ends in ns from the generation's start; null for a
+// phase not reached.
+type timingJSON struct {
+	ResetEnd   *int64 `json:"reset_end"`
+	TreeIDDone *int64 `json:"tree_id_done"`
+	SelfIDDone *int64 `json:"self_id_done"`
+}
+
+type contentionJSON struct {
+	Nodes    [2]string     `json:"nodes"`
+	Ports    [2]int        `json:"ports"`
+	Parent   *string       `json:"parent"` // null when unresolved
+	Rounds   int           `json:"rounds"`
+	StartNs  int64         `json:"start_ns"`
+	EndNs    *int64        `json:"end_ns"` // null when unresolved
+	Backoffs []backoffJSON `json:"backoffs"`
+}
+
+type backoffJSON struct {
+	Node    string `json:"node"`
+	StartNs int64  `json:"start_ns"`
+	Fast    bool   `json:"fast"`
+	WaitNs  int64  `json:"wait_ns"`
+}
+
+func writeRunJSON(w io.Writer, source string, res *bus.Result) error {
+	out := runJSON{
+		Topology:    source,
+		Seed:        res.Seed,
+		Profile:     res.Profile,
+		Policy:      res.Policy.String(),
+		Timing:      res.Corner.String(),
+		Clock:       clockName(res.IdealClock),
+		OutOfSpec:   nonNil(res.OutOfSpec),
+		Generations: []indexedGenerationJSON{},
+		Events:      res.Events,
+		EndNs:       res.EndNs,
+	}
+	for _, g := range res.Generations {
+		out.Generations = append(out.Generations, indexedGenerationJSON{
+			Index: g.Index, StartNs: g.StartNs, Cause: g.Cause, generationJSON: newGenerationJSON(&g),
+		})
+	}
+	if len(out.Generations) > 0 {
+		out.generationJSON = out.Generations[0].generationJSON
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return fmt.Errorf("writing JSON: %w", err)
+	}
+	return nil
+}
+
+func newGenerationJSON(g *bus.Generation) generationJSON {
+	out := generationJSON{
+		Outcome:    string(g.Outcome),
+		Problems:   nonNil(g.Problems),
+		Root:       nullIfEmpty(g.Root),
+		Nodes:      []nodeJSON{},
+		SelfIDs:    []string{},
+		Contention: []contentionJSON{},
+		TimingNs: timingJSON{
+			ResetEnd:   nullIfNegative(g.Timing.ResetEnd),
+			TreeIDDone: nullIfNegative(g.Timing.TreeIDDone),
+			SelfIDDone: nullIfNegative(g.Timing.SelfIDDone),
+		},
+	}
+	for _, n := range g.Nodes {
+		ports := make([]string, len(n.Ports))
+		for i, p := range n.Ports {
+			ports[i] = p.String()
+		}
+		out.Nodes = append(out.Nodes, nodeJSON{
+			ID:               n.ID,
+			PhyID:            nullIfNegative(n.PhyID),
+			Root:             n.Root,
+			ParentPort:       nullIfNegative(n.ParentPort),
+			Ports:            ports,
+			ContentionRounds: n.ContentionRounds,
+			Initiated:        n.Initiated,
+			State:            n.State.String(),
+		})
+	}
+	for _, q := range g.SelfIDs {
+		out.SelfIDs = append(out.SelfIDs, fmt.Sprintf("0x%08x", uint32(q)))
+	}
+	for _, c := range g.Contention {
+		cj := contentionJSON{
+			Nodes: c.Nodes, Ports: c.Ports, Parent: nullIfEmpty(c.Parent), Rounds: c.Rounds,
+			StartNs: c.StartNs, EndNs: nullIfNegative(c.EndNs), Backoffs: []backoffJSON{},
+		}
+		for _, b := range c.Backoffs {
+			cj.Backoffs = append(cj.Backoffs, backoffJSON{Node: b.Node, StartNs: b.StartNs, Fast: b.Fast, WaitNs: b.WaitNs})
+		}
+		out.Contention = append(out.Contention, cj)
+	}
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nullIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func nullIfNegative[T int | int64](v T) *T {
+	if v < 0 {
+		return nil
+	}
+	return &v
+}
