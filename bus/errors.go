@@ -16,6 +16,7 @@ var ErrInvalidTopology = errors.New("invalid topology")
 var (
 	ErrMalformedFile   = invalid("malformed topology file")
 	ErrUnknownProfile  = invalid("unknown profile")
+	ErrBadTiming       = invalid("bad timing constant")
 	ErrEmptyBus        = invalid("empty bus")
 	ErrTooManyNodes    = invalid("too many nodes")
 	ErrBadNodeID       = invalid("bad node id")

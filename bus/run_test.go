@@ -315,3 +315,51 @@ func TestTraceSeesEveryPhase(t *testing.T) {
 	plain := runOK(t, topo, Options{Seed: 2})
 	assert.Equal(t, plain.Generations, res.Generations)
 }
+
+// TestWideHubsSendExtendedSelfIDs covers PHYs with more than three ports,
+// whose self-ID takes extended packets (SPEC §5): a hub with N−1 leaves, from
+// 2 to the 27 ports of 1394-1995.
+func TestWideHubsSendExtendedSelfIDs(t *testing.T) {
+	for n := 3; n <= 28; n++ {
+		topo := mustGenerate(t, fmt.Sprintf("star:%d", n))
+		res := runOK(t, topo, Options{Seed: uint64(n)})
+		g := res.Generations[0]
+		checkTree(t, topo, g)
+		hubPorts := n - 1
+		wantPackets := 1
+		switch {
+		case hubPorts > 19:
+			wantPackets = 4
+		case hubPorts > 11:
+			wantPackets = 3
+		case hubPorts > 3:
+			wantPackets = 2
+		}
+		assert.Len(t, g.SelfIDs, n-1+wantPackets, "star:%d: one packet per leaf, %d for the hub", n, wantPackets)
+		assert.Equal(t, "n0", g.Root, "star:%d: the hub hears every leaf", n)
+	}
+}
+
+func TestTimingOverridesFromTheFile(t *testing.T) {
+	topo, err := ParseTopology([]byte(`
+timing:
+  root_contend_fast: {min: 760ns, max: 850ns}
+  root_contend_slow: {min: 1590ns, max: 1670ns}
+nodes:
+  - {id: a, ports: 1}
+  - {id: b, ports: 1}
+cables:
+  - {from: "a:0", to: "b:0"}
+`), "override.yaml")
+	require.NoError(t, err)
+	for seed := range uint64(30) {
+		res := runOK(t, topo, Options{Seed: seed, IdealClock: true})
+		for _, b := range res.Generations[0].Contention[0].Backoffs {
+			if b.Fast {
+				assert.True(t, b.WaitNs >= 760 && b.WaitNs <= 850, "fast wait %d", b.WaitNs)
+			} else {
+				assert.True(t, b.WaitNs >= 1590 && b.WaitNs <= 1670, "slow wait %d", b.WaitNs)
+			}
+		}
+	}
+}

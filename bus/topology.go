@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/fwsim/fwsim/phy"
 )
 
 // Topology is the declarative, serialisable description of a bus (YAML and
@@ -16,7 +18,9 @@ type Topology struct {
 	// Profile names the timing profile: "1394-1995" (the default),
 	// "1394a-2000" or "prism".
 	Profile string `json:"profile,omitempty" yaml:"profile,omitempty"`
-	Nodes   []Node `json:"nodes" yaml:"nodes"`
+	// Timing overrides single timing constants of the profile.
+	Timing *TimingOverrides `json:"timing,omitempty" yaml:"timing,omitempty"`
+	Nodes  []Node           `json:"nodes" yaml:"nodes"`
 	// Cables are the cables plugged in when the bus powers up. They join
 	// the cabled nodes into one bus; a node without a cable is a device
 	// that a Connect event plugs in later.
@@ -27,6 +31,58 @@ type Topology struct {
 	// source locates items in the file ParseTopology read, so that resolve
 	// can name the line of a problem. Empty for a topology built in Go.
 	source topologySource
+}
+
+// TimingOverrides replaces the profile's value of every constant it sets
+// (phy.Timing documents each one); the rest keep the profile's values.
+type TimingOverrides struct {
+	RootContendFast  *WindowOverride `json:"root_contend_fast,omitempty" yaml:"root_contend_fast,omitempty"`
+	RootContendSlow  *WindowOverride `json:"root_contend_slow,omitempty" yaml:"root_contend_slow,omitempty"`
+	ResetTime        *Duration       `json:"reset_time,omitempty" yaml:"reset_time,omitempty"`
+	ResetWait        *Duration       `json:"reset_wait,omitempty" yaml:"reset_wait,omitempty"`
+	ConfigTimeout    *Duration       `json:"config_timeout,omitempty" yaml:"config_timeout,omitempty"`
+	ForceRootTimeout *Duration       `json:"force_root_timeout,omitempty" yaml:"force_root_timeout,omitempty"`
+	ShortResetTime   *Duration       `json:"short_reset_time,omitempty" yaml:"short_reset_time,omitempty"`
+	ConnectTimeout   *Duration       `json:"connect_timeout,omitempty" yaml:"connect_timeout,omitempty"`
+	DataPrefix       *Duration       `json:"data_prefix,omitempty" yaml:"data_prefix,omitempty"`
+	DataEnd          *Duration       `json:"data_end,omitempty" yaml:"data_end,omitempty"`
+	RepeatDelay      *Duration       `json:"repeat_delay,omitempty" yaml:"repeat_delay,omitempty"`
+	ClockHz          *int64          `json:"clock_hz,omitempty" yaml:"clock_hz,omitempty"`
+}
+
+// WindowOverride is a timing window, such as ROOT_CONTEND_FAST.
+type WindowOverride struct {
+	Min Duration `json:"min" yaml:"min"`
+	Max Duration `json:"max" yaml:"max"`
+}
+
+// apply returns t with the overridden constants replaced.
+func (o *TimingOverrides) apply(t phy.Timing) phy.Timing {
+	window := func(w *WindowOverride, into *phy.Window) {
+		if w != nil {
+			*into = phy.Window{Min: time.Duration(w.Min), Max: time.Duration(w.Max)}
+		}
+	}
+	duration := func(d *Duration, into *time.Duration) {
+		if d != nil {
+			*into = time.Duration(*d)
+		}
+	}
+	window(o.RootContendFast, &t.RootContendFast)
+	window(o.RootContendSlow, &t.RootContendSlow)
+	duration(o.ResetTime, &t.ResetTime)
+	duration(o.ResetWait, &t.ResetWait)
+	duration(o.ConfigTimeout, &t.ConfigTimeout)
+	duration(o.ForceRootTimeout, &t.ForceRootTimeout)
+	duration(o.ShortResetTime, &t.ShortResetTime)
+	duration(o.ConnectTimeout, &t.ConnectTimeout)
+	duration(o.DataPrefix, &t.DataPrefix)
+	duration(o.DataEnd, &t.DataEnd)
+	duration(o.RepeatDelay, &t.RepeatDelay)
+	if o.ClockHz != nil {
+		t.ClockHz = *o.ClockHz
+	}
+	return t
 }
 
 // Node is one PHY and the link layer above it. Only ID and Ports are

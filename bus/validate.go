@@ -171,6 +171,12 @@ func (r *resolver) profile(override string) error {
 	case err != nil:
 		return r.fail(ErrUnknownProfile, "profile", "%v", err)
 	}
+	if r.t.Timing != nil {
+		p.Timing = r.t.Timing.apply(p.Timing)
+		if err := p.Timing.Validate(); err != nil {
+			return r.fail(ErrBadTiming, "timing", "%v", err)
+		}
+	}
 	r.rt.profile = p
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 var sentinels = map[string]error{
 	"ErrMalformedFile":   ErrMalformedFile,
 	"ErrUnknownProfile":  ErrUnknownProfile,
+	"ErrBadTiming":       ErrBadTiming,
 	"ErrEmptyBus":        ErrEmptyBus,
 	"ErrTooManyNodes":    ErrTooManyNodes,
 	"ErrBadNodeID":       ErrBadNodeID,
