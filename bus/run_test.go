@@ -363,3 +363,35 @@ cables:
 		}
 	}
 }
+
+func TestShortResetIsShortOnTheWholeBus(t *testing.T) {
+	for _, short := range []bool{false, true} {
+		topo := mustGenerate(t, "chain:4")
+		topo.Profile = "1394a-2000"
+		topo.Events = []Event{{At: Duration(time.Millisecond), Reset: &ResetEvent{Node: "n0", Short: short}}}
+		res := runOK(t, topo, Options{Seed: 1})
+		require.Len(t, res.Generations, 2)
+		g := res.Generations[1]
+		checkTree(t, topo, g)
+		if short {
+			assert.Less(t, g.Timing.ResetEnd, int64(5*time.Microsecond), "short reset: every PHY drives BUS_RESET briefly")
+		} else {
+			assert.Greater(t, g.Timing.ResetEnd, int64(166*time.Microsecond))
+		}
+	}
+}
+
+func TestGapCountFromTheFileSurvivesTheFirstReset(t *testing.T) {
+	for _, gap := range []int{0, 5, 63} {
+		topo := mustGenerate(t, "chain:2")
+		for i := range topo.Nodes {
+			topo.Nodes[i].GapCount = &gap
+		}
+		res := runOK(t, topo, Options{Seed: 1})
+		g := res.Generations[0]
+		require.Equal(t, OutcomeOK, g.Outcome)
+		for _, q := range g.SelfIDs {
+			assert.Equal(t, gap, q.GapCount())
+		}
+	}
+}

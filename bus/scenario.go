@@ -38,6 +38,13 @@ func (w *world) scenario(idx int) {
 		desc := fmt.Sprintf("%s reset from %s (event %d)", kind, w.nodes[ev.node].cfg.id, idx)
 		w.observe(TraceEvent{Kind: TraceScenario, Node: w.nodes[ev.node].cfg.id, Port: -1, Detail: desc})
 		w.nodes[ev.node].cause = desc
+		if ev.short {
+			for j := range w.nodes {
+				if w.comp[j] == w.comp[ev.node] {
+					w.nodes[j].m.ExpectShortReset()
+				}
+			}
+		}
 		w.scheduleInitiate(ev.node, now, ev.short)
 	case eventPhyConfig:
 		root := 0

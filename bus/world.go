@@ -210,10 +210,6 @@ func (w *world) buildNode(i int, rn resolvedNode, bias float64, forceRoot bool) 
 	if err != nil {
 		return fmt.Errorf("%w: node %q: %w", ErrInvalidOptions, rn.id, err)
 	}
-	gap := rn.gapCount
-	if gap == 63 {
-		gap = 0 // the power-up value: nothing written
-	}
 	m, err := phy.NewMachine(phy.Config{
 		Ports:      rn.ports,
 		Speed:      rn.speed,
@@ -221,10 +217,13 @@ func (w *world) buildNode(i int, rn resolvedNode, bias float64, forceRoot bool) 
 		Contender:  rn.contender,
 		PowerClass: rn.powerClass,
 		ForceRoot:  rn.forceRoot || forceRoot,
-		GapCount:   gap,
-		Timing:     w.timing,
-		Clock:      n.clock,
-		TreeID:     election,
+		GapCount:   rn.gapCount,
+		// A gap count in the file counts as written before power-up; 63 is
+		// what the first reset would set anyway.
+		GapCountWritten: rn.gapCount != 63,
+		Timing:          w.timing,
+		Clock:           n.clock,
+		TreeID:          election,
 	})
 	if err != nil {
 		return fmt.Errorf("node %q: %w", rn.id, err)

@@ -17,11 +17,13 @@ type Config struct {
 	PowerClass int   // pwr, 0..7
 	// ForceRoot is RHB before the first reset.
 	ForceRoot bool
-	// GapCount is the gap count register. It is treated as written by a PHY
-	// configuration packet just before the first reset, so it survives that
-	// reset (SPEC §6); zero means the power-up value 63.
+	// GapCount is the gap count register before the first reset.
 	GapCount int
-	Timing   Timing
+	// GapCountWritten says GapCount was written by a PHY configuration
+	// packet just before the first reset, so it survives that reset (SPEC
+	// §6); otherwise the first reset sets the power-up value 63.
+	GapCountWritten bool
+	Timing          Timing
 	// Clock converts timing constants into cycle counts.
 	Clock  Clock
 	TreeID TreeIdentifier
@@ -48,6 +50,7 @@ type Machine struct {
 
 	// Per-reset outcome.
 	short         bool
+	expectShort   bool // the next BUS_RESET to arrive is a short reset
 	initiated     bool
 	configTimeout bool
 	root          bool
@@ -98,14 +101,11 @@ func NewMachine(cfg Config) (*Machine, error) {
 		state:      A0Idle,
 		wake:       NoWake,
 		rhb:        cfg.ForceRoot,
-		gapCount:   63,
 		identified: make([]bool, cfg.Ports),
 		parentPort: -1,
 		received:   make([]SelfID, 0, MaxNodes), // one packet per node on most buses
 	}
-	if cfg.GapCount != 0 {
-		m.gapCount, m.gapSet = cfg.GapCount, true
-	}
+	m.gapCount, m.gapSet = cfg.GapCount, cfg.GapCountWritten
 	m.cyc.resetTime = cfg.Clock.Cycles(cfg.Timing.ResetTime)
 	m.cyc.shortResetTime = cfg.Clock.Cycles(cfg.Timing.ShortResetTime)
 	m.cyc.resetWait = cfg.Clock.Cycles(cfg.Timing.ResetWait)
@@ -135,6 +135,13 @@ func (m *Machine) InitiateReset(now int64, short bool) {
 	m.enterR0(true, short)
 	m.settle()
 }
+
+// ExpectShortReset tells the PHY that the next BUS_RESET it receives is an
+// arbitrated short reset (1394a), so it too drives BUS_RESET for only
+// SHORT_RESET_TIME. On a real bus the PHYs know because the short reset
+// follows arbitration; the emulator does not model arbitration, so the bus
+// tells them.
+func (m *Machine) ExpectShortReset() { m.expectShort = true }
 
 // Step evaluates the state machine at clock cycle now against Ports().Rx.
 func (m *Machine) Step(now int64) {
@@ -226,7 +233,7 @@ func (m *Machine) enter(s State) {
 
 func (m *Machine) enterR0(initiated, short bool) {
 	m.enter(R0ResetStart)
-	m.initiated, m.short = initiated, short
+	m.initiated, m.short, m.expectShort = initiated, short, false
 	m.configTimeout, m.root, m.parentPort, m.phyID, m.zeros = false, false, -1, 0, 0
 	m.received = m.received[:0]
 	m.transmit = nil
@@ -255,7 +262,7 @@ func (m *Machine) resetDuration() int64 {
 // advance takes at most one transition and reports whether it did.
 func (m *Machine) advance() bool {
 	if m.state != R0ResetStart && m.state != R1ResetWait && m.receivesBusReset() {
-		m.enterR0(false, false)
+		m.enterR0(false, m.expectShort)
 		return true
 	}
 	switch m.state {
@@ -272,7 +279,7 @@ func (m *Machine) advance() bool {
 			return m.treeVerdict(m.cfg.TreeID.Begin(m.now, &m.ports, m.rhb, &m.trail))
 		}
 		if m.now-m.entry >= m.cyc.resetWait {
-			m.enterR0(false, m.short)
+			m.enterR0(m.initiated, m.short) // the same reset, started over
 			return true
 		}
 	case T0TreeIDStart:

@@ -79,7 +79,7 @@ func TestBusResetArrivingAnywhereResets(t *testing.T) {
 }
 
 func TestWrittenGapCountSurvivesOneReset(t *testing.T) {
-	m := newTestMachine(t, []bool{true}, func(c *phy.Config) { c.GapCount = 5 })
+	m := newTestMachine(t, []bool{true}, func(c *phy.Config) { c.GapCount, c.GapCountWritten = 5, true })
 	m.InitiateReset(0, false)
 	assert.Equal(t, 5, m.GapCount(), "SPEC §6: a written gap count survives the next reset")
 	m.InitiateReset(1, false)
@@ -97,10 +97,44 @@ func TestWrittenGapCountSurvivesOneReset(t *testing.T) {
 	assert.False(t, m.ForceRoot(), "R=1 addressed to another node clears RHB")
 }
 
+func TestGapCountZeroIsAValue(t *testing.T) {
+	m := newTestMachine(t, []bool{true}, func(c *phy.Config) { c.GapCount, c.GapCountWritten = 0, true })
+	m.InitiateReset(0, false)
+	assert.Equal(t, 0, m.GapCount())
+}
+
 func TestShortResetIsShort(t *testing.T) {
-	m := newTestMachine(t, []bool{true}, func(c *phy.Config) { c.Timing = phy.Profiles()[1].Timing })
+	timing := phy.Profiles()[1].Timing
+	m := newTestMachine(t, []bool{true}, func(c *phy.Config) { c.Timing = timing })
 	m.InitiateReset(0, true)
-	assert.Equal(t, int64(phy.Profiles()[1].Timing.ShortResetTime), m.Wake())
+	assert.Equal(t, int64(timing.ShortResetTime), m.Wake())
+
+	// A PHY that receives a short reset drives it for the short time too,
+	// once told to expect one; otherwise a received reset is long.
+	for _, expect := range []bool{true, false} {
+		r := newTestMachine(t, []bool{true}, func(c *phy.Config) { c.Timing = timing })
+		if expect {
+			r.ExpectShortReset()
+		}
+		r.Ports().Rx[0] = phy.RxBusReset
+		r.Step(100)
+		want := timing.ResetTime
+		if expect {
+			want = timing.ShortResetTime
+		}
+		assert.Equal(t, 100+int64(want), r.Wake(), "expect short: %v", expect)
+	}
+}
+
+func TestResetWaitTimeoutKeepsTheInitiator(t *testing.T) {
+	m := newTestMachine(t, []bool{true}, nil)
+	timing := phy.Profiles()[0].Timing
+	m.InitiateReset(0, false)
+	m.Ports().Rx[0] = phy.RxBusReset
+	m.Step(int64(timing.ResetTime))
+	m.Step(int64(timing.ResetTime + timing.ResetWait))
+	require.Equal(t, phy.R0ResetStart, m.State())
+	assert.True(t, m.Initiated(), "the same reset, started over: i stays set")
 }
 
 // toChild runs a one-port leaf through reset and tree identify until its

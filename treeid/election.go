@@ -152,7 +152,7 @@ func (e *Election) Step(now int64, p *phy.Ports, trail *phy.Trail) phy.TreeVerdi
 	for {
 		out, moved := e.advance(now, p)
 		if out != phy.TreePending || !moved {
-			return phy.TreeVerdict{Outcome: out, Wake: e.wake()}
+			return phy.TreeVerdict{Outcome: out, Wake: e.wake(now)}
 		}
 	}
 }
@@ -284,16 +284,20 @@ func (e *Election) pickWait(lo, hi int64) int64 {
 	return lo + e.cfg.Rand.Int64N(hi-lo+1)
 }
 
-// wake is the cycle of the next timer expiry the current state waits for.
-func (e *Election) wake() int64 {
+// wake is the cycle of the next timer expiry the current state waits for:
+// only one still ahead of now. Once a back-off has ended, T3 waits for the
+// line state to change, not for a timer.
+func (e *Election) wake(now int64) int64 {
 	switch e.state {
 	case phy.T0TreeIDStart:
-		if e.forceRoot && e.children == e.nport-1 && e.cyc.forceRoot < e.cyc.config {
+		if e.forceRoot && e.children == e.nport-1 && now < e.entry+e.cyc.forceRoot {
 			return e.entry + e.cyc.forceRoot
 		}
 		return e.entry + e.cyc.config
 	case phy.T3RootContention:
-		return e.entry + e.wait
+		if now < e.entry+e.wait {
+			return e.entry + e.wait
+		}
 	}
 	return phy.NoWake
 }

@@ -125,6 +125,26 @@ func TestRootContentionLostToTheQuickerPeer(t *testing.T) {
 	assert.Equal(t, phy.TreeRoot, e.Step(650, p, &trail).Outcome)
 }
 
+// A back-off that ends on anything but IDLE or PARENT_NOTIFY (a peer that
+// has meanwhile become the parent, on a too-long wire) leaves the node in T3
+// waiting for the line to change, with no timer: the bus then stalls rather
+// than polling forever.
+func TestBackoffEndingOnAnotherLineStateWaitsWithoutATimer(t *testing.T) {
+	e := newTestElection(t, func(c *ElectionConfig) { c.Corner = CornerMin; c.FastProbability = 1 })
+	p := testPorts(true)
+	var trail phy.Trail
+	e.Begin(0, p, false, &trail)
+	p.Rx[0] = phy.RxRootContention
+	e.Step(0, p, &trail)
+	p.Rx[0] = phy.RxIdentDone // the peer drives CHILD_NOTIFY at an idle port
+	v := e.Step(240, p, &trail)
+	assert.Equal(t, phy.T3RootContention, e.State())
+	assert.Equal(t, phy.NoWake, v.Wake)
+	p.Rx[0] = phy.RxIdle
+	e.Step(900, p, &trail)
+	assert.Equal(t, phy.T2ParentHandshake, e.State())
+}
+
 func TestForceRootHoldsOffInT0(t *testing.T) {
 	e := newTestElection(t, nil)
 	p := testPorts(true, true)

@@ -47,8 +47,8 @@ type generationJSON struct {
 
 type nodeJSON struct {
 	ID               string   `json:"id"`
-	PhyID            *int     `json:"phy_id"`      // null when the node took none
-	Root             bool     `json:"root"`        //
+	PhyID            *int     `json:"phy_id"` // null when the node took none
+	Root             bool     `json:"root"`
 	ParentPort       *int     `json:"parent_port"` // null for the root or when unknown
 	Ports            []string `json:"ports"`       // child, parent, ncon or absent
 	ContentionRounds int      `json:"contention_rounds"`
