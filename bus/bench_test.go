@@ -1,24 +1,19 @@
 package bus
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // benchTree is a 63-node random tree within the spec's 16 hops.
 func benchTree(b *testing.B) *Topology {
 	b.Helper()
 	for seed := 1; ; seed++ {
-		topo := mustGenerate(b, "tree:63:"+itoa(seed))
+		topo := mustGenerate(b, fmt.Sprintf("tree:63:%d", seed))
 		if topo.Validate(ResolveOptions{}) == nil {
 			return topo
 		}
 	}
-}
-
-func itoa(i int) string {
-	const digits = "0123456789"
-	if i < 10 {
-		return digits[i : i+1]
-	}
-	return itoa(i/10) + digits[i%10:i%10+1]
 }
 
 // BenchmarkInit63 is one full bus initialisation of a 63-node random tree:

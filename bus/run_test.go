@@ -395,3 +395,28 @@ func TestGapCountFromTheFileSurvivesTheFirstReset(t *testing.T) {
 		}
 	}
 }
+
+func TestBadOptionsAreErrors(t *testing.T) {
+	topo := mustGenerate(t, "chain:3")
+	bias := 1.5
+	timing := phy.Profiles()[0].Timing
+	timing.RootContendFast.Min = -1
+	for name, tc := range map[string]struct {
+		o    Options
+		want string
+	}{
+		"force root": {Options{ForceRoot: "printer"}, `force root: unknown node "printer"`},
+		"initiator":  {Options{Initiators: []string{"n0", "nx"}}, `initiator: unknown node "nx"`},
+		"coin bias":  {Options{CoinBias: &bias}, "coin bias 1.5 outside [0, 1]"},
+		"timing":     {Options{Timing: &timing}, "root contend fast window"},
+		"time":       {Options{MaxTime: -time.Second}, "time budget -1s is negative"},
+		"profile":    {Options{Profile: "1394c"}, `unknown profile "1394c"`},
+	} {
+		_, err := Run(topo, tc.o)
+		require.Error(t, err, name)
+		assert.Contains(t, err.Error(), tc.want, name)
+		if name != "profile" {
+			assert.ErrorIs(t, err, ErrInvalidOptions, name)
+		}
+	}
+}

@@ -146,6 +146,9 @@ func newWorld(rt *resolvedTopology, o Options) (*world, error) {
 	if w.maxEv == 0 {
 		w.maxEv = DefaultMaxEvents
 	}
+	if o.MaxTime < 0 {
+		return nil, fmt.Errorf("%w: time budget %v is negative", ErrInvalidOptions, o.MaxTime)
+	}
 	w.maxTime = int64(o.MaxTime)
 	if w.maxTime == 0 {
 		last := int64(0)
