@@ -43,6 +43,16 @@ func testPorts(connected ...bool) *phy.Ports {
 	return p
 }
 
+// contendingLeaf starts a one-port leaf's tree identify at cycle 0 (it asks
+// for a parent at once) and has ROOT_CONTENTION arrive; the caller steps it.
+func contendingLeaf(e *Election) (*phy.Ports, *phy.Trail) {
+	p := testPorts(true)
+	trail := new(phy.Trail)
+	e.Begin(0, p, false, trail)
+	p.Rx[0] = phy.RxRootContention
+	return p, trail
+}
+
 func TestLeafAsksForAParentAtOnce(t *testing.T) {
 	e := newTestElection(t, nil)
 	p := testPorts(true, false)
@@ -87,11 +97,8 @@ func TestNodeWithEveryPortAChildIsRoot(t *testing.T) {
 
 func TestRootContentionBacksOffAndRetries(t *testing.T) {
 	e := newTestElection(t, func(c *ElectionConfig) { c.Corner = CornerMin; c.FastProbability = 1 })
-	p := testPorts(true)
-	var trail phy.Trail
-	e.Begin(0, p, false, &trail)
-	p.Rx[0] = phy.RxRootContention
-	v := e.Step(50, p, &trail)
+	p, trail := contendingLeaf(e)
+	v := e.Step(50, p, trail)
 	require.Equal(t, phy.T3RootContention, e.State())
 	assert.Equal(t, phy.TxIdle, p.Tx[0], "T3 drives IDLE")
 	assert.Equal(t, int64(50+240), v.Wake, "FAST at the window's minimum")
@@ -99,30 +106,27 @@ func TestRootContentionBacksOffAndRetries(t *testing.T) {
 	assert.Equal(t, Round{Start: 50, Port: 0, Fast: true, Wait: 240}, e.Rounds()[0])
 
 	p.Rx[0] = phy.RxIdle
-	e.Step(289, p, &trail)
+	e.Step(289, p, trail)
 	assert.Equal(t, phy.T3RootContention, e.State(), "still waiting one cycle before the end")
-	e.Step(290, p, &trail)
+	e.Step(290, p, trail)
 	assert.Equal(t, phy.T2ParentHandshake, e.State(), "peer idle: ask again")
 	assert.Equal(t, phy.TxParentNotify, p.Tx[0])
 }
 
 func TestRootContentionLostToTheQuickerPeer(t *testing.T) {
 	e := newTestElection(t, func(c *ElectionConfig) { c.Corner = CornerMax; c.FastProbability = 0 })
-	p := testPorts(true)
-	var trail phy.Trail
-	e.Begin(0, p, false, &trail)
-	p.Rx[0] = phy.RxRootContention
-	v := e.Step(0, p, &trail)
+	p, trail := contendingLeaf(e)
+	v := e.Step(0, p, trail)
 	assert.Equal(t, int64(600), v.Wake, "SLOW at the window's maximum")
 
 	// The peer waited less and asks again: this node becomes its parent.
 	p.Rx[0] = phy.RxParentNotify
-	e.Step(600, p, &trail)
+	e.Step(600, p, trail)
 	assert.Equal(t, phy.T1ChildHandshake, e.State())
 	assert.Equal(t, phy.TxChildNotify, p.Tx[0])
 	assert.Equal(t, phy.PortChild, p.Status[0])
 	p.Rx[0] = phy.RxChildHandshake
-	assert.Equal(t, phy.TreeRoot, e.Step(650, p, &trail).Outcome)
+	assert.Equal(t, phy.TreeRoot, e.Step(650, p, trail).Outcome)
 }
 
 // A back-off that ends on anything but IDLE or PARENT_NOTIFY (a peer that
@@ -131,17 +135,14 @@ func TestRootContentionLostToTheQuickerPeer(t *testing.T) {
 // than polling forever.
 func TestBackoffEndingOnAnotherLineStateWaitsWithoutATimer(t *testing.T) {
 	e := newTestElection(t, func(c *ElectionConfig) { c.Corner = CornerMin; c.FastProbability = 1 })
-	p := testPorts(true)
-	var trail phy.Trail
-	e.Begin(0, p, false, &trail)
-	p.Rx[0] = phy.RxRootContention
-	e.Step(0, p, &trail)
+	p, trail := contendingLeaf(e)
+	e.Step(0, p, trail)
 	p.Rx[0] = phy.RxIdentDone // the peer drives CHILD_NOTIFY at an idle port
-	v := e.Step(240, p, &trail)
+	v := e.Step(240, p, trail)
 	assert.Equal(t, phy.T3RootContention, e.State())
 	assert.Equal(t, phy.NoWake, v.Wake)
 	p.Rx[0] = phy.RxIdle
-	e.Step(900, p, &trail)
+	e.Step(900, p, trail)
 	assert.Equal(t, phy.T2ParentHandshake, e.State())
 }
 
@@ -183,11 +184,8 @@ func TestLargerIDWaitsSlow(t *testing.T) {
 			c.Policy, c.Corner, c.Rand = LargerIDWins, CornerMin, nil
 			c.UID, c.PeerUIDs = tc.own, []uint64{tc.peer}
 		})
-		p := testPorts(true)
-		var trail phy.Trail
-		e.Begin(0, p, false, &trail)
-		p.Rx[0] = phy.RxRootContention
-		e.Step(1, p, &trail)
+		p, trail := contendingLeaf(e)
+		e.Step(1, p, trail)
 		require.Len(t, e.Rounds(), 1)
 		assert.Equal(t, tc.fast, e.Rounds()[0].Fast, "uid %d vs %d", tc.own, tc.peer)
 	}
@@ -197,11 +195,8 @@ func TestRandomWaitsCoverTheWindow(t *testing.T) {
 	e := newTestElection(t, nil)
 	seen := map[int64]bool{}
 	for i := range 4000 {
-		p := testPorts(true)
-		var trail phy.Trail
-		e.Begin(0, p, false, &trail)
-		p.Rx[0] = phy.RxRootContention
-		e.Step(0, p, &trail)
+		p, trail := contendingLeaf(e)
+		e.Step(0, p, trail)
 		r := e.Rounds()[0]
 		if r.Fast {
 			require.True(t, r.Wait >= 240 && r.Wait <= 260, "round %d: fast wait %d", i, r.Wait)
