@@ -66,7 +66,7 @@ func TestYAMLAndJSONAgree(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, withoutSource(fromYAML), withoutSource(fromJSON))
 	assert.Len(t, fromJSON.Nodes, 5)
-	assert.Len(t, fromJSON.Events, 2)
+	assert.Len(t, fromJSON.Events, 3)
 }
 
 // TestEncodeRoundTrip writes topologies in both formats and reads them back.
