@@ -34,15 +34,23 @@ const (
 type Result struct {
 	Seed    uint64
 	Profile string
-	// Policy and Corner record how root contention was resolved.
-	Policy treeid.Policy
-	Corner treeid.Corner
+	// Policy, CoinBias (the probability of FAST) and Corner record how root
+	// contention was resolved.
+	Policy   treeid.Policy
+	CoinBias float64
+	Corner   treeid.Corner
+	// ForceRoot is the node given RHB by Options.ForceRoot, "" if none.
+	ForceRoot string
+	// Initiators are the nodes that started the first reset; empty means
+	// power-up, every PHY.
+	Initiators []string
 	// IdealClock is set when cycle quantisation was off.
 	IdealClock bool
 	// OutOfSpec lists why the configuration is outside the standard's
 	// limits; empty when it is within them.
 	OutOfSpec []string
-	// Generations lists every bus initialisation in the order they began.
+	// Generations lists every bus initialisation in the order they began;
+	// there is always at least the first.
 	// A scenario that splits the bus yields one generation per part.
 	Generations []Generation
 	// Events counts the kernel events processed; EndNs is the virtual time

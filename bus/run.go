@@ -15,7 +15,8 @@ func Run(t *Topology, o Options) (*Result, error) {
 	}
 	w.run()
 	res := &Result{
-		Seed: o.Seed, Profile: rt.profile.Name, Policy: o.Policy, Corner: o.Corner,
+		Seed: o.Seed, Profile: rt.profile.Name, Policy: o.Policy, CoinBias: w.bias, Corner: o.Corner,
+		ForceRoot: o.ForceRoot, Initiators: o.Initiators,
 		IdealClock: o.IdealClock, OutOfSpec: rt.outOfSpec,
 		Events: w.k.Processed() - w.traceOnly, EndNs: w.lastActive,
 	}

@@ -100,6 +100,7 @@ type world struct {
 	lastActive int64  // time of the last event that was not a stale timer
 	maxTime    int64
 	maxEv      uint64
+	bias       float64 // the coin's probability of FAST
 	// initiating is the node whose InitiateReset is being processed, -1
 	// otherwise: its R0 entry carries the cause of the reset.
 	initiating int
@@ -120,6 +121,7 @@ func newWorld(rt *resolvedTopology, o Options) (*world, error) {
 	if !(bias >= 0 && bias <= 1) {
 		return nil, fmt.Errorf("%w: coin bias %v outside [0, 1]", ErrInvalidOptions, bias)
 	}
+	w.bias = bias
 	forced := -1
 	if o.ForceRoot != "" {
 		if forced = rt.nodeIndex(o.ForceRoot); forced < 0 {

@@ -225,7 +225,7 @@ func TestRunJSONFieldOrder(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "run", "--gen", "pair", "--json")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Equal(t, []string{
-		"topology", "seed", "profile", "policy", "timing", "clock", "out_of_spec",
+		"topology", "seed", "profile", "policy", "coin_bias", "force_root", "initiators", "timing", "clock", "out_of_spec",
 		"outcome", "problems", "root", "nodes", "self_ids", "timing_ns", "contention",
 		"generations", "events", "end_ns",
 	}, topLevelKeys(t, stdout))
@@ -351,11 +351,12 @@ func TestRunOptionsReachTheRun(t *testing.T) {
 }
 
 func TestRunTextSections(t *testing.T) {
-	code, stdout, stderr := runCLI(t, "run", "--gen", "pair", "--seed", "7", "--clock", "ideal")
+	code, stdout, stderr := runCLI(t, "run", "--gen", "pair", "--seed", "7", "--clock", "ideal", "--coin-bias", "0.25")
 	require.Equal(t, exitOK, code, stderr)
 	lines := strings.Split(stdout, "\n")
-	assert.Equal(t, "fwsim run: seed 7, profile 1394-1995, policy coin, timing random, clock ideal", lines[0])
+	assert.Equal(t, "fwsim run: seed 7, profile 1394-1995, policy coin, coin bias 0.25, timing random, clock ideal", lines[0])
 	assert.Equal(t, "topology: gen pair", lines[1])
+	assert.Equal(t, "first reset: power-up, every PHY", lines[2])
 	for _, want := range []string{
 		"\ngeneration 0 at ", "\n  root: ", "\n  id  phy_ID  role ", "\n  root contention:\n    a:0 - b:0: ",
 		"\n  phases (from start): reset end ", "\n  self-IDs (2):\n    0x80",
@@ -374,3 +375,24 @@ func TestRunIgnoresStdin(t *testing.T) {
 type iotestErrReader struct{}
 
 func (iotestErrReader) Read([]byte) (int, error) { return 0, io.ErrUnexpectedEOF }
+
+// TestRunRecordsHowTheRunWasSet: the output alone reproduces the run.
+func TestRunRecordsHowTheRunWasSet(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "run", "--json", "--seed", "9", "--force-root", "camera",
+		"--initiator", "pc", "--initiator", "hub", "--coin-bias", "0.75")
+	require.Equal(t, exitOK, code, stderr)
+	var doc struct {
+		Seed       uint64   `json:"seed"`
+		CoinBias   float64  `json:"coin_bias"`
+		ForceRoot  *string  `json:"force_root"`
+		Initiators []string `json:"initiators"`
+		Root       string   `json:"root"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
+	assert.Equal(t, uint64(9), doc.Seed)
+	assert.Equal(t, 0.75, doc.CoinBias)
+	require.NotNil(t, doc.ForceRoot)
+	assert.Equal(t, "camera", *doc.ForceRoot)
+	assert.Equal(t, []string{"pc", "hub"}, doc.Initiators)
+	assert.Equal(t, "camera", doc.Root)
+}

@@ -12,13 +12,18 @@ import (
 // the struct fields; names are stable. The first generation's fields appear
 // at the top level as well as in generations, for the common one-reset case.
 type runJSON struct {
-	Topology  string   `json:"topology"` // the file, "gen SPEC" or "default"
-	Seed      uint64   `json:"seed"`
-	Profile   string   `json:"profile"`
-	Policy    string   `json:"policy"`
-	Timing    string   `json:"timing"` // the corner: random, min or max
-	Clock     string   `json:"clock"`  // cycle or ideal
-	OutOfSpec []string `json:"out_of_spec"`
+	Topology string  `json:"topology"` // the file, "gen SPEC" or "default"
+	Seed     uint64  `json:"seed"`
+	Profile  string  `json:"profile"`
+	Policy   string  `json:"policy"`
+	CoinBias float64 `json:"coin_bias"` // the probability of FAST
+	// ForceRoot is the node given RHB before the first reset, null if none;
+	// Initiators start the first reset, [] for power-up (every PHY).
+	ForceRoot  *string  `json:"force_root"`
+	Initiators []string `json:"initiators"`
+	Timing     string   `json:"timing"` // the corner: random, min or max
+	Clock      string   `json:"clock"`  // cycle or ideal
+	OutOfSpec  []string `json:"out_of_spec"`
 	// The first generation (a run always has one: the power-up reset).
 	generationJSON
 	Generations []indexedGenerationJSON `json:"generations"`
@@ -87,12 +92,17 @@ func writeRunJSON(w io.Writer, source string, res *bus.Result) error {
 		Seed:        res.Seed,
 		Profile:     res.Profile,
 		Policy:      res.Policy.String(),
+		CoinBias:    res.CoinBias,
+		Initiators:  nonNil(res.Initiators),
 		Timing:      res.Corner.String(),
 		Clock:       clockName(res.IdealClock),
 		OutOfSpec:   nonNil(res.OutOfSpec),
 		Generations: []indexedGenerationJSON{},
 		Events:      res.Events,
 		EndNs:       res.EndNs,
+	}
+	if res.ForceRoot != "" {
+		out.ForceRoot = &res.ForceRoot
 	}
 	for _, g := range res.Generations {
 		out.Generations = append(out.Generations, indexedGenerationJSON{

@@ -14,9 +14,17 @@ import (
 // and a summary line. Times are integer nanoseconds; generation-internal
 // times count from the generation's start.
 func writeRunText(w io.Writer, source string, res *bus.Result) {
-	fmt.Fprintf(w, "fwsim run: seed %d, profile %s, policy %s, timing %s, clock %s\n",
-		res.Seed, res.Profile, res.Policy, res.Corner, clockName(res.IdealClock))
+	fmt.Fprintf(w, "fwsim run: seed %d, profile %s, policy %s, coin bias %g, timing %s, clock %s\n",
+		res.Seed, res.Profile, res.Policy, res.CoinBias, res.Corner, clockName(res.IdealClock))
 	fmt.Fprintf(w, "topology: %s\n", source)
+	first := "power-up, every PHY"
+	if len(res.Initiators) > 0 {
+		first = "from " + strings.Join(res.Initiators, ", ")
+	}
+	if res.ForceRoot != "" {
+		first += "; force root " + res.ForceRoot
+	}
+	fmt.Fprintf(w, "first reset: %s\n", first)
 	if len(res.OutOfSpec) > 0 {
 		fmt.Fprintf(w, "OUT OF SPEC: %s\n", strings.Join(res.OutOfSpec, "; "))
 	}
