@@ -20,9 +20,13 @@ Emulates one bus: the reset at power-up (or from the --initiator nodes), tree
 identify with any root contention, self identify, then every event the
 topology file scripts. Reports each bus initialisation (generation): its
 outcome, the root, every node's ports, the root-contention back-offs, the
-phase times and the self-ID packets. Without --topology or --gen it runs the
-built-in default bus (examples/default.yaml). The same flags and seed always
-give the same output.
+phase times, a timeline and the self-ID packets. Without --topology or --gen
+it runs the built-in default bus (examples/default.yaml). The same flags and
+seed always give the same output, and the same files.
+
+--vcd, --trace, --dot and --svg also write the run to files: a waveform for
+GTKWave or PulseView, every event as JSON lines, and the bus as Graphviz DOT
+or SVG (see docs/reading-a-bus-reset.md).
 
 Exit status: 0 every generation ended ok; 1 one did not (a loop, a stall, an
 exhausted budget ...); 2 usage or input error.`
@@ -33,6 +37,7 @@ type runConfig struct {
 	gen        string // a generator spec
 	opts       bus.Options
 	jsonOutput bool
+	views      viewFiles
 }
 
 func runRun(_ context.Context, e *env, args []string) int {
@@ -42,6 +47,7 @@ func runRun(_ context.Context, e *env, args []string) int {
 		"fwsim run --gen tree:20:3 --policy larger-id-wins --timing max",
 		"fwsim run --topology examples/hotplug.yaml --json",
 		"fwsim run --gen chain:4 --initiator n3 --force-root n0 --clock ideal",
+		"fwsim run --gen pair --seed 7 --vcd pair.vcd --trace pair.jsonl --svg pair.svg",
 	)
 	var (
 		cfg        runConfig
@@ -93,8 +99,16 @@ func runRun(_ context.Context, e *env, args []string) int {
 		"stop after `N` kernel events; the generation then ends budget-exhausted,\ne.g. --max-events 10000")
 	fs.BoolVar(&cfg.jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .root")
+	fs.StringVar(&cfg.views.vcd, "vcd", "",
+		"write the run as a Value Change Dump to `FILE`: per node the PHY state, per port\nthe TPA/TPB drive and receive values and line states, e.g. --vcd reset.vcd")
+	fs.StringVar(&cfg.views.trace, "trace", "",
+		"write every event to `FILE`, one JSON object per line (time_ns, kind, node,\nport, from, to, ...), e.g. --trace reset.jsonl")
+	fs.StringVar(&cfg.views.dot, "dot", "",
+		"write the bus of every generation as Graphviz DOT to `FILE`, e.g. --dot bus.dot")
+	fs.StringVar(&cfg.views.svg, "svg", "",
+		"render the DOT to SVG in `FILE` with Graphviz's dot, which must be installed,\ne.g. --svg bus.svg")
 	fs.order("topology", "gen", "seed", "profile", "force-root", "initiator", "policy", "coin-bias",
-		"timing", "clock", "allow-out-of-spec", "max-events", "json")
+		"timing", "clock", "allow-out-of-spec", "max-events", "json", "vcd", "trace", "dot", "svg")
 
 	if code, done := fs.parse(e, args); done {
 		return code
@@ -119,6 +133,15 @@ func runRun(_ context.Context, e *env, args []string) int {
 	if err != nil {
 		return fs.inputError(e, err)
 	}
+	// Every output file is checked before the run, which may be long.
+	if err := cfg.views.open(); err != nil {
+		return fs.inputError(e, err)
+	}
+	defer cfg.views.close()
+	var trace bus.Trace
+	if cfg.views.traced() {
+		cfg.opts.Observer = trace.Record
+	}
 	res, err := bus.Run(topo, cfg.opts)
 	if err != nil {
 		switch {
@@ -132,6 +155,9 @@ func runRun(_ context.Context, e *env, args []string) int {
 		if cfg.gen != "" {
 			err = fmt.Errorf("--gen %s: %w", cfg.gen, err)
 		}
+		return fs.inputError(e, err)
+	}
+	if err := cfg.views.write(res, trace.Events); err != nil {
 		return fs.inputError(e, err)
 	}
 	if cfg.jsonOutput {

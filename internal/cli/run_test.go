@@ -3,11 +3,15 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/fwsim/fwsim/internal/vcd"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -170,7 +174,7 @@ func TestRunOutOfSpecNamesTheFlag(t *testing.T) {
 
 // runFlags are every flag of "fwsim run", which help must explain.
 var runFlags = []string{"topology", "gen", "seed", "profile", "force-root", "initiator", "policy",
-	"coin-bias", "timing", "clock", "allow-out-of-spec", "max-events", "json"}
+	"coin-bias", "timing", "clock", "allow-out-of-spec", "max-events", "json", "vcd", "trace", "dot", "svg"}
 
 func TestRunHelp(t *testing.T) {
 	code, help, stderr := runCLI(t, "help", "run")
@@ -359,7 +363,9 @@ func TestRunTextSections(t *testing.T) {
 	assert.Equal(t, "first reset: power-up, every PHY", lines[2])
 	for _, want := range []string{
 		"\ngeneration 0 at ", "\n  root: ", "\n  id  phy_ID  role ", "\n  root contention:\n    a:0 - b:0: ",
-		"\n  phases (from start): reset end ", "\n  self-IDs (2):\n    0x80",
+		"\n  timeline (µs from the start):\n      0.000  reset starts\n", "  reset done; tree identify starts\n",
+		"  root contention a:0 - b:0, round 1: a ", "  tree identify done, root ", "  self identify done: ok\n",
+		"\n  self-IDs (2):\n    0x80",
 	} {
 		assert.Contains(t, stdout, want)
 	}
@@ -395,4 +401,177 @@ func TestRunRecordsHowTheRunWasSet(t *testing.T) {
 	assert.Equal(t, "camera", *doc.ForceRoot)
 	assert.Equal(t, []string{"pc", "hub"}, doc.Initiators)
 	assert.Equal(t, "camera", doc.Root)
+}
+
+// TestRunViewFiles: the view flags write what the bus package's writers
+// write for the same run (their golden files), and leave stdout alone.
+func TestRunViewFiles(t *testing.T) {
+	dir := t.TempDir()
+	vcdPath, tracePath, dotPath := filepath.Join(dir, "a.vcd"), filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "a.dot")
+	code, stdout, stderr := runCLI(t, "run", "--gen", "pair", "--seed", "7", "--vcd", vcdPath, "--trace", tracePath, "--dot", dotPath)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Empty(t, stderr)
+	want, err := os.ReadFile("testdata/run-pair-seed7.txt")
+	require.NoError(t, err)
+	assert.Equal(t, string(want), stdout, "the view flags change the report")
+	for path, golden := range map[string]string{vcdPath: "pair-seed7.vcd", tracePath: "pair-seed7.jsonl", dotPath: "pair-seed7.dot"} {
+		got, err := os.ReadFile(path)
+		require.NoError(t, err)
+		want, err := os.ReadFile(filepath.Join("..", "..", "bus", "testdata", "golden", golden))
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(got), "%s differs from the bus package's %s", filepath.Base(path), golden)
+	}
+}
+
+// TestRunViewFilesOfAFailedRun: the waveform of a failing run is the one
+// worth keeping.
+func TestRunViewFilesOfAFailedRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ring.vcd")
+	code, _, _ := runCLI(t, "run", "--gen", "ring:3", "--vcd", path)
+	require.Equal(t, exitFailure, code)
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	_, err = vcd.Parse(f)
+	assert.NoError(t, err)
+}
+
+func TestRunTracesOnlyForViewsThatNeedIt(t *testing.T) {
+	for _, tc := range []struct {
+		v    viewFiles
+		want bool
+	}{
+		{viewFiles{}, false},
+		{viewFiles{dot: "a.dot"}, false},
+		{viewFiles{svg: "a.svg"}, false},
+		{viewFiles{dot: "a.dot", svg: "a.svg"}, false},
+		{viewFiles{vcd: "a.vcd"}, true},
+		{viewFiles{trace: "a.jsonl"}, true},
+	} {
+		assert.Equal(t, tc.want, tc.v.traced(), "%+v", tc.v)
+	}
+}
+
+// useDot makes lookPath find path as Graphviz's dot, or nothing when path
+// is "".
+func useDot(t *testing.T, path string) {
+	t.Helper()
+	saved := lookPath
+	t.Cleanup(func() { lookPath = saved })
+	lookPath = func(string) (string, error) {
+		if path == "" {
+			return "", exec.ErrNotFound
+		}
+		return path, nil
+	}
+}
+
+// fakeDot writes a script that stands for dot: it keeps its input beside
+// itself, prints an SVG-ish line, and exits with code.
+func fakeDot(t *testing.T, code int) string {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "dot")
+	script := fmt.Sprintf("#!/bin/sh\ncat > %q\necho \"<svg args='$*'/>\"\necho 'Error: fake failure' >&2\nexit %d\n", filepath.Join(dir, "stdin.dot"), code)
+	require.NoError(t, os.WriteFile(path, []byte(script), 0o755))
+	return path
+}
+
+func TestRunSVG(t *testing.T) {
+	t.Run("without dot", func(t *testing.T) {
+		useDot(t, "")
+		svg := filepath.Join(t.TempDir(), "bus.svg")
+		code, stdout, stderr := runCLI(t, "run", "--gen", "pair", "--svg", svg)
+		assert.Equal(t, exitUsage, code)
+		assert.Empty(t, stdout)
+		assert.Equal(t, "fwsim run: --svg needs Graphviz's dot, which is not on PATH: install Graphviz "+
+			"(apt install graphviz, dnf install graphviz or brew install graphviz), or write DOT with --dot\n", stderr)
+		assert.NoFileExists(t, svg)
+	})
+	t.Run("with dot", func(t *testing.T) {
+		dot := fakeDot(t, 0)
+		useDot(t, dot)
+		dir := t.TempDir()
+		code, _, stderr := runCLI(t, "run", "--gen", "pair", "--seed", "7", "--svg", filepath.Join(dir, "bus.svg"), "--dot", filepath.Join(dir, "bus.dot"))
+		require.Equal(t, exitOK, code, stderr)
+		svg, err := os.ReadFile(filepath.Join(dir, "bus.svg"))
+		require.NoError(t, err)
+		assert.Equal(t, "<svg args='-Tsvg'/>\n", string(svg))
+		piped, err := os.ReadFile(filepath.Join(filepath.Dir(dot), "stdin.dot"))
+		require.NoError(t, err)
+		written, err := os.ReadFile(filepath.Join(dir, "bus.dot"))
+		require.NoError(t, err)
+		assert.Equal(t, string(written), string(piped), "dot was not given the DOT of the run")
+	})
+	t.Run("dot fails", func(t *testing.T) {
+		useDot(t, fakeDot(t, 3))
+		code, _, stderr := runCLI(t, "run", "--gen", "pair", "--svg", filepath.Join(t.TempDir(), "bus.svg"))
+		assert.Equal(t, exitUsage, code)
+		assert.Contains(t, stderr, "exit status 3: Error: fake failure\n")
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
+	})
+	t.Run("real dot", func(t *testing.T) {
+		if _, err := exec.LookPath("dot"); err != nil {
+			t.Skip("Graphviz's dot is not installed")
+		}
+		svg := filepath.Join(t.TempDir(), "bus.svg")
+		code, _, stderr := runCLI(t, "run", "--svg", svg)
+		require.Equal(t, exitOK, code, stderr)
+		out, err := os.ReadFile(svg)
+		require.NoError(t, err)
+		assert.Contains(t, string(out), "<svg")
+		assert.Contains(t, string(out), "phy_ID")
+	})
+}
+
+func TestRunViewFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.vcd")
+	missing := filepath.Join(dir, "no-such-dir", "bus.dot")
+	code, stdout, stderr := runCLI(t, "run", "--vcd", good, "--dot", missing)
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Equal(t, "fwsim run: --dot: open "+missing+": no such file or directory\n", stderr)
+	assert.NoFileExists(t, good, "a file created before the error stays behind")
+
+	same := dir + "/./good.vcd"
+	code, _, stderr = runCLI(t, "run", "--vcd", good, "--trace", same)
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, "fwsim run: --vcd and --trace both name "+same+"\n", stderr)
+	assert.NoFileExists(t, good)
+
+	// Bad input after the files were opened removes them too.
+	code, _, _ = runCLI(t, "run", "--vcd", good, "--initiator", "nobody")
+	assert.Equal(t, exitUsage, code)
+	assert.NoFileExists(t, good)
+}
+
+// TestRunTimeline checks the timeline against the JSON output of the same
+// run: every phase end and every round, at its time in µs.
+func TestRunTimeline(t *testing.T) {
+	for _, seed := range []string{"1", "7", "12"} {
+		out := runJSONOutput(t, exitOK, "run", "--gen", "pair", "--seed", seed)
+		code, text, stderr := runCLI(t, "run", "--gen", "pair", "--seed", seed)
+		require.Equal(t, exitOK, code, stderr)
+		_, timeline, ok := strings.Cut(text, "  timeline (µs from the start):\n")
+		require.True(t, ok)
+		timeline, _, _ = strings.Cut(timeline, "  self-IDs")
+		us := func(ns int64) string { return fmt.Sprintf(" %d.%03d  ", ns/1000, ns%1000) }
+		assert.Contains(t, timeline, us(*out.TimingNs.ResetEnd)+"reset done")
+		assert.Contains(t, timeline, us(*out.TimingNs.TreeIDDone)+"tree identify done, root "+*out.Root)
+		assert.Contains(t, timeline, us(*out.TimingNs.SelfIDDone)+"self identify done: ok")
+		require.Len(t, out.Contention, 1)
+		c := out.Contention[0]
+		assert.Equal(t, c.Rounds, strings.Count(timeline, "root contention a:0 - b:0, round "), "seed %s", seed)
+		// Each node's k-th wait is in round k.
+		round := map[string]int{}
+		for _, b := range c.Backoffs {
+			round[b.Node]++
+			line := fmt.Sprintf("round %d: ", round[b.Node])
+			i := strings.Index(timeline, line)
+			require.GreaterOrEqual(t, i, 0, "seed %s: no %q", seed, line)
+			rest, _, _ := strings.Cut(timeline[i:], "\n")
+			assert.Contains(t, rest, fmt.Sprintf("%s %s %d.%03d", b.Node, fastSlow(b.Fast), b.WaitNs/1000, b.WaitNs%1000), "seed %s", seed)
+		}
+	}
 }

@@ -1,8 +1,15 @@
 package cli
 
 import (
+	"bytes"
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -87,16 +94,9 @@ func writeGenerationText(w io.Writer, g *bus.Generation) {
 			fmt.Fprintf(w, "    %s:%d - %s:%d: %d round%s, %d to %s ns%s, parent %s\n",
 				c.Nodes[0], c.Ports[0], c.Nodes[1], c.Ports[1], c.Rounds, plural(c.Rounds),
 				c.StartNs, end, duration, parent)
-			var backoffs table
-			for _, b := range c.Backoffs {
-				backoffs.add(b.Node, fastSlow(b.Fast), fmt.Sprintf("wait %d ns", b.WaitNs), fmt.Sprintf("from %d ns", b.StartNs))
-			}
-			backoffs.write(w, "      ")
 		}
 	}
-
-	fmt.Fprintf(w, "  phases (from start): reset end %s, tree identify done %s, self-ID done %s\n",
-		phaseTime(g.Timing.ResetEnd), phaseTime(g.Timing.TreeIDDone), phaseTime(g.Timing.SelfIDDone))
+	writeTimeline(w, g)
 
 	if len(g.SelfIDs) == 0 {
 		fmt.Fprintln(w, "  self-IDs: none")
@@ -106,6 +106,67 @@ func writeGenerationText(w io.Writer, g *bus.Generation) {
 	for _, q := range g.SelfIDs {
 		fmt.Fprintf(w, "    0x%08x  %s\n", uint32(q), q)
 	}
+}
+
+// writeTimeline writes the phase boundaries and every root-contention round,
+// with both nodes' coins and waits, in time order.
+func writeTimeline(w io.Writer, g *bus.Generation) {
+	type entry struct {
+		at   int64
+		what string
+	}
+	entries := []entry{{0, "reset starts"}}
+	if g.Timing.ResetEnd >= 0 {
+		entries = append(entries, entry{g.Timing.ResetEnd, "reset done; tree identify starts"})
+	}
+	for _, c := range g.Contention {
+		// Round k is each node's k-th wait.
+		var waits [2][]bus.Backoff
+		for _, b := range c.Backoffs {
+			i := 0
+			if b.Node == c.Nodes[1] {
+				i = 1
+			}
+			waits[i] = append(waits[i], b)
+		}
+		for k := range max(len(waits[0]), len(waits[1])) {
+			at := int64(-1)
+			var parts []string
+			for _, ws := range waits {
+				if k < len(ws) {
+					b := ws[k]
+					if at < 0 || b.StartNs < at {
+						at = b.StartNs
+					}
+					parts = append(parts, fmt.Sprintf("%s %s %s", b.Node, fastSlow(b.Fast), micros(b.WaitNs)))
+				}
+			}
+			entries = append(entries, entry{at, fmt.Sprintf("root contention %s:%d - %s:%d, round %d: %s",
+				c.Nodes[0], c.Ports[0], c.Nodes[1], c.Ports[1], k+1, strings.Join(parts, ", "))})
+		}
+	}
+	if g.Timing.TreeIDDone >= 0 {
+		entries = append(entries, entry{g.Timing.TreeIDDone, "tree identify done, root " + orNone(g.Root) + "; self identify starts"})
+	}
+	if g.Timing.SelfIDDone >= 0 {
+		entries = append(entries, entry{g.Timing.SelfIDDone, "self identify done: " + string(g.Outcome)})
+	}
+	slices.SortStableFunc(entries, func(a, b entry) int { return cmp.Compare(a.at, b.at) })
+	fmt.Fprintln(w, "  timeline (µs from the start):")
+	var t table
+	for _, e := range entries {
+		t.add(micros(e.at), e.what)
+	}
+	t.writeRight(w, "    ")
+}
+
+// micros renders ns as µs with ns precision: 1234 → "1.234".
+func micros(ns int64) string {
+	sign := ""
+	if ns < 0 {
+		sign, ns = "-", -ns
+	}
+	return fmt.Sprintf("%s%d.%03d", sign, ns/1000, ns%1000)
 }
 
 func clockName(ideal bool) string {
@@ -150,13 +211,6 @@ func portOrDash(p int) string {
 	return "p" + strconv.Itoa(p)
 }
 
-func phaseTime(ns int64) string {
-	if ns < 0 {
-		return "never"
-	}
-	return strconv.FormatInt(ns, 10) + " ns"
-}
-
 // portList renders port states as "p0:child p1:parent p2:ncon".
 func portList(ports []phy.PortStatus) string {
 	parts := make([]string, len(ports))
@@ -171,6 +225,18 @@ func portList(ports []phy.PortStatus) string {
 type table struct{ rows [][]string }
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+// writeRight is write with the first column aligned right, for numbers.
+func (t *table) writeRight(w io.Writer, indent string) {
+	width := 0
+	for _, r := range t.rows {
+		width = max(width, len([]rune(r[0])))
+	}
+	for _, r := range t.rows {
+		r[0] = strings.Repeat(" ", width-len([]rune(r[0]))) + r[0]
+	}
+	t.write(w, indent)
+}
 
 func (t *table) write(w io.Writer, indent string) {
 	var widths []int
@@ -193,4 +259,108 @@ func (t *table) write(w io.Writer, indent string) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
+}
+
+// viewFiles are the files the view flags of "fwsim run" name; "" is a view
+// not asked for.
+type viewFiles struct {
+	vcd, trace, dot, svg string
+	files                map[string]*os.File // by flag name, once open
+	dotPath              string              // Graphviz's dot, for --svg
+	written              bool
+}
+
+// lookPath finds Graphviz's dot; tests replace it.
+var lookPath = exec.LookPath
+
+// traced says whether a view needs the trace of the run: tracing is off
+// unless one does.
+func (v *viewFiles) traced() bool { return v.vcd != "" || v.trace != "" }
+
+// open finds dot for --svg and creates every file, so that a missing tool or
+// a bad path fails before the run; on failure it leaves no file behind.
+func (v *viewFiles) open() error {
+	if v.svg != "" {
+		path, err := lookPath("dot")
+		if err != nil {
+			return errors.New("--svg needs Graphviz's dot, which is not on PATH: install Graphviz " +
+				"(apt install graphviz, dnf install graphviz or brew install graphviz), or write DOT with --dot")
+		}
+		v.dotPath = path
+	}
+	v.files = map[string]*os.File{}
+	flagOf := map[string]string{} // path → the flag that names it
+	for _, f := range []struct{ flag, path string }{{"vcd", v.vcd}, {"trace", v.trace}, {"dot", v.dot}, {"svg", v.svg}} {
+		if f.path == "" {
+			continue
+		}
+		if other, ok := flagOf[filepath.Clean(f.path)]; ok {
+			v.close()
+			return fmt.Errorf("--%s and --%s both name %s", other, f.flag, f.path)
+		}
+		flagOf[filepath.Clean(f.path)] = f.flag
+		file, err := os.Create(f.path)
+		if err != nil {
+			v.close()
+			return fmt.Errorf("--%s: %w", f.flag, err)
+		}
+		v.files[f.flag] = file
+	}
+	return nil
+}
+
+// close closes the files, and removes them when the run did not get as far
+// as writing them.
+func (v *viewFiles) close() {
+	for _, f := range v.files {
+		f.Close()
+		if !v.written {
+			os.Remove(f.Name())
+		}
+	}
+}
+
+// write writes every view asked for.
+func (v *viewFiles) write(res *bus.Result, trace []bus.TraceEvent) error {
+	v.written = true
+	views := []struct {
+		flag  string
+		write func(io.Writer) error
+	}{
+		{"vcd", func(w io.Writer) error { return bus.WriteVCD(w, res, trace) }},
+		{"trace", func(w io.Writer) error { return bus.WriteTraceJSONL(w, res, trace) }},
+		{"dot", func(w io.Writer) error { return bus.WriteDOT(w, res) }},
+		{"svg", func(w io.Writer) error { return v.renderSVG(w, res) }},
+	}
+	for _, view := range views {
+		f := v.files[view.flag]
+		if f == nil {
+			continue
+		}
+		if err := view.write(f); err != nil {
+			return fmt.Errorf("--%s %s: %w", view.flag, f.Name(), err)
+		}
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("--%s: %w", view.flag, err)
+		}
+	}
+	return nil
+}
+
+// renderSVG pipes the DOT of res through dot -Tsvg into w.
+func (v *viewFiles) renderSVG(w io.Writer, res *bus.Result) error {
+	var dot, stderr bytes.Buffer
+	if err := bus.WriteDOT(&dot, res); err != nil {
+		return err
+	}
+	cmd := exec.Command(v.dotPath, "-Tsvg")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = &dot, w, &stderr
+	if err := cmd.Run(); err != nil {
+		msg, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
+		if msg != "" {
+			return fmt.Errorf("%s: %w: %s", v.dotPath, err, msg)
+		}
+		return fmt.Errorf("%s: %w", v.dotPath, err)
+	}
+	return nil
 }

@@ -1,0 +1,87 @@
+package bus
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fwsim/fwsim/phy"
+)
+
+// WriteDOT writes the buses of a run as a Graphviz digraph, one cluster per
+// generation: each node labelled with its id and phy_ID, the root drawn with
+// a double border, each cable an edge from child to parent labelled with the
+// port at either end, and each unconnected port a small dashed stub. A
+// generation whose self-IDs did not build a tree has no cables to draw: its
+// nodes show every port with the role the PHY gave it. The graph's label
+// records the seed. Render it with dot -Tsvg.
+func WriteDOT(w io.Writer, res *Result) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "digraph fwsim {\n  label=%s;\n  labelloc=t;\n  rankdir=BT;\n", dotQuote(runSummary(res)))
+	bw.WriteString("  node [shape=box, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n")
+	for gi := range res.Generations {
+		writeDOTGeneration(bw, &res.Generations[gi])
+	}
+	bw.WriteString("}\n")
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("writing DOT: %w", err)
+	}
+	return nil
+}
+
+func writeDOTGeneration(bw *bufio.Writer, g *Generation) {
+	label := fmt.Sprintf("generation %d at %d ns (%s): %s", g.Index, g.StartNs, g.Cause, g.Outcome)
+	if g.Tree == nil {
+		label += "; no tree, so no cables"
+	}
+	fmt.Fprintf(bw, "  subgraph cluster_g%d {\n    label=%s;\n", g.Index, dotQuote(label))
+	name := func(id string) string { return dotQuote(fmt.Sprintf("g%d/%s", g.Index, id)) }
+	byPhyID := map[int]string{}
+	nodeOf := func(phyID int) string {
+		if id, ok := byPhyID[phyID]; ok {
+			return id
+		}
+		return fmt.Sprintf("phy_ID %d", phyID) // a phy_ID no node took: the self-IDs say more than the PHYs
+	}
+	for _, n := range g.Nodes {
+		attrs := ""
+		phyID := "phy_ID -"
+		if n.PhyID >= 0 {
+			phyID = fmt.Sprintf("phy_ID %d", n.PhyID)
+			byPhyID[n.PhyID] = n.ID
+		}
+		if n.Root {
+			phyID += ", root"
+			attrs = ", peripheries=2, style=bold"
+		}
+		fmt.Fprintf(bw, "    %s [label=%s%s];\n", name(n.ID), dotQuote(n.ID+"\n"+phyID), attrs)
+	}
+	for _, n := range g.Nodes {
+		for p, s := range n.Ports {
+			// With a tree the cables show the connected ports; without one
+			// every present port is a stub that says what the PHY made of it.
+			if s == phy.PortAbsent || (g.Tree != nil && s != phy.PortNotConnected) {
+				continue
+			}
+			stub := name(fmt.Sprintf("%s/p%d", n.ID, p))
+			fmt.Fprintf(bw, "    %s [label=%s, shape=plaintext, fontsize=10];\n", stub, dotQuote(fmt.Sprintf("p%d %s", p, s)))
+			fmt.Fprintf(bw, "    %s -> %s [style=dashed, arrowhead=none];\n", name(n.ID), stub)
+		}
+	}
+	if g.Tree != nil {
+		for parent, tn := range g.Tree.Nodes {
+			for _, l := range tn.Children {
+				fmt.Fprintf(bw, "    %s -> %s [taillabel=\"p%d\", headlabel=\"p%d\"];\n",
+					name(nodeOf(l.Child)), name(nodeOf(parent)), l.ChildPort, l.Port)
+			}
+		}
+	}
+	bw.WriteString("  }\n")
+}
+
+var dotEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+
+// dotQuote makes s a DOT string: quoted, with quotes and backslashes
+// escaped and line breaks as \n.
+func dotQuote(s string) string { return `"` + dotEscaper.Replace(s) + `"` }

@@ -1,0 +1,118 @@
+package bus_test
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/phy"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var dotEdge = regexp.MustCompile(`^\s*"g(\d+)/([^"]+)" -> "g(\d+)/([^"]+)" \[taillabel="p(\d+)", headlabel="p(\d+)"\];$`)
+
+// TestDOT: every non-root node has one cable to its parent, drawn from the
+// child, labelled with the child's parent port (as the PHY reports it); the
+// root is marked once; every unconnected port has a stub.
+func TestDOT(t *testing.T) {
+	for _, run := range viewRuns {
+		t.Run(run.name, func(t *testing.T) {
+			res, _ := runTraced(t, run)
+			var buf bytes.Buffer
+			require.NoError(t, bus.WriteDOT(&buf, res))
+			out := buf.String()
+			assert.Contains(t, out, fmt.Sprintf(`label="fwsim run: seed %d,`, res.Seed))
+
+			edges := map[string]string{} // "g0/child" → "parent p<child port> p<parent port>"
+			for _, line := range strings.Split(out, "\n") {
+				if m := dotEdge.FindStringSubmatch(line); m != nil {
+					require.Equal(t, m[1], m[3], "a cable across generations: %s", line)
+					key := "g" + m[1] + "/" + m[2]
+					require.NotContains(t, edges, key, "two parents: %s", line)
+					edges[key] = fmt.Sprintf("%s p%s p%s", m[4], m[5], m[6])
+				}
+			}
+			wantEdges := 0
+			for _, g := range res.Generations {
+				assert.Contains(t, out, fmt.Sprintf("subgraph cluster_g%d {", g.Index))
+				byID := map[string]bus.NodeResult{}
+				for _, n := range g.Nodes {
+					byID[n.ID] = n
+				}
+				for _, n := range g.Nodes {
+					for p, s := range n.Ports {
+						if s == phy.PortNotConnected {
+							assert.Contains(t, out, fmt.Sprintf(`"g%d/%s/p%d" [label="p%d ncon"`, g.Index, n.ID, p, p))
+						}
+					}
+					if g.Tree == nil {
+						assert.NotContains(t, edges, fmt.Sprintf("g%d/%s", g.Index, n.ID))
+						continue
+					}
+					mark := fmt.Sprintf(`"g%d/%s" [label="%s\nphy_ID %d, root", peripheries=2`, g.Index, n.ID, n.ID, n.PhyID)
+					if n.Root {
+						assert.Contains(t, out, mark)
+						assert.NotContains(t, edges, fmt.Sprintf("g%d/%s", g.Index, n.ID), "the root has no parent")
+						continue
+					}
+					assert.NotContains(t, out, mark)
+					wantEdges++
+					edge, ok := edges[fmt.Sprintf("g%d/%s", g.Index, n.ID)]
+					require.True(t, ok, "g%d: no cable from %s", g.Index, n.ID)
+					parent, childPort, parentPort := "", 0, 0
+					_, err := fmt.Sscanf(edge, "%s p%d p%d", &parent, &childPort, &parentPort)
+					require.NoError(t, err)
+					assert.Equal(t, n.ParentPort, childPort, "%s's cable leaves from its parent port", n.ID)
+					assert.Equal(t, phy.PortChild, byID[parent].Ports[parentPort], "%s's cable reaches a child port of %s", n.ID, parent)
+				}
+			}
+			assert.Len(t, edges, wantEdges)
+		})
+	}
+}
+
+// TestDOTQuotes: node ids may hold quotes and backslashes.
+func TestDOTQuotes(t *testing.T) {
+	topo := &bus.Topology{
+		Nodes:  []bus.Node{{ID: `a"b`, Ports: 1}, {ID: `c\d`, Ports: 2}},
+		Cables: []bus.Cable{{From: `a"b:0`, To: `c\d:0`}},
+	}
+	res, err := bus.Run(topo, bus.Options{Seed: 1})
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, bus.WriteDOT(&buf, res))
+	assert.Contains(t, buf.String(), `"g0/c\\d" -> "g0/a\"b"`)
+	renderDOT(t, buf.Bytes())
+}
+
+// TestDOTRenders feeds every golden DOT file to Graphviz when it is
+// installed.
+func TestDOTRenders(t *testing.T) {
+	for _, run := range viewRuns {
+		res, _ := runTraced(t, run)
+		var buf bytes.Buffer
+		require.NoError(t, bus.WriteDOT(&buf, res))
+		renderDOT(t, buf.Bytes())
+	}
+}
+
+func renderDOT(t *testing.T, dot []byte) {
+	t.Helper()
+	path, err := exec.LookPath("dot")
+	if err != nil {
+		t.Skip("Graphviz's dot is not installed")
+	}
+	cmd := exec.Command(path, "-Tsvg")
+	cmd.Stdin = bytes.NewReader(dot)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	svg, err := cmd.Output()
+	require.NoError(t, err, "dot: %s", stderr.String())
+	assert.Empty(t, stderr.String(), "dot warns")
+	assert.Contains(t, string(svg), "<svg")
+}

@@ -1,0 +1,38 @@
+// Package vcd writes and reads IEEE 1364 Value Change Dump files, the subset
+// fwsim's waveforms use: nested module scopes, one-bit wires with the values
+// 0, 1, x and z, and string variables.
+//
+// # What the files contain
+//
+// A Writer produces a header without a $date line (so the same run gives the
+// same bytes), a $timescale, the scopes and variables, $enddefinitions, the
+// initial value of every variable in a $dumpvars block at #0, and then one
+// "#t" time stamp per instant at which something changed, followed by the
+// changes. A variable that is set to the value it already has writes nothing.
+//
+// # String variables
+//
+// IEEE 1364 has no string type. GTKWave's extension declares one as
+//
+//	$var string 1 <id> <name> $end
+//
+// with value changes "s<text> <id>", and shows the text in the waveform.
+// sigrok (PulseView, sigrok-cli) accepts the same file: its current VCD
+// input skips string variables and their changes with a warning, and older
+// releases skip the unknown declaration and tokens. Both tools split value
+// changes at white space, so a string value here is printable ASCII without
+// blanks; Text maps any text to such a value. The one-bit wires, which carry
+// the information a logic analyser shows, open everywhere.
+//
+// Identifier codes avoid the characters that start a time stamp, a keyword
+// or a value change (#, $, 0, 1, b, r, s, x, z, …): an older sigrok reader,
+// which skips the "s<text>" token it does not know, would otherwise take the
+// identifier that follows it for a value change.
+//
+// # Reading
+//
+// Parse reads a file back and checks it the way a viewer would: a complete
+// header, balanced scopes, every identifier declared once and every change
+// naming a declared one, time that never goes back, and only legal values.
+// fwsim's tests use it so that a broken waveform cannot pass.
+package vcd

@@ -1,0 +1,287 @@
+package vcd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// ErrMalformed is the category of errors Parse returns for a broken file.
+var ErrMalformed = errors.New("malformed VCD")
+
+// File is a parsed VCD file.
+type File struct {
+	Comments  []string
+	Timescale string // as written, blanks removed: "1ns"
+	Vars      []Declaration
+	// Changes lists every value change in file order, the $dumpvars values
+	// included; their times never decrease.
+	Changes []Change
+	// End is the last time stamp.
+	End int64
+}
+
+// Declaration is one $var.
+type Declaration struct {
+	Scope []string // the enclosing scopes, outermost first
+	Name  string
+	Kind  Kind
+	ID    string
+}
+
+// Path is the variable's full name, scopes and name joined by dots.
+func (d Declaration) Path() string {
+	return strings.Join(append(append([]string{}, d.Scope...), d.Name), ".")
+}
+
+// Change is one value change.
+type Change struct {
+	Time  int64
+	ID    string
+	Value string // "0", "1", "x", "z", or a string variable's text
+}
+
+// word is a blank-separated token and the line it is on.
+type word struct {
+	text string
+	line int
+}
+
+// Parse reads a VCD file and checks its structure (see the package doc).
+// It reads the subset the Writer writes: scalar wires and regs, and string
+// variables. Errors wrap ErrMalformed and name the line.
+func Parse(r io.Reader) (*File, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{words: split(string(data)), byID: map[string]Kind{}, f: &File{End: -1}}
+	if err := p.header(); err != nil {
+		return nil, err
+	}
+	if err := p.body(); err != nil {
+		return nil, err
+	}
+	return p.f, nil
+}
+
+func split(s string) []word {
+	var out []word
+	for i, line := range strings.Split(s, "\n") {
+		for _, f := range strings.Fields(line) {
+			out = append(out, word{f, i + 1})
+		}
+	}
+	return out
+}
+
+type parser struct {
+	words []word
+	pos   int
+	f     *File
+	byID  map[string]Kind
+	scope []string
+}
+
+func (p *parser) errorf(line int, format string, args ...any) error {
+	return fmt.Errorf("%w: line %d: %s", ErrMalformed, line, fmt.Sprintf(format, args...))
+}
+
+func (p *parser) lastLine() int {
+	if len(p.words) == 0 {
+		return 1
+	}
+	return p.words[len(p.words)-1].line
+}
+
+// section returns the words up to the next $end, which it consumes.
+func (p *parser) section(keyword word) ([]word, error) {
+	for i := p.pos; i < len(p.words); i++ {
+		if p.words[i].text == "$end" {
+			out := p.words[p.pos:i]
+			p.pos = i + 1
+			return out, nil
+		}
+	}
+	return nil, p.errorf(keyword.line, "%s without $end", keyword.text)
+}
+
+func join(ws []word) string {
+	s := make([]string, len(ws))
+	for i, w := range ws {
+		s[i] = w.text
+	}
+	return strings.Join(s, " ")
+}
+
+func (p *parser) header() error {
+	for p.pos < len(p.words) {
+		kw := p.words[p.pos]
+		p.pos++
+		body, err := p.section(kw)
+		if err != nil {
+			return err
+		}
+		switch kw.text {
+		case "$comment":
+			p.f.Comments = append(p.f.Comments, join(body))
+		case "$date", "$version":
+		case "$timescale":
+			if p.f.Timescale != "" {
+				return p.errorf(kw.line, "a second $timescale")
+			}
+			p.f.Timescale = strings.ReplaceAll(join(body), " ", "")
+			if !validTimescale(p.f.Timescale) {
+				return p.errorf(kw.line, "timescale %q: want 1, 10 or 100 and s, ms, us, ns, ps or fs", p.f.Timescale)
+			}
+		case "$scope":
+			if len(body) != 2 {
+				return p.errorf(kw.line, "$scope wants a type and a name, got %q", join(body))
+			}
+			p.scope = append(p.scope, body[1].text)
+		case "$upscope":
+			if len(p.scope) == 0 {
+				return p.errorf(kw.line, "$upscope without an open scope")
+			}
+			p.scope = p.scope[:len(p.scope)-1]
+		case "$var":
+			if err := p.variable(kw, body); err != nil {
+				return err
+			}
+		case "$enddefinitions":
+			switch {
+			case len(p.scope) != 0:
+				return p.errorf(kw.line, "scope %s still open at $enddefinitions", strings.Join(p.scope, "."))
+			case p.f.Timescale == "":
+				return p.errorf(kw.line, "no $timescale before $enddefinitions")
+			case len(p.f.Vars) == 0:
+				return p.errorf(kw.line, "no variables")
+			}
+			return nil
+		default:
+			return p.errorf(kw.line, "unexpected %q in the header", kw.text)
+		}
+	}
+	return p.errorf(p.lastLine(), "no $enddefinitions")
+}
+
+func validTimescale(s string) bool {
+	for _, n := range []string{"100", "10", "1"} {
+		if unit, ok := strings.CutPrefix(s, n); ok {
+			switch unit {
+			case "s", "ms", "us", "ns", "ps", "fs":
+				return true
+			}
+			return false
+		}
+	}
+	return false
+}
+
+func (p *parser) variable(kw word, body []word) error {
+	if len(body) != 4 && len(body) != 5 {
+		return p.errorf(kw.line, "$var wants a type, a size, an identifier and a name, got %q", join(body))
+	}
+	var k Kind
+	switch body[0].text {
+	case "wire", "reg":
+		k = Wire
+		if body[1].text != "1" {
+			return p.errorf(kw.line, "%s %s: only one-bit wires are supported, got size %s", body[0].text, body[3].text, body[1].text)
+		}
+	case "string":
+		k = String
+	default:
+		return p.errorf(kw.line, "variable type %q: want wire, reg or string", body[0].text)
+	}
+	id := body[2].text
+	if _, dup := p.byID[id]; dup {
+		return p.errorf(kw.line, "identifier %q declared twice", id)
+	}
+	p.byID[id] = k
+	p.f.Vars = append(p.f.Vars, Declaration{Scope: append([]string(nil), p.scope...), Name: body[3].text, Kind: k, ID: id})
+	return nil
+}
+
+func (p *parser) body() error {
+	now := int64(-1)
+	inDump := false
+	for p.pos < len(p.words) {
+		w := p.words[p.pos]
+		p.pos++
+		switch t := w.text; {
+		case t == "$dumpvars" || t == "$dumpall" || t == "$dumpon" || t == "$dumpoff":
+			if inDump {
+				return p.errorf(w.line, "%s inside another $dump section", t)
+			}
+			inDump = true
+		case t == "$end":
+			if !inDump {
+				return p.errorf(w.line, "$end outside a section")
+			}
+			inDump = false
+		case t == "$comment":
+			if _, err := p.section(w); err != nil {
+				return err
+			}
+		case strings.HasPrefix(t, "$"):
+			return p.errorf(w.line, "unexpected %q after the definitions", t)
+		case strings.HasPrefix(t, "#"):
+			n, err := strconv.ParseInt(t[1:], 10, 64)
+			if err != nil || n < 0 {
+				return p.errorf(w.line, "time stamp %q: want # and a non-negative integer", t)
+			}
+			if n < now {
+				return p.errorf(w.line, "time goes back from %d to %d", now, n)
+			}
+			now = n
+			p.f.End = n
+		default:
+			if now < 0 {
+				return p.errorf(w.line, "value change %q before the first time stamp", t)
+			}
+			if err := p.change(w, now); err != nil {
+				return err
+			}
+		}
+	}
+	if inDump {
+		return p.errorf(p.lastLine(), "$dump section without $end")
+	}
+	return nil
+}
+
+func (p *parser) change(w word, now int64) error {
+	t := w.text
+	var value, id string
+	form := Wire
+	switch t[0] {
+	case '0', '1', 'x', 'z', 'X', 'Z':
+		value, id = strings.ToLower(t[:1]), t[1:]
+		if id == "" {
+			return p.errorf(w.line, "value %q without an identifier", t)
+		}
+	case 's', 'S':
+		if p.pos >= len(p.words) || p.words[p.pos].line != w.line {
+			return p.errorf(w.line, "string value %q without an identifier", t)
+		}
+		value, id, form = t[1:], p.words[p.pos].text, String
+		p.pos++
+	default:
+		return p.errorf(w.line, "value change %q: want 0, 1, x or z and an identifier, or s<text> and an identifier", t)
+	}
+	k, ok := p.byID[id]
+	if !ok {
+		return p.errorf(w.line, "value change for undeclared identifier %q", id)
+	}
+	if k != form {
+		return p.errorf(w.line, "identifier %q is a %s, given a %s value %q", id, k, form, t)
+	}
+	if err := checkValue(k, value); err != nil {
+		return p.errorf(w.line, "identifier %q (a %s): %v", id, k, err)
+	}
+	p.f.Changes = append(p.f.Changes, Change{Time: now, ID: id, Value: value})
+	return nil
+}
