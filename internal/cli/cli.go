@@ -47,6 +47,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"run", "emulate a bus initialisation and report the result", runRun},
+		{"elect", "run a classic leader-election algorithm on a topology, or compare them", runElect},
 		{"version", "print the fwsim version", runVersion},
 		{"help", "explain a command and its flags", runHelp},
 	}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -69,12 +70,15 @@ func TestUnknownCommand(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "bogus", "--json")
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, stdout)
-	assert.Equal(t, "fwsim: unknown command \"bogus\" (commands: run, version, help; see 'fwsim help')\n", stderr)
+	// The list names every command in table order: run first, help last.
+	listed := regexp.MustCompile(`^fwsim: unknown command "bogus" \(commands: (run, [a-z, ]+, help); see 'fwsim help'\)\n$`).FindStringSubmatch(stderr)
+	require.NotNil(t, listed, stderr)
+	assert.Len(t, strings.Split(listed[1], ", "), len(commands()))
 
 	code, stdout, stderr = runCLI(t, "help", "bogus")
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, stdout)
-	assert.Equal(t, "fwsim help: unknown command \"bogus\" (commands: run, version, help)\n", stderr)
+	assert.Equal(t, "fwsim help: unknown command \"bogus\" (commands: "+listed[1]+")\n", stderr)
 
 	code, stdout, stderr = runCLI(t, "help", "run", "version")
 	assert.Equal(t, exitUsage, code)

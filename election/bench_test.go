@@ -1,0 +1,46 @@
+package election
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/bus"
+)
+
+// benchElection runs o on spec b.N times and reports messages per second:
+// the runtime's hot path (send, schedule, pop, deliver) and the per-run
+// set-up of processes, without deriving and validating the graph again.
+func benchElection(b *testing.B, spec string, o Options) {
+	topo, err := bus.Generate(spec)
+	require.NoError(b, err)
+	g, err := NewGraph(topo)
+	require.NoError(b, err)
+	a, err := lookup(o.Algo)
+	require.NoError(b, err)
+	res, err := a.run(topo, g, o)
+	require.NoError(b, err)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := a.run(topo, g, o); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(res.Messages.Total)*float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+}
+
+// The worst case of Chang–Roberts on the largest ring: 2016 messages.
+func BenchmarkChangRobertsWorstRing63(b *testing.B) {
+	benchElection(b, "ring:63", Options{Algo: "chang-roberts", IDOrder: Descending})
+}
+
+// FloodMax on a random 63-node tree: 2·62·D messages, synchronous rounds.
+func BenchmarkFloodMaxTree63(b *testing.B) {
+	benchElection(b, "tree:63:1", Options{Algo: "floodmax"})
+}
+
+// LeLann carries lists: 63 initiators, 4032 messages that allocate.
+func BenchmarkLeLannRing63(b *testing.B) {
+	benchElection(b, "ring:63", Options{Algo: "lelann"})
+}

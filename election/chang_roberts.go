@@ -1,0 +1,89 @@
+package election
+
+import "math/rand/v2"
+
+// Chang–Roberts on a unidirectional ring: every initiator sends its ID
+// clockwise; a node forwards a larger ID (and is no longer electable) and
+// swallows a smaller one; a node that gets its own ID back is the leader. A
+// node that is not an initiator joins when the first message wakes it, by
+// sending its own ID, unless Options.Suppress is set and the waking ID is
+// larger. With Options.Announce the leader then sends LEADER once around.
+var changRoberts = &algorithm{
+	name:      "chang-roberts",
+	summary:   "unidirectional ring: forward larger IDs, swallow smaller ones",
+	needs:     needRing,
+	mode:      Async,
+	types:     []string{"ELECTION", "LEADER"},
+	init:      initAll,
+	announces: ifAnnounce,
+	newProc:   func(n *net, v int) process { return &crNode{out: n.ring.Next[v]} },
+}
+
+// Message types shared by both Chang–Roberts variants.
+const (
+	crElection uint8 = iota
+	crLeader
+)
+
+type crNode struct {
+	base
+	started bool
+	max     int64 // the largest ID seen
+	// out is the port the node sends its own ID on: clockwise, or for the
+	// bidirectional variant the direction it drew.
+	out int
+}
+
+func (c *crNode) start(n *net, v int) {
+	c.started, c.max = true, n.ids[v]
+	n.send(v, c.out, msg{typ: crElection, value: n.ids[v]})
+}
+
+func (c *crNode) receive(n *net, v, port int, m msg) {
+	if m.typ == crLeader {
+		if m.value != n.ids[v] {
+			c.follow(int(m.aux))
+			n.send(v, 1-port, m)
+		}
+		return
+	}
+	if !c.started {
+		if n.opts.Suppress && m.value > n.ids[v] {
+			c.started, c.max = true, n.ids[v]
+		} else {
+			c.start(n, v)
+		}
+	}
+	switch {
+	case m.value > c.max:
+		c.max = m.value
+		c.lose()
+		n.send(v, 1-port, m) // on in the direction it travels
+	case m.value == n.ids[v] && c.state != Follower:
+		c.lead(v)
+		if n.opts.Announce {
+			n.send(v, n.ring.Next[v], msg{typ: crLeader, value: n.ids[v], aux: int64(v)})
+		}
+	}
+}
+
+// The bidirectional variant: each node sends its own ID in a direction
+// drawn from the seed; IDs travel on in the direction they came, and a node
+// swallows every ID smaller than the largest it has seen.
+var changRobertsBidi = &algorithm{
+	name:      "chang-roberts-bidi",
+	summary:   "bidirectional ring: each ID goes a random way, smaller ones are swallowed",
+	needs:     needRing,
+	mode:      Async,
+	types:     changRoberts.types,
+	init:      initAll,
+	announces: ifAnnounce,
+	newProc: func(n *net, v int) process {
+		rng := rand.New(rand.NewPCG(n.opts.Seed, streamDirections<<32|uint64(v)))
+		out := n.ring.Next[v]
+		if rng.IntN(2) == 1 {
+			out = n.ring.Prev[v]
+		}
+		return &crNode{out: out}
+	},
+}

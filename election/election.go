@@ -1,0 +1,356 @@
+package election
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/fwsim/fwsim/bus"
+)
+
+// need is the kind of graph an algorithm runs on.
+type need uint8
+
+const (
+	needRing need = iota
+	needTree
+	needComplete
+	needConnected
+)
+
+var needNames = []string{
+	needRing:      "a ring",
+	needTree:      "a tree",
+	needComplete:  "a complete graph",
+	needConnected: "a connected graph",
+}
+
+// initiators is who starts an algorithm when Options leave it open.
+type initiators uint8
+
+const (
+	initAll initiators = iota
+	initFirst
+	initFirstAlive // the first node that has not crashed
+)
+
+// algorithm describes one election algorithm to the runtime.
+type algorithm struct {
+	name    string
+	summary string
+	needs   need
+	mode    Mode // the mode it was designed for
+	only    bool // mode is the only one it has
+	types   []string
+	init    initiators
+	single  bool // it starts from exactly one initiator
+	// allStart: every node must start, in round 1 (the synchronous
+	// algorithms count rounds from a common start).
+	allStart bool
+	noIDs    bool // its nodes have no IDs
+	crashes  bool // it runs after a crash (Options.Crashed)
+	// announces says whether every node learns the leader with these
+	// options.
+	announces func(o *Options) bool
+	newProc   func(n *net, v int) process
+	// direct replaces the message-passing runtime (1394 runs on the PHY
+	// model).
+	direct func(t *bus.Topology, g *Graph, o *Options, res *Result) error
+	// noLeader explains why a run elected nobody, when that is the point.
+	noLeader func(n *net) string
+}
+
+func always(*Options) bool       { return true }
+func never(*Options) bool        { return false }
+func ifAnnounce(o *Options) bool { return o.Announce }
+
+// algorithms is the registry, in the order --compare lists them.
+var algorithms = []*algorithm{
+	changRoberts, changRobertsBidi, leLann, ringList, syncRing, anonymous,
+	bully, echo, treeMin, floodMax, dfsToken, adoption, ieee1394,
+}
+
+// Info describes an algorithm.
+type Info struct {
+	Name    string
+	Summary string
+	// Needs names the graph it runs on; Mode is the mode it was designed
+	// for, and ModeOnly says it has no other.
+	Needs    string
+	Mode     Mode
+	ModeOnly bool
+	// Types lists its message types.
+	Types []string
+}
+
+// Algorithms lists every algorithm Run knows, in a fixed order.
+func Algorithms() []Info {
+	infos := make([]Info, len(algorithms))
+	for i, a := range algorithms {
+		infos[i] = Info{Name: a.name, Summary: a.summary, Needs: needNames[a.needs], Mode: a.mode, ModeOnly: a.only, Types: a.types}
+	}
+	return infos
+}
+
+func lookup(name string) (*algorithm, error) {
+	for _, a := range algorithms {
+		if a.name == name {
+			return a, nil
+		}
+	}
+	names := make([]string, len(algorithms))
+	for i, a := range algorithms {
+		names[i] = a.name
+	}
+	return nil, fmt.Errorf("%w %q (want %s)", ErrUnknownAlgorithm, name, strings.Join(names, ", "))
+}
+
+// check returns the ring view when there is one, or why a cannot run on g
+// in mode.
+func (a *algorithm) check(g *Graph, mode Mode) (*Ring, error) {
+	ring, ringErr := g.Ring()
+	if mode != DefaultMode && mode != a.mode && a.only {
+		return nil, fmt.Errorf("%w: %s has no %s form (it is %s only)", ErrUnsupportedMode, a.name, mode, a.mode)
+	}
+	var ok bool
+	switch a.needs {
+	case needRing:
+		ok = ringErr == nil
+	case needTree:
+		ok = g.IsTree()
+	case needComplete:
+		ok = g.IsComplete()
+	default:
+		ok = true
+	}
+	if !ok {
+		got := describe(g, ringErr == nil)
+		if a.needs == needRing && strings.HasSuffix(got, "loops") {
+			got += " (" + ringErr.Error() + ")"
+		}
+		return nil, fmt.Errorf("%w: %s needs %s, got %s", ErrUnsupportedTopology, a.name, needNames[a.needs], got)
+	}
+	return ring, nil
+}
+
+// describe names the kind of graph g is.
+func describe(g *Graph, isRing bool) string {
+	n := len(g.Nodes)
+	switch {
+	case isRing:
+		return fmt.Sprintf("a ring of %d nodes", n)
+	case g.IsTree():
+		return fmt.Sprintf("a tree of %d node%s", n, plural(n))
+	case g.IsComplete():
+		return fmt.Sprintf("a complete graph of %d nodes", n)
+	}
+	return fmt.Sprintf("a graph of %d nodes and %d cables, with loops", n, g.Edges)
+}
+
+// Run runs the election o.Algo on the topology t. It returns an error for
+// bad input (the topology, the options, an algorithm that does not apply);
+// an election that elects nobody is a Result that says so.
+func Run(t *bus.Topology, o Options) (*Result, error) {
+	a, err := lookup(o.Algo)
+	if err != nil {
+		return nil, err
+	}
+	g, err := NewGraph(t)
+	if err != nil {
+		return nil, err
+	}
+	return a.run(t, g, o)
+}
+
+// run is Run on the graph of t, derived once.
+func (a *algorithm) run(t *bus.Topology, g *Graph, o Options) (*Result, error) {
+	ring, err := a.check(g, o.Mode)
+	if err != nil {
+		return nil, err
+	}
+	mode := o.Mode
+	if mode == DefaultMode {
+		mode = a.mode
+	}
+	order := make([]int, len(g.Nodes)) // the ID order
+	for i := range order {
+		order[i] = i
+	}
+	if ring != nil {
+		order = ring.Order
+	}
+	res := &Result{Algo: a.name, Mode: mode, Seed: o.Seed, IDOrder: o.IDOrder.String(),
+		UnitDelays: o.UnitDelays && mode == Async, Suppress: o.Suppress, Announce: o.Announce}
+	if o.IDs != nil {
+		res.IDOrder = "explicit"
+	}
+	ids := make([]int64, len(g.Nodes))
+	if a.noIDs {
+		res.IDOrder = "none"
+	} else if ids, err = assignIDs(g, order, o.IDOrder, o.IDs, o.Seed); err != nil {
+		return nil, err
+	}
+	crashed, err := a.crashed(g, ids, o.Crashed)
+	if err != nil {
+		return nil, err
+	}
+	starters, err := a.initiators(g, order, crashed, &o)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range starters {
+		res.Initiators = append(res.Initiators, g.Nodes[v])
+	}
+	for v, c := range crashed {
+		if c {
+			res.Crashed = append(res.Crashed, g.Nodes[v])
+		}
+	}
+	if a.direct != nil {
+		if err := a.direct(t, g, &o, res); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+	n := &net{g: g, ring: ring, ids: ids, opts: &o, algo: a, sync: mode == Sync,
+		rng:    rand.New(rand.NewPCG(o.Seed, streamDelays)),
+		counts: make([]int, len(a.types)), awake: make([]bool, len(g.Nodes)), crashed: crashed,
+		fifo: make([][]int64, len(g.Nodes)), tracing: o.Trace, diam: -1}
+	n.procs = make([]process, len(g.Nodes))
+	for v := range g.Nodes {
+		n.fifo[v] = make([]int64, len(g.Adj[v]))
+		n.procs[v] = a.newProc(n, v)
+	}
+	if err := n.run(starters); err != nil {
+		return nil, err
+	}
+	n.fill(res)
+	return res, nil
+}
+
+// crashed marks the crashed nodes of an algorithm that runs after a crash:
+// by default the node with the largest ID, the old coordinator.
+func (a *algorithm) crashed(g *Graph, ids []int64, names []string) ([]bool, error) {
+	crashed := make([]bool, len(g.Nodes))
+	if !a.crashes {
+		if len(names) > 0 {
+			return nil, fmt.Errorf("%w: %s has no crashed nodes", ErrBadOptions, a.name)
+		}
+		return crashed, nil
+	}
+	if names == nil {
+		crashed[slices.Index(ids, slices.Max(ids))] = true
+		return crashed, nil
+	}
+	for _, name := range names {
+		v := slices.Index(g.Nodes, name)
+		if v < 0 {
+			return nil, fmt.Errorf("%w: crashed node %q is not on the bus", ErrBadOptions, name)
+		}
+		crashed[v] = true
+	}
+	if !slices.Contains(crashed, false) {
+		return nil, fmt.Errorf("%w: every node has crashed; nobody is left to elect", ErrBadOptions)
+	}
+	return crashed, nil
+}
+
+// initiators resolves who starts, as vertices in start order.
+func (a *algorithm) initiators(g *Graph, order []int, crashed []bool, o *Options) ([]int, error) {
+	var vs []int
+	switch {
+	case len(o.Initiators) > 0:
+		for _, name := range o.Initiators {
+			v := slices.Index(g.Nodes, name)
+			if v < 0 {
+				return nil, fmt.Errorf("%w: initiator %q is not on the bus", ErrBadOptions, name)
+			}
+			if crashed[v] {
+				return nil, fmt.Errorf("%w: initiator %q has crashed", ErrBadOptions, name)
+			}
+			if slices.Contains(vs, v) {
+				return nil, fmt.Errorf("%w: initiator %q is named twice", ErrBadOptions, name)
+			}
+			vs = append(vs, v)
+		}
+	case o.InitiatorCount != 0:
+		k := o.InitiatorCount
+		if k == AllNodes || k > len(order) {
+			k = len(order)
+		}
+		if k < 0 {
+			return nil, fmt.Errorf("%w: %d initiators", ErrBadOptions, o.InitiatorCount)
+		}
+		for _, v := range order {
+			if len(vs) < k && !crashed[v] {
+				vs = append(vs, v)
+			}
+		}
+	case a.init == initAll:
+		vs = slices.Clone(order)
+	default:
+		for _, v := range order {
+			if !crashed[v] {
+				vs = append(vs, v)
+				break
+			}
+		}
+	}
+	if a.single && len(vs) != 1 {
+		return nil, fmt.Errorf("%w: %s starts from exactly one initiator, got %d", ErrBadOptions, a.name, len(vs))
+	}
+	if a.allStart && len(vs) != len(order) {
+		return nil, fmt.Errorf("%w: %s starts at every node in round 1, got %d initiator%s of %d nodes",
+			ErrBadOptions, a.name, len(vs), plural(len(vs)), len(order))
+	}
+	return vs, nil
+}
+
+// fill copies the outcome of the run into res.
+func (n *net) fill(res *Result) {
+	res.Announced = n.algo.announces(n.opts)
+	var leaders []string
+	for v, p := range n.procs {
+		state, l := p.status()
+		switch {
+		case n.crashed[v]:
+			state = Crashed
+		case state == "" && !n.awake[v]:
+			state = Asleep
+		case state == "":
+			state = Undecided
+		}
+		nr := NodeResult{Node: n.g.Nodes[v], ID: n.ids[v], State: state}
+		if l >= 0 {
+			nr.Leader = n.g.Nodes[l]
+		}
+		if state == Leader {
+			leaders = append(leaders, nr.Node)
+			res.LeaderID = n.ids[v]
+		}
+		res.Nodes = append(res.Nodes, nr)
+	}
+	switch {
+	case len(leaders) == 1:
+		res.Leader = leaders[0]
+	case len(leaders) > 1:
+		res.LeaderID = 0
+		res.NoLeader = fmt.Sprintf("%d nodes claim to lead: %s", len(leaders), strings.Join(leaders, ", "))
+	case n.algo.noLeader != nil:
+		res.NoLeader = n.algo.noLeader(n)
+	default:
+		res.NoLeader = "no node became leader"
+	}
+	for i, c := range n.counts {
+		res.Messages.ByType = append(res.Messages.ByType, TypeCount{Type: n.algo.types[i], Count: c})
+		res.Messages.Total += c
+	}
+	res.Time = n.units(n.last)
+	res.TimeUnit = "delays"
+	if n.sync {
+		res.TimeUnit = "rounds"
+		res.Rounds = int(n.last / 2)
+	}
+	res.Trace = n.trace
+}

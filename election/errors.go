@@ -1,0 +1,25 @@
+package election
+
+import "errors"
+
+// Errors. Each is a category: the error returned wraps it (test with
+// errors.Is) and says what was wrong in its message.
+var (
+	// ErrUnknownAlgorithm: Options.Algo names no algorithm of Algorithms.
+	ErrUnknownAlgorithm = errors.New("unknown election algorithm")
+	// ErrUnsupportedTopology: the algorithm needs another kind of graph (a
+	// ring, a tree, a complete graph) than the topology has.
+	ErrUnsupportedTopology = errors.New("unsupported topology")
+	// ErrUnsupportedMode: the algorithm has no synchronous or no
+	// asynchronous form.
+	ErrUnsupportedMode = errors.New("unsupported mode")
+	// ErrBadIDs: an ID assignment that does not give every node one unique
+	// ID in range, or an ID file that does not parse.
+	ErrBadIDs = errors.New("bad node IDs")
+	// ErrBadOptions: initiators or crashed nodes that name no node, or more
+	// initiators than the algorithm takes.
+	ErrBadOptions = errors.New("bad election options")
+	// ErrNoTermination: the run exceeded Options.MaxEvents. The algorithms
+	// here terminate, so this is a bug report, not an outcome.
+	ErrNoTermination = errors.New("election did not terminate")
+)

@@ -1,0 +1,59 @@
+package election
+
+import "slices"
+
+// LeLann on a unidirectional ring: every initiator sends a CANDIDATE list
+// holding its ID clockwise; every node forwards candidate lists, and an
+// initiator appends its own ID to the lists of others. An initiator whose
+// own list comes back has seen every initiator's ID and picks the largest;
+// the winner sends LEADER once around. M initiators cost M·N candidate
+// messages and N leader messages.
+var leLann = &algorithm{
+	name:      "lelann",
+	summary:   "ring: every initiator's list goes all the way round",
+	needs:     needRing,
+	mode:      Async,
+	types:     []string{"CANDIDATE", "LEADER"},
+	init:      initAll,
+	announces: always,
+	newProc:   func(*net, int) process { return &leLannNode{} },
+}
+
+const (
+	llCandidate uint8 = iota
+	llLeader
+)
+
+type leLannNode struct {
+	base
+	initiator bool
+}
+
+func (l *leLannNode) start(n *net, v int) {
+	l.initiator = true
+	n.send(v, n.ring.Next[v], msg{typ: llCandidate, list: []int64{n.ids[v]}})
+}
+
+func (l *leLannNode) receive(n *net, v, port int, m msg) {
+	own := n.ids[v]
+	out := n.ring.Next[v]
+	switch {
+	case m.typ == llLeader:
+		if m.value != own {
+			l.follow(int(m.aux))
+			n.send(v, out, m)
+		}
+	case m.list[0] == own: // our own list is back
+		if slices.Max(m.list) == own {
+			l.lead(v)
+			n.send(v, out, msg{typ: llLeader, value: own, aux: int64(v)})
+		} else {
+			l.lose()
+		}
+	case l.initiator:
+		// Clip so that append copies: the list is shared with the trace.
+		n.send(v, out, msg{typ: llCandidate, list: append(slices.Clip(m.list), own)})
+	default:
+		n.send(v, out, m)
+	}
+}

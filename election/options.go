@@ -1,0 +1,77 @@
+package election
+
+// Mode is how time passes in a run.
+type Mode uint8
+
+// Modes.
+const (
+	// DefaultMode runs the algorithm in the mode it was designed for:
+	// synchronous for sync-ring, floodmax and anonymous, asynchronous for the
+	// rest.
+	DefaultMode Mode = iota
+	// Async: every message takes its own delay, at most one time unit, drawn
+	// from the seed (or exactly one unit with UnitDelays); links are FIFO.
+	Async
+	// Sync: lock-step rounds; a message sent in round r arrives in round r+1.
+	Sync
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Async:
+		return "async"
+	case Sync:
+		return "sync"
+	}
+	return "default"
+}
+
+// AllNodes as Options.InitiatorCount makes every node an initiator.
+const AllNodes = -1
+
+// Options control one election. The zero value of every field is its
+// default; only Algo is required.
+type Options struct {
+	// Algo names the algorithm: see Algorithms.
+	Algo string
+	// Mode forces synchronous or asynchronous runs (default: the
+	// algorithm's own).
+	Mode Mode
+	// IDOrder lays IDs 1…n out along the ring or the topology (default
+	// Ascending). IDs, when not nil, gives every node its ID instead.
+	IDOrder IDOrder
+	IDs     map[string]int64
+	// Initiators names the nodes that start the election. When empty,
+	// InitiatorCount picks the first K nodes along the ID order (AllNodes:
+	// all of them), and 0 leaves the choice to the algorithm: all nodes
+	// for the ring algorithms, adoption and floodmax, the first node for
+	// ring-list, echo, tree-min and dfs-token, and for bully the first node
+	// that has not crashed.
+	Initiators     []string
+	InitiatorCount int
+	// Seed determines the message delays, the random IDs and the random
+	// directions of chang-roberts-bidi. The same topology, options and
+	// seed give the same Result.
+	Seed uint64
+	// UnitDelays makes every asynchronous message take exactly one time
+	// unit instead of a random delay in (0, 1]: the worst case the
+	// textbook time bounds assume.
+	UnitDelays bool
+	// Suppress is the chang-roberts optimisation: a node woken by a larger
+	// ID does not send its own.
+	Suppress bool
+	// Announce adds the optional leader announcement to chang-roberts,
+	// chang-roberts-bidi and adoption. The other algorithms always announce,
+	// except anonymous, which elects nobody.
+	Announce bool
+	// Crashed lists bully's crashed nodes (default: the node with the
+	// largest ID, the coordinator whose failure starts the election).
+	Crashed []string
+	// Trace records every message in Result.Trace.
+	Trace bool
+	// MaxEvents bounds the run's kernel events (default 10,000,000).
+	MaxEvents uint64
+}
+
+// DefaultMaxEvents is the event budget when Options.MaxEvents is zero.
+const DefaultMaxEvents = 10_000_000

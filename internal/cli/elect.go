@@ -1,0 +1,502 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/election"
+)
+
+const electIntro = `Usage: fwsim elect --algo NAME [--topology FILE | --gen SPEC] [flags]
+       fwsim elect --compare [--topology FILE | --gen SPEC] [flags]
+
+Runs a classic leader-election algorithm on the nodes and cables of a bus, on
+virtual time: each node is a process, each cable a FIFO link. Reports the
+leader, every node's final state, the messages by type and the time (message
+delays for asynchronous runs, each delay at most one unit; rounds for
+synchronous runs; ns for 1394, which runs tree identify on the PHY model).
+--compare runs every algorithm that applies to the topology and prints one
+table. Without --topology or --gen it uses the built-in default bus. The same
+flags and seed always give the same output; docs/election.md explains every
+algorithm and how its messages are counted.
+
+Algorithms:
+%s
+Exit status: 0 a leader was elected (for anonymous: the symmetry held); 1 the
+run ended without one; 2 usage or input error (including an algorithm that
+does not apply to the topology).`
+
+// electConfig is what the flags of "fwsim elect" ask for.
+type electConfig struct {
+	source     runConfig // only its topology and gen
+	opts       election.Options
+	ids        string
+	initiators string
+	sync, async,
+	compare, jsonOutput bool
+}
+
+func runElect(_ context.Context, e *env, args []string) int {
+	var algos strings.Builder
+	for _, a := range election.Algorithms() {
+		fmt.Fprintf(&algos, "  %-19s %s\n", a.Name, a.Summary)
+	}
+	fs := newFlags("elect", fmt.Sprintf(electIntro, algos.String()),
+		"fwsim elect --algo chang-roberts --gen ring:8 --ids descending",
+		"fwsim elect --algo chang-roberts --gen ring:8 --initiators one --suppress --unit-delays",
+		"fwsim elect --algo bully --gen complete:6 --initiators one --trace",
+		"fwsim elect --algo anonymous --gen ring:5",
+		"fwsim elect --compare --gen ring:8 --seed 1",
+	)
+	var cfg electConfig
+	fs.StringVar(&cfg.opts.Algo, "algo", "",
+		"run the algorithm `NAME` (listed above), e.g. --algo lelann")
+	fs.BoolVar(&cfg.compare, "compare", false,
+		"run every algorithm that applies and print one table, e.g. --compare --gen ring:8")
+	fs.StringVar(&cfg.source.topology, "topology", "",
+		"read the bus from `FILE`, YAML or JSON (see docs/topology.md); its scripted events\n"+
+			"are ignored, e.g. --topology examples/default.yaml")
+	fs.StringVar(&cfg.source.gen, "gen", "",
+		"generate the bus from `SPEC`: chain:N, star:N, tree:N[:SEED], ring:N, complete:N\nor pair, e.g. --gen ring:8 (not with --topology)")
+	fs.StringVar(&cfg.ids, "ids", "ascending",
+		"give the nodes IDs 1…n by `ORDER`: ascending or descending along the ring in the\n"+
+			"direction messages travel (in topology order on other graphs), random (from the\n"+
+			"seed), or read them from a file of NODE ID lines, e.g. --ids descending")
+	fs.StringVar(&cfg.initiators, "initiators", "",
+		"start the election at `WHO`: all, one (the first node along the ID order) or K\n"+
+			"(the first K), e.g. --initiators one (default: the algorithm's own)")
+	fs.BoolVar(&cfg.sync, "sync", false,
+		"run in synchronous rounds, e.g. --sync (default: the algorithm's own mode)")
+	fs.BoolVar(&cfg.async, "async", false,
+		"run asynchronously, every message with its own delay, e.g. --async")
+	fs.BoolVar(&cfg.opts.UnitDelays, "unit-delays", false,
+		"make every asynchronous message take exactly one time unit, the worst case the\n"+
+			"time bounds assume, e.g. --unit-delays")
+	fs.BoolVar(&cfg.opts.Suppress, "suppress", false,
+		"chang-roberts: a node woken by a larger ID does not send its own, e.g. --suppress")
+	fs.BoolVar(&cfg.opts.Announce, "announce", false,
+		"add the optional leader announcement (chang-roberts, chang-roberts-bidi,\nadoption), e.g. --announce")
+	fs.Var(newUint64(&cfg.opts.Seed, 1), "seed",
+		"seed the message delays, random IDs and directions with `N`, e.g. --seed 42")
+	fs.BoolVar(&cfg.opts.Trace, "trace", false,
+		"list every message: when sent and received, between whom, its type and content,\ne.g. --trace")
+	fs.BoolVar(&cfg.jsonOutput, "json", false,
+		"write one JSON object instead of the text report, e.g. --json | jq .leader")
+	fs.order("algo", "compare", "topology", "gen", "ids", "initiators", "sync", "async", "unit-delays",
+		"suppress", "announce", "seed", "trace", "json")
+
+	if code, done := fs.parse(e, args); done {
+		return code
+	}
+	switch {
+	case cfg.compare && cfg.opts.Algo != "":
+		return fs.usageError(e, "--compare runs every algorithm: give it no --algo")
+	case !cfg.compare && cfg.opts.Algo == "":
+		return fs.usageError(e, "want --algo NAME or --compare")
+	case cfg.compare && cfg.opts.Trace:
+		return fs.usageError(e, "--trace lists the messages of one run: not with --compare")
+	case cfg.source.topology != "" && cfg.source.gen != "":
+		return fs.usageError(e, "--topology and --gen are mutually exclusive")
+	case cfg.sync && cfg.async:
+		return fs.usageError(e, "--sync and --async are mutually exclusive")
+	case cfg.sync:
+		cfg.opts.Mode = election.Sync
+	case cfg.async:
+		cfg.opts.Mode = election.Async
+	}
+	if err := cfg.parseInitiators(); err != nil {
+		return fs.usageError(e, "%v", err)
+	}
+	if err := cfg.readIDs(); err != nil {
+		return fs.inputError(e, err)
+	}
+	topo, source, err := cfg.source.loadTopology()
+	if err != nil {
+		if cfg.source.gen != "" && !errors.Is(err, bus.ErrBadGenerator) {
+			err = fmt.Errorf("--gen %s: %w", cfg.source.gen, err)
+		}
+		return fs.inputError(e, err)
+	}
+	if cfg.compare {
+		return cfg.runCompare(e, fs, topo, source)
+	}
+	res, err := election.Run(topo, cfg.opts)
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	if cfg.jsonOutput {
+		err = encodeElectJSON(e.stdout, newElectJSON(source, res))
+	} else {
+		writeElectText(e.stdout, source, res)
+	}
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	if res.Leader == "" && res.Algo != "anonymous" {
+		fmt.Fprintf(e.stderr, "fwsim elect: %s elected no leader: %s\n", res.Algo, res.NoLeader)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// parseInitiators reads --initiators into the options.
+func (c *electConfig) parseInitiators() error {
+	switch c.initiators {
+	case "":
+	case "all":
+		c.opts.InitiatorCount = election.AllNodes
+	case "one":
+		c.opts.InitiatorCount = 1
+	default:
+		k, err := strconv.Atoi(c.initiators)
+		if err != nil || k < 1 {
+			return fmt.Errorf("--initiators %s: want all, one or a number of nodes from 1", c.initiators)
+		}
+		c.opts.InitiatorCount = k
+	}
+	return nil
+}
+
+// maxIDFileSize bounds an ID file: 63 nodes take a few hundred bytes.
+const maxIDFileSize = 1 << 20
+
+// readIDs reads --ids: an order, or the file it names.
+func (c *electConfig) readIDs() error {
+	if order, ok := election.ParseIDOrder(c.ids); ok {
+		c.opts.IDOrder = order
+		return nil
+	}
+	f, err := os.Open(c.ids)
+	if err != nil {
+		if pe, ok := errors.AsType[*os.PathError](err); ok {
+			err = pe.Err
+		}
+		return fmt.Errorf("--ids %s: not ascending, descending or random, and not a readable ID file: %w", c.ids, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxIDFileSize+1))
+	if err == nil && len(data) > maxIDFileSize {
+		err = fmt.Errorf("larger than %d KiB", maxIDFileSize>>10)
+	}
+	if err != nil {
+		return fmt.Errorf("ID file %s: %w", c.ids, err)
+	}
+	c.opts.IDs, err = election.ParseIDs(data, c.ids)
+	return err
+}
+
+// header describes how the run was set, so that the output reproduces it.
+func electHeader(res *election.Result) string {
+	s := fmt.Sprintf("%s, %s, seed %d, ids %s", res.Algo, res.Mode, res.Seed, res.IDOrder)
+	if res.Mode == election.Async && res.Algo != "1394" {
+		s += ", delays " + delayName(res.UnitDelays)
+	}
+	for _, opt := range []struct {
+		on   bool
+		name string
+	}{{res.Suppress, "suppress"}, {res.Announce, "announce"}} {
+		if opt.on {
+			s += ", " + opt.name
+		}
+	}
+	return s
+}
+
+func delayName(unit bool) string {
+	if unit {
+		return "unit"
+	}
+	return "random"
+}
+
+// formatTime renders a time with its unit: delays keep three decimals (a
+// delay is 1000 ticks), rounds and ns are integers.
+func formatTime(t float64, unit string) string {
+	if unit == "delays" {
+		return strconv.FormatFloat(t, 'f', 3, 64) + " delays"
+	}
+	return strconv.FormatFloat(t, 'f', 0, 64) + " " + unit
+}
+
+func writeElectText(w io.Writer, source string, res *election.Result) {
+	fmt.Fprintf(w, "fwsim elect: %s\n", electHeader(res))
+	fmt.Fprintf(w, "topology: %s\n", source)
+	initiators := "all nodes"
+	if res.Initiators != nil {
+		initiators = strings.Join(res.Initiators, ", ")
+	}
+	fmt.Fprintf(w, "initiators: %s\n", initiators)
+	if len(res.Crashed) > 0 {
+		fmt.Fprintf(w, "crashed: %s\n", strings.Join(res.Crashed, ", "))
+	}
+	fmt.Fprintln(w)
+	if res.Leader != "" {
+		fmt.Fprintf(w, "leader: %s", res.Leader)
+		if res.IDOrder != "none" {
+			fmt.Fprintf(w, " (id %d)", res.LeaderID)
+		}
+		fmt.Fprintln(w)
+	} else {
+		fmt.Fprintf(w, "leader: none (%s)\n", res.NoLeader)
+	}
+	var nodes table
+	nodes.add("node", "id", "state", "knows leader")
+	for _, n := range res.Nodes {
+		id := strconv.FormatInt(n.ID, 10)
+		if res.IDOrder == "none" {
+			id = "-"
+		}
+		nodes.add(n.Node, id, string(n.State), orDash(n.Leader))
+	}
+	nodes.write(w, "  ")
+	parts := make([]string, len(res.Messages.ByType))
+	for i, c := range res.Messages.ByType {
+		parts[i] = fmt.Sprintf("%s %d", c.Type, c.Count)
+	}
+	fmt.Fprintf(w, "messages: %d (%s)\n", res.Messages.Total, strings.Join(parts, ", "))
+	fmt.Fprintf(w, "time: %s\n", formatTime(res.Time, res.TimeUnit))
+	if res.Trace != nil {
+		fmt.Fprintf(w, "\ntrace (%s):\n", res.TimeUnit)
+		var tr table
+		tr.add("sent", "arrived", "from", "to", "type", "payload")
+		for _, m := range res.Trace {
+			arrived := strconv.FormatFloat(m.Arrived, 'f', -1, 64)
+			if m.Lost {
+				arrived = "lost"
+			}
+			tr.add(strconv.FormatFloat(m.Sent, 'f', -1, 64), arrived, m.From, m.To, m.Type, m.Payload)
+		}
+		tr.write(w, "  ")
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// electJSON is the --json output of one election. Field order is the order
+// of the struct fields; names are stable.
+type electJSON struct {
+	Algo       string   `json:"algo"`
+	Mode       string   `json:"mode"` // sync or async
+	Topology   string   `json:"topology"`
+	Seed       uint64   `json:"seed"`
+	IDs        string   `json:"ids"`    // ascending, descending, random, explicit or none
+	Delays     *string  `json:"delays"` // random or unit; null for synchronous runs and 1394
+	Suppress   bool     `json:"suppress"`
+	Announce   bool     `json:"announce"`
+	Initiators []string `json:"initiators"` // [] for every node
+	Crashed    []string `json:"crashed"`
+	Leader     *string  `json:"leader"`    // null when none was elected
+	LeaderID   *int64   `json:"leader_id"` // null when there is no leader or no IDs
+	NoLeader   *string  `json:"no_leader"` // why there is none; null when there is one
+	Announced  bool     `json:"announced"` // every node learns the leader
+	Messages   struct {
+		Total  int            `json:"total"`
+		ByType map[string]int `json:"by_type"`
+	} `json:"messages"`
+	Time     float64          `json:"time"`
+	TimeUnit string           `json:"time_unit"` // delays, rounds or ns
+	Rounds   *int             `json:"rounds"`    // null for asynchronous runs
+	Nodes    []electNodeJSON  `json:"nodes"`
+	Trace    []electTraceJSON `json:"trace,omitempty"` // with --trace only
+}
+
+type electNodeJSON struct {
+	ID         string  `json:"id"`
+	ElectionID *int64  `json:"election_id"` // null when the algorithm has no IDs
+	State      string  `json:"state"`       // leader, follower, undecided, asleep or crashed
+	Leader     *string `json:"leader"`      // whom it knows as leader, null if nobody
+}
+
+type electTraceJSON struct {
+	Sent    float64  `json:"sent"`
+	Arrived *float64 `json:"arrived"` // null when lost
+	From    string   `json:"from"`
+	To      string   `json:"to"`
+	Type    string   `json:"type"`
+	Payload string   `json:"payload"`
+}
+
+func newElectJSON(source string, res *election.Result) electJSON {
+	out := electJSON{
+		Algo: res.Algo, Mode: res.Mode.String(), Topology: source, Seed: res.Seed, IDs: res.IDOrder,
+		Suppress: res.Suppress, Announce: res.Announce,
+		Initiators: nonNil(res.Initiators), Crashed: nonNil(res.Crashed),
+		Leader: nullIfEmpty(res.Leader), NoLeader: nullIfEmpty(res.NoLeader), Announced: res.Announced,
+		Time: res.Time, TimeUnit: res.TimeUnit, Nodes: []electNodeJSON{},
+	}
+	if res.Mode == election.Async && res.Algo != "1394" {
+		d := delayName(res.UnitDelays)
+		out.Delays = &d
+	}
+	hasIDs := res.IDOrder != "none"
+	if res.Leader != "" && hasIDs {
+		out.LeaderID = &res.LeaderID
+	}
+	out.Messages.Total = res.Messages.Total
+	out.Messages.ByType = map[string]int{}
+	for _, c := range res.Messages.ByType {
+		out.Messages.ByType[c.Type] = c.Count
+	}
+	if res.Mode == election.Sync {
+		out.Rounds = &res.Rounds
+	}
+	for _, n := range res.Nodes {
+		nj := electNodeJSON{ID: n.Node, State: string(n.State), Leader: nullIfEmpty(n.Leader)}
+		if hasIDs {
+			nj.ElectionID = &n.ID
+		}
+		out.Nodes = append(out.Nodes, nj)
+	}
+	for _, m := range res.Trace {
+		tj := electTraceJSON{Sent: m.Sent, From: m.From, To: m.To, Type: m.Type, Payload: m.Payload}
+		if !m.Lost {
+			tj.Arrived = &m.Arrived
+		}
+		out.Trace = append(out.Trace, tj)
+	}
+	return out
+}
+
+// compareRow is one algorithm of --compare: its result, or why it does
+// not apply.
+type compareRow struct {
+	algo   string
+	res    *election.Result
+	reason string
+}
+
+func (c *electConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source string) int {
+	var rows []compareRow
+	for _, a := range election.Algorithms() {
+		o := c.opts
+		o.Algo = a.Name
+		res, err := election.Run(topo, o)
+		switch {
+		case errors.Is(err, election.ErrUnsupportedTopology), errors.Is(err, election.ErrUnsupportedMode),
+			errors.Is(err, election.ErrBadOptions):
+			_, reason, _ := strings.Cut(err.Error(), ": "+a.Name+" ")
+			rows = append(rows, compareRow{algo: a.Name, reason: reason})
+		case err != nil:
+			return fs.inputError(e, err)
+		default:
+			rows = append(rows, compareRow{algo: a.Name, res: res})
+		}
+	}
+	if c.jsonOutput {
+		if err := encodeElectJSON(e.stdout, c.compareJSON(source, rows)); err != nil {
+			return fs.inputError(e, err)
+		}
+		return exitOK
+	}
+	fmt.Fprintf(e.stdout, "fwsim elect --compare: seed %d, ids %s, delays %s, initiators %s\n",
+		c.opts.Seed, c.idsName(), delayName(c.opts.UnitDelays), orDefault(c.initiators))
+	fmt.Fprintf(e.stdout, "topology: %s\n\n", source)
+	width := len("algorithm")
+	for _, r := range rows {
+		width = max(width, len(r.algo))
+	}
+	var t table
+	t.add(fmt.Sprintf("%-*s", width, "algorithm"), "mode", "messages", "time", "leader")
+	for _, r := range rows {
+		if r.res != nil {
+			t.add(r.algo, r.res.Mode.String(), strconv.Itoa(r.res.Messages.Total),
+				formatTime(r.res.Time, r.res.TimeUnit), compareLeader(r.res))
+		}
+	}
+	t.write(e.stdout, "")
+	// The algorithms that do not apply follow, their reason in place of
+	// the columns, which it would widen.
+	for _, r := range rows {
+		if r.res == nil {
+			fmt.Fprintf(e.stdout, "%-*s  not applicable: %s\n", width, r.algo, r.reason)
+		}
+	}
+	return exitOK
+}
+
+func (c *electConfig) idsName() string {
+	if c.opts.IDs != nil {
+		return "from " + c.ids
+	}
+	return c.opts.IDOrder.String()
+}
+
+func orDefault(s string) string {
+	if s == "" {
+		return "each algorithm's own"
+	}
+	return s
+}
+
+// compareLeader names the leader with its ID, or says why there is none.
+func compareLeader(res *election.Result) string {
+	switch {
+	case res.Leader == "":
+		return "none"
+	case res.IDOrder == "none":
+		return res.Leader
+	}
+	return fmt.Sprintf("%s (id %d)", res.Leader, res.LeaderID)
+}
+
+type compareJSON struct {
+	Topology   string           `json:"topology"`
+	Seed       uint64           `json:"seed"`
+	IDs        string           `json:"ids"`
+	Delays     string           `json:"delays"`
+	Initiators *string          `json:"initiators"` // null: each algorithm's own
+	Results    []compareRowJSON `json:"results"`
+}
+
+type compareRowJSON struct {
+	Algo       string   `json:"algo"`
+	Applicable bool     `json:"applicable"`
+	Reason     *string  `json:"reason"` // why not applicable; null when it is
+	Mode       *string  `json:"mode"`
+	Messages   *int     `json:"messages"`
+	Time       *float64 `json:"time"`
+	TimeUnit   *string  `json:"time_unit"`
+	Rounds     *int     `json:"rounds"`
+	Leader     *string  `json:"leader"`
+}
+
+func (c *electConfig) compareJSON(source string, rows []compareRow) compareJSON {
+	out := compareJSON{Topology: source, Seed: c.opts.Seed, IDs: c.idsName(), Delays: delayName(c.opts.UnitDelays),
+		Initiators: nullIfEmpty(c.initiators), Results: []compareRowJSON{}}
+	for _, r := range rows {
+		rj := compareRowJSON{Algo: r.algo, Applicable: r.res != nil, Reason: nullIfEmpty(r.reason)}
+		if res := r.res; res != nil {
+			mode := res.Mode.String()
+			rj.Mode, rj.Messages, rj.Time, rj.TimeUnit = &mode, &res.Messages.Total, &res.Time, &res.TimeUnit
+			rj.Leader = nullIfEmpty(res.Leader)
+			if res.Mode == election.Sync {
+				rj.Rounds = &res.Rounds
+			}
+		}
+		out.Results = append(out.Results, rj)
+	}
+	return out
+}
+
+// encodeElectJSON writes v indented, as "fwsim run --json" does.
+func encodeElectJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("writing JSON: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,246 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// electGoldens are the runs whose output the golden files in testdata/elect
+// pin, text and JSON.
+var electGoldens = []struct {
+	name string
+	args []string
+}{
+	{"chang-roberts-ring8-descending", []string{"elect", "--algo", "chang-roberts", "--gen", "ring:8", "--ids", "descending"}},
+	{"bully-complete5-trace", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--initiators", "one", "--unit-delays", "--trace"}},
+	{"sync-ring-ids-file", []string{"elect", "--algo", "sync-ring", "--gen", "ring:4", "--ids", "testdata/elect/ids-ring4.txt"}},
+	{"anonymous-ring5", []string{"elect", "--algo", "anonymous", "--gen", "ring:5"}},
+	{"1394-tree6", []string{"elect", "--algo", "1394", "--gen", "tree:6:2", "--seed", "3"}},
+	{"compare-ring8", []string{"elect", "--compare", "--gen", "ring:8", "--seed", "1"}},
+	{"compare-tree12", []string{"elect", "--compare", "--gen", "tree:12:3", "--ids", "random", "--seed", "2"}},
+	{"compare-complete6", []string{"elect", "--compare", "--gen", "complete:6", "--unit-delays"}},
+}
+
+func TestElectGolden(t *testing.T) {
+	for _, tc := range electGoldens {
+		for _, format := range []string{"txt", "json"} {
+			t.Run(tc.name+"."+format, func(t *testing.T) {
+				args := tc.args
+				if format == "json" {
+					args = append(args[:len(args):len(args)], "--json")
+				}
+				code, stdout, stderr := runCLI(t, args...)
+				require.Equal(t, exitOK, code, "stderr: %s", stderr)
+				assert.Empty(t, stderr)
+				golden(t, "elect/"+tc.name+"."+format, stdout)
+				_, again, _ := runCLI(t, args...)
+				assert.Equal(t, stdout, again, "a second run differs")
+				for _, line := range strings.Split(stdout, "\n") {
+					assert.LessOrEqual(t, len([]rune(line)), 100, "line too long: %q", line)
+				}
+			})
+		}
+	}
+}
+
+// electOutput runs args with --json and decodes the output strictly into
+// T: every field the output has, T must know.
+func electOutput[T any](t *testing.T, args ...string) T {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, append(args, "--json")...)
+	require.Equal(t, exitOK, code, stderr)
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	dec.DisallowUnknownFields()
+	var out T
+	require.NoError(t, dec.Decode(&out))
+	return out
+}
+
+func TestElectJSON(t *testing.T) {
+	// Chang–Roberts, all starting, IDs descending: n(n+1)/2 messages.
+	out := electOutput[electJSON](t, "elect", "--algo", "chang-roberts", "--gen", "ring:6", "--ids", "descending")
+	assert.Equal(t, "chang-roberts", out.Algo)
+	require.NotNil(t, out.Leader)
+	assert.Equal(t, "n0", *out.Leader)
+	require.NotNil(t, out.LeaderID)
+	assert.Equal(t, int64(6), *out.LeaderID)
+	assert.Equal(t, 21, out.Messages.Total)
+	assert.Equal(t, map[string]int{"ELECTION": 21, "LEADER": 0}, out.Messages.ByType)
+	assert.Nil(t, out.Rounds, "asynchronous: no rounds")
+	assert.Equal(t, "delays", out.TimeUnit)
+	assert.LessOrEqual(t, out.Time, 6.0, "every delay is at most one unit")
+	require.Len(t, out.Nodes, 6)
+	for i, n := range out.Nodes {
+		require.NotNil(t, n.ElectionID)
+		assert.Equal(t, int64(6-i), *n.ElectionID)
+		assert.Equal(t, map[bool]string{true: "leader", false: "follower"}[i == 0], n.State)
+	}
+
+	// Synchronous: rounds are reported.
+	out = electOutput[electJSON](t, "elect", "--algo", "chang-roberts", "--gen", "ring:6", "--sync")
+	require.NotNil(t, out.Rounds)
+	assert.Equal(t, 7, *out.Rounds, "the largest ID is back in round n+1")
+	assert.Equal(t, "sync", out.Mode)
+	assert.Nil(t, out.Delays)
+
+	// Announced algorithms tell every node.
+	out = electOutput[electJSON](t, "elect", "--algo", "echo", "--gen", "tree:9:4", "--ids", "random", "--seed", "8")
+	require.NotNil(t, out.Leader)
+	assert.True(t, out.Announced)
+	for _, n := range out.Nodes {
+		require.NotNil(t, n.Leader, n.ID)
+		assert.Equal(t, *out.Leader, *n.Leader, n.ID)
+	}
+}
+
+func TestElectTopologyFile(t *testing.T) {
+	// IDs ascend in file order, so the last node (audio) has the largest,
+	// which echo elects.
+	out := electOutput[electJSON](t, "elect", "--algo", "echo", "--topology", "../../examples/default.yaml")
+	assert.Equal(t, "../../examples/default.yaml", out.Topology)
+	require.NotNil(t, out.Leader)
+	assert.Equal(t, "audio", *out.Leader)
+	assert.Len(t, out.Nodes, 6)
+}
+
+func TestElectIDsFile(t *testing.T) {
+	// IDs 7, 3, 9, 1 on n0…n3: the largest is n2's, the smallest n3's.
+	out := electOutput[electJSON](t, "elect", "--algo", "lelann", "--gen", "ring:4", "--ids", "testdata/elect/ids-ring4.txt")
+	assert.Equal(t, "n2", *out.Leader)
+	assert.Equal(t, "explicit", out.IDs)
+	out = electOutput[electJSON](t, "elect", "--algo", "sync-ring", "--gen", "ring:4", "--ids", "testdata/elect/ids-ring4.txt")
+	assert.Equal(t, "n3", *out.Leader)
+	assert.Equal(t, 1*4+1+4, *out.Rounds, "ID 1 speaks in round 1·n+1, its message is back n rounds later")
+}
+
+func TestElectInitiators(t *testing.T) {
+	for _, tc := range []struct {
+		flag string
+		want []string
+	}{
+		{"one", []string{"n0"}},
+		{"3", []string{"n0", "n1", "n2"}},
+		{"all", []string{"n0", "n1", "n2", "n3", "n4"}},
+	} {
+		out := electOutput[electJSON](t, "elect", "--algo", "lelann", "--gen", "ring:5", "--initiators", tc.flag)
+		assert.Equal(t, tc.want, out.Initiators, tc.flag)
+		// LeLann: N + M·N messages for M initiators.
+		assert.Equal(t, 5+len(tc.want)*5, out.Messages.Total, tc.flag)
+	}
+}
+
+func TestElectAnonymousIsNotAFailure(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "elect", "--algo", "anonymous", "--gen", "ring:4")
+	assert.Equal(t, exitOK, code)
+	assert.Empty(t, stderr)
+	assert.Contains(t, stdout, "leader: none (all nodes alike (undecided, value 0) in rounds 1 and 5: repeats forever)\n")
+}
+
+func TestElectErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // the whole stderr line, or its start
+	}{
+		{"no algo", []string{"elect", "--gen", "ring:3"},
+			"fwsim elect: want --algo NAME or --compare (see 'fwsim help elect')"},
+		{"algo and compare", []string{"elect", "--compare", "--algo", "lelann"},
+			"fwsim elect: --compare runs every algorithm: give it no --algo (see 'fwsim help elect')"},
+		{"trace and compare", []string{"elect", "--compare", "--trace"},
+			"fwsim elect: --trace lists the messages of one run: not with --compare (see 'fwsim help elect')"},
+		{"sync and async", []string{"elect", "--algo", "lelann", "--sync", "--async"},
+			"fwsim elect: --sync and --async are mutually exclusive (see 'fwsim help elect')"},
+		{"topology and gen", []string{"elect", "--algo", "lelann", "--topology", "x.yaml", "--gen", "ring:3"},
+			"fwsim elect: --topology and --gen are mutually exclusive (see 'fwsim help elect')"},
+		{"bad initiators", []string{"elect", "--algo", "lelann", "--initiators", "some"},
+			"fwsim elect: --initiators some: want all, one or a number of nodes from 1 (see 'fwsim help elect')"},
+		{"zero initiators", []string{"elect", "--algo", "lelann", "--initiators", "0"},
+			"fwsim elect: --initiators 0: want all, one or a number of nodes from 1"},
+		{"unknown algo", []string{"elect", "--algo", "raft", "--gen", "ring:3"},
+			`fwsim elect: unknown election algorithm "raft" (want chang-roberts, chang-roberts-bidi, lelann,`},
+		{"unsupported topology", []string{"elect", "--algo", "echo", "--gen", "ring:5"},
+			"fwsim elect: unsupported topology: echo needs a tree, got a ring of 5 nodes"},
+		{"unsupported mode", []string{"elect", "--algo", "floodmax", "--gen", "ring:5", "--async"},
+			"fwsim elect: unsupported mode: floodmax has no async form (it is sync only)"},
+		{"missing ids file", []string{"elect", "--algo", "lelann", "--gen", "ring:4", "--ids", "testdata/elect/none.txt"},
+			"fwsim elect: --ids testdata/elect/none.txt: not ascending, descending or random, and not a readable ID file: no such file or directory"},
+		{"malformed ids file", []string{"elect", "--algo", "lelann", "--gen", "ring:4", "--ids", "testdata/elect/ids-malformed.txt"},
+			`fwsim elect: bad node IDs: testdata/elect/ids-malformed.txt:2: node "n1": want an ID from 0 to 1000000000 written in decimal, got "seven"`},
+		{"ids file for another bus", []string{"elect", "--algo", "lelann", "--gen", "ring:5", "--ids", "testdata/elect/ids-ring4.txt"},
+			`fwsim elect: bad node IDs: node "n4" has no ID`},
+		{"bad gen", []string{"elect", "--algo", "lelann", "--gen", "ring:1"},
+			`fwsim elect: bad generator spec "ring:1": ring needs a size from 2 to 63`},
+		{"missing topology", []string{"elect", "--algo", "lelann", "--topology", "testdata/no-such-file.yaml"},
+			"fwsim elect: topology file testdata/no-such-file.yaml: no such file or directory"},
+		{"dfs-token with many", []string{"elect", "--algo", "dfs-token", "--gen", "ring:4", "--initiators", "all"},
+			"fwsim elect: bad election options: dfs-token starts from exactly one initiator, got 4"},
+		{"negative seed", []string{"elect", "--algo", "lelann", "--seed", "-1"},
+			`fwsim elect: invalid value "-1" for flag --seed: want an unsigned integer (see 'fwsim help elect')`},
+		{"stray argument", []string{"elect", "lelann"},
+			`fwsim elect: unexpected argument "lelann" (elect takes flags only) (see 'fwsim help elect')`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.args...)
+			assert.Equal(t, exitUsage, code)
+			assert.Empty(t, stdout)
+			assert.True(t, strings.HasPrefix(stderr, tc.want), "stderr %q\nwant prefix %q", stderr, tc.want)
+			assert.Equal(t, 1, strings.Count(stderr, "\n"), "want one line, got %q", stderr)
+		})
+	}
+}
+
+func TestElectCompareListsEveryAlgorithm(t *testing.T) {
+	out := electOutput[compareJSON](t, "elect", "--compare", "--gen", "ring:6")
+	applicable := map[string]bool{}
+	for _, r := range out.Results {
+		applicable[r.Algo] = r.Applicable
+		if r.Applicable {
+			assert.Nil(t, r.Reason, r.Algo)
+			require.NotNil(t, r.Messages, r.Algo)
+			assert.Positive(t, *r.Messages, r.Algo)
+		} else {
+			require.NotNil(t, r.Reason, r.Algo)
+			assert.Contains(t, *r.Reason, "needs a", r.Algo)
+		}
+	}
+	assert.Equal(t, map[string]bool{
+		"chang-roberts": true, "chang-roberts-bidi": true, "lelann": true, "ring-list": true,
+		"sync-ring": true, "anonymous": true, "bully": false, "echo": false, "tree-min": false,
+		"floodmax": true, "dfs-token": true, "adoption": true, "1394": false,
+	}, applicable)
+}
+
+// electFlags are every flag of "fwsim elect", which help must explain.
+var electFlags = []string{"algo", "compare", "topology", "gen", "ids", "initiators", "sync", "async",
+	"unit-delays", "suppress", "announce", "seed", "trace", "json"}
+
+func TestElectHelp(t *testing.T) {
+	code, help, stderr := runCLI(t, "help", "elect")
+	require.Equal(t, exitOK, code)
+	assert.Empty(t, stderr)
+	blocks := map[string]string{}
+	for _, block := range strings.Split(help, "\n  --")[1:] {
+		name, _, _ := strings.Cut(block, " ")
+		name, _, _ = strings.Cut(name, "\n")
+		blocks[name] = block
+	}
+	for _, f := range electFlags {
+		require.Contains(t, blocks, f, "help does not explain --%s", f)
+		assert.Contains(t, blocks[f], "e.g. ", "help gives no example of --%s", f)
+		assert.Contains(t, blocks[f], "--"+f, "the example of --%s does not use it", f)
+	}
+	assert.Len(t, blocks, len(electFlags))
+	for _, algo := range []string{"chang-roberts", "bully", "adoption", "1394", "anonymous"} {
+		assert.Contains(t, help, "\n  "+algo+" ", "help does not list %s", algo)
+	}
+	for _, line := range strings.Split(help, "\n") {
+		assert.LessOrEqual(t, len([]rune(line)), 100, "help line too long: %q", line)
+	}
+	code, again, _ := runCLI(t, "elect", "-h")
+	assert.Equal(t, exitOK, code)
+	assert.Equal(t, help, again)
+}
