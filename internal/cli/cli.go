@@ -10,6 +10,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -48,6 +49,9 @@ func commands() []command {
 	return []command{
 		{"run", "emulate a bus initialisation and report the result", runRun},
 		{"elect", "run a classic leader-election algorithm on a topology, or compare them", runElect},
+		{"decode", "read self-IDs from a capture of a real bus and check them", runDecode},
+		{"crosscheck", "compare a real bus (capture or probe) with its emulation", runCrosscheck},
+		{"probe", "read the self-IDs of this machine's bus (Linux /dev/fw*, or USB)", runProbe},
 		{"version", "print the fwsim version", runVersion},
 		{"help", "explain a command and its flags", runHelp},
 	}
@@ -341,5 +345,17 @@ func (v uint64Value) Set(s string) error {
 		return errors.New("want an unsigned integer")
 	}
 	*v.p = n
+	return nil
+}
+
+// writeJSON writes v as the --json output of every command: indented, with
+// "<", ">" and "&" left as they are.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("writing JSON: %w", err)
+	}
 	return nil
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -132,7 +131,7 @@ func runElect(_ context.Context, e *env, args []string) int {
 		return fs.inputError(e, err)
 	}
 	if cfg.jsonOutput {
-		err = encodeElectJSON(e.stdout, newElectJSON(source, res))
+		err = writeJSON(e.stdout, newElectJSON(source, res))
 	} else {
 		writeElectText(e.stdout, source, res)
 	}
@@ -395,7 +394,7 @@ func (c *electConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source s
 		}
 	}
 	if c.jsonOutput {
-		if err := encodeElectJSON(e.stdout, c.compareJSON(source, rows)); err != nil {
+		if err := writeJSON(e.stdout, c.compareJSON(source, rows)); err != nil {
 			return fs.inputError(e, err)
 		}
 		return exitOK
@@ -488,15 +487,4 @@ func (c *electConfig) compareJSON(source string, rows []compareRow) compareJSON 
 		out.Results = append(out.Results, rj)
 	}
 	return out
-}
-
-// encodeElectJSON writes v indented, as "fwsim run --json" does.
-func encodeElectJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("writing JSON: %w", err)
-	}
-	return nil
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -112,13 +111,7 @@ func writeRunJSON(w io.Writer, source string, res *bus.Result) error {
 	if len(out.Generations) > 0 {
 		out.generationJSON = out.Generations[0].generationJSON
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		return fmt.Errorf("writing JSON: %w", err)
-	}
-	return nil
+	return writeJSON(w, out)
 }
 
 func newGenerationJSON(g *bus.Generation) generationJSON {

@@ -1,0 +1,211 @@
+package hwtest
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/phy"
+)
+
+// CrossOptions say what to emulate for a cross-check. The zero value
+// emulates the topology read from the capture, with the observed root
+// forced and the observed initiators, at seed 0.
+type CrossOptions struct {
+	Seed uint64
+	// Topology is the bus to emulate; nil builds it from the capture
+	// (Bus.Topology).
+	Topology *bus.Topology
+	// ForceRoot and Initiators are passed to the emulator. With a topology
+	// built from the capture they default to the observed root and the
+	// nodes whose i bit is set.
+	ForceRoot  string
+	Initiators []string
+}
+
+// CrossCheck is the comparison of a captured bus with its emulation.
+type CrossCheck struct {
+	Seed       uint64
+	Profile    string
+	ForceRoot  string
+	Initiators []string
+	// Notes say what the comparison could not take from the capture.
+	Notes []string
+	// Outcome is how the emulated bus initialisation ended; Problems its
+	// findings when not ok.
+	Outcome  bus.Outcome
+	Problems []string
+	Real     []phy.SelfID
+	Emulated []phy.SelfID
+	// Diffs lists every difference, node by node.
+	Diffs []Diff
+}
+
+// Diff is one difference between the captured and the emulated self-IDs.
+type Diff struct {
+	Node int // phy_ID
+	// Index is the stream position of the captured quadlet that differs,
+	// -1 when the captured bus has no such quadlet.
+	Index int
+	// Field is a self-ID field (phy_id, link_active, gap_count, speed,
+	// delay, contender, power_class, initiated_reset, "port N"), or
+	// "packets", "reserved bits", "node" or "quadlet" when whole packets
+	// differ.
+	Field    string
+	Real     string
+	Emulated string
+}
+
+func (d Diff) String() string {
+	return fmt.Sprintf("phy %d %s: real %s, emulated %s", d.Node, d.Field, d.Real, d.Emulated)
+}
+
+// Match reports an emulation that ended ok with the captured self-IDs.
+func (c *CrossCheck) Match() bool { return c.Outcome == bus.OutcomeOK && len(c.Diffs) == 0 }
+
+// Cross emulates the bus a capture shows and compares the self-IDs quadlet
+// by quadlet. An error means the emulation could not run (a bus without a
+// tree, a topology the emulator rejects); a mismatch is in the result.
+func Cross(b *Bus, o CrossOptions) (*CrossCheck, error) {
+	c := &CrossCheck{Seed: o.Seed, ForceRoot: o.ForceRoot, Initiators: o.Initiators, Real: b.SelfIDs}
+	t := o.Topology
+	ignoreInitiated := false
+	if t == nil {
+		var root string
+		var initiators []string
+		var err error
+		if t, root, initiators, err = b.Topology(); err != nil {
+			return nil, err
+		}
+		if c.ForceRoot == "" {
+			c.ForceRoot = root
+		}
+		if c.Initiators == nil {
+			c.Initiators = initiators
+		}
+		if len(initiators) == 0 && len(o.Initiators) == 0 {
+			// Without an initiator the emulator would reset from every
+			// PHY, setting i everywhere: start from the root instead and
+			// leave i out.
+			c.Initiators = []string{root}
+			ignoreInitiated = true
+			c.Notes = append(c.Notes, "no node has i set in the capture: the emulated reset starts at the root and i is not compared")
+		}
+	}
+	if len(b.Problems) > 0 {
+		c.Notes = append(c.Notes, fmt.Sprintf("the capture itself has %d problem(s); fwsim decode lists them", len(b.Problems)))
+	}
+	res, err := bus.Run(t, bus.Options{Seed: o.Seed, ForceRoot: c.ForceRoot, Initiators: c.Initiators, AllowOutOfSpec: true})
+	if err != nil {
+		return nil, err
+	}
+	c.Profile = res.Profile
+	for _, why := range res.OutOfSpec {
+		c.Notes = append(c.Notes, "out of spec: "+why)
+	}
+	g := res.Generations[0]
+	c.Outcome, c.Problems, c.Emulated = g.Outcome, g.Problems, g.SelfIDs
+	c.Diffs = compareSelfIDs(c.Real, c.Emulated, ignoreInitiated)
+	return c, nil
+}
+
+// compareSelfIDs lists the differences node by node and field by field;
+// when either stream does not split into nodes, quadlet by quadlet.
+func compareSelfIDs(real, emulated []phy.SelfID, ignoreInitiated bool) []Diff {
+	rg, err1 := phy.SplitSelfIDs(slices.Clone(real))
+	eg, err2 := phy.SplitSelfIDs(slices.Clone(emulated))
+	if err1 != nil || err2 != nil {
+		return compareQuadlets(real, emulated)
+	}
+	var diffs []Diff
+	index := 0
+	for id := range max(len(rg), len(eg)) {
+		switch {
+		case id >= len(eg):
+			diffs = append(diffs, Diff{Node: id, Index: index, Field: "node", Real: "present", Emulated: "absent"})
+		case id >= len(rg):
+			diffs = append(diffs, Diff{Node: id, Index: -1, Field: "node", Real: "absent", Emulated: "present"})
+		default:
+			diffs = append(diffs, compareNode(id, index, rg[id], eg[id], ignoreInitiated)...)
+		}
+		if id < len(rg) {
+			index += len(rg[id])
+		}
+	}
+	return diffs
+}
+
+// compareNode compares one node's packets, which both passed SplitSelfIDs.
+func compareNode(id, index int, real, emulated []phy.SelfID, ignoreInitiated bool) []Diff {
+	r, _ := phy.DecodeSelfIDInfo(real) // a split group always decodes
+	e, _ := phy.DecodeSelfIDInfo(emulated)
+	var diffs []Diff
+	field := func(name string, rv, ev any) {
+		if rv != ev {
+			diffs = append(diffs, Diff{Node: id, Index: index, Field: name, Real: fmt.Sprint(rv), Emulated: fmt.Sprint(ev)})
+		}
+	}
+	field("phy_id", r.PhyID, e.PhyID)
+	field("link_active", r.LinkActive, e.LinkActive)
+	field("gap_count", r.GapCount, e.GapCount)
+	field("speed", r.Speed, e.Speed)
+	field("delay", r.Delay, e.Delay)
+	field("contender", r.Contender, e.Contender)
+	field("power_class", r.PowerClass, e.PowerClass)
+	if !ignoreInitiated {
+		field("initiated_reset", r.InitiatedReset, e.InitiatedReset)
+	}
+	for p := range max(len(r.Ports), len(e.Ports)) {
+		rp, ep := portAt(r.Ports, p), portAt(e.Ports, p)
+		if rp != ep {
+			// Packet #0 holds ports 0–2, packet #k ports 8k−5 to 8k+2.
+			at := index + min((p+5)/8, len(real)-1)
+			diffs = append(diffs, Diff{Node: id, Index: at, Field: "port " + strconv.Itoa(p), Real: rp.String(), Emulated: ep.String()})
+		}
+	}
+	if len(real) != len(emulated) {
+		diffs = append(diffs, Diff{Node: id, Index: index, Field: "packets", Real: strconv.Itoa(len(real)), Emulated: strconv.Itoa(len(emulated))})
+	}
+	if len(diffs) == 0 {
+		for k := range real {
+			if real[k] != emulated[k] && !(ignoreInitiated && k == 0 && real[k]^emulated[k] == 2) {
+				diffs = append(diffs, Diff{Node: id, Index: index + k, Field: "reserved bits",
+					Real: fmt.Sprintf("0x%08x", uint32(real[k])), Emulated: fmt.Sprintf("0x%08x", uint32(emulated[k]))})
+			}
+		}
+	}
+	return diffs
+}
+
+func portAt(ports []phy.PortStatus, p int) phy.PortStatus {
+	if p < len(ports) {
+		return ports[p]
+	}
+	return phy.PortAbsent
+}
+
+// compareQuadlets is the fallback for streams that do not split into nodes.
+func compareQuadlets(real, emulated []phy.SelfID) []Diff {
+	var diffs []Diff
+	show := func(s []phy.SelfID, i int) string {
+		if i < len(s) {
+			return fmt.Sprintf("0x%08x", uint32(s[i]))
+		}
+		return "none"
+	}
+	for i := range max(len(real), len(emulated)) {
+		if i < len(real) && i < len(emulated) && real[i] == emulated[i] {
+			continue
+		}
+		node, index := -1, i
+		switch {
+		case i < len(real):
+			node = phyIDOf(uint32(real[i]))
+		default:
+			node, index = phyIDOf(uint32(emulated[i])), -1
+		}
+		diffs = append(diffs, Diff{Node: node, Index: index, Field: "quadlet", Real: show(real, i), Emulated: show(emulated, i)})
+	}
+	return diffs
+}

@@ -1,0 +1,43 @@
+// Package hwtest reads the self-IDs of real IEEE 1394 buses and compares them
+// with the emulator.
+//
+// # Captures
+//
+// Parse reads a capture in one of the Formats (Detect names it): raw hex
+// quadlets with or without inverses, Linux firewire_ohci debug log lines,
+// Linux firewire tracepoint text, the old ieee1394 stack's log lines, Apple
+// FireBug text exports, and TOPOLOGY_MAP dumps. Each bus reset in the
+// capture is a Generation: its self-ID quadlets, inverses removed, and the
+// Problems reading found (a wrong inverse, a count that disagrees). Bad
+// input is a *ParseError naming the line and the field; nothing panics.
+//
+//	gens, err := hwtest.Parse(data, "") // "" detects the format
+//	b := hwtest.Decode(gens[0])         // nodes, tree, hops, IRM, gap counts
+//	for _, p := range b.Problems { fmt.Println(p) }
+//
+// Decode splits the self-IDs into nodes with package phy and builds the
+// tree with treeid.Build, the checks Linux's firewire core makes (SPEC §7);
+// it adds the gap-count and hop-count checks.
+//
+// # Cross-check
+//
+// Bus.Topology turns a decoded bus into a bus.Topology (nodes phy0, phy1 …
+// with their self-ID fields, one cable per parent–child link). Cross
+// emulates it, or a topology of the caller's, with the observed root forced
+// and the observed initiators, and lists every difference as a Diff: node,
+// field, real and emulated value.
+//
+// # Devices
+//
+// Probe reads the bus through a Linux firewire-cdev device file (/dev/fwN of
+// the local node): GET_INFO for the generation and node IDs, then a block
+// read of the TOPOLOGY_MAP, again when a bus reset spoils it. The Device
+// interface stands between the probe logic and the ioctls, so FakeDevice
+// runs it in tests; OpenDevice is the real thing on Linux (amd64, arm64),
+// built on golang.org/x/sys/unix without cgo.
+//
+// The USB path (build tag gousb, github.com/google/gousb) reads a capture
+// device that streams self-ID quadlets over a bulk endpoint; ParseUSBStream
+// documents the stream. Without the tag, OpenUSB returns ErrNoUSB.
+// docs/hardware.md says what was verified on hardware: nothing yet.
+package hwtest

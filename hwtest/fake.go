@@ -1,0 +1,135 @@
+package hwtest
+
+import (
+	"encoding/binary"
+	"fmt"
+	"time"
+)
+
+// FakeDevice is a Device that behaves like the kernel's local node device
+// file on a bus whose TOPOLOGY_MAP it holds: tests and demonstrations run
+// the probe against it. It writes events with the kernel's layout, fields
+// placed at the offsets of include/uapi/linux/firewire-cdev.h.
+type FakeDevice struct {
+	Generation                                     uint32
+	NodeID, LocalNodeID, BMNodeID, IRMNodeID, Root uint32
+	// Map is the TOPOLOGY_MAP of the current generation; Next are the maps
+	// of the generations after each bus reset (the last one stays).
+	Map  []uint32
+	Next [][]uint32
+	// SpoilReads is how many map reads a bus reset interrupts: the reset
+	// event arrives before the response. SpoilWithRcode answers those
+	// reads with RCODE_GENERATION instead, as the kernel does when the
+	// request was sent in a generation that has just ended.
+	SpoilReads     int
+	SpoilWithRcode bool
+
+	// Requests and Resets record the calls, for assertions.
+	Requests []FakeRequest
+	Resets   []uint32
+	Closed   bool
+
+	events [][]byte
+}
+
+// FakeRequest is one SendRequest call.
+type FakeRequest struct {
+	Tcode, Length uint32
+	Offset        uint64
+	Generation    uint32
+}
+
+// GetInfo implements Device.
+func (d *FakeDevice) GetInfo(version uint32, closure uint64, busReset []byte) error {
+	if version < 1 {
+		return fmt.Errorf("ABI version %d", version)
+	}
+	copy(busReset, d.busResetEvent(closure))
+	return nil
+}
+
+// busResetEvent is struct fw_cdev_event_bus_reset: closure@0, type@8,
+// node_id@12, local_node_id@16, bm@20, irm@24, root@28, generation@32.
+func (d *FakeDevice) busResetEvent(closure uint64) []byte {
+	b := make([]byte, 40)
+	binary.NativeEndian.PutUint64(b[0:], closure)
+	for off, v := range map[int]uint32{8: eventBusReset, 12: d.NodeID, 16: d.LocalNodeID, 20: d.BMNodeID, 24: d.IRMNodeID, 28: d.Root, 32: d.Generation} {
+		binary.NativeEndian.PutUint32(b[off:], v)
+	}
+	return b
+}
+
+// response is struct fw_cdev_event_response: closure@0, type@8, rcode@12,
+// length@16, then the payload at 20.
+func response(closure uint64, rcode uint32, payload []byte) []byte {
+	b := make([]byte, 20+len(payload))
+	binary.NativeEndian.PutUint64(b[0:], closure)
+	binary.NativeEndian.PutUint32(b[8:], eventResponse)
+	binary.NativeEndian.PutUint32(b[12:], rcode)
+	binary.NativeEndian.PutUint32(b[16:], uint32(len(payload)))
+	copy(b[20:], payload)
+	return b
+}
+
+// busReset moves the fake bus to its next generation and queues the event.
+func (d *FakeDevice) busReset() {
+	d.Generation++
+	if len(d.Next) > 0 {
+		d.Map, d.Next = d.Next[0], d.Next[1:]
+	}
+	d.events = append(d.events, d.busResetEvent(0))
+}
+
+// SendRequest implements Device for block reads of the TOPOLOGY_MAP.
+func (d *FakeDevice) SendRequest(tcode, length uint32, offset, closure uint64, generation uint32) error {
+	d.Requests = append(d.Requests, FakeRequest{tcode, length, offset, generation})
+	switch {
+	case generation != d.Generation:
+		d.events = append(d.events, response(closure, rcodeGeneration, nil))
+		return nil
+	case d.SpoilReads > 0:
+		d.SpoilReads--
+		d.busReset()
+		if d.SpoilWithRcode {
+			d.events = append(d.events, response(closure, rcodeGeneration, nil))
+		}
+		return nil
+	case tcode != tcodeReadBlockRequest || offset < topologyMapOffset || offset+uint64(length) > topologyMapOffset+topologyMapBytes:
+		d.events = append(d.events, response(closure, 0x07, nil)) // address error
+		return nil
+	}
+	csr := make([]byte, topologyMapBytes)
+	for i, w := range d.Map {
+		binary.BigEndian.PutUint32(csr[4*i:], w)
+	}
+	start := offset - topologyMapOffset
+	d.events = append(d.events, response(closure, rcodeComplete, csr[start:start+uint64(length)]))
+	return nil
+}
+
+// InitiateBusReset implements Device: the reset happens at once.
+func (d *FakeDevice) InitiateBusReset(typ uint32) error {
+	if typ > resetShort {
+		return fmt.Errorf("reset type %d", typ)
+	}
+	d.Resets = append(d.Resets, typ)
+	d.busReset()
+	return nil
+}
+
+// ReadEvent implements Device; like the kernel it truncates an event that
+// does not fit in buf.
+func (d *FakeDevice) ReadEvent(buf []byte, _ time.Duration) (int, error) {
+	if len(d.events) == 0 {
+		return 0, ErrNoEvent
+	}
+	e := d.events[0]
+	d.events = d.events[1:]
+	return copy(buf, e), nil
+}
+
+// Close implements Device.
+func (d *FakeDevice) Close() error {
+	d.Closed = true
+	return nil
+}

@@ -1,0 +1,57 @@
+package hwtest
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/phy"
+)
+
+// ErrNoTree reports a bus whose self-IDs the Linux checks reject: there is
+// no topology to build from it.
+var ErrNoTree = errors.New("the self-IDs do not form a tree (see the problems decode reports)")
+
+// NodeName is the topology id of the node with phy_ID id.
+func NodeName(id int) string { return "phy" + strconv.Itoa(id) }
+
+// Topology turns the bus into a topology file's content: one node per phy_ID
+// (named phy0, phy1, …) with the self-ID fields, its port count up to its
+// highest present port, and one cable per parent–child link. Cable lengths
+// are unknown and left at the default. It also returns the observed root
+// and the nodes whose i bit is set, the reset's initiators.
+func (b *Bus) Topology() (t *bus.Topology, root string, initiators []string, err error) {
+	if b.Tree == nil {
+		return nil, "", nil, ErrNoTree
+	}
+	t = &bus.Topology{Profile: "1394-1995"}
+	for _, n := range b.Nodes {
+		ports := 1
+		for p, st := range n.Ports {
+			if st != phy.PortAbsent {
+				ports = p + 1
+			}
+		}
+		node := bus.Node{
+			ID: NodeName(n.PhyID), Ports: ports, Speed: n.Speed.String(),
+			Contender: n.Contender, PowerClass: n.PowerClass,
+		}
+		if !n.LinkActive {
+			node.Link = new(bool)
+		}
+		if n.GapCount != 63 {
+			node.GapCount = new(n.GapCount)
+		}
+		t.Nodes = append(t.Nodes, node)
+		for _, l := range n.Children {
+			t.Cables = append(t.Cables, bus.Cable{
+				From: NodeName(n.PhyID) + ":" + strconv.Itoa(l.Port),
+				To:   NodeName(l.Child) + ":" + strconv.Itoa(l.ChildPort),
+			})
+		}
+		if n.InitiatedReset {
+			initiators = append(initiators, NodeName(n.PhyID))
+		}
+	}
+	return t, NodeName(b.Root), initiators, nil
+}

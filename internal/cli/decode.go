@@ -1,0 +1,417 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/fwsim/fwsim/hwtest"
+	"github.com/fwsim/fwsim/phy"
+)
+
+const decodeIntro = `Usage: fwsim decode [FILE|-] [--format F] [--json] [--emit-topology FILE]
+
+Reads the self-ID packets of a real bus from a capture (FILE, or stdin when
+FILE is - or absent) and reports, for each bus reset it holds: every node's
+self-ID fields and port states, the tree (root, parent and children by port),
+the hop count, the IRM, whether the gap counts agree and the gap count a bus
+manager would set for that hop count, and every problem the Linux checks find,
+with the offending quadlet. The format is detected unless --format names it:
+raw hex quadlets (with or without inverses), firewire_ohci debug log lines,
+firewire tracepoint text (self_id_sequence, bus_reset_handle), the old
+ieee1394 stack's log lines, FireBug text exports, or a TOPOLOGY_MAP dump
+(docs/hardware.md shows how to record each).
+
+Exit status: 0 every bus is consistent; 1 one is not; 2 usage error or a
+capture that cannot be read.`
+
+func runDecode(_ context.Context, e *env, args []string) int {
+	fs := newFlags("decode", decodeIntro,
+		"fwsim decode hwtest/testdata/ohci-two-resets.log",
+		"dmesg | fwsim decode --format firewire-ohci",
+		"fwsim decode capture.txt --json | jq '.generations[].problems'",
+		"fwsim decode capture.txt --emit-topology bus.yaml && fwsim run --topology bus.yaml",
+	)
+	var (
+		format       captureFormat
+		jsonOutput   bool
+		emitTopology string
+	)
+	fs.Var(&format, "format",
+		"read the capture as `F`: raw, firewire-ohci, tracepoint, ieee1394, firebug or\ntopology-map, e.g. --format tracepoint (default: detected)")
+	fs.BoolVar(&jsonOutput, "json", false,
+		"write one JSON object instead of the text report, e.g. --json | jq .root")
+	fs.StringVar(&emitTopology, "emit-topology", "",
+		"write the bus of the last generation that forms a tree as a topology `FILE`\n(YAML, or JSON for a .json name) to edit and run, e.g. --emit-topology bus.yaml")
+	fs.order("format", "json", "emit-topology")
+	file, code, done := parseFileArg(fs, e, args)
+	if done {
+		return code
+	}
+	c, err := loadCapture(e, file, hwtest.Format(format))
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	if emitTopology != "" {
+		if err := writeTopologyOf(c.buses, emitTopology); err != nil {
+			return fs.inputError(e, err)
+		}
+	}
+	return reportCapture(e, fs, c, jsonOutput)
+}
+
+// reportCapture writes a decoded capture as text or JSON; the exit status
+// says whether every bus is consistent.
+func reportCapture(e *env, fs *flags, c *capture, jsonOutput bool) int {
+	if jsonOutput {
+		if err := writeJSON(e.stdout, newDecodeJSON(c)); err != nil {
+			return fs.inputError(e, err)
+		}
+	} else {
+		writeDecodeText(e.stdout, c)
+	}
+	if bad := inconsistent(c.buses); bad > 0 {
+		fmt.Fprintf(e.stderr, "fwsim %s: %d of %d generations show an inconsistent bus\n", fs.name, bad, len(c.buses))
+		return exitFailure
+	}
+	return exitOK
+}
+
+// captureFormat is the --format flag.
+type captureFormat string
+
+func (f *captureFormat) String() string { return string(*f) }
+
+func (f *captureFormat) Set(s string) error {
+	if _, err := hwtest.ParseFormat(s); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), fmt.Sprintf("unknown capture format %q ", s)))
+	}
+	*f = captureFormat(s)
+	return nil
+}
+
+// parseFileArg parses flags around one optional positional FILE argument.
+func parseFileArg(fs *flags, e *env, args []string) (file string, code int, done bool) {
+	if fs.FlagSet.Parse(args) == nil && fs.NArg() > 0 {
+		file = fs.Arg(0)
+		args = fs.Args()[1:]
+	}
+	code, done = fs.parse(e, args)
+	return file, code, done
+}
+
+// capture is a decoded capture: where it came from and its buses.
+type capture struct {
+	source string // the file name, "stdin", or the device
+	format hwtest.Format
+	buses  []*hwtest.Bus
+}
+
+// loadCapture reads and decodes a capture file ("" or "-" for stdin).
+func loadCapture(e *env, file string, format hwtest.Format) (*capture, error) {
+	var data []byte
+	var err error
+	source := file
+	if file == "" || file == "-" {
+		source = "stdin"
+		data, err = io.ReadAll(io.LimitReader(e.stdin, maxCaptureBytes+1))
+	} else {
+		data, err = readLimited(file)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxCaptureBytes {
+		return nil, fmt.Errorf("%s: more than %d MiB; split the capture", source, maxCaptureBytes>>20)
+	}
+	if format == "" {
+		if format, err = hwtest.Detect(data); err != nil {
+			return nil, fmt.Errorf("%s: %w", source, err)
+		}
+	}
+	gens, err := hwtest.Parse(data, format)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	return newCapture(source, format, gens), nil
+}
+
+// maxCaptureBytes bounds a capture read into memory.
+const maxCaptureBytes = 64 << 20
+
+func readLimited(file string) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		if pe, ok := errors.AsType[*os.PathError](err); ok {
+			return nil, fmt.Errorf("capture %s: %w", pe.Path, pe.Err)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxCaptureBytes+1))
+}
+
+func newCapture(source string, format hwtest.Format, gens []hwtest.Generation) *capture {
+	c := &capture{source: source, format: format}
+	for _, g := range gens {
+		c.buses = append(c.buses, hwtest.Decode(g))
+	}
+	return c
+}
+
+func inconsistent(buses []*hwtest.Bus) int {
+	n := 0
+	for _, b := range buses {
+		if !b.Consistent() {
+			n++
+		}
+	}
+	return n
+}
+
+// writeTopologyOf writes the topology of the last bus that forms a tree.
+func writeTopologyOf(buses []*hwtest.Bus, path string) error {
+	for i := len(buses) - 1; i >= 0; i-- {
+		t, _, _, err := buses[i].Topology()
+		if err != nil {
+			continue
+		}
+		format := "yaml"
+		if strings.EqualFold(filepath.Ext(path), ".json") {
+			format = "json"
+		}
+		var b strings.Builder
+		if format == "yaml" {
+			fmt.Fprintf(&b, "# The bus of generation %d of a capture, as fwsim decode read it.\n", i+1)
+			b.WriteString("# Node ids are phy_IDs; cable lengths are unknown (4.5 m assumed).\n")
+		}
+		if err := t.Encode(&b, format); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			return fmt.Errorf("--emit-topology: %w", err)
+		}
+		return nil
+	}
+	return fmt.Errorf("--emit-topology: %w", hwtest.ErrNoTree)
+}
+
+// writeDecodeText writes the human report of a decoded capture.
+func writeDecodeText(w io.Writer, c *capture) {
+	fmt.Fprintf(w, "fwsim decode: %s (%s), %d generation%s\n", c.source, c.format, len(c.buses), plural(len(c.buses)))
+	for i, b := range c.buses {
+		fmt.Fprintln(w)
+		writeBusText(w, i+1, b)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%d generation%s, %d consistent\n", len(c.buses), plural(len(c.buses)), len(c.buses)-inconsistent(c.buses))
+}
+
+// writeBusText writes one generation of a capture.
+func writeBusText(w io.Writer, index int, b *hwtest.Bus) {
+	var about []string
+	if b.Line > 0 {
+		about = append(about, "line "+strconv.Itoa(b.Line))
+	}
+	if b.Number >= 0 {
+		about = append(about, "bus generation "+strconv.Itoa(b.Number))
+	}
+	if b.LocalPhyID >= 0 {
+		about = append(about, "captured at phy "+strconv.Itoa(b.LocalPhyID))
+	}
+	verdict := "consistent"
+	if !b.Consistent() {
+		verdict = "INCONSISTENT"
+	}
+	fmt.Fprintf(w, "generation %d (%s): %d node%s, %s\n", index, strings.Join(about, ", "), len(b.Nodes), plural(len(b.Nodes)), verdict)
+	if len(b.Nodes) > 0 {
+		var nodes table
+		nodes.add("phy", "L", "gap", "speed", "c", "pwr", "i", "parent", "ports")
+		for _, n := range b.Nodes {
+			parent := "-"
+			if n.Parent >= 0 {
+				parent = fmt.Sprintf("phy %d via p%d", n.Parent, n.ParentPort)
+			} else if b.Tree != nil {
+				parent = "root"
+			}
+			nodes.add(strconv.Itoa(n.PhyID), mark(n.LinkActive, "L"), strconv.Itoa(n.GapCount), n.Speed.String(),
+				mark(n.Contender, "c"), strconv.Itoa(n.PowerClass), mark(n.InitiatedReset, "i"), parent, portList(presentPorts(n.Ports)))
+		}
+		nodes.write(w, "  ")
+	}
+	if b.Tree != nil {
+		fmt.Fprintf(w, "  root: phy %d; hops: %d; IRM: %s\n", b.Root, b.Hops, phyOrNone(b.IRM))
+		fmt.Fprintln(w, "  cables (parent port - child port):")
+		for _, n := range b.Nodes {
+			for _, l := range n.Children {
+				fmt.Fprintf(w, "    phy %d p%d - phy %d p%d\n", n.PhyID, l.Port, l.Child, l.ChildPort)
+			}
+		}
+		if len(b.Nodes) == 1 {
+			fmt.Fprintln(w, "    none: a lone node")
+		}
+	}
+	switch {
+	case len(b.Nodes) == 0:
+	case b.GapConsistent && b.Tree != nil:
+		fmt.Fprintf(w, "  gap count: %d on every node; a bus manager would set %d for %d hop%s\n", b.GapCount, b.GapForHops, b.Hops, plural(b.Hops))
+	case b.GapConsistent:
+		fmt.Fprintf(w, "  gap count: %d on every node\n", b.GapCount)
+	default:
+		fmt.Fprintln(w, "  gap count: MISMATCHED (see problems)")
+	}
+	if len(b.Problems) == 0 {
+		fmt.Fprintln(w, "  problems: none")
+	} else {
+		fmt.Fprintf(w, "  problems (%d):\n", len(b.Problems))
+		for _, p := range b.Problems {
+			fmt.Fprintf(w, "    %s\n", p)
+		}
+	}
+	fmt.Fprintf(w, "  self-IDs (%d):\n", len(b.SelfIDs))
+	for _, q := range b.SelfIDs {
+		fmt.Fprintf(w, "    0x%08x  %s\n", uint32(q), q)
+	}
+}
+
+// presentPorts drops the absent ports after the last present one: the
+// packets always carry 3, 11, 19 or 27 port fields.
+func presentPorts(ports []phy.PortStatus) []phy.PortStatus {
+	n := len(ports)
+	for n > 1 && ports[n-1] == phy.PortAbsent {
+		n--
+	}
+	return ports[:n]
+}
+
+func mark(set bool, name string) string {
+	if set {
+		return name
+	}
+	return "-"
+}
+
+func phyOrNone(id int) string {
+	if id < 0 {
+		return "none"
+	}
+	return "phy " + strconv.Itoa(id)
+}
+
+// decodeJSON is the --json output of decode. The first generation's fields
+// appear at the top level too, for the common one-reset capture.
+type decodeJSON struct {
+	Source string `json:"source"`
+	Format string `json:"format"`
+	busJSON
+	Generations []busJSON `json:"generations"`
+}
+
+// busJSON is one generation of a capture.
+type busJSON struct {
+	Line          *int          `json:"line"`               // null when not from a text line
+	Generation    *int          `json:"generation"`         // the bus generation, null when unknown
+	LocalPhyID    *int          `json:"local_phy_id"`       // the capturing node, null when unknown
+	Consistent    bool          `json:"consistent"`         //
+	Nodes         []busNodeJSON `json:"nodes"`              //
+	Root          *int          `json:"root"`               // null without a tree
+	Hops          *int          `json:"hops"`               // null without a tree
+	IRM           *int          `json:"irm"`                // null when no node qualifies
+	GapCount      int           `json:"gap_count"`          // 0 when mismatched
+	GapConsistent bool          `json:"gap_consistent"`     //
+	GapForHops    *int          `json:"gap_count_for_hops"` // null without a tree
+	Errors        []problemJSON `json:"errors"`             //
+	SelfIDs       []string      `json:"self_ids"`           // "0x%08x", no inverses
+}
+
+type busNodeJSON struct {
+	PhyID          int         `json:"phy_id"`
+	LinkActive     bool        `json:"link_active"`
+	GapCount       int         `json:"gap_count"`
+	Speed          string      `json:"speed"`
+	Delay          int         `json:"delay"`
+	Contender      bool        `json:"contender"`
+	PowerClass     int         `json:"power_class"`
+	InitiatedReset bool        `json:"initiated_reset"`
+	Ports          []string    `json:"ports"`
+	Parent         *int        `json:"parent"`      // null for the root or without a tree
+	ParentPort     *int        `json:"parent_port"` // null for the root or without a tree
+	Children       []childJSON `json:"children"`
+	SelfIDs        []string    `json:"self_ids"`
+}
+
+type childJSON struct {
+	Port      int `json:"port"`
+	Child     int `json:"child"`
+	ChildPort int `json:"child_port"`
+}
+
+type problemJSON struct {
+	Check   string  `json:"check"`
+	Node    *int    `json:"node"`    // null for the whole bus
+	Index   *int    `json:"index"`   // null when no quadlet is to blame
+	Quadlet *string `json:"quadlet"` // null when no quadlet is to blame
+	Message string  `json:"message"`
+}
+
+func newDecodeJSON(c *capture) decodeJSON {
+	out := decodeJSON{Source: c.source, Format: string(c.format), Generations: []busJSON{}}
+	for _, b := range c.buses {
+		out.Generations = append(out.Generations, newBusJSON(b))
+	}
+	if len(out.Generations) > 0 {
+		out.busJSON = out.Generations[0]
+	}
+	return out
+}
+
+func newBusJSON(b *hwtest.Bus) busJSON {
+	out := busJSON{
+		Line: nullIfNegative(b.Line), Generation: nullIfNegative(b.Number), LocalPhyID: nullIfNegative(b.LocalPhyID),
+		Consistent: b.Consistent(), Nodes: []busNodeJSON{},
+		Root: nullIfNegative(b.Root), Hops: nullIfNegative(b.Hops), IRM: nullIfNegative(b.IRM),
+		GapCount: b.GapCount, GapConsistent: b.GapConsistent, GapForHops: nullIfNegative(b.GapForHops),
+		Errors: []problemJSON{}, SelfIDs: quadletStrings(b.SelfIDs),
+	}
+	if b.Line == 0 {
+		out.Line = nil // not read from a text line
+	}
+	for _, n := range b.Nodes {
+		ports := make([]string, len(n.Ports))
+		for i, p := range n.Ports {
+			ports[i] = p.String()
+		}
+		nj := busNodeJSON{
+			PhyID: n.PhyID, LinkActive: n.LinkActive, GapCount: n.GapCount, Speed: n.Speed.String(), Delay: n.Delay,
+			Contender: n.Contender, PowerClass: n.PowerClass, InitiatedReset: n.InitiatedReset, Ports: ports,
+			Parent: nullIfNegative(n.Parent), ParentPort: nullIfNegative(n.ParentPort), Children: []childJSON{},
+			SelfIDs: quadletStrings(n.Packets),
+		}
+		for _, l := range n.Children {
+			nj.Children = append(nj.Children, childJSON{Port: l.Port, Child: l.Child, ChildPort: l.ChildPort})
+		}
+		out.Nodes = append(out.Nodes, nj)
+	}
+	for _, p := range b.Problems {
+		pj := problemJSON{Check: p.Check, Node: nullIfNegative(p.Node), Index: nullIfNegative(p.Index), Message: p.Message}
+		if p.Index >= 0 {
+			q := fmt.Sprintf("0x%08x", p.Quadlet)
+			pj.Quadlet = &q
+		}
+		out.Errors = append(out.Errors, pj)
+	}
+	return out
+}
+
+func quadletStrings[T ~uint32](qs []T) []string {
+	out := make([]string, len(qs))
+	for i, q := range qs {
+		out[i] = fmt.Sprintf("0x%08x", uint32(q))
+	}
+	return out
+}

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/bus"
+)
+
+const captures = "../../hwtest/testdata/"
+
+// runCLIInput is runCLI with stdin.
+func runCLIInput(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = Run(context.Background(), args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestDecodeGolden(t *testing.T) {
+	for _, tc := range []struct {
+		file   string
+		code   int
+		stderr string
+	}{
+		{"ohci-two-resets.log", exitOK, ""},
+		{"raw-linux-checks.txt", exitFailure, "fwsim decode: 6 of 7 generations show an inconsistent bus\n"},
+		{"topology-map.txt", exitFailure, "fwsim decode: 1 of 2 generations show an inconsistent bus\n"},
+		{"raw-inverses.txt", exitFailure, "fwsim decode: 1 of 1 generations show an inconsistent bus\n"},
+	} {
+		for _, format := range []string{"txt", "json"} {
+			t.Run(tc.file+"."+format, func(t *testing.T) {
+				args := []string{"decode", captures + tc.file}
+				if format == "json" {
+					args = append(args, "--json")
+				}
+				code, stdout, stderr := runCLI(t, args...)
+				require.Equal(t, tc.code, code, stderr)
+				assert.Equal(t, tc.stderr, stderr)
+				golden(t, "decode/"+strings.TrimSuffix(tc.file, filepath.Ext(tc.file))+"."+format, stdout)
+			})
+		}
+	}
+}
+
+// The JSON names the fields the documentation promises.
+func TestDecodeJSONFields(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "decode", "--json", captures+"raw-two-resets.txt")
+	require.Equal(t, exitOK, code, stderr)
+	var out struct {
+		Root   *int             `json:"root"`
+		Hops   *int             `json:"hops"`
+		IRM    *int             `json:"irm"`
+		Errors []map[string]any `json:"errors"`
+		Nodes  []map[string]any `json:"nodes"`
+		Gens   []map[string]any `json:"generations"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+	require.NotNil(t, out.Root)
+	assert.Equal(t, 5, *out.Root)
+	assert.Equal(t, 4, *out.Hops)
+	assert.Equal(t, 5, *out.IRM)
+	assert.Empty(t, out.Errors)
+	assert.Len(t, out.Gens, 2)
+	require.Len(t, out.Nodes, 6)
+	for _, key := range []string{"phy_id", "link_active", "gap_count", "speed", "contender", "power_class", "initiated_reset", "ports"} {
+		assert.Contains(t, out.Nodes[5], key)
+	}
+	assert.Equal(t, []any{"child", "child", "ncon"}, out.Nodes[5]["ports"])
+	assert.Equal(t, "S100", out.Nodes[0]["speed"], "the camera")
+}
+
+func TestDecodeStdin(t *testing.T) {
+	data, err := os.ReadFile(captures + "trace-bus-reset-handle.txt")
+	require.NoError(t, err)
+	_, fromFile, _ := runCLI(t, "decode", captures+"trace-bus-reset-handle.txt")
+	for _, args := range [][]string{{"decode"}, {"decode", "-"}, {"decode", "--format", "tracepoint", "-"}, {"decode", "-", "--format=tracepoint"}} {
+		code, stdout, stderr := runCLIInput(t, string(data), args...)
+		require.Equal(t, exitOK, code, "%v: %s", args, stderr)
+		assert.Equal(t, strings.Replace(fromFile, captures+"trace-bus-reset-handle.txt", "stdin", 1), stdout, args)
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"unreadable", "807f0080 xyz\n", []string{"decode", "--format", "raw"},
+			`fwsim decode: stdin: raw line 1: quadlet: "xyz" is not a hex quadlet (want 1 to 8 hex digits, 0x optional)`},
+		{"not a capture", "hello\n", []string{"decode"},
+			`fwsim decode: stdin: format: not a capture fwsim can read (formats: firewire-ohci, tracepoint, ieee1394, firebug, topology-map, raw); raw line 1: quadlet: "hello" is not a hex quadlet (want 1 to 8 hex digits, 0x optional)`},
+		{"bad format flag", "", []string{"decode", "--format", "pcap"},
+			`fwsim decode: invalid value "pcap" for flag --format: (want firewire-ohci, tracepoint, ieee1394, firebug, topology-map, raw) (see 'fwsim help decode')`},
+		{"two files", "", []string{"decode", "a.txt", "b.txt"},
+			`fwsim decode: unexpected argument "b.txt" (decode takes flags only) (see 'fwsim help decode')`},
+		{"missing file", "", []string{"decode", "testdata/no-such-capture.txt"},
+			"fwsim decode: capture testdata/no-such-capture.txt: no such file or directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLIInput(t, tc.stdin, tc.args...)
+			assert.Equal(t, exitUsage, code)
+			assert.Empty(t, stdout)
+			assert.Equal(t, tc.want+"\n", stderr)
+		})
+	}
+}
+
+// decode --emit-topology writes a file that run and crosscheck accept, and
+// the bus it describes emulates to the captured self-IDs.
+func TestDecodeEmitTopology(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lab.yaml")
+	code, _, stderr := runCLI(t, "decode", captures+"ohci-two-resets.log", "--emit-topology", path)
+	require.Equal(t, exitOK, code, stderr)
+	topo, err := bus.LoadTopology(path)
+	require.NoError(t, err)
+	assert.Len(t, topo.Nodes, 6)
+	assert.Len(t, topo.Cables, 5)
+	code, stdout, stderr := runCLI(t, "crosscheck", "--capture", captures+"ohci-two-resets.log",
+		"--topology", path, "--force-root", "phy5", "--initiator", "phy5", "--json")
+	assert.Equal(t, exitFailure, code, stderr)
+	var out crosscheckJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+	require.Len(t, out.Generations, 2)
+	assert.True(t, out.Generations[1].Match, "the file is the bus of the last generation")
+	diffs := out.Generations[0].Diffs
+	require.Len(t, diffs, 6, "generation 1 differs in the gap count of every node, and only there")
+	for i, d := range diffs {
+		assert.Equal(t, diffJSON{Node: i, Field: "gap_count", Real: "63", Emulated: "10", Index: d.Index, Quadlet: d.Quadlet}, d)
+	}
+
+	jsonPath := filepath.Join(t.TempDir(), "lab.json")
+	code, _, stderr = runCLI(t, "decode", captures+"ohci-two-resets.log", "--emit-topology", jsonPath)
+	require.Equal(t, exitOK, code, stderr)
+	data, err := os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	assert.True(t, json.Valid(data))
+	assert.Contains(t, string(data), `"gap_count": 10`)
+
+	// No generation forms a tree: nothing to write.
+	code, _, stderr = runCLIInput(t, "80000080 81000080 82000070\n", "decode", "--emit-topology", filepath.Join(t.TempDir(), "x.yaml"))
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, "fwsim decode: --emit-topology: the self-IDs do not form a tree (see the problems decode reports)\n", stderr)
+}

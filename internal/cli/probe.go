@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/fwsim/fwsim/hwtest"
+)
+
+const probeIntro = `Usage: fwsim probe [--device /dev/fwN] [--reset short|long] [--watch] [--json]
+       fwsim probe --usb list | --usb VID:PID[,ENDPOINT] [--duration D] [--json]
+
+Reads the self-IDs of the bus this machine is on and prints what decode
+prints. On Linux it opens the local node's /dev/fw* file (no root needed once
+a udev rule grants access; see docs/hardware.md), reads the bus generation
+and node IDs, then the TOPOLOGY_MAP, which holds every self-ID of the last bus
+reset. It never resets the bus unless --reset asks for it: a reset disturbs
+every device on the bus.
+
+With --usb it reads self-ID quadlets that a capture device streams over a
+USB bulk endpoint (docs/hardware.md describes the stream), or lists the
+attached USB devices (--usb list). USB needs a binary built with
+'go build -tags gousb' (cgo and libusb-1.0-0-dev).
+
+Exit status: 0 the bus is consistent; 1 it is not; 2 usage error, no device,
+or no permission (the message names the udev rule to install).`
+
+// The system the probe reaches; tests replace them with fakes.
+var (
+	openFWDevice   hwtest.Opener = hwtest.OpenDevice
+	fwDeviceDir                  = "/dev"
+	probeSupported               = hwtest.ProbeSupported
+	openUSB                      = hwtest.OpenUSB
+)
+
+func runProbe(ctx context.Context, e *env, args []string) int {
+	fs := newFlags("probe", probeIntro,
+		"fwsim probe",
+		"fwsim probe --device /dev/fw1 --json",
+		"fwsim probe --reset short",
+		"fwsim probe --watch",
+		"fwsim probe --usb list",
+		"fwsim probe --usb 1209:0001,2 --duration 10s",
+	)
+	var (
+		device, usb          string
+		watch, jsonOutput    bool
+		duration             = 5 * time.Second
+		resetKind            = newChoice("", "short", "long")
+		usbVID, usbPID, usbE = uint16(0), uint16(0), 0
+	)
+	fs.StringVar(&device, "device", "", "open `PATH` instead of the first local node's /dev/fw*, e.g. --device /dev/fw1")
+	fs.Var(resetKind, "reset", "initiate a bus reset of `KIND` short (arbitrated, 1394a) or long first and read\nthe new generation, e.g. --reset short (default: never reset)")
+	fs.BoolVar(&watch, "watch", false, "keep reading: print every new generation after each bus reset until interrupted")
+	fs.BoolVar(&jsonOutput, "json", false, "write JSON instead of the text report (one object per generation)")
+	fs.StringVar(&usb, "usb", "", "read a USB capture device `VID:PID[,ENDPOINT]` (hex IDs, bulk IN endpoint,\ndefault 1), or list the attached USB devices with --usb list")
+	fs.DurationVar(&duration, "duration", duration, "with --usb, read the stream for `D`, e.g. --duration 10s")
+	fs.order("device", "reset", "watch", "json", "usb", "duration")
+	if code, done := fs.parse(e, args); done {
+		return code
+	}
+	if usb != "" {
+		if device != "" || resetKind.value != "" || watch {
+			return fs.usageError(e, "--usb does not go with --device, --reset or --watch")
+		}
+		if duration <= 0 {
+			return fs.usageError(e, "--duration must be positive")
+		}
+		if usb != "list" {
+			var err error
+			if usbVID, usbPID, usbE, err = hwtest.ParseUSBTarget(usb); err != nil {
+				return fs.usageError(e, "--usb: %v", err)
+			}
+		}
+		return probeUSB(ctx, e, fs, usb == "list", usbVID, usbPID, usbE, duration, jsonOutput)
+	}
+	if !probeSupported {
+		return fs.inputError(e, hwtest.ErrNeedsLinux)
+	}
+	p, err := openProbe(device)
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	defer p.Close()
+	if resetKind.value != "" {
+		if err := p.Reset(resetKind.value == "short"); err != nil {
+			return fs.inputError(e, err)
+		}
+	}
+	code := exitOK
+	show := func(s *hwtest.Snapshot) error {
+		b := hwtest.Decode(s.Generation)
+		if !b.Consistent() {
+			code = exitFailure
+		}
+		if jsonOutput {
+			return writeJSON(e.stdout, newProbeJSON(s, b))
+		}
+		writeSnapshotText(e.stdout, s, b)
+		return nil
+	}
+	if watch {
+		err = p.Watch(ctx, show)
+		if errors.Is(err, context.Canceled) {
+			err = nil
+		}
+	} else {
+		var s *hwtest.Snapshot
+		if s, err = p.Read(); err == nil {
+			err = show(s)
+		}
+	}
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	if code != exitOK {
+		fmt.Fprintln(e.stderr, "fwsim probe: the bus is inconsistent (see problems)")
+	}
+	return code
+}
+
+// openProbe opens device, or the first local node's device file.
+func openProbe(device string) (*hwtest.Probe, error) {
+	if device != "" {
+		return hwtest.Open(openFWDevice, device)
+	}
+	return hwtest.OpenLocal(openFWDevice, hwtest.DevicePaths(fwDeviceDir))
+}
+
+// probeCapture reads the bus now as a one-generation capture.
+func probeCapture(device string) (*capture, error) {
+	if !probeSupported {
+		return nil, hwtest.ErrNeedsLinux
+	}
+	p, err := openProbe(device)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	s, err := p.Read()
+	if err != nil {
+		return nil, err
+	}
+	return newCapture(s.Path, "probe", []hwtest.Generation{s.Generation}), nil
+}
+
+func writeSnapshotText(w io.Writer, s *hwtest.Snapshot, b *hwtest.Bus) {
+	i := s.Info
+	fmt.Fprintf(w, "fwsim probe: %s, generation %d: local node %s, root %s, IRM %s, bus manager %s\n",
+		s.Path, i.Generation, nodeID(i.LocalNodeID), nodeID(i.RootNodeID), nodeID(i.IRMNodeID), nodeID(i.BMNodeID))
+	fmt.Fprintln(w)
+	writeBusText(w, 1, b)
+	fmt.Fprintln(w)
+}
+
+// nodeID shows a node ID with its phy_ID; 0xffff is "none" (no bus manager
+// yet).
+func nodeID(id uint32) string {
+	if id&0xffff == 0xffff {
+		return "none"
+	}
+	return fmt.Sprintf("%#04x (phy %d)", id, hwtest.PhyID(id))
+}
+
+type probeJSON struct {
+	Device      string  `json:"device"`
+	Generation  uint32  `json:"generation"`
+	LocalNodeID uint32  `json:"local_node_id"`
+	RootNodeID  uint32  `json:"root_node_id"`
+	IRMNodeID   uint32  `json:"irm_node_id"`
+	BMNodeID    *uint32 `json:"bm_node_id"` // null while no bus manager is elected
+	busJSON
+}
+
+func newProbeJSON(s *hwtest.Snapshot, b *hwtest.Bus) probeJSON {
+	out := probeJSON{Device: s.Path, Generation: s.Info.Generation, LocalNodeID: s.Info.LocalNodeID,
+		RootNodeID: s.Info.RootNodeID, IRMNodeID: s.Info.IRMNodeID, busJSON: newBusJSON(b)}
+	if s.Info.BMNodeID&0xffff != 0xffff {
+		out.BMNodeID = &s.Info.BMNodeID
+	}
+	return out
+}
+
+// probeUSB lists USB devices or reads a capture device's stream.
+func probeUSB(ctx context.Context, e *env, fs *flags, list bool, vid, pid uint16, ep int, d time.Duration, jsonOutput bool) int {
+	host, err := openUSB()
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	defer host.Close()
+	if list {
+		devs, err := host.List()
+		if err != nil {
+			return fs.inputError(e, err)
+		}
+		if jsonOutput {
+			type usbJSON struct {
+				Bus     int    `json:"bus"`
+				Address int    `json:"address"`
+				VID     string `json:"vid"`
+				PID     string `json:"pid"`
+				Class   string `json:"class"`
+			}
+			out := []usbJSON{}
+			for _, d := range devs {
+				out = append(out, usbJSON{d.Bus, d.Address, fmt.Sprintf("%04x", d.VID), fmt.Sprintf("%04x", d.PID), d.Class})
+			}
+			if err := writeJSON(e.stdout, out); err != nil {
+				return fs.inputError(e, err)
+			}
+			return exitOK
+		}
+		fmt.Fprintf(e.stdout, "%d USB device%s attached:\n", len(devs), plural(len(devs)))
+		for _, d := range devs {
+			fmt.Fprintf(e.stdout, "  %s\n", d)
+		}
+		fmt.Fprintln(e.stdout, "None of them is a 1394 bus: fwsim reads only capture devices that stream self-IDs (docs/hardware.md).")
+		return exitOK
+	}
+	stream, err := host.Open(vid, pid, ep)
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	defer stream.Close()
+	gens, err := hwtest.ReadUSBCapture(ctx, stream, d)
+	if err != nil {
+		return fs.inputError(e, fmt.Errorf("USB %04x:%04x endpoint %d: %w", vid, pid, ep, err))
+	}
+	c := newCapture(fmt.Sprintf("usb %04x:%04x endpoint %d", vid, pid, ep), "usb", gens)
+	return reportCapture(e, fs, c, jsonOutput)
+}

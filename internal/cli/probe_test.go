@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/hwtest"
+)
+
+// fakeSystem replaces the devices the probe reaches for one test: /dev
+// holds fw0 (a remote node) and fw1 (the local node, on the lab bus).
+func fakeSystem(t *testing.T, open hwtest.Opener) *hwtest.FakeDevice {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range []string{"fw0", "fw1"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), nil, 0o600))
+	}
+	gens, err := hwtest.Parse(mustRead(t, captures+"raw-two-resets.txt"), "")
+	require.NoError(t, err)
+	local := &hwtest.FakeDevice{Generation: 7, NodeID: 0xffc5, LocalNodeID: 0xffc5, Root: 0xffc5, IRMNodeID: 0xffc5,
+		BMNodeID: 0xffc5, Map: hwtest.EncodeTopologyMap(7, gens[0].SelfIDs), Next: [][]uint32{hwtest.EncodeTopologyMap(8, gens[1].SelfIDs)}}
+	remote := &hwtest.FakeDevice{Generation: 7, NodeID: 0xffc2, LocalNodeID: 0xffc5}
+	if open == nil {
+		open = func(path string) (hwtest.Device, error) {
+			if filepath.Base(path) == "fw1" {
+				return local, nil
+			}
+			return remote, nil
+		}
+	}
+	saved := []any{openFWDevice, fwDeviceDir, probeSupported}
+	openFWDevice, fwDeviceDir, probeSupported = open, dir, true
+	t.Cleanup(func() {
+		openFWDevice, fwDeviceDir, probeSupported = saved[0].(hwtest.Opener), saved[1].(string), saved[2].(bool)
+	})
+	return local
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return data
+}
+
+func TestProbeGolden(t *testing.T) {
+	for _, format := range []string{"txt", "json"} {
+		t.Run(format, func(t *testing.T) {
+			local := fakeSystem(t, nil)
+			args := []string{"probe"}
+			if format == "json" {
+				args = append(args, "--json")
+			}
+			code, stdout, stderr := runCLI(t, args...)
+			require.Equal(t, exitOK, code, stderr)
+			assert.Empty(t, stderr)
+			// The fake /dev is a temporary directory: show it as /dev.
+			golden(t, "probe/lab."+format, strings.ReplaceAll(stdout, fwDeviceDir, "/dev"))
+			assert.Empty(t, local.Resets, "no reset unless asked")
+		})
+	}
+}
+
+func TestProbeDeviceAndReset(t *testing.T) {
+	local := fakeSystem(t, nil)
+	code, stdout, stderr := runCLI(t, "probe", "--device", filepath.Join(fwDeviceDir, "fw1"), "--reset", "short")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, []uint32{1}, local.Resets)
+	assert.Contains(t, stdout, ", generation 8: ")
+	assert.Contains(t, stdout, "gap count: 10 on every node")
+
+	code, _, stderr = runCLI(t, "probe", "--device", filepath.Join(fwDeviceDir, "fw0"))
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "not the local node's device file")
+
+	code, _, stderr = runCLI(t, "probe", "--reset", "hard")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "want short or long")
+}
+
+func TestProbePermissionDenied(t *testing.T) {
+	fakeSystem(t, func(string) (hwtest.Device, error) { return nil, syscall.EACCES })
+	code, stdout, stderr := runCLI(t, "probe")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, "fwsim probe: cannot open ")
+	assert.Contains(t, stderr, hwtest.UdevRule)
+	assert.Equal(t, 1, countLines(stderr), "one message")
+}
+
+func countLines(s string) int {
+	n := 0
+	for _, c := range s {
+		if c == '\n' {
+			n++
+		}
+	}
+	return n
+}
+
+func TestProbeOutsideLinux(t *testing.T) {
+	fakeSystem(t, nil)
+	probeSupported = false
+	code, _, stderr := runCLI(t, "probe")
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, "fwsim probe: "+hwtest.ErrNeedsLinux.Error()+"\n", stderr)
+	code, _, stderr = runCLI(t, "crosscheck", "--probe")
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, "fwsim crosscheck: "+hwtest.ErrNeedsLinux.Error()+"\n", stderr)
+}
+
+func TestCrosscheckProbe(t *testing.T) {
+	fakeSystem(t, nil)
+	code, stdout, stderr := runCLI(t, "crosscheck", "--probe")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "(probe), seed 1")
+	assert.Contains(t, stdout, "generation 1: match")
+}
+
+// fakeUSB is a host with one capture device that streams the lab bus.
+type fakeUSB struct{ stream []byte }
+
+func (u fakeUSB) List() ([]hwtest.USBDeviceInfo, error) {
+	return []hwtest.USBDeviceInfo{{Bus: 1, Address: 4, VID: 0x1d50, PID: 0x6018, Class: "vendor-specific"}}, nil
+}
+
+func (u fakeUSB) Open(vid, pid uint16, ep int) (hwtest.USBStream, error) {
+	if vid != 0x1d50 || pid != 0x6018 || ep != 2 {
+		return nil, errors.New("no such device")
+	}
+	return &oneShot{data: u.stream}, nil
+}
+
+func (u fakeUSB) Close() error { return nil }
+
+type oneShot struct{ data []byte }
+
+func (s *oneShot) Read(ctx context.Context, buf []byte) (int, error) {
+	if len(s.data) == 0 {
+		<-ctx.Done()
+		return 0, ctx.Err()
+	}
+	n := copy(buf, s.data)
+	s.data = s.data[n:]
+	return n, nil
+}
+
+func (s *oneShot) Close() error { return nil }
+
+func TestProbeUSB(t *testing.T) {
+	gens, err := hwtest.Parse(mustRead(t, captures+"raw-two-resets.txt"), "")
+	require.NoError(t, err)
+	var stream []byte
+	put := func(q uint32) { stream = append(stream, byte(q>>24), byte(q>>16), byte(q>>8), byte(q)) }
+	put(0xffffffff)
+	put(0xffffffff)
+	put(3)
+	for _, q := range gens[0].SelfIDs {
+		put(uint32(q))
+		put(^uint32(q))
+	}
+	saved := openUSB
+	t.Cleanup(func() { openUSB = saved })
+	openUSB = func() (hwtest.USB, error) { return fakeUSB{stream: stream}, nil }
+
+	code, stdout, stderr := runCLI(t, "probe", "--usb", "list")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "1d50:6018")
+	assert.Contains(t, stdout, "None of them is a 1394 bus")
+
+	code, stdout, stderr = runCLI(t, "probe", "--usb", "1d50:6018,2", "--duration", "20ms")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "usb 1d50:6018 endpoint 2 (usb), 1 generation")
+	assert.Contains(t, stdout, "bus generation 3")
+	assert.Contains(t, stdout, "root: phy 5; hops: 4")
+
+	code, _, stderr = runCLI(t, "probe", "--usb", "1d50:6018")
+	assert.Equal(t, exitUsage, code, "endpoint 1 does not exist on the fake")
+	assert.Contains(t, stderr, "no such device")
+
+	code, _, stderr = runCLI(t, "probe", "--usb", "1d50")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "want VID:PID[,ENDPOINT]")
+
+	code, _, stderr = runCLI(t, "probe", "--usb", "list", "--watch")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--usb does not go with")
+}
+
+func TestProbeUSBWithoutTheTag(t *testing.T) {
+	if _, err := hwtest.OpenUSB(); !errors.Is(err, hwtest.ErrNoUSB) {
+		t.Skip("built with -tags gousb")
+	}
+	code, stdout, stderr := runCLI(t, "probe", "--usb", "list")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Equal(t, "fwsim probe: "+hwtest.ErrNoUSB.Error()+"\n", stderr)
+}
