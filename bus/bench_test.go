@@ -47,3 +47,23 @@ func BenchmarkPairContention(b *testing.B) {
 	}
 	b.ReportMetric(float64(rounds)/float64(b.N), "rounds/op")
 }
+
+// BenchmarkSimulatorPair is one root-contention trial on a reused world.
+func BenchmarkSimulatorPair(b *testing.B) { benchSimulator(b, mustGenerate(b, "pair")) }
+
+// BenchmarkSimulatorInit63 is BenchmarkInit63 on a reused world: what one
+// Monte Carlo run costs.
+func BenchmarkSimulatorInit63(b *testing.B) { benchSimulator(b, benchTree(b)) }
+
+func benchSimulator(b *testing.B, topo *Topology) {
+	sim, err := NewSimulator(topo, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if m := sim.Run(uint64(i)); m.Outcome != OutcomeOK {
+			b.Fatalf("run %d: %s", i, m.Outcome)
+		}
+	}
+}

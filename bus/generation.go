@@ -80,8 +80,21 @@ func (w *world) onReset(i int, now int64) {
 }
 
 func (w *world) open(comp int, now int64, cause string) *generation {
-	g := &generation{index: len(w.gens), comp: comp, startNs: now, cause: cause,
-		resetEnd: -1, treeDone: -1, selfIDEnd: -1, lastPacketNs: -1}
+	var g *generation
+	switch {
+	case !w.lean:
+		g = &generation{}
+	case len(w.gens) < len(w.genPool):
+		// Nothing outlives a Simulator's run: recycle the generation and
+		// its buffers.
+		g = w.genPool[len(w.gens)]
+		*g = generation{members: g.members[:0], selfIDs: g.selfIDs[:0], problems: g.problems[:0]}
+	default:
+		g = &generation{}
+		w.genPool = append(w.genPool, g)
+	}
+	g.index, g.comp, g.startNs, g.cause = len(w.gens), comp, now, cause
+	g.resetEnd, g.treeDone, g.selfIDEnd, g.lastPacketNs = -1, -1, -1, -1
 	for j, c := range w.comp {
 		if c == comp {
 			g.members = append(g.members, j)
@@ -118,7 +131,11 @@ func (w *world) close(g *generation, o Outcome, problems ...string) {
 	if w.openGen[g.comp] == g {
 		delete(w.openGen, g.comp)
 	}
-	g.result = w.snapshot(g)
+	if !w.lean {
+		g.result = w.snapshot(g)
+	} else if g.index == 0 {
+		w.metrics = w.firstMetrics(g)
+	}
 }
 
 // closeAll ends every generation still running when the run stops.
@@ -141,14 +158,15 @@ func (w *world) closeAll(o Outcome, why string) {
 }
 
 // rootClaims lists the members of g that finished tree identify as root.
+// The slice is scratch, valid until the next call.
 func (w *world) rootClaims(g *generation) []string {
-	var roots []string
+	w.roots = w.roots[:0]
 	for _, i := range g.members {
 		if n := &w.nodes[i]; n.m.Root() && n.s0At >= g.startNs {
-			roots = append(roots, n.cfg.id)
+			w.roots = append(w.roots, n.cfg.id)
 		}
 	}
-	return roots
+	return w.roots
 }
 
 // verify checks a finished generation against what the protocol guarantees,
@@ -156,13 +174,14 @@ func (w *world) rootClaims(g *generation) []string {
 func (w *world) verify(g *generation) []string {
 	var problems []string
 	roots := w.rootClaims(g)
-	phyIDs := make(map[int]string)
+	clear(w.owner[:])
 	for _, i := range g.members {
 		n := &w.nodes[i]
-		if other, dup := phyIDs[n.m.PhyID()]; dup {
-			problems = append(problems, fmt.Sprintf("%s and %s both took phy_ID %d", other, n.cfg.id, n.m.PhyID()))
+		id := n.m.PhyID() // 6 bits
+		if other := w.owner[id]; other > 0 {
+			problems = append(problems, fmt.Sprintf("%s and %s both took phy_ID %d", w.nodes[other-1].cfg.id, n.cfg.id, id))
 		}
-		phyIDs[n.m.PhyID()] = n.cfg.id
+		w.owner[id] = int32(i) + 1
 		if got := n.m.SelfIDs(); !slices.Equal(got, g.selfIDs) {
 			problems = append(problems, fmt.Sprintf("%s received %d self-ID quadlets, not the bus's %d in order", n.cfg.id, len(got), len(g.selfIDs)))
 		}
@@ -180,7 +199,7 @@ func (w *world) verify(g *generation) []string {
 			problems = append(problems, fmt.Sprintf("cable %s: the ends disagree (%s, %s)", w.cableName(c.resolvedCable), sa, sb))
 		}
 	}
-	tree, err := treeid.Build(g.selfIDs)
+	tree, err := w.buildTree(g.selfIDs)
 	if err != nil {
 		return append(problems, "the self-IDs fail the consumer checks: "+err.Error())
 	}
@@ -285,22 +304,33 @@ func (w *world) contentions(g *generation) []Contention {
 	var out []Contention
 	for _, c := range order {
 		ct := byCable[c]
-		cs := w.cables[c]
 		rounds := map[string]int{}
 		for _, b := range ct.Backoffs {
 			rounds[b.Node]++
 			ct.Rounds = max(ct.Rounds, rounds[b.Node])
 		}
 		slices.SortStableFunc(ct.Backoffs, func(a, b Backoff) int { return cmp.Compare(a.StartNs, b.StartNs) })
-		for _, pair := range [][2]portRef{{cs.a, cs.b}, {cs.b, cs.a}} {
-			parent, child := &w.nodes[pair[0].node], &w.nodes[pair[1].node]
-			if parent.m.Ports().Status[pair[0].port] == phy.PortChild &&
-				child.m.Ports().Status[pair[1].port] == phy.PortParent && child.s0At >= g.startNs {
-				ct.Parent = parent.cfg.id
-				ct.EndNs = child.s0At - g.startNs
-			}
+		if parent, endNs := w.contentionEnd(c, g); parent >= 0 {
+			ct.Parent, ct.EndNs = w.nodes[parent].cfg.id, endNs
 		}
 		out = append(out, *ct)
 	}
 	return out
+}
+
+// contentionEnd finds how the root contention on cable c ended in
+// generation g: the node that became the parent, and when the child saw its
+// handshake (it entered S0), relative to g's start. The parent's end of the
+// cable is a child port and the other a parent port. parent is -1 when the
+// contention did not resolve.
+func (w *world) contentionEnd(c int, g *generation) (parent int, endNs int64) {
+	cs := w.cables[c]
+	for _, pair := range [2][2]portRef{{cs.a, cs.b}, {cs.b, cs.a}} {
+		p, child := &w.nodes[pair[0].node], &w.nodes[pair[1].node]
+		if p.m.Ports().Status[pair[0].port] == phy.PortChild &&
+			child.m.Ports().Status[pair[1].port] == phy.PortParent && child.s0At >= g.startNs {
+			return pair[0].node, child.s0At - g.startNs
+		}
+	}
+	return -1, -1
 }

@@ -5,14 +5,11 @@ package bus
 // bad input (the topology or the options); a bus that fails to initialise is
 // a Result whose generations say how.
 func Run(t *Topology, o Options) (*Result, error) {
-	rt, err := t.resolve(ResolveOptions{Profile: o.Profile, AllowOutOfSpec: o.AllowOutOfSpec})
+	w, err := build(t, o)
 	if err != nil {
 		return nil, err
 	}
-	w, err := newWorld(rt, o)
-	if err != nil {
-		return nil, err
-	}
+	rt := w.topo
 	w.run()
 	res := &Result{
 		Seed: o.Seed, Profile: rt.profile.Name, Policy: o.Policy, CoinBias: w.bias, Corner: o.Corner,
@@ -24,4 +21,13 @@ func Run(t *Topology, o Options) (*Result, error) {
 		res.Generations = append(res.Generations, g.result)
 	}
 	return res, nil
+}
+
+// build checks t and o and builds the world of a run with o.Seed.
+func build(t *Topology, o Options) (*world, error) {
+	rt, err := t.resolve(ResolveOptions{Profile: o.Profile, AllowOutOfSpec: o.AllowOutOfSpec})
+	if err != nil {
+		return nil, err
+	}
+	return newWorld(rt, o)
 }

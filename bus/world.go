@@ -21,9 +21,8 @@ const (
 	streamContention
 )
 
-func nodeStream(seed uint64, node, purpose int) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, uint64(node)<<8|uint64(purpose)))
-}
+// streamID names node's PCG stream for purpose.
+func streamID(node, purpose int) uint64 { return uint64(node)<<8 | uint64(purpose) }
 
 type simKind uint8
 
@@ -54,7 +53,8 @@ type node struct {
 	m        *phy.Machine
 	election *treeid.Election
 	clock    phy.Clock
-	peerUIDs []uint64 // shared with the election
+	coins    *rand.PCG // the election's random source, reseeded every run
+	peerUIDs []uint64  // shared with the election
 
 	cable  []int           // per port: the cable plugged in, -1 if none
 	remote []phy.LineState // per port: the peer's transmission as it arrives
@@ -88,6 +88,7 @@ type world struct {
 	nodes   []node
 	cables  []cableState
 	comp    []int // connected component of each node
+	stack   []int // recomputeComponents' scratch
 	openGen map[int]*generation
 	gens    []*generation
 	tx      [][]phy.SelfID // every self-ID transmission, by index
@@ -104,10 +105,31 @@ type world struct {
 	// initiating is the node whose InitiateReset is being processed, -1
 	// otherwise: its R0 entry carries the cause of the reset.
 	initiating int
+
+	initiators []int  // the nodes that start the first reset
+	cause      string // why they do
+	forced     int    // the node Options.ForceRoot names, -1 if none
+	// rebuild says the PHYs must be built afresh before the next run: they
+	// are new, or the last run may have left registers or states that a
+	// reset does not clear (see reusable).
+	rebuild bool
+	draws   *rand.PCG // scratch stream for one-off draws (clock phases)
+	draw    *rand.Rand
+
+	// lean is set by a Simulator: generations are not snapshotted into a
+	// Result, only the first one's Metrics are kept, and the scratch below
+	// is reused from run to run.
+	lean    bool
+	metrics Metrics
+	genPool []*generation
+	roots   []string    // rootClaims' scratch
+	owner   [64]int32   // verify's scratch: 1 + the node that took each phy_ID
+	trees   []builtTree // the self-ID streams checked lately, with the verdict
+	treeAt  int         // the next entry of trees to replace
 }
 
 func newWorld(rt *resolvedTopology, o Options) (*world, error) {
-	w := &world{topo: rt, opts: o, timing: rt.profile.Timing, openGen: map[int]*generation{}, initiating: -1}
+	w := &world{topo: rt, opts: o, timing: rt.profile.Timing, openGen: map[int]*generation{}, initiating: -1, forced: -1}
 	if o.Timing != nil {
 		w.timing = *o.Timing
 	}
@@ -122,26 +144,24 @@ func newWorld(rt *resolvedTopology, o Options) (*world, error) {
 		return nil, fmt.Errorf("%w: coin bias %v outside [0, 1]", ErrInvalidOptions, bias)
 	}
 	w.bias = bias
-	forced := -1
 	if o.ForceRoot != "" {
-		if forced = rt.nodeIndex(o.ForceRoot); forced < 0 {
+		if w.forced = rt.nodeIndex(o.ForceRoot); w.forced < 0 {
 			return nil, fmt.Errorf("%w: force root: unknown node %q", ErrInvalidOptions, o.ForceRoot)
 		}
 	}
-	var initiators []int
-	cause := "power-up: every PHY resets"
+	w.cause = "power-up: every PHY resets"
 	if len(o.Initiators) == 0 {
 		for i := range rt.nodes {
-			initiators = append(initiators, i)
+			w.initiators = append(w.initiators, i)
 		}
 	} else {
-		cause = "reset from " + strings.Join(o.Initiators, ", ")
+		w.cause = "reset from " + strings.Join(o.Initiators, ", ")
 		for _, id := range o.Initiators {
 			i := rt.nodeIndex(id)
 			if i < 0 {
 				return nil, fmt.Errorf("%w: initiator: unknown node %q", ErrInvalidOptions, id)
 			}
-			initiators = append(initiators, i)
+			w.initiators = append(w.initiators, i)
 		}
 	}
 	w.maxEv = o.MaxEvents
@@ -159,58 +179,133 @@ func newWorld(rt *resolvedTopology, o Options) (*world, error) {
 		}
 		w.maxTime = last + int64(time.Second) + int64(w.timing.ConnectTimeout)
 	}
-
+	w.draws = rand.NewPCG(0, 0)
+	w.draw = rand.New(w.draws)
 	w.nodes = make([]node, len(rt.nodes))
-	for i, rn := range rt.nodes {
-		if err := w.buildNode(i, rn, bias, i == forced); err != nil {
-			return nil, err
-		}
-	}
 	w.cables = make([]cableState, len(rt.cables))
-	for i, c := range rt.cables {
-		w.cables[i].resolvedCable = c
+	w.rebuild = true
+	if err := w.start(o.Seed); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// start prepares the run with seed: the PHYs at power-up (built afresh, or
+// returned to it), their clocks and random streams, the cables, and the
+// first reset and scripted events in the queue. The same seed gives the
+// same run whether the PHYs are new or reused.
+func (w *world) start(seed uint64) error {
+	w.opts.Seed = seed
+	w.k = Kernel[simEvent]{heap: w.k.heap[:0]}
+	w.gens, w.tx, w.txGen = w.gens[:0], w.tx[:0], w.txGen[:0]
+	w.traceOnly, w.lastActive, w.initiating = 0, 0, -1
+	for i, rn := range w.topo.nodes {
+		clock := phy.IdealClock()
+		if !w.opts.IdealClock {
+			period := (1e9 + w.timing.ClockHz - 1) / w.timing.ClockHz
+			w.draws.Seed(seed, streamID(i, streamClock))
+			c, err := phy.NewClock(w.timing.ClockHz, w.draw.Int64N(period), int64(rn.clockPPM*1000))
+			if err != nil {
+				return fmt.Errorf("node %q: %w", rn.id, err)
+			}
+			clock = c
+		}
+		if w.rebuild {
+			if err := w.buildNode(i, rn, clock); err != nil {
+				return err
+			}
+		} else {
+			w.resetNode(i, rn, clock)
+		}
+		w.nodes[i].coins.Seed(seed, streamID(i, streamContention))
+	}
+	w.rebuild = false
+	for i, c := range w.topo.cables {
+		w.cables[i] = cableState{resolvedCable: c}
 		if c.connectedAtStart {
 			w.plug(i)
 		}
 	}
 	w.recomputeComponents()
-	for _, i := range initiators {
-		w.nodes[i].cause = cause
+	for _, i := range w.initiators {
+		w.nodes[i].cause = w.cause
 		w.scheduleInitiate(i, 0, false)
 	}
-	for i, ev := range rt.events {
+	for i, ev := range w.topo.events {
 		w.k.Schedule(ev.at, simEvent{kind: evScenario, index: int32(i)})
 	}
-	return w, nil
+	return nil
 }
 
-func (w *world) buildNode(i int, rn resolvedNode, bias float64, forceRoot bool) error {
-	n := &w.nodes[i]
-	n.cfg = rn
-	if w.opts.IdealClock {
-		n.clock = phy.IdealClock()
-	} else {
-		period := (1e9 + w.timing.ClockHz - 1) / w.timing.ClockHz
-		phase := nodeStream(w.opts.Seed, i, streamClock).Int64N(period)
-		clock, err := phy.NewClock(w.timing.ClockHz, phase, int64(rn.clockPPM*1000))
-		if err != nil {
-			return fmt.Errorf("node %q: %w", rn.id, err)
-		}
-		n.clock = clock
+// reusable reports whether the PHYs can start the next run as they are:
+// every one idle in A0 after a complete self identify, and no scripted event
+// (a PHY configuration packet, a cable change) that altered registers or
+// ports. A reset then clears everything else a run leaves behind.
+func (w *world) reusable() bool {
+	if len(w.topo.events) > 0 {
+		return false
 	}
+	for i := range w.nodes {
+		if w.nodes[i].m.State() != phy.A0Idle {
+			return false
+		}
+	}
+	return true
+}
+
+// resetNode returns node i's PHY, idle in A0 after a run, to its power-up
+// state: nothing on the wires, and a gap count from the file counted as
+// written before power-up, as buildNode sets it.
+func (w *world) resetNode(i int, rn resolvedNode, clock phy.Clock) {
+	n := &w.nodes[i]
+	n.clock = clock
+	ports := n.m.Ports()
+	clear(ports.Connected)
+	clear(ports.Rx)
+	clear(ports.Tx)
+	for p := range ports.Status {
+		ports.Status[p] = phy.PortNotConnected
+	}
+	if rn.gapCount != 63 {
+		// In range: resolve checked it.
+		pc, _ := phy.NewPhyConfig(0, false, true, rn.gapCount)
+		n.m.ApplyPhyConfig(pc)
+	}
+	n.resetWires()
+}
+
+// resetWires puts the bus's view of node n's ports in the power-up state.
+func (n *node) resetWires() {
+	for p := range n.cable {
+		n.cable[p] = -1
+	}
+	clear(n.remote)
+	clear(n.sent)
+	clear(n.busyUntil)
+	n.pendingStep, n.pendingTimer = phy.NoWake, phy.NoWake
+	n.state = phy.A0Idle
+	n.gen, n.s0At, n.cause = nil, -1, ""
+}
+
+func (w *world) buildNode(i int, rn resolvedNode, clock phy.Clock) error {
+	n := &w.nodes[i]
+	n.cfg, n.clock = rn, clock
 	n.peerUIDs = make([]uint64, rn.ports)
+	n.coins = rand.NewPCG(0, 0) // seeded by start
 	election, err := treeid.NewElection(treeid.ElectionConfig{
 		Fast:             w.timing.RootContendFast,
 		Slow:             w.timing.RootContendSlow,
 		ForceRootTimeout: w.timing.ForceRootTimeout,
 		ConfigTimeout:    w.timing.ConfigTimeout,
-		Clock:            n.clock,
-		Policy:           w.opts.Policy,
-		FastProbability:  bias,
-		Corner:           w.opts.Corner,
-		UID:              rn.uid,
-		PeerUIDs:         n.peerUIDs,
-		Rand:             nodeStream(w.opts.Seed, i, streamContention),
+		// Timers count cycles of the nominal frequency: the phase and the
+		// frequency error of this run's clock do not enter.
+		Clock:           n.clock,
+		Policy:          w.opts.Policy,
+		FastProbability: w.bias,
+		Corner:          w.opts.Corner,
+		UID:             rn.uid,
+		PeerUIDs:        n.peerUIDs,
+		Rand:            rand.New(n.coins),
 	})
 	if err != nil {
 		return fmt.Errorf("%w: node %q: %w", ErrInvalidOptions, rn.id, err)
@@ -221,7 +316,7 @@ func (w *world) buildNode(i int, rn resolvedNode, bias float64, forceRoot bool) 
 		LinkActive: rn.link,
 		Contender:  rn.contender,
 		PowerClass: rn.powerClass,
-		ForceRoot:  rn.forceRoot || forceRoot,
+		ForceRoot:  rn.forceRoot || i == w.forced,
 		GapCount:   rn.gapCount,
 		// A gap count in the file counts as written before power-up; 63 is
 		// what the first reset would set anyway.
@@ -234,16 +329,11 @@ func (w *world) buildNode(i int, rn resolvedNode, bias float64, forceRoot bool) 
 		return fmt.Errorf("node %q: %w", rn.id, err)
 	}
 	n.m, n.election = m, election
-	n.state = m.State()
 	n.cable = make([]int, rn.ports)
-	for p := range n.cable {
-		n.cable[p] = -1
-	}
 	n.remote = make([]phy.LineState, rn.ports)
 	n.sent = make([]phy.LineState, rn.ports)
 	n.busyUntil = make([]int64, rn.ports)
-	n.pendingStep, n.pendingTimer = phy.NoWake, phy.NoWake
-	n.s0At = -1
+	n.resetWires() // a new PHY is idle in A0 too
 	return nil
 }
 
@@ -296,15 +386,18 @@ func (w *world) unplug(c int) {
 }
 
 func (w *world) recomputeComponents() {
-	w.comp = make([]int, len(w.nodes))
+	if len(w.comp) != len(w.nodes) {
+		w.comp = make([]int, len(w.nodes))
+	}
 	for i := range w.comp {
 		w.comp[i] = -1
 	}
+	stack := w.stack[:0]
 	for start := range w.nodes {
 		if w.comp[start] >= 0 {
 			continue
 		}
-		stack := []int{start}
+		stack = append(stack, start)
 		w.comp[start] = start
 		for len(stack) > 0 {
 			i := stack[len(stack)-1]
@@ -321,6 +414,7 @@ func (w *world) recomputeComponents() {
 			}
 		}
 	}
+	w.stack = stack
 	clear(w.openGen)
 }
 

@@ -48,6 +48,10 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"run", "emulate a bus initialisation and report the result", runRun},
+		{"analyze", "run many seeded initialisations: distributions, deadlines, roots, failures", runAnalyze},
+		{"merge", "combine the shard outputs of analyze --shard into one result", runMerge},
+		{"sweep", "analyze over a parameter grid; mark where the correctness conditions fail", runSweep},
+		{"report", "write an HTML report with SVG plots of an analysis or a sweep", runReport},
 		{"elect", "run a classic leader-election algorithm on a topology, or compare them", runElect},
 		{"decode", "read self-IDs from a capture of a real bus and check them", runDecode},
 		{"crosscheck", "compare a real bus (capture or probe) with its emulation", runCrosscheck},

@@ -1,0 +1,162 @@
+package bus
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/fwsim/fwsim/phy"
+	"github.com/fwsim/fwsim/treeid"
+)
+
+// Metrics are the figures timing analysis takes from one run, the same as
+// those the Result of Run gives, without building the Result.
+type Metrics struct {
+	// Outcome is OutcomeOK when every generation ended ok, else the outcome
+	// of the first that did not.
+	Outcome Outcome
+	// Everything below is about the first generation. Root is its single
+	// root, "" when it elected none or several.
+	Root string
+	// TreeIDNs and SelfIDNs are its PhaseTiming.TreeIDDone and SelfIDDone:
+	// -1 when the phase did not finish.
+	TreeIDNs, SelfIDNs int64
+	// Contended reports a root contention (its first Contention, on the
+	// lowest-numbered cable); ContentionRounds and ContentionNs are that
+	// contention's Rounds and EndNs−StartNs, -1 if it never resolved.
+	Contended        bool
+	ContentionRounds int
+	ContentionNs     int64
+	// Events is the Result's Events.
+	Events uint64
+}
+
+// Simulator runs one topology with one set of options again and again, one
+// seed per run, for Monte Carlo analysis. It builds the world once and
+// reuses it, so that a run allocates next to nothing: only the self-ID
+// packets each PHY encodes (one small slice per node), and a fresh set of
+// PHYs after a run that did not leave every PHY idle or a topology that
+// scripts events. A Simulator is not safe for concurrent use: give each
+// goroutine its own.
+type Simulator struct {
+	w *world
+}
+
+// NewSimulator checks t and o as Run does and returns a simulator for them.
+// o.Seed is ignored (each Run names its seed) and o.Observer must be nil.
+func NewSimulator(t *Topology, o Options) (*Simulator, error) {
+	if o.Observer != nil {
+		return nil, fmt.Errorf("%w: a Simulator does not trace: Options.Observer must be nil", ErrInvalidOptions)
+	}
+	w, err := build(t, o)
+	if err != nil {
+		return nil, err
+	}
+	w.lean = true
+	return &Simulator{w: w}, nil
+}
+
+// Run emulates the bus with seed and returns its metrics: the same as
+// Run(t, o) with o.Seed = seed would give.
+func (s *Simulator) Run(seed uint64) Metrics {
+	w := s.w
+	w.rebuild = w.rebuild || !w.reusable()
+	if err := w.start(seed); err != nil {
+		// NewSimulator built these PHYs once with the same configuration;
+		// the seed only moves clock phases, which are always valid.
+		panic("bus: rebuilding the simulator's world: " + err.Error())
+	}
+	w.metrics = Metrics{}
+	w.run()
+	m := w.metrics
+	m.Outcome = OutcomeOK
+	for _, g := range w.gens {
+		if g.outcome != OutcomeOK {
+			m.Outcome = g.outcome
+			break
+		}
+	}
+	m.Events = w.k.Processed() - w.traceOnly
+	return m
+}
+
+// firstMetrics takes the metrics of the first generation g as it closes,
+// as snapshot would record them in its Generation.
+func (w *world) firstMetrics(g *generation) Metrics {
+	m := Metrics{
+		TreeIDNs:     relative(g.treeDone, g.startNs),
+		SelfIDNs:     relative(g.selfIDEnd, g.startNs),
+		ContentionNs: -1,
+	}
+	if roots := w.rootClaims(g); len(roots) == 1 {
+		m.Root = roots[0]
+	}
+	// The contention on the lowest-numbered cable, as Generation.Contention
+	// lists it first.
+	cable := -1
+	for _, i := range g.members {
+		n := &w.nodes[i]
+		for _, r := range n.election.Rounds() {
+			if c := n.cable[r.Port]; c >= 0 && (cable < 0 || c < cable) {
+				cable = c
+			}
+		}
+	}
+	if cable < 0 {
+		return m
+	}
+	m.Contended = true
+	start := int64(-1)
+	for _, end := range [2]portRef{w.cables[cable].a, w.cables[cable].b} {
+		n := &w.nodes[end.node]
+		rounds := 0
+		for _, r := range n.election.Rounds() {
+			if n.cable[r.Port] != cable {
+				continue
+			}
+			rounds++
+			if at := n.clock.Edge(r.Start) - g.startNs; start < 0 || at < start {
+				start = at
+			}
+		}
+		m.ContentionRounds = max(m.ContentionRounds, rounds)
+	}
+	if parent, endNs := w.contentionEnd(cable, g); parent >= 0 {
+		m.ContentionNs = endNs - start
+	}
+	return m
+}
+
+// builtTree is a self-ID stream verify checked, and what treeid.Build made
+// of it.
+type builtTree struct {
+	selfIDs []phy.SelfID
+	tree    *treeid.Tree
+	err     error
+}
+
+// treeCache is how many checked self-ID streams a Simulator remembers. A bus
+// has few distinct streams from run to run (they change with the root and
+// the tree, not with timing), so a handful saves rebuilding each time.
+const treeCache = 8
+
+// buildTree reads the self-IDs back into a tree. A Simulator remembers the
+// streams it has read: the tree is never handed out, so it can be shared.
+func (w *world) buildTree(selfIDs []phy.SelfID) (*treeid.Tree, error) {
+	if !w.lean {
+		return treeid.Build(selfIDs)
+	}
+	for _, b := range w.trees {
+		if slices.Equal(b.selfIDs, selfIDs) {
+			return b.tree, b.err
+		}
+	}
+	tree, err := treeid.Build(selfIDs)
+	b := builtTree{slices.Clone(selfIDs), tree, err}
+	if len(w.trees) < treeCache {
+		w.trees = append(w.trees, b)
+	} else {
+		w.trees[w.treeAt] = b
+		w.treeAt = (w.treeAt + 1) % treeCache
+	}
+	return tree, err
+}

@@ -1,0 +1,428 @@
+package analysis
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/phy"
+)
+
+// ErrInvalidConfig is the category of errors in a Config, a shard spec or a
+// set of summaries to merge.
+var ErrInvalidConfig = errors.New("invalid analysis")
+
+// Metric names: the keys of Summary.Metrics and the metric of a Deadline.
+const (
+	TreeID           = "tree_id_ns"
+	SelfID           = "self_id_ns"
+	Contention       = "contention_ns"
+	ContentionRounds = "contention_rounds"
+)
+
+// TimeMetrics are the metrics deadlines apply to, in the order
+// Summary.Deadlines lists them for each deadline.
+var TimeMetrics = []string{TreeID, SelfID, Contention}
+
+// MetricNames lists every metric, in the order reports show them.
+var MetricNames = []string{TreeID, SelfID, Contention, ContentionRounds}
+
+// failureOutcomes are listed in Summary.Failures even when no run ended so.
+var failureOutcomes = []bus.Outcome{bus.OutcomeConfigTimeout, bus.OutcomeInconsistent,
+	bus.OutcomeInterrupted, bus.OutcomeStalled, bus.OutcomeBudgetExhausted}
+
+// Shard is the K-th (1-based) of N disjoint, contiguous slices of the run
+// indices; the zero Shard is every run.
+type Shard struct {
+	K int `json:"k"`
+	N int `json:"n"`
+}
+
+// ParseShard reads "K/N" with 1 ≤ K ≤ N.
+func ParseShard(s string) (Shard, error) {
+	k, n, ok := strings.Cut(s, "/")
+	ki, errK := strconv.Atoi(k)
+	ni, errN := strconv.Atoi(n)
+	if !ok || errK != nil || errN != nil || ni < 1 || ki < 1 || ki > ni {
+		return Shard{}, fmt.Errorf("%w: shard %q: want K/N with 1 ≤ K ≤ N, e.g. 3/8", ErrInvalidConfig, s)
+	}
+	return Shard{K: ki, N: ni}, nil
+}
+
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.K, s.N) }
+
+// runs is the range [from, to) of run indices the shard holds out of total.
+func (s Shard) runs(total int) (from, to int) {
+	if s.N == 0 {
+		return 0, total
+	}
+	return total * (s.K - 1) / s.N, total * s.K / s.N
+}
+
+// RunSeed is the seed of run i of an analysis seeded with seed: a SplitMix64
+// mix of both, so that neighbouring runs get unrelated seeds. `fwsim run
+// --seed RunSeed(seed, i)` with the same options replays run i.
+func RunSeed(seed uint64, i int) uint64 {
+	z := seed + (uint64(i)+1)*0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// Config is one analysis.
+type Config struct {
+	Topology *bus.Topology
+	// Source names the topology in the Summary: a file name, "gen SPEC".
+	Source string
+	// Options apply to every run; Options.Seed is the analysis seed that
+	// RunSeed derives each run's seed from. Observer must be nil.
+	Options bus.Options
+	// Runs is the number of runs of the whole analysis, at least 1.
+	Runs int
+	// Workers run in parallel (default: GOMAXPROCS). They change how fast
+	// the analysis runs, never its result.
+	Workers int
+	// Shard restricts this process to a slice of the runs; Merge joins the
+	// shards' summaries.
+	Shard Shard
+	// Deadlines are evaluated against every time metric.
+	Deadlines []time.Duration
+	// Each, when not nil, receives every run's Sample in run order. An
+	// error stops the analysis and Run returns it.
+	Each func(Sample) error
+}
+
+// Sample is one run's metrics.
+type Sample struct {
+	Run  int
+	Seed uint64
+	bus.Metrics
+}
+
+// Header says what was analysed: shards merge only if their headers are
+// equal.
+type Header struct {
+	Seed     uint64 `json:"seed"`
+	Topology string `json:"topology"`
+	// ConfigSHA256 hashes the topology and every option that changes the
+	// runs, including those the other fields do not show (force root,
+	// initiators, budgets, timing overrides).
+	ConfigSHA256 string  `json:"config_sha256"`
+	Profile      string  `json:"profile"`
+	Timing       string  `json:"timing"`
+	Clock        string  `json:"clock"`
+	Policy       string  `json:"policy"`
+	CoinBias     float64 `json:"coin_bias"`
+}
+
+// Summary is the result of an analysis or of one shard of it.
+type Summary struct {
+	// Runs is the number of runs summarised.
+	Runs int `json:"runs"`
+	Header
+	// Shard and TotalRuns are set in a shard's summary only.
+	Shard     *Shard `json:"shard,omitempty"`
+	TotalRuns int    `json:"total_runs,omitempty"`
+	// Metrics are keyed by the metric names above.
+	Metrics   map[string]*Metric `json:"metrics"`
+	Deadlines []Deadline         `json:"deadlines"`
+	// Roots counts, for every node, the runs it became root in.
+	Roots map[string]int64 `json:"roots"`
+	// Failures counts the runs by failure outcome (bus.Outcome), every
+	// outcome listed.
+	Failures map[string]int64 `json:"failures"`
+}
+
+// Deadline is the probability that a time metric is at or below a deadline,
+// over the runs the metric applies to (missing values miss).
+type Deadline struct {
+	Metric     string `json:"metric"`
+	DeadlineNs int64  `json:"deadline_ns"`
+	Met        int64  `json:"met"`
+	Of         int64  `json:"of"`
+	// P is Met/Of and CI95 its Wilson interval.
+	P    float64    `json:"p"`
+	CI95 [2]float64 `json:"ci95"`
+}
+
+// Failed counts the runs that did not end ok.
+func (s *Summary) Failed() int64 {
+	var n int64
+	for _, c := range s.Failures {
+		n += c
+	}
+	return n
+}
+
+// chunkRuns is how many consecutive runs a worker takes at a time: enough to
+// make the hand-over cheap, few enough for a smooth progress bar.
+const chunkRuns = 64
+
+// Run runs the analysis. progress, when not nil, is called as runs finish
+// with the number done and the total of this shard. Errors: ErrInvalidConfig,
+// the topology's and options' errors from bus, the error of Config.Each, or
+// the context's.
+func Run(ctx context.Context, cfg Config, progress func(done, total int)) (*Summary, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	first, err := bus.NewSimulator(cfg.Topology, cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	header, err := headerOf(cfg)
+	if err != nil {
+		return nil, err
+	}
+	from, to := cfg.Shard.runs(cfg.Runs)
+	chunks := (to - from + chunkRuns - 1) / chunkRuns
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(min(workers, chunks), 1)
+	sims := []*bus.Simulator{first}
+	for len(sims) < workers {
+		sim, err := bus.NewSimulator(cfg.Topology, cfg.Options)
+		if err != nil {
+			return nil, err
+		}
+		sims = append(sims, sim)
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type chunk struct {
+		index   int
+		samples []Sample
+	}
+	// A worker takes a buffer before it takes a chunk, so the chunk the
+	// collector waits for always has one: the buffers bound the chunks in
+	// flight without a deadlock.
+	free := make(chan []Sample, 2*workers)
+	for range cap(free) {
+		free <- make([]Sample, 0, chunkRuns)
+	}
+	done := make(chan chunk, cap(free))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for _, sim := range sims {
+		wg.Go(func() {
+			for {
+				var buf []Sample
+				select {
+				case buf = <-free:
+				case <-ctx.Done():
+					return
+				}
+				c := int(next.Add(1) - 1)
+				if c >= chunks {
+					return
+				}
+				lo := from + c*chunkRuns
+				for i := lo; i < min(lo+chunkRuns, to); i++ {
+					seed := RunSeed(cfg.Options.Seed, i)
+					buf = append(buf, Sample{Run: i, Seed: seed, Metrics: sim.Run(seed)})
+				}
+				select {
+				case done <- chunk{c, buf}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+
+	acc := newAccumulator(cfg.Topology)
+	pending := map[int][]Sample{}
+	want, finished := 0, 0
+	var eachErr error
+	for ch := range done {
+		pending[ch.index] = ch.samples
+		for eachErr == nil {
+			samples, ok := pending[want]
+			if !ok {
+				break
+			}
+			delete(pending, want)
+			for _, s := range samples {
+				acc.add(s.Metrics)
+				if cfg.Each != nil && eachErr == nil {
+					eachErr = cfg.Each(s)
+				}
+			}
+			finished += len(samples)
+			want++
+			free <- samples[:0]
+			if progress != nil {
+				progress(finished, to-from)
+			}
+		}
+		if eachErr != nil {
+			cancel()
+		}
+	}
+	if eachErr != nil {
+		return nil, eachErr
+	}
+	if want < chunks {
+		return nil, context.Cause(ctx)
+	}
+	sum := acc.summary(header, deadlinesNs(cfg.Deadlines))
+	sum.Runs = to - from
+	if cfg.Shard.N > 0 {
+		sum.Shard, sum.TotalRuns = &cfg.Shard, cfg.Runs
+	}
+	return sum, nil
+}
+
+func (cfg *Config) check() error {
+	switch {
+	case cfg.Topology == nil:
+		return fmt.Errorf("%w: no topology", ErrInvalidConfig)
+	case cfg.Runs < 1:
+		return fmt.Errorf("%w: %d runs, want at least 1", ErrInvalidConfig, cfg.Runs)
+	case cfg.Shard != Shard{} && (cfg.Shard.K < 1 || cfg.Shard.K > cfg.Shard.N):
+		return fmt.Errorf("%w: shard %s, want K/N with 1 ≤ K ≤ N", ErrInvalidConfig, cfg.Shard)
+	case cfg.Shard.N > cfg.Runs:
+		return fmt.Errorf("%w: %d shards of %d runs leave some empty", ErrInvalidConfig, cfg.Shard.N, cfg.Runs)
+	}
+	for _, d := range cfg.Deadlines {
+		if d <= 0 {
+			return fmt.Errorf("%w: deadline %v, want a positive duration", ErrInvalidConfig, d)
+		}
+	}
+	return nil
+}
+
+func deadlinesNs(ds []time.Duration) []int64 {
+	out := make([]int64, len(ds))
+	for i, d := range ds {
+		out[i] = int64(d)
+	}
+	return out
+}
+
+// headerOf describes the analysis; the hash covers the topology as
+// serialised and the options, less the seed (in the header) and the
+// observer (not allowed).
+func headerOf(cfg Config) (Header, error) {
+	o := cfg.Options
+	profile := o.Profile
+	if profile == "" {
+		profile = cfg.Topology.Profile
+	}
+	if profile == "" {
+		profile = phy.DefaultProfile
+	}
+	bias := 0.5
+	if o.CoinBias != nil {
+		bias = *o.CoinBias
+	}
+	clock := "cycle"
+	if o.IdealClock {
+		clock = "ideal"
+	}
+	// Every field of bus.Options but the seed and the observer.
+	blob, err := json.Marshal(struct {
+		Topology       *bus.Topology
+		Profile        string
+		Timing         *phy.Timing
+		AllowOutOfSpec bool
+		ForceRoot      string
+		Initiators     []string
+		Policy, Corner string
+		CoinBias       float64
+		IdealClock     bool
+		MaxEvents      uint64
+		MaxTime        time.Duration
+	}{cfg.Topology, o.Profile, o.Timing, o.AllowOutOfSpec, o.ForceRoot, o.Initiators,
+		o.Policy.String(), o.Corner.String(), bias, o.IdealClock, o.MaxEvents, o.MaxTime})
+	if err != nil {
+		return Header{}, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	sum := sha256.Sum256(blob)
+	return Header{
+		Seed: cfg.Options.Seed, Topology: cfg.Source, ConfigSHA256: hex.EncodeToString(sum[:]),
+		Profile: profile, Timing: o.Corner.String(), Clock: clock, Policy: o.Policy.String(), CoinBias: bias,
+	}, nil
+}
+
+// accumulator folds runs, or merged summaries, into histograms and counts.
+type accumulator struct {
+	hists    map[string]*histogram
+	roots    map[string]int64
+	failures map[string]int64
+}
+
+func newAccumulator(t *bus.Topology) *accumulator {
+	a := &accumulator{hists: map[string]*histogram{}, roots: map[string]int64{}, failures: map[string]int64{}}
+	for _, name := range MetricNames {
+		a.hists[name] = newHistogram()
+	}
+	for _, n := range t.Nodes {
+		a.roots[n.ID] = 0
+	}
+	for _, o := range failureOutcomes {
+		a.failures[string(o)] = 0
+	}
+	return a
+}
+
+func (a *accumulator) add(m bus.Metrics) {
+	if m.Outcome != bus.OutcomeOK {
+		a.failures[string(m.Outcome)]++
+	}
+	if m.Root != "" {
+		a.roots[m.Root]++
+	}
+	a.addTime(TreeID, m.TreeIDNs)
+	a.addTime(SelfID, m.SelfIDNs)
+	if m.Contended {
+		a.addTime(Contention, m.ContentionNs)
+	}
+	a.hists[ContentionRounds].add(int64(m.ContentionRounds))
+}
+
+// addTime records a time metric; a negative time was never reached.
+func (a *accumulator) addTime(name string, ns int64) {
+	if ns < 0 {
+		a.hists[name].missing++
+		return
+	}
+	a.hists[name].add(ns)
+}
+
+func (a *accumulator) summary(h Header, deadlines []int64) *Summary {
+	s := &Summary{Header: h, Metrics: map[string]*Metric{}, Roots: a.roots, Failures: a.failures}
+	for name, hist := range a.hists {
+		s.Metrics[name] = hist.metric()
+	}
+	s.Deadlines = []Deadline{}
+	for _, d := range deadlines {
+		for _, name := range TimeMetrics {
+			m := s.Metrics[name]
+			met, of := m.atOrBelow(d), m.N+m.Missing
+			p := 0.0
+			if of > 0 {
+				p = float64(met) / float64(of)
+			}
+			s.Deadlines = append(s.Deadlines, Deadline{Metric: name, DeadlineNs: d, Met: met, Of: of, P: p, CI95: Wilson(met, of)})
+		}
+	}
+	return s
+}

@@ -1,0 +1,215 @@
+package analysis
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/treeid"
+)
+
+func generate(t *testing.T, spec string) *bus.Topology {
+	t.Helper()
+	topo, err := bus.Generate(spec)
+	require.NoError(t, err)
+	return topo
+}
+
+func encode(t *testing.T, s *Summary) string {
+	t.Helper()
+	out, err := json.Marshal(s)
+	require.NoError(t, err)
+	return string(out)
+}
+
+func TestRunSeedIsAMixOfBoth(t *testing.T) {
+	seen := map[uint64]bool{}
+	for _, seed := range []uint64{0, 1, 2} {
+		for i := range 1000 {
+			s := RunSeed(seed, i)
+			require.False(t, seen[s], "seed %d run %d repeats a seed", seed, i)
+			seen[s] = true
+		}
+	}
+	assert.Equal(t, RunSeed(7, 3), RunSeed(7, 3))
+}
+
+func TestParseShard(t *testing.T) {
+	s, err := ParseShard("3/8")
+	require.NoError(t, err)
+	assert.Equal(t, Shard{3, 8}, s)
+	assert.Equal(t, "3/8", s.String())
+	for _, bad := range []string{"", "3", "0/2", "3/2", "1/0", "a/b", "1/2/3", "-1/2"} {
+		_, err := ParseShard(bad)
+		assert.ErrorIs(t, err, ErrInvalidConfig, bad)
+	}
+	// Contiguous slices that cover every run once.
+	next := 0
+	for k := 1; k <= 7; k++ {
+		from, to := Shard{k, 7}.runs(100)
+		assert.Equal(t, next, from)
+		next = to
+	}
+	assert.Equal(t, 100, next)
+}
+
+// TestWorkersAndShardsDoNotChangeTheResult: the same seed gives the same
+// bytes at any worker count, and merged shards give the unsharded bytes.
+func TestWorkersAndShardsDoNotChangeTheResult(t *testing.T) {
+	cfg := Config{
+		Topology: generate(t, "tree:10:3"), Source: "gen tree:10:3",
+		Options: bus.Options{Seed: 11}, Runs: 500,
+		Deadlines: []time.Duration{40 * time.Microsecond, 400 * time.Microsecond},
+	}
+	var want string
+	var order []int
+	for _, workers := range []int{1, 2, 5} {
+		cfg.Workers = workers
+		order = order[:0]
+		cfg.Each = func(s Sample) error {
+			order = append(order, s.Run)
+			return nil
+		}
+		sum, err := Run(context.Background(), cfg, nil)
+		require.NoError(t, err)
+		got := encode(t, sum)
+		if want == "" {
+			want = got
+		}
+		assert.Equal(t, want, got, "%d workers", workers)
+		for i, run := range order {
+			require.Equal(t, i, run, "%d workers: Each out of order", workers)
+		}
+		require.Len(t, order, 500)
+	}
+
+	cfg.Each = nil
+	var parts []*Summary
+	for _, k := range []int{3, 1, 2} { // any order
+		cfg.Shard = Shard{k, 3}
+		part, err := Run(context.Background(), cfg, nil)
+		require.NoError(t, err)
+		assert.Equal(t, 500*k/3-500*(k-1)/3, part.Runs)
+		// Through JSON, as fwsim merge reads them.
+		back, err := ReadSummary(bytes.NewReader([]byte(encode(t, part))))
+		require.NoError(t, err)
+		parts = append(parts, back)
+	}
+	merged, err := Merge(parts)
+	require.NoError(t, err)
+	assert.Equal(t, want, encode(t, merged))
+
+	_, err = Merge(parts[:2])
+	assert.ErrorContains(t, err, "shard 2/3 is missing")
+	_, err = Merge([]*Summary{parts[0], parts[0], parts[1]})
+	assert.ErrorContains(t, err, "shard 3/3 given twice")
+	other := *parts[1]
+	other.Seed = 12
+	_, err = Merge([]*Summary{parts[0], &other, parts[2]})
+	assert.ErrorContains(t, err, "seed 12, not 11")
+	_, err = Merge([]*Summary{merged})
+	assert.ErrorContains(t, err, "not a shard")
+}
+
+func TestProgressCountsEveryRun(t *testing.T) {
+	var last, calls int
+	_, err := Run(context.Background(), Config{Topology: generate(t, "pair"), Runs: 300, Workers: 2},
+		func(done, total int) {
+			assert.Equal(t, 300, total)
+			assert.Greater(t, done, last)
+			last = done
+			calls++
+		})
+	require.NoError(t, err)
+	assert.Equal(t, 300, last)
+	assert.Equal(t, 5, calls, "one call per chunk of %d runs", chunkRuns)
+}
+
+// TestSampleSeedReplaysTheRun: a sample's seed given to bus.Run with the same
+// options gives the same run.
+func TestSampleSeedReplaysTheRun(t *testing.T) {
+	topo := generate(t, "tree:6:2")
+	opts := bus.Options{Seed: 5, Corner: treeid.CornerMin}
+	var samples []Sample
+	_, err := Run(context.Background(), Config{Topology: topo, Options: opts, Runs: 20,
+		Each: func(s Sample) error { samples = append(samples, s); return nil }}, nil)
+	require.NoError(t, err)
+	for _, s := range samples {
+		require.Equal(t, RunSeed(5, s.Run), s.Seed)
+		o := opts
+		o.Seed = s.Seed
+		res, err := bus.Run(topo, o)
+		require.NoError(t, err)
+		g := res.Generations[0]
+		assert.Equal(t, g.Root, s.Root, "run %d", s.Run)
+		assert.Equal(t, g.Timing.SelfIDDone, s.SelfIDNs, "run %d", s.Run)
+		assert.Equal(t, res.Events, s.Events, "run %d", s.Run)
+	}
+}
+
+func TestFailuresAreCountedNeverDropped(t *testing.T) {
+	sum, err := Run(context.Background(), Config{Topology: generate(t, "ring:3"), Runs: 10,
+		Deadlines: []time.Duration{time.Second}}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int64{"config-timeout": 10, "inconsistent": 0, "interrupted": 0, "stalled": 0, "budget-exhausted": 0}, sum.Failures)
+	assert.Equal(t, int64(10), sum.Failed())
+	assert.Equal(t, map[string]int64{"n0": 0, "n1": 0, "n2": 0}, sum.Roots)
+	tree := sum.Metrics[TreeID]
+	assert.Equal(t, int64(0), tree.N)
+	assert.Equal(t, int64(10), tree.Missing)
+	// Missing values miss the deadline: they are not left out of it.
+	assert.Equal(t, Deadline{Metric: TreeID, DeadlineNs: int64(time.Second), Met: 0, Of: 10, P: 0, CI95: Wilson(0, 10)}, sum.Deadlines[0])
+	// No contention: the metric applies to no run.
+	assert.Equal(t, Deadline{Metric: Contention, DeadlineNs: int64(time.Second), CI95: [2]float64{0, 1}}, sum.Deadlines[2])
+}
+
+func TestBadConfigs(t *testing.T) {
+	pair := generate(t, "pair")
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Runs: 1}, "no topology"},
+		{Config{Topology: pair}, "0 runs"},
+		{Config{Topology: pair, Runs: 1, Shard: Shard{0, 3}}, "shard 0/3"},
+		{Config{Topology: pair, Runs: 2, Shard: Shard{1, 3}}, "3 shards of 2 runs"},
+		{Config{Topology: pair, Runs: 1, Deadlines: []time.Duration{0}}, "deadline 0s"},
+	} {
+		_, err := Run(context.Background(), tc.cfg, nil)
+		assert.ErrorIs(t, err, ErrInvalidConfig, tc.want)
+		assert.ErrorContains(t, err, tc.want)
+	}
+	_, err := Run(context.Background(), Config{Topology: pair, Runs: 1, Options: bus.Options{ForceRoot: "x"}}, nil)
+	assert.ErrorIs(t, err, bus.ErrInvalidOptions)
+}
+
+func TestEachErrorAndCancelStopTheRun(t *testing.T) {
+	stop := errors.New("stop")
+	calls := 0
+	_, err := Run(context.Background(), Config{Topology: generate(t, "pair"), Runs: 10_000, Workers: 2,
+		Each: func(s Sample) error {
+			calls++
+			if s.Run == 100 {
+				return stop
+			}
+			return nil
+		}}, nil)
+	assert.ErrorIs(t, err, stop)
+	assert.Equal(t, 101, calls)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err = Run(ctx, Config{Topology: generate(t, "pair"), Runs: 1_000_000, Workers: 2},
+		func(done, _ int) {
+			if done >= 1000 {
+				cancel()
+			}
+		})
+	assert.ErrorIs(t, err, context.Canceled)
+}

@@ -1,0 +1,412 @@
+package cli
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/analysis"
+	"github.com/fwsim/fwsim/phy"
+	"github.com/fwsim/fwsim/treeid"
+)
+
+const analyzeIntro = `Usage: fwsim analyze [--topology FILE | --gen SPEC] [--runs N] [flags]
+
+Monte Carlo timing analysis: runs N seeded bus initialisations of one
+topology and reports, for each metric, mean, standard deviation, min,
+percentiles (50, 90, 99, 99.9), max and the 95% confidence interval of the
+mean; for every --deadline and time metric the probability it is met, with its
+95% Wilson interval; how often each node became root; and every failure by
+outcome. Run i uses a seed derived from --seed and i (the CSV lists it; fwsim
+run --seed with it replays the run), so the result does not depend on
+--workers or --shard: the same flags give the same bytes.
+
+Metrics, of the first bus initialisation, from its first R0 entry:
+  tree_id_ns         the last node left tree identify
+  self_id_ns         the last self-ID packet arrived everywhere
+  contention_ns      root contention, from the first ROOT_CONTENTION seen on
+                     the link until its child sees the parent's handshake
+                     (runs with a contention only)
+  contention_rounds  the rounds of that contention (0 without one)
+docs/timing.md explains the method and how to reproduce the published
+root-contention results.
+
+With --shard K/N only the K-th of N slices of the runs is run and the output is
+always JSON, for fwsim merge.
+
+Exit status: 0 every run ended ok and met every deadline; 1 some run failed or
+missed a deadline (a shard always exits 0: fwsim merge judges); 2 usage or
+input error.`
+
+// analyzeFlags are the flags that choose what an analysis runs; sweep and
+// report take them too.
+type analyzeFlags struct {
+	source    runConfig // --topology or --gen, and the bus options
+	runs      int
+	workers   int
+	deadlines durationList
+	coinBias  *float64
+	policy    *choice
+	corner    *choice
+	clock     *choice
+}
+
+// register adds the flags to fs; order lists them for help.
+func (a *analyzeFlags) register(fs *flags) (order []string) {
+	a.policy = newChoice(treeid.Coin.String(), treeid.Coin.String(), treeid.LargerIDWins.String())
+	a.corner = newChoice(treeid.CornerRandom.String(), treeid.CornerRandom.String(), treeid.CornerMin.String(), treeid.CornerMax.String())
+	a.clock = newChoice("cycle", "cycle", "ideal")
+	fs.StringVar(&a.source.topology, "topology", "",
+		"read the bus from `FILE`, YAML or JSON (see docs/topology.md),\ne.g. --topology examples/default.yaml")
+	fs.StringVar(&a.source.gen, "gen", "",
+		"generate the bus from `SPEC`: chain:N, star:N, tree:N[:SEED], ring:N, complete:N\nor pair, e.g. --gen tree:63:3 (not with --topology)")
+	fs.IntVar(&a.runs, "runs", 1000, "run `N` initialisations, e.g. --runs 100000")
+	fs.Var(newUint64(&a.source.opts.Seed, 1), "seed",
+		"derive every run's seed from `S`, e.g. --seed 42")
+	fs.IntVar(&a.workers, "workers", 0,
+		"run on `W` cores; the result does not depend on it, e.g. --workers 2\n(default: every core)")
+	fs.Var(&a.deadlines, "deadline",
+		"report the probability that each time metric is at most `DUR`; repeat for\nseveral, e.g. --deadline 2us --deadline 4us")
+	fs.Func("profile",
+		"use the timing profile `P` instead of the topology's: 1394-1995, 1394a-2000 or\nprism, e.g. --profile prism (default: the topology's, else 1394-1995)",
+		func(s string) error {
+			if _, err := phy.LookupProfile(s); err != nil || s == "" {
+				return errors.New(profileNames())
+			}
+			a.source.opts.Profile = s
+			return nil
+		})
+	fs.Var(a.corner, "timing",
+		"place root-contention waits in their windows at `CORNER`: random (uniform), min\n(lower bound) or max (upper bound), e.g. --timing max")
+	fs.Var(a.clock, "clock",
+		"run PHY clocks as `CLOCK`: cycle quantises to each PHY's clock with a random\nphase and its ppm error; ideal samples every nanosecond, e.g. --clock ideal")
+	fs.Func("coin-bias",
+		"the coin picks FAST with probability `P` in [0,1], e.g. --coin-bias 0.25\n(default 0.5, a fair coin)",
+		func(s string) error {
+			p, err := strconv.ParseFloat(s, 64)
+			if err != nil || !(p >= 0 && p <= 1) {
+				return errors.New("want a probability from 0 to 1")
+			}
+			a.coinBias = &p
+			return nil
+		})
+	fs.Var(a.policy, "policy",
+		"resolve root contention by `POLICY`: coin, the standard's coin flip, or\nlarger-id-wins, e.g. --policy larger-id-wins")
+	fs.BoolVar(&a.source.opts.AllowOutOfSpec, "allow-out-of-spec", false,
+		"run a topology beyond the standard's limits (ports, hops, cable length, clock\nppm), e.g. --topology long-cable.yaml --allow-out-of-spec")
+	fs.Var(newUint64(&a.source.opts.MaxEvents, bus.DefaultMaxEvents), "max-events",
+		"end a run after `N` kernel events (budget-exhausted), e.g. --max-events 10000")
+	return []string{"topology", "gen", "runs", "seed", "workers", "deadline", "profile", "timing",
+		"clock", "coin-bias", "policy", "allow-out-of-spec", "max-events"}
+}
+
+// config loads the topology and returns the analysis the flags ask for.
+// fs reports errors: the returned code is non-zero when it did.
+func (a *analyzeFlags) config(e *env, fs *flags) (analysis.Config, int) {
+	if a.source.topology != "" && a.source.gen != "" {
+		return analysis.Config{}, fs.usageError(e, "--topology and --gen are mutually exclusive")
+	}
+	if a.runs < 1 {
+		return analysis.Config{}, fs.usageError(e, "--runs %d: want at least 1", a.runs)
+	}
+	if a.workers < 0 {
+		return analysis.Config{}, fs.usageError(e, "--workers %d: want 0 (every core) or more", a.workers)
+	}
+	opts := a.source.opts
+	opts.CoinBias = a.coinBias
+	if a.policy.value == treeid.LargerIDWins.String() {
+		opts.Policy = treeid.LargerIDWins
+	}
+	switch a.corner.value {
+	case treeid.CornerMin.String():
+		opts.Corner = treeid.CornerMin
+	case treeid.CornerMax.String():
+		opts.Corner = treeid.CornerMax
+	}
+	opts.IdealClock = a.clock.value == "ideal"
+	topo, source, err := a.source.loadTopology()
+	if err != nil {
+		return analysis.Config{}, fs.inputError(e, err)
+	}
+	return analysis.Config{Topology: topo, Source: source, Options: opts, Runs: a.runs,
+		Workers: a.workers, Deadlines: a.deadlines}, exitOK
+}
+
+// runError reports an error of analysis.Run as input error, with the hint
+// run gives for out-of-spec topologies.
+func (a *analyzeFlags) runError(e *env, fs *flags, err error) int {
+	if errors.Is(err, bus.ErrOutOfSpec) && !a.source.opts.AllowOutOfSpec {
+		err = fmt.Errorf("%w; rerun with --allow-out-of-spec", err)
+	}
+	if a.source.gen != "" {
+		err = fmt.Errorf("--gen %s: %w", a.source.gen, err)
+	}
+	return fs.inputError(e, err)
+}
+
+func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
+	fs := newFlags("analyze", analyzeIntro,
+		"fwsim analyze --gen pair --runs 100000 --deadline 1us",
+		"fwsim analyze --gen tree:63:3 --runs 10000 --json > tree63.json",
+		"fwsim analyze --topology prism-pair.yaml --allow-out-of-spec --timing max --clock ideal \\\n      --runs 100000 --deadline 2us --deadline 4us   (the file: docs/timing.md)",
+		"fwsim analyze --gen pair --runs 1000000 --shard 3/8 > shard-3.json",
+		"fwsim analyze --gen chain:5 --runs 500 --csv runs.csv --quiet",
+	)
+	var (
+		a          analyzeFlags
+		shard      string
+		jsonOutput bool
+		csvFile    string
+		quiet      bool
+	)
+	order := a.register(fs)
+	fs.StringVar(&shard, "shard", "",
+		"run only the `K/N`-th slice of the runs and write it as JSON for fwsim merge,\ne.g. --shard 3/8")
+	fs.BoolVar(&jsonOutput, "json", false, "write one JSON object instead of the text report, e.g. --json | jq .metrics")
+	fs.StringVar(&csvFile, "csv", "",
+		"also write one row per run to `FILE`: run, seed, outcome, the metrics, root,\ne.g. --csv runs.csv")
+	fs.BoolVar(&quiet, "quiet", false, "draw no progress bar (drawn on stderr only when it is a terminal)")
+	fs.order(append(order, "shard", "json", "csv", "quiet")...)
+	if code, done := fs.parse(e, args); done {
+		return code
+	}
+	cfg, code := a.config(e, fs)
+	if code != exitOK {
+		return code
+	}
+	if shard != "" {
+		s, err := analysis.ParseShard(shard)
+		if err != nil {
+			return fs.usageError(e, "--shard %s: want K/N with 1 ≤ K ≤ N, e.g. 3/8", shard)
+		}
+		if s.N > cfg.Runs {
+			return fs.usageError(e, "--shard %s: %d shards of %d runs leave some empty", shard, s.N, cfg.Runs)
+		}
+		cfg.Shard, jsonOutput = s, true
+	}
+	if csvFile != "" {
+		f, err := os.Create(csvFile)
+		if err != nil {
+			return fs.inputError(e, fmt.Errorf("--csv: %w", err))
+		}
+		defer f.Close()
+		rows := newRunCSV(f)
+		cfg.Each = rows.write
+		defer func() {
+			if err := rows.close(); err != nil && code == exitOK {
+				code = fs.inputError(e, fmt.Errorf("--csv %s: %w", csvFile, err))
+			}
+		}()
+	}
+	sum, err := analysis.Run(ctx, cfg, newProgress(e, quiet))
+	if err != nil {
+		return a.runError(e, fs, err)
+	}
+	if err := writeSummary(e.stdout, sum, jsonOutput); err != nil {
+		return fs.inputError(e, err)
+	}
+	if cfg.Shard.N > 0 {
+		return exitOK
+	}
+	return verdict(e, fs, sum)
+}
+
+// numberPair is a two-number JSON array as indented by json.MarshalIndent:
+// a histogram bin or an interval.
+var numberPair = regexp.MustCompile(`\[\s+([-+.0-9eE]+),\s+([-+.0-9eE]+)\s+\]`)
+
+// writeSummary writes the summary as text or as one indented JSON object,
+// with each histogram bin and interval on one line.
+func writeSummary(w io.Writer, s *analysis.Summary, asJSON bool) error {
+	if !asJSON {
+		writeSummaryText(w, s)
+		return nil
+	}
+	out, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	out = numberPair.ReplaceAll(out, []byte("[$1, $2]"))
+	_, err = w.Write(append(out, '\n'))
+	return err
+}
+
+// verdict says on stderr what failed and returns the exit code: 1 when a run
+// failed or missed a deadline, as DESIGN's "deadline missed" failure.
+func verdict(e *env, fs *flags, s *analysis.Summary) int {
+	var why []string
+	if failed := s.Failed(); failed > 0 {
+		why = append(why, fmt.Sprintf("%d of %d runs did not end ok", failed, s.Runs))
+	}
+	for _, d := range s.Deadlines {
+		if d.Met < d.Of {
+			why = append(why, fmt.Sprintf("%s > %v in %d of %d runs", d.Metric, time.Duration(d.DeadlineNs), d.Of-d.Met, d.Of))
+		}
+	}
+	if len(why) == 0 {
+		return exitOK
+	}
+	fmt.Fprintf(e.stderr, "fwsim %s: %s\n", fs.name, strings.Join(why, "; "))
+	return exitFailure
+}
+
+// writeSummaryText is the text report: a header, a table of metrics, the
+// deadlines, the roots and the failures.
+func writeSummaryText(w io.Writer, s *analysis.Summary) {
+	fmt.Fprintf(w, "analysis of %s: %d runs, seed %d, profile %s, timing %s, clock %s, policy %s, coin bias %v\n",
+		s.Topology, s.Runs, s.Seed, s.Profile, s.Timing, s.Clock, s.Policy, s.CoinBias)
+	fmt.Fprintf(w, "\n%-17s %7s %10s %9s %9s %9s %9s %9s %9s %9s  %s\n",
+		"metric", "n", "mean", "std", "min", "p50", "p90", "p99", "p99.9", "max", "95% CI of the mean")
+	for _, name := range analysis.MetricNames {
+		m := s.Metrics[name]
+		fmt.Fprintf(w, "%-17s %7d", name, m.N)
+		if m.N > 0 {
+			// Nanoseconds to a tenth; rounds, a count near 1, to a thousandth.
+			prec := 1
+			if !strings.HasSuffix(name, "_ns") {
+				prec = 3
+			}
+			fmt.Fprintf(w, " %10.*f %9.*f %9.0f %9.0f %9.0f %9.0f %9.0f %9.0f  [%.*f, %.*f]",
+				prec, m.Mean, prec, m.Std, m.Min, m.P50, m.P90, m.P99, m.P999, m.Max, prec, m.CI95[0], prec, m.CI95[1])
+		}
+		if m.Missing > 0 {
+			fmt.Fprintf(w, "  (%d not reached)", m.Missing)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(s.Deadlines) > 0 {
+		fmt.Fprintf(w, "\n%-10s %-15s %8s  %-18s  %s\n", "deadline", "metric", "p", "95% Wilson", "met")
+		for _, d := range s.Deadlines {
+			fmt.Fprintf(w, "%-10v %-15s %8.5f  [%.5f, %.5f]  %d of %d\n",
+				time.Duration(d.DeadlineNs), d.Metric, d.P, d.CI95[0], d.CI95[1], d.Met, d.Of)
+		}
+	}
+	roots, never := counts(s.Roots)
+	if never > 0 && never < len(s.Roots) {
+		roots += fmt.Sprintf("; the other %d nodes never", never)
+	}
+	failures, _ := counts(s.Failures)
+	fmt.Fprintf(w, "\nroots:    %s\nfailures: %s\n", roots, failures)
+}
+
+// counts lists the non-zero counts of a map as "key n, key n" in key order
+// ("none" if there is none) and says how many keys have a zero count.
+func counts(m map[string]int64) (list string, zeros int) {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if m[k] == 0 {
+			zeros++
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	if len(parts) == 0 {
+		return "none", zeros
+	}
+	return strings.Join(parts, ", "), zeros
+}
+
+// durationList is a repeatable duration flag.
+type durationList []time.Duration
+
+func (l *durationList) String() string {
+	parts := make([]string, len(*l))
+	for i, d := range *l {
+		parts[i] = d.String()
+	}
+	return strings.Join(parts, ",")
+}
+
+func (l *durationList) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return errors.New("want a positive duration such as 2us or 1.5ms")
+	}
+	*l = append(*l, d)
+	return nil
+}
+
+// runCSV writes one row per run.
+type runCSV struct {
+	w   *csv.Writer
+	row []string
+}
+
+func newRunCSV(w io.Writer) *runCSV {
+	c := &runCSV{w: csv.NewWriter(w), row: make([]string, 8)}
+	_ = c.w.Write([]string{"run", "seed", "outcome", analysis.TreeID, analysis.SelfID,
+		analysis.Contention, analysis.ContentionRounds, "root"})
+	return c
+}
+
+func (c *runCSV) write(s analysis.Sample) error {
+	ns := func(v int64) string {
+		if v < 0 {
+			return "" // not reached
+		}
+		return strconv.FormatInt(v, 10)
+	}
+	contention := ""
+	if s.Contended {
+		contention = ns(s.ContentionNs)
+	}
+	c.row[0], c.row[1], c.row[2] = strconv.Itoa(s.Run), strconv.FormatUint(s.Seed, 10), string(s.Outcome)
+	c.row[3], c.row[4], c.row[5] = ns(s.TreeIDNs), ns(s.SelfIDNs), contention
+	c.row[6], c.row[7] = strconv.Itoa(s.ContentionRounds), s.Root
+	return c.w.Write(c.row)
+}
+
+func (c *runCSV) close() error {
+	c.w.Flush()
+	return c.w.Error()
+}
+
+// stderrIsTerminal reports whether w is a terminal, where a progress bar
+// belongs. Tests replace it.
+var stderrIsTerminal = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// progressBar redraws one line on a terminal, at most once per percent.
+type progressBar struct {
+	w       io.Writer
+	percent int
+	drawn   bool
+}
+
+const barWidth = 40
+
+func (b *progressBar) update(done, total int) {
+	percent := done * 100 / total
+	if b.drawn && percent == b.percent {
+		return
+	}
+	b.percent, b.drawn = percent, true
+	filled := done * barWidth / total
+	fmt.Fprintf(b.w, "\r[%s%s] %3d%% %d/%d runs", strings.Repeat("#", filled), strings.Repeat(" ", barWidth-filled), percent, done, total)
+}
+
+// clear erases the bar, so that what follows starts on a clean line.
+func (b *progressBar) clear() {
+	if b.drawn {
+		fmt.Fprintf(b.w, "\r%s\r", strings.Repeat(" ", barWidth+40))
+	}
+}

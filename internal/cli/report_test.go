@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"encoding/xml"
+	"errors"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// readReport returns the files of a report directory by name.
+func readReport(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		require.NoError(t, err)
+		files[e.Name()] = string(b)
+	}
+	return files
+}
+
+var (
+	externalRef = regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?\s*(https?:|//)`)
+	// The version cell depends on the toolchain that built the test.
+	versionCell = regexp.MustCompile(`(<th>fwsim version</th><td><code>)[^<]*(</code>)`)
+)
+
+// checkPage checks what every report page must be: self-contained, every
+// SVG well-formed, the command and seed recorded.
+func checkPage(t *testing.T, html, command string) {
+	t.Helper()
+	assert.NotRegexp(t, externalRef, html)
+	assert.NotContains(t, html, "<script")
+	assert.Contains(t, html, "<code>"+command+"</code>")
+	assert.Regexp(t, versionCell, html)
+	svgs := regexp.MustCompile(`(?s)<svg.*?</svg>`).FindAllString(html, -1)
+	require.NotEmpty(t, svgs)
+	for _, svg := range svgs {
+		d := xml.NewDecoder(strings.NewReader(svg))
+		for {
+			_, err := d.Token()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			require.NoError(t, err)
+		}
+	}
+}
+
+func TestReportOfAnAnalysis(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--out", dir, "--gen", "pair", "--runs", "300", "--seed", "4", "--deadline", "1us", "--quiet"}
+	code, stdout, stderr := runCLI(t, append([]string{"report"}, args...)...)
+	// Bus initialisation takes ~170 µs, so the 1 µs deadline is missed: exit
+	// 1, as analyze exits.
+	require.Equal(t, exitFailure, code, stderr)
+	assert.Equal(t, "wrote "+filepath.Join(dir, "index.html")+"\n", stdout)
+	files := readReport(t, dir)
+	assert.ElementsMatch(t, []string{"index.html", "data.csv"}, slices.Collect(maps.Keys(files)))
+	checkPage(t, files["index.html"], "fwsim report "+strings.Join(args, " "))
+	assert.Equal(t, 3, strings.Count(files["index.html"], "<svg"), "two CDFs and the rounds histogram")
+	assert.Contains(t, files["index.html"], `<a href="data.csv">`)
+
+	// data.csv is what analyze --csv writes for the same analysis.
+	csvPath := filepath.Join(t.TempDir(), "runs.csv")
+	code, _, _ = runCLI(t, "analyze", "--gen", "pair", "--runs", "300", "--seed", "4", "--deadline", "1us", "--csv", csvPath)
+	require.Equal(t, exitFailure, code)
+	want, err := os.ReadFile(csvPath)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), files["data.csv"])
+
+	golden(t, "report/analysis.html", versionCell.ReplaceAllString(strings.ReplaceAll(files["index.html"], dir, "DIR"), "${1}VERSION$2"))
+}
+
+func TestReportOfASweep(t *testing.T) {
+	dir := t.TempDir()
+	sweepArgs := []string{"--gen", "chain:4", "--initiator", "n0", "--param", "delay=100..140:20", "--runs", "100", "--seed", "2"}
+	code, _, stderr := runCLI(t, append([]string{"report", "--out", dir}, sweepArgs...)...)
+	require.Equal(t, exitOK, code, stderr)
+	files := readReport(t, dir)
+	assert.ElementsMatch(t, []string{"index.html", "data.csv", "sweep.csv"}, slices.Collect(maps.Keys(files)))
+	page := files["index.html"]
+	checkPage(t, page, "fwsim report --out "+dir+" "+strings.Join(sweepArgs, " "))
+	assert.Equal(t, 4, strings.Count(page, "<svg"))
+	assert.Contains(t, page, "predicted threshold 120 ns")
+	assert.Contains(t, page, "conditions violated", "120 and 140 ns break 2·delay < FAST.min")
+
+	// sweep.csv is what sweep --csv writes.
+	csvPath := filepath.Join(t.TempDir(), "sweep.csv")
+	code, _, _ = runCLI(t, append([]string{"sweep", "--csv", csvPath}, sweepArgs...)...)
+	require.Equal(t, exitOK, code)
+	want, err := os.ReadFile(csvPath)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), files["sweep.csv"])
+
+	// data.csv: one row per run and point, led by the point's delay.
+	lines := strings.Split(strings.TrimSuffix(files["data.csv"], "\n"), "\n")
+	require.Len(t, lines, 1+3*100)
+	assert.Equal(t, "delay,run,seed,outcome,tree_id_ns,self_id_ns,contention_ns,contention_rounds,root", lines[0])
+	for i, line := range lines[1:] {
+		delay := []string{"100", "120", "140"}[i/100]
+		assert.True(t, strings.HasPrefix(line, delay+","), "row %d: %s", i, line)
+	}
+
+	golden(t, "report/sweep.html", versionCell.ReplaceAllString(strings.ReplaceAll(page, dir, "DIR"), "${1}VERSION$2"))
+}
+
+func TestReportErrors(t *testing.T) {
+	code, _, stderr := runCLI(t, "report", "--gen", "pair")
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, "fwsim report: want --out DIR, the directory to write the report to (see 'fwsim help report')\n", stderr)
+
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	code, _, stderr = runCLI(t, "report", "--out", file, "--gen", "pair", "--runs", "1")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "fwsim report: --out: ")
+
+	code, _, stderr = runCLI(t, "report", "--out", t.TempDir(), "--param", "bogus=1")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, `unknown parameter "bogus"`)
+}
+
+func TestRowPrefixer(t *testing.T) {
+	var b strings.Builder
+	p := &rowPrefixer{w: &b, prefix: "x,", atLineStart: true}
+	for _, chunk := range []string{"a,b\nc", ",d\n", "", "e\nf\n"} {
+		n, err := p.Write([]byte(chunk))
+		require.NoError(t, err)
+		assert.Equal(t, len(chunk), n)
+	}
+	assert.Equal(t, "x,a,b\nx,c,d\nx,e\nx,f\n", b.String())
+}
+
+func TestCommandLineQuotesForTheShell(t *testing.T) {
+	assert.Equal(t, `fwsim report --out 'my dir' --deadline 2us --x 'it'\''s' ''`,
+		commandLine("report", []string{"--out", "my dir", "--deadline", "2us", "--x", "it's", ""}))
+}

@@ -1,0 +1,465 @@
+package cli
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/analysis"
+	"github.com/fwsim/fwsim/internal/sweep"
+)
+
+var sweepIntro = `Usage: fwsim sweep --param NAME=FROM..TO:STEP [--param ...] [analyze flags] [--csv FILE | --json]
+
+Runs the analysis of fwsim analyze at every point of a parameter grid and
+writes one row per point: the parameter values; the cable delay and the
+root-contention windows there; whether the correctness conditions of root
+contention hold,
+  round_trip   2·delay < FAST.min
+  separation   2·delay + FAST.max < SLOW.min
+(delay: the longest one-way cable delay); the runs; each metric's mean, 95%
+CI and p99; every deadline's probability; and the failures by outcome. A
+failure at a point is a result, not an error; points beyond the standard's
+limits (a cable longer than 4.5 m) run all the same and out_of_spec says why.
+Several --param flags make a grid, the last varying fastest. Every point
+uses the same --seed, so neighbouring points differ by the parameter only.
+docs/timing.md shows the sweeps that find the conditions' thresholds.
+
+Parameters:
+` + indent(sweep.Names(), "  ") + `
+
+Exit status: 0 no run failed at a point where the conditions hold; 1 some
+did; 2 usage or input error.`
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// paramList is the repeatable --param flag, parsed as it is read so that a
+// bad one is reported with its own error.
+type paramList []sweep.Param
+
+func (l *paramList) String() string { return "" }
+
+func (l *paramList) Set(s string) error {
+	p, err := sweep.Parse(s)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), sweep.ErrBadParam.Error()+" "))
+	}
+	*l = append(*l, p)
+	return nil
+}
+
+// sweepFlags are the flags sweep and report share: the analysis, the grid
+// and the starting node of the reset.
+type sweepFlags struct {
+	analyzeFlags
+	params     paramList
+	initiators list
+}
+
+// register adds the flags to fs and returns their help order.
+func (s *sweepFlags) register(fs *flags) []string {
+	order := s.analyzeFlags.register(fs)
+	fs.Var(&s.params, "param",
+		"sweep `NAME=FROM..TO:STEP` (NAME=VALUE: one value); repeat for a grid,\ne.g. --param delay=0..400:20 --param coin_bias=0.5")
+	fs.Var(&s.initiators, "initiator",
+		"`NODE` starts the first reset instead of a power-up of every PHY; repeat\nfor several, e.g. --gen chain:4 --initiator n0")
+	return append([]string{"param"}, append(order, "initiator")...)
+}
+
+// gridPoint is what one point of a sweep found.
+type gridPoint struct {
+	point      sweep.Point
+	conditions sweep.Conditions
+	outOfSpec  string // the first reason the point is out of spec, "" if in spec
+	summary    *analysis.Summary
+}
+
+// sweepRun is a whole sweep: the grid, the analysis it repeats and what each
+// point found.
+type sweepRun struct {
+	grid   *sweep.Grid
+	cfg    analysis.Config
+	points []gridPoint
+}
+
+// prepare builds the grid and checks every point before anything runs: a
+// bad point is a usage error, not a failure found after an hour.
+func (s *sweepFlags) prepare(e *env, fs *flags, required bool) (*sweepRun, int) {
+	cfg, code := s.config(e, fs)
+	if code != exitOK {
+		return nil, code
+	}
+	cfg.Options.Initiators = s.initiators
+	if len(s.params) == 0 {
+		if required {
+			return nil, fs.usageError(e, "want at least one --param, e.g. --param delay=0..400:20")
+		}
+		return &sweepRun{cfg: cfg}, exitOK
+	}
+	grid, err := sweep.NewGrid(s.params)
+	if err == nil {
+		err = s.base(cfg).Check(grid)
+	}
+	if err != nil {
+		return nil, fs.usageError(e, "--param: %s", strings.TrimPrefix(err.Error(), sweep.ErrBadParam.Error()+": "))
+	}
+	return &sweepRun{grid: grid, cfg: cfg}, exitOK
+}
+
+func (s *sweepFlags) base(cfg analysis.Config) sweep.Base {
+	return sweep.Base{Topology: cfg.Topology, Gen: s.source.gen, Options: cfg.Options}
+}
+
+// run analyses every point in grid order. progress sees the runs of the
+// whole sweep; each, when not nil, gets every run's sample and its point.
+func (s *sweepFlags) run(ctx context.Context, r *sweepRun, progress func(done, total int), each func(point int, sample analysis.Sample) error) error {
+	base := s.base(r.cfg)
+	total := r.grid.Len() * r.cfg.Runs
+	for i := range r.grid.Len() {
+		pt := r.grid.Point(i)
+		topo, opts, err := base.Apply(pt)
+		if err != nil {
+			return err
+		}
+		gp := gridPoint{point: pt}
+		if gp.conditions, err = sweep.Evaluate(topo, opts); err != nil {
+			return err
+		}
+		if err := topo.Validate(bus.ResolveOptions{Profile: opts.Profile}); errors.Is(err, bus.ErrOutOfSpec) {
+			gp.outOfSpec = err.Error()
+		}
+		cfg := r.cfg
+		cfg.Topology, cfg.Options = topo, opts
+		if each != nil {
+			cfg.Each = func(sample analysis.Sample) error { return each(i, sample) }
+		}
+		var pointProgress func(done, total int)
+		if progress != nil {
+			pointProgress = func(done, _ int) { progress(i*r.cfg.Runs+done, total) }
+		}
+		if gp.summary, err = analysis.Run(ctx, cfg, pointProgress); err != nil {
+			return fmt.Errorf("at %s: %w", pt, err)
+		}
+		r.points = append(r.points, gp)
+	}
+	return nil
+}
+
+// failedWithin counts the runs that failed at points where the conditions
+// hold: the failures the protocol should never have.
+func (r *sweepRun) failedWithin() (failed int64, points int) {
+	for _, p := range r.points {
+		if n := p.summary.Failed(); n > 0 && p.conditions.Hold() {
+			failed += n
+			points++
+		}
+	}
+	return failed, points
+}
+
+func runSweep(ctx context.Context, e *env, args []string) (code int) {
+	fs := newFlags("sweep", sweepIntro,
+		"fwsim sweep --gen pair --param delay=0..400:20 --runs 2000",
+		"fwsim sweep --gen chain:4 --initiator n0 --param delay=100..160:2 --runs 1000 --csv sweep.csv",
+		"fwsim sweep --gen pair --profile prism --param fast_max=800..1000:20 --param coin_bias=0.25..0.75:0.25 --json",
+		"fwsim sweep --gen tree:2:1 --param nodes=2..62:10 --runs 200 --deadline 300us",
+	)
+	var (
+		s          sweepFlags
+		csvFile    string
+		jsonOutput bool
+		quiet      bool
+	)
+	order := s.register(fs)
+	fs.StringVar(&csvFile, "csv", "", "write the rows as CSV to `FILE` instead of the text table, e.g. --csv sweep.csv")
+	fs.BoolVar(&jsonOutput, "json", false, "write one JSON object instead of the text table, e.g. --json | jq '.points[0]'")
+	fs.BoolVar(&quiet, "quiet", false, "draw no progress bar (drawn on stderr only when it is a terminal)")
+	fs.order(append(order, "csv", "json", "quiet")...)
+	if code, done := fs.parse(e, args); done {
+		return code
+	}
+	if csvFile != "" && jsonOutput {
+		return fs.usageError(e, "--csv and --json are mutually exclusive")
+	}
+	r, code := s.prepare(e, fs, true)
+	if code != exitOK {
+		return code
+	}
+	var out io.Writer = e.stdout
+	if csvFile != "" {
+		f, err := os.Create(csvFile)
+		if err != nil {
+			return fs.inputError(e, fmt.Errorf("--csv: %w", err))
+		}
+		defer func() {
+			if err := f.Close(); err != nil && code != exitUsage {
+				code = fs.inputError(e, fmt.Errorf("--csv: %w", err))
+			}
+		}()
+		out = f
+	}
+	if err := s.run(ctx, r, newProgress(e, quiet), nil); err != nil {
+		return s.runError(e, fs, err)
+	}
+	var err error
+	switch {
+	case jsonOutput:
+		err = writeSweepJSON(out, r)
+	case csvFile != "":
+		err = writeSweepCSV(out, r)
+	default:
+		writeSweepText(out, r)
+	}
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	return sweepVerdict(e, fs, r)
+}
+
+// newProgress returns the progress bar's update function, or nil when
+// there is to be none; the bar clears itself when the last run is done.
+func newProgress(e *env, quiet bool) func(done, total int) {
+	if quiet || !stderrIsTerminal(e.stderr) {
+		return nil
+	}
+	bar := &progressBar{w: e.stderr}
+	return func(done, total int) {
+		bar.update(done, total)
+		if done == total {
+			bar.clear()
+		}
+	}
+}
+
+// sweepVerdict exits 1 when runs failed where the conditions hold; failures
+// beyond them are what a sweep is for.
+func sweepVerdict(e *env, fs *flags, r *sweepRun) int {
+	failed, points := r.failedWithin()
+	if failed == 0 {
+		return exitOK
+	}
+	fmt.Fprintf(e.stderr, "fwsim %s: %d runs failed at %d points where the correctness conditions hold\n", fs.name, failed, points)
+	return exitFailure
+}
+
+// sweepJSON is the --json output; field names are stable.
+type sweepJSON struct {
+	Topology string      `json:"topology"`
+	Seed     uint64      `json:"seed"`
+	Runs     int         `json:"runs"` // per point
+	Profile  string      `json:"profile"`
+	Timing   string      `json:"timing"`
+	Clock    string      `json:"clock"`
+	Policy   string      `json:"policy"`
+	Params   []paramJSON `json:"params"`
+	Points   []pointJSON `json:"points"`
+}
+
+type paramJSON struct {
+	Name string  `json:"name"`
+	Unit string  `json:"unit"`
+	From float64 `json:"from"`
+	To   float64 `json:"to"`
+	Step float64 `json:"step"`
+}
+
+type pointJSON struct {
+	Values   map[string]float64 `json:"values"`
+	DelayNs  int64              `json:"delay_ns"`
+	FastNs   [2]int64           `json:"fast_ns"`
+	SlowNs   [2]int64           `json:"slow_ns"`
+	CoinBias float64            `json:"coin_bias"`
+	// ThresholdNs is the delay below which the conditions hold with these
+	// windows.
+	ThresholdNs    float64 `json:"threshold_ns"`
+	RoundTrip      bool    `json:"round_trip"`
+	Separation     bool    `json:"separation"`
+	ConditionsHold bool    `json:"conditions_hold"`
+	OutOfSpec      *string `json:"out_of_spec"` // null when in spec
+	Runs           int     `json:"runs"`
+	Failed         int64   `json:"failed"`
+	// Failures counts every failure outcome.
+	Failures  map[string]int64          `json:"failures"`
+	Metrics   map[string]pointStatsJSON `json:"metrics"`
+	Deadlines []analysis.Deadline       `json:"deadlines"`
+}
+
+type pointStatsJSON struct {
+	N       int64      `json:"n"`
+	Missing int64      `json:"missing"`
+	Mean    float64    `json:"mean"`
+	CI95    [2]float64 `json:"ci95"`
+	P99     float64    `json:"p99"`
+}
+
+func (r *sweepRun) pointJSON(p gridPoint) pointJSON {
+	c, s := p.conditions, p.summary
+	out := pointJSON{
+		Values: map[string]float64{}, DelayNs: c.DelayNs,
+		FastNs: [2]int64{int64(c.Fast.Min), int64(c.Fast.Max)}, SlowNs: [2]int64{int64(c.Slow.Min), int64(c.Slow.Max)},
+		CoinBias: s.CoinBias, ThresholdNs: sweep.MaxDelayNs(c.Fast, c.Slow),
+		RoundTrip: c.RoundTrip, Separation: c.Separation, ConditionsHold: c.Hold(),
+		Runs: s.Runs, Failed: s.Failed(), Failures: s.Failures,
+		Metrics: map[string]pointStatsJSON{}, Deadlines: s.Deadlines,
+	}
+	for i, param := range r.grid.Params {
+		out.Values[param.Name] = p.point.Values[i]
+	}
+	if p.outOfSpec != "" {
+		out.OutOfSpec = &p.outOfSpec
+	}
+	for name, m := range s.Metrics {
+		out.Metrics[name] = pointStatsJSON{N: m.N, Missing: m.Missing, Mean: m.Mean, CI95: m.CI95, P99: m.P99}
+	}
+	return out
+}
+
+func writeSweepJSON(w io.Writer, r *sweepRun) error {
+	first := r.points[0].summary
+	out := sweepJSON{
+		Topology: first.Topology, Seed: first.Seed, Runs: r.cfg.Runs, Profile: first.Profile,
+		Timing: first.Timing, Clock: first.Clock, Policy: first.Policy,
+	}
+	for _, p := range r.grid.Params {
+		out.Params = append(out.Params, paramJSON{p.Name, p.Unit, p.From, p.To, p.Step})
+	}
+	for _, p := range r.points {
+		out.Points = append(out.Points, r.pointJSON(p))
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = numberPair.ReplaceAll(b, []byte("[$1, $2]"))
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// sortedKeys lists the keys of a count map (outcomes, nodes) in a fixed
+// order for columns.
+func sortedKeys(m map[string]int64) []string { return slices.Sorted(maps.Keys(m)) }
+
+// csvHeader names the columns of writeSweepCSV.
+func (r *sweepRun) csvHeader() []string {
+	var h []string
+	for _, p := range r.grid.Params {
+		h = append(h, p.Name)
+	}
+	h = append(h, "delay_ns", "fast_min_ns", "fast_max_ns", "slow_min_ns", "slow_max_ns", "coin_bias",
+		"threshold_ns", "round_trip", "separation", "conditions_hold", "out_of_spec", "runs", "failed")
+	first := r.points[0].summary
+	for _, f := range sortedKeys(first.Failures) {
+		h = append(h, strings.ReplaceAll(f, "-", "_"))
+	}
+	for _, m := range analysis.MetricNames {
+		h = append(h, m+"_mean", m+"_ci_lo", m+"_ci_hi", m+"_p99", m+"_missing")
+	}
+	for _, d := range first.Deadlines {
+		h = append(h, "p_"+d.Metric+"_le_"+time.Duration(d.DeadlineNs).String())
+	}
+	return h
+}
+
+func writeSweepCSV(w io.Writer, r *sweepRun) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write(r.csvHeader())
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	d := func(v int64) string { return strconv.FormatInt(v, 10) }
+	for _, p := range r.points {
+		c, s := p.conditions, p.summary
+		var row []string
+		for _, v := range p.point.Values {
+			row = append(row, f(v))
+		}
+		row = append(row, d(c.DelayNs), d(int64(c.Fast.Min)), d(int64(c.Fast.Max)), d(int64(c.Slow.Min)), d(int64(c.Slow.Max)),
+			f(s.CoinBias), f(sweep.MaxDelayNs(c.Fast, c.Slow)), strconv.FormatBool(c.RoundTrip), strconv.FormatBool(c.Separation),
+			strconv.FormatBool(c.Hold()), strconv.FormatBool(p.outOfSpec != ""), strconv.Itoa(s.Runs), d(s.Failed()))
+		for _, name := range sortedKeys(s.Failures) {
+			row = append(row, d(s.Failures[name]))
+		}
+		for _, name := range analysis.MetricNames {
+			m := s.Metrics[name]
+			if m.N == 0 {
+				row = append(row, "", "", "", "", d(m.Missing))
+				continue
+			}
+			row = append(row, f(m.Mean), f(m.CI95[0]), f(m.CI95[1]), f(m.P99), d(m.Missing))
+		}
+		for _, dl := range s.Deadlines {
+			row = append(row, f(dl.P))
+		}
+		_ = cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeSweepText is the default output: a header line and one line per
+// point with what matters most for the conditions.
+func writeSweepText(w io.Writer, r *sweepRun) {
+	first := r.points[0].summary
+	fmt.Fprintf(w, "sweep of %s: %d points × %d runs, seed %d, profile %s, timing %s, clock %s, policy %s\n",
+		first.Topology, len(r.points), r.cfg.Runs, first.Seed, first.Profile, first.Timing, first.Clock, first.Policy)
+	fmt.Fprintln(w, "conditions: rt 2·delay < FAST.min, sep 2·delay + FAST.max < SLOW.min; times in ns")
+	fmt.Fprintln(w)
+	var head []string
+	for _, p := range r.grid.Params {
+		name := p.Name
+		if p.Unit != "" {
+			name += "_" + p.Unit
+		}
+		head = append(head, fmt.Sprintf("%-14s", name))
+	}
+	fmt.Fprintf(w, "%s%8s %-7s %-5s %7s %8s %10s %10s %10s  %s\n", strings.Join(head, ""),
+		"delay", "rt", "sep", "runs", "rounds", "contention", "tree_id", "self_id", "failures")
+	for _, p := range r.points {
+		for _, v := range p.point.Values {
+			fmt.Fprintf(w, "%-14s", strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		c, s := p.conditions, p.summary
+		fmt.Fprintf(w, "%8d %-7s %-5s %7d %8.3f %10s %10s %10s  %s\n", c.DelayNs, yesNo(c.RoundTrip), yesNo(c.Separation),
+			s.Runs, s.Metrics[analysis.ContentionRounds].Mean, meanOf(s.Metrics[analysis.Contention]),
+			meanOf(s.Metrics[analysis.TreeID]), meanOf(s.Metrics[analysis.SelfID]), failureText(s))
+	}
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "holds"
+	}
+	return "FAILS"
+}
+
+// meanOf writes a time metric's mean to a tenth of a ns, "-" without values.
+func meanOf(m *analysis.Metric) string {
+	if m.N == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(m.Mean, 'f', 1, 64)
+}
+
+// failureText lists the outcomes that occurred, "none" if none did.
+func failureText(s *analysis.Summary) string {
+	var parts []string
+	for _, name := range sortedKeys(s.Failures) {
+		if n := s.Failures[name]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", name, n))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}

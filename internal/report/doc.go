@@ -1,0 +1,24 @@
+// Package report renders analysis results as SVG plots and a self-contained
+// HTML page.
+//
+// The plots are written by hand, without JavaScript or fetched fonts, and
+// are deterministic: the same input gives the same bytes, coordinates with
+// one decimal. Three kinds cover a timing analysis:
+//
+//   - CDF: the empirical distribution of a metric (contention duration, bus
+//     initialisation time) with each deadline marked and annotated with the
+//     probability that it is met and its confidence interval;
+//   - Histogram: how often each integer value occurred (contention rounds);
+//   - Lines: a metric against a swept parameter, with its confidence band,
+//     crosses where the correctness conditions are violated and dashed
+//     reference lines (a predicted threshold).
+//
+// Axes carry round ticks (Ticks: 1, 2 or 5 times a power of ten); times in
+// ns are written in ns, µs or ms, whichever keeps the labels short.
+//
+// Page writes the HTML report: a metadata table (command line, seed,
+// profile, version), sections of figures and tables, and relative links to
+// the raw data written beside it. It embeds the SVGs inline and refers to
+// nothing outside its directory, so it can be opened offline or archived
+// as it is.
+package report

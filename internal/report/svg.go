@@ -1,0 +1,209 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// SVG is a finished plot: a standalone SVG document that can also be
+// embedded inline in HTML. Only this package makes one, so a Page can embed
+// it without escaping.
+type SVG struct{ markup string }
+
+// String returns the SVG document.
+func (s SVG) String() string { return s.markup }
+
+// Plot geometry in px. Every plot has the same size, so that a report's
+// figures line up.
+const (
+	width        = 640
+	height       = 360
+	marginLeft   = 72
+	marginRight  = 24
+	marginTop    = 44
+	marginBottom = 52
+	plotLeft     = marginLeft
+	plotRight    = width - marginRight
+	plotTop      = marginTop
+	plotBottom   = height - marginBottom
+	maxXTicks    = 8
+	maxYTicks    = 5
+	lineHeight   = 14
+)
+
+// palette colours the series of a plot in turn.
+var palette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b"}
+
+const (
+	violationColour = "#d62728"
+	deadlineColour  = "#555555"
+)
+
+// canvas writes one SVG document.
+type canvas struct{ b strings.Builder }
+
+// style is shared by every plot; the fonts are generic families so that
+// nothing has to be fetched.
+const style = `text{font-family:sans-serif;font-size:11px;fill:#222}` +
+	`.title{font-size:14px;font-weight:bold}.grid{stroke:#e4e4e4}.frame{stroke:#444;fill:none}` +
+	`.note{font-size:10px}`
+
+func newCanvas(title string) *canvas {
+	c := &canvas{}
+	fmt.Fprintf(&c.b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`+"\n",
+		width, height, width, height, esc(title))
+	fmt.Fprintf(&c.b, "<title>%s</title>\n<style>%s</style>\n", esc(title), style)
+	fmt.Fprintf(&c.b, `<rect width="%d" height="%d" fill="#fff"/>`+"\n", width, height)
+	c.text(width/2, 24, "middle", "title", title)
+	return c
+}
+
+func (c *canvas) done() SVG {
+	c.b.WriteString("</svg>\n")
+	return SVG{c.b.String()}
+}
+
+func esc(s string) string { return html.EscapeString(s) }
+
+// num writes a coordinate with one decimal: enough for a screen, and the
+// same bytes on every machine.
+func num(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+
+func (c *canvas) text(x, y float64, anchor, class, s string) {
+	fmt.Fprintf(&c.b, `<text x="%s" y="%s" text-anchor="%s"`, num(x), num(y), anchor)
+	if class != "" {
+		fmt.Fprintf(&c.b, ` class="%s"`, class)
+	}
+	fmt.Fprintf(&c.b, ">%s</text>\n", esc(s))
+}
+
+func (c *canvas) line(x1, y1, x2, y2 float64, attrs string) {
+	fmt.Fprintf(&c.b, `<line x1="%s" y1="%s" x2="%s" y2="%s" %s/>`+"\n", num(x1), num(y1), num(x2), num(y2), attrs)
+}
+
+// path draws a polyline through pts (x, y pairs).
+func (c *canvas) path(pts [][2]float64, attrs string) {
+	if len(pts) == 0 {
+		return
+	}
+	var d strings.Builder
+	for i, p := range pts {
+		if i == 0 {
+			d.WriteString("M")
+		} else {
+			d.WriteString(" L")
+		}
+		d.WriteString(num(p[0]) + " " + num(p[1]))
+	}
+	fmt.Fprintf(&c.b, `<path d="%s" %s/>`+"\n", d.String(), attrs)
+}
+
+func (c *canvas) cross(x, y float64) {
+	const r = 4
+	c.path([][2]float64{{x - r, y - r}, {x + r, y + r}}, `stroke="`+violationColour+`" stroke-width="2"`)
+	c.path([][2]float64{{x - r, y + r}, {x + r, y - r}}, `stroke="`+violationColour+`" stroke-width="2"`)
+}
+
+// axis is one dimension of a plot: its ticks, their labels, the mapping to
+// pixels and its title.
+type axis struct {
+	ticks  []float64
+	labels []string
+	scale  linear
+	title  string
+}
+
+// newAxis covers [lo, hi] with round ticks and maps them onto [p0, p1]. A
+// time unit is scaled (ns, µs, ms) and named in the title.
+func newAxis(lo, hi float64, unit, label string, p0, p1 float64, maxTicks int) axis {
+	ticks := Ticks(lo, hi, maxTicks)
+	divisor, unitLabel := unitScale(unit, math.Max(math.Abs(ticks[0]), math.Abs(ticks[len(ticks)-1])))
+	if unitLabel != "" {
+		label += " (" + unitLabel + ")"
+	}
+	return axis{
+		ticks: ticks, labels: tickLabels(ticks, divisor), title: label,
+		scale: linear{ticks[0], ticks[len(ticks)-1], p0, p1},
+	}
+}
+
+// integerAxis labels every integer from lo to hi when they are few, else
+// round integer ticks; values sit in the middle of unit-wide slots.
+func integerAxis(lo, hi int, label string, p0, p1 float64) axis {
+	a := axis{title: label, scale: linear{float64(lo) - 0.5, float64(hi) + 0.5, p0, p1}}
+	if hi-lo < 25 {
+		for v := lo; v <= hi; v++ {
+			a.ticks = append(a.ticks, float64(v))
+		}
+	} else {
+		for _, t := range Ticks(float64(lo), float64(hi), maxXTicks) {
+			if t >= float64(lo) && t <= float64(hi) {
+				a.ticks = append(a.ticks, t)
+			}
+		}
+	}
+	a.labels = tickLabels(a.ticks, 1)
+	return a
+}
+
+// frame draws the grid, the tick labels and the titles of both axes.
+func (c *canvas) frame(x, y axis) {
+	for i, t := range y.ticks {
+		py := y.scale.at(t)
+		c.line(plotLeft, py, plotRight, py, `class="grid"`)
+		c.text(plotLeft-6, py+4, "end", "", y.labels[i])
+	}
+	for i, t := range x.ticks {
+		px := x.scale.at(t)
+		c.line(px, plotBottom, px, plotBottom+5, `stroke="#444"`)
+		c.text(px, plotBottom+18, "middle", "", x.labels[i])
+	}
+	fmt.Fprintf(&c.b, `<rect class="frame" x="%d" y="%d" width="%d" height="%d"/>`+"\n",
+		plotLeft, plotTop, plotRight-plotLeft, plotBottom-plotTop)
+	c.text((plotLeft+plotRight)/2, height-12, "middle", "", x.title)
+	fmt.Fprintf(&c.b, `<text transform="translate(16 %s) rotate(-90)" text-anchor="middle">%s</text>`+"\n",
+		num((plotTop+plotBottom)/2), esc(y.title))
+}
+
+// legendEntry is one line of a legend: a swatch and its text.
+type legendEntry struct {
+	colour string
+	cross  bool // a violation marker instead of a line
+	dashed bool
+	text   string
+}
+
+// legend draws entries in the top-left corner of the plot area.
+func (c *canvas) legend(entries []legendEntry) {
+	if len(entries) == 0 {
+		return
+	}
+	// A translucent backing keeps the text readable over the data.
+	wide := 0
+	for _, e := range entries {
+		wide = max(wide, len([]rune(e.text)))
+	}
+	fmt.Fprintf(&c.b, `<rect x="%d" y="%d" width="%d" height="%d" fill="#fff" fill-opacity="0.8"/>`+"\n",
+		plotLeft+4, plotTop+4, 32+wide*6, len(entries)*lineHeight+6)
+	for i, e := range entries {
+		y := float64(plotTop + 14 + i*lineHeight)
+		x := float64(plotLeft + 10)
+		switch {
+		case e.cross:
+			c.cross(x+8, y-4)
+		case e.dashed:
+			c.line(x, y-4, x+16, y-4, `stroke="`+e.colour+`" stroke-dasharray="4 3"`)
+		default:
+			c.line(x, y-4, x+16, y-4, `stroke="`+e.colour+`" stroke-width="2"`)
+		}
+		c.text(x+22, y, "start", "note", e.text)
+	}
+}
+
+// noData writes a note in the middle of an empty plot.
+func (c *canvas) noData() {
+	c.text((plotLeft+plotRight)/2, (plotTop+plotBottom)/2, "middle", "", "no data")
+}

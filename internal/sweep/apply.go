@@ -1,0 +1,144 @@
+package sweep
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/phy"
+)
+
+// Base is what a sweep varies: the bus and the options every point starts
+// from.
+type Base struct {
+	Topology *bus.Topology
+	// Gen is the generator spec the topology came from, "" for a file. The
+	// nodes parameter needs one with a size (chain:N, tree:N:SEED, …).
+	Gen     string
+	Options bus.Options
+}
+
+// Check reports, before any run, a parameter that the base cannot take: a
+// node count without a generated bus, or window bounds that cross at some
+// point of g.
+func (b Base) Check(g *Grid) error {
+	for i := range g.Len() {
+		if _, _, err := b.Apply(g.Point(i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Apply returns the bus and options of point pt. The base is not modified.
+// Points may be out of spec (a 100 ns cable is), so Apply allows that; the
+// run's Result lists why. A point the emulator cannot run at all (crossed
+// window bounds, no generator to resize) is an error wrapping ErrBadParam.
+func (b Base) Apply(pt Point) (*bus.Topology, bus.Options, error) {
+	t, o := b.Topology, b.Options
+	o.AllowOutOfSpec = true
+	if n, ok := pt.value("nodes"); ok {
+		spec, err := resize(b.Gen, int(n))
+		if err != nil {
+			return nil, o, err
+		}
+		if t, err = bus.Generate(spec); err != nil {
+			return nil, o, fmt.Errorf("%w: nodes=%d: %v", ErrBadParam, int(n), err)
+		}
+	}
+	copied := *t
+	t = &copied
+	t.Cables = append([]bus.Cable(nil), t.Cables...)
+	if d, ok := pt.value("delay"); ok {
+		for i := range t.Cables {
+			t.Cables[i].LengthM, t.Cables[i].DelayNs = nil, &d
+		}
+	}
+	if m, ok := pt.value("cable_length"); ok {
+		for i := range t.Cables {
+			t.Cables[i].LengthM, t.Cables[i].DelayNs = &m, nil
+		}
+	}
+	if p, ok := pt.value("coin_bias"); ok {
+		o.CoinBias = &p
+	}
+	fast, slow, err := windows(t, o)
+	if err != nil {
+		return nil, o, err
+	}
+	changed := false
+	for _, w := range []struct {
+		name string
+		into *time.Duration
+	}{
+		{"fast_min", &fast.Min}, {"fast_max", &fast.Max}, {"slow_min", &slow.Min}, {"slow_max", &slow.Max},
+	} {
+		if v, ok := pt.value(w.name); ok {
+			*w.into = time.Duration(math.Round(v))
+			changed = true
+		}
+	}
+	if !changed {
+		return t, o, nil
+	}
+	if !fast.Valid() || !slow.Valid() {
+		return nil, o, fmt.Errorf("%w: at %s the windows are FAST %v and SLOW %v; a window's min must not exceed its max", ErrBadParam, pt, fast, slow)
+	}
+	if o.Timing != nil {
+		timing := *o.Timing
+		timing.RootContendFast, timing.RootContendSlow = fast, slow
+		o.Timing = &timing
+		return t, o, nil
+	}
+	overrides := bus.TimingOverrides{}
+	if t.Timing != nil {
+		overrides = *t.Timing
+	}
+	overrides.RootContendFast = &bus.WindowOverride{Min: bus.Duration(fast.Min), Max: bus.Duration(fast.Max)}
+	overrides.RootContendSlow = &bus.WindowOverride{Min: bus.Duration(slow.Min), Max: bus.Duration(slow.Max)}
+	t.Timing = &overrides
+	return t, o, nil
+}
+
+// resize rewrites generator spec gen for n nodes, keeping its kind and seed.
+func resize(gen string, n int) (string, error) {
+	kind, rest, _ := strings.Cut(gen, ":")
+	_, seed, hasSeed := strings.Cut(rest, ":")
+	switch {
+	case gen == "":
+		return "", fmt.Errorf("%w: nodes needs a generated bus (--gen tree:N, chain:N, …), not a topology file", ErrBadParam)
+	case kind == "pair":
+		return "", fmt.Errorf("%w: nodes cannot resize --gen pair (want chain, star, tree, ring or complete)", ErrBadParam)
+	}
+	spec := kind + ":" + strconv.Itoa(n)
+	if hasSeed {
+		spec += ":" + seed
+	}
+	return spec, nil
+}
+
+// windows returns the root-contention windows a run of t with o uses: those
+// of o.Timing when set, else the profile's with the topology's overrides.
+func windows(t *bus.Topology, o bus.Options) (fast, slow phy.Window, err error) {
+	if o.Timing != nil {
+		return o.Timing.RootContendFast, o.Timing.RootContendSlow, nil
+	}
+	p, err := phy.LookupProfile(cmp.Or(o.Profile, t.Profile))
+	if err != nil {
+		return fast, slow, fmt.Errorf("%w: %v", ErrBadParam, err)
+	}
+	fast, slow = p.Timing.RootContendFast, p.Timing.RootContendSlow
+	if t.Timing != nil {
+		if w := t.Timing.RootContendFast; w != nil {
+			fast = phy.Window{Min: time.Duration(w.Min), Max: time.Duration(w.Max)}
+		}
+		if w := t.Timing.RootContendSlow; w != nil {
+			slow = phy.Window{Min: time.Duration(w.Min), Max: time.Duration(w.Max)}
+		}
+	}
+	return fast, slow, nil
+}
