@@ -15,8 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/analysis"
 	"github.com/fwsim/fwsim/phy"
@@ -372,41 +370,4 @@ func (c *runCSV) write(s analysis.Sample) error {
 func (c *runCSV) close() error {
 	c.w.Flush()
 	return c.w.Error()
-}
-
-// stderrIsTerminal reports whether w is a terminal, where a progress bar
-// belongs. Tests replace it.
-var stderrIsTerminal = func(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
-}
-
-// progressBar redraws one line on a terminal, at most once per percent.
-type progressBar struct {
-	w       io.Writer
-	percent int
-	drawn   bool
-}
-
-const barWidth = 40
-
-func (b *progressBar) update(done, total int) {
-	percent := done * 100 / total
-	if b.drawn && percent == b.percent {
-		return
-	}
-	b.percent, b.drawn = percent, true
-	filled := done * barWidth / total
-	fmt.Fprintf(b.w, "\r[%s%s] %3d%% %d/%d runs", strings.Repeat("#", filled), strings.Repeat(" ", barWidth-filled), percent, done, total)
-}
-
-// clear erases the bar, so that what follows starts on a clean line.
-func (b *progressBar) clear() {
-	if b.drawn {
-		fmt.Fprintf(b.w, "\r%s\r", strings.Repeat(" ", barWidth+40))
-	}
 }

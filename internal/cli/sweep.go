@@ -228,21 +228,6 @@ func runSweep(ctx context.Context, e *env, args []string) (code int) {
 	return sweepVerdict(e, fs, r)
 }
 
-// newProgress returns the progress bar's update function, or nil when
-// there is to be none; the bar clears itself when the last run is done.
-func newProgress(e *env, quiet bool) func(done, total int) {
-	if quiet || !stderrIsTerminal(e.stderr) {
-		return nil
-	}
-	bar := &progressBar{w: e.stderr}
-	return func(done, total int) {
-		bar.update(done, total)
-		if done == total {
-			bar.clear()
-		}
-	}
-}
-
 // sweepVerdict exits 1 when runs failed where the conditions hold; failures
 // beyond them are what a sweep is for.
 func sweepVerdict(e *env, fs *flags, r *sweepRun) int {
