@@ -32,10 +32,9 @@ type Metrics struct {
 
 // Simulator runs one topology with one set of options again and again, one
 // seed per run, for Monte Carlo analysis. It builds the world once and
-// reuses it, so that a run allocates next to nothing: only the self-ID
-// packets each PHY encodes (one small slice per node), and a fresh set of
-// PHYs after a run that did not leave every PHY idle or a topology that
-// scripts events. A Simulator is not safe for concurrent use: give each
+// reuses it, so that a run in steady state allocates nothing; only after a
+// run that did not leave every PHY idle, or on a topology that scripts
+// events, does it build a fresh set of PHYs. A Simulator is not safe for concurrent use: give each
 // goroutine its own.
 type Simulator struct {
 	w *world

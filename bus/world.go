@@ -91,8 +91,9 @@ type world struct {
 	stack   []int // recomputeComponents' scratch
 	openGen map[int]*generation
 	gens    []*generation
-	tx      [][]phy.SelfID // every self-ID transmission, by index
-	txGen   []*generation  // the generation each transmission belongs to
+	tx      []txSpan      // every self-ID transmission, by index
+	txData  []phy.SelfID  // the packets of every transmission; a PHY reuses its own buffer
+	txGen   []*generation // the generation each transmission belongs to
 	hops    []struct {
 		node, from int
 		outEnd     int64
@@ -197,7 +198,7 @@ func newWorld(rt *resolvedTopology, o Options) (*world, error) {
 func (w *world) start(seed uint64) error {
 	w.opts.Seed = seed
 	w.k = Kernel[simEvent]{heap: w.k.heap[:0]}
-	w.gens, w.tx, w.txGen = w.gens[:0], w.tx[:0], w.txGen[:0]
+	w.gens, w.tx, w.txData, w.txGen = w.gens[:0], w.tx[:0], w.txData[:0], w.txGen[:0]
 	w.traceOnly, w.lastActive, w.initiating = 0, 0, -1
 	for i, rn := range w.topo.nodes {
 		clock := phy.IdealClock()
@@ -488,7 +489,7 @@ func (w *world) dispatch(ev simEvent) {
 	case evDelivered:
 		w.delivered(ev.index)
 	case evTracePacket:
-		for _, q := range w.tx[ev.index] {
+		for _, q := range w.packets(ev.index) {
 			w.observe(TraceEvent{Kind: TracePacket, Node: n.cfg.id, Port: int(ev.port), Packet: q})
 		}
 	case evScenario:
@@ -565,7 +566,8 @@ func (w *world) afterStep(i int, cycle int64) {
 func (w *world) transmit(i int, packets []phy.SelfID, endNs int64) {
 	g := w.nodes[i].gen
 	idx := int32(len(w.tx))
-	w.tx = append(w.tx, packets)
+	w.tx = append(w.tx, txSpan{int32(len(w.txData)), int32(len(w.txData) + len(packets))})
+	w.txData = append(w.txData, packets...)
 	w.txGen = append(w.txGen, g)
 	if g != nil {
 		g.selfIDs = append(g.selfIDs, packets...)
@@ -599,12 +601,21 @@ func (w *world) transmit(i int, packets []phy.SelfID, endNs int64) {
 	w.k.Schedule(last, simEvent{kind: evDelivered, index: idx})
 }
 
+// txSpan locates one transmission's packets in world.txData.
+type txSpan struct{ from, to int32 }
+
+// packets returns the packets of transmission idx.
+func (w *world) packets(idx int32) []phy.SelfID {
+	s := w.tx[idx]
+	return w.txData[s.from:s.to]
+}
+
 // receive hands transmission idx to node i's PHY, which counts packet #0s
 // and buffers the packets for its link. With tracing on, the arrival is
 // traced at its time.
 func (w *world) receive(i, port int, idx int32, at int64) {
 	n := &w.nodes[i]
-	for _, q := range w.tx[idx] {
+	for _, q := range w.packets(idx) {
 		n.m.Receive(q)
 	}
 	if w.opts.Observer != nil {

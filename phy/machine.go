@@ -61,10 +61,11 @@ type Machine struct {
 
 	// Self-ID phase.
 	identified []bool
-	granted    int  // child port granted in S1/S2
-	grantAcked bool // the granted child started its data: stop granting
-	identSent  bool // S4: own packets sent, IDENT_DONE on the parent port
-	transmit   []SelfID
+	granted    int      // child port granted in S1/S2
+	grantAcked bool     // the granted child started its data: stop granting
+	identSent  bool     // S4: own packets sent, IDENT_DONE on the parent port
+	transmit   []SelfID // own packets not yet taken by TakeTransmit
+	selfIDBuf  []SelfID // holds transmit; reused on every reset
 	txStart    int64
 	txEnd      int64
 
@@ -175,7 +176,8 @@ func (m *Machine) Receive(q SelfID) {
 }
 
 // TakeTransmit returns the self-ID packets this PHY started sending, and the
-// cycles at which the transmission starts and ends, once.
+// cycles at which the transmission starts and ends, once. The packets stay
+// valid until the PHY next enters self identify: copy them to keep them.
 func (m *Machine) TakeTransmit() (packets []SelfID, start, end int64) {
 	packets, m.transmit = m.transmit, nil
 	return packets, m.txStart, m.txEnd
@@ -427,9 +429,10 @@ func (m *Machine) selfIDPackets() []SelfID {
 		Ports:          m.ports.Status,
 	}
 	// NewMachine range-checked every other field and phy_ID is a 6-bit
-	// counter, so Encode cannot refuse these values.
-	packets, _ := info.Encode()
-	return packets
+	// counter, so AppendEncode cannot refuse these values. The buffer is
+	// reused from reset to reset: see TakeTransmit.
+	m.selfIDBuf, _ = info.AppendEncode(m.selfIDBuf[:0])
+	return m.selfIDBuf
 }
 
 func durationOfBits(bits, bitsPerSecond int64) time.Duration {

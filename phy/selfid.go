@@ -2,6 +2,7 @@ package phy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -138,11 +139,18 @@ type SelfIDInfo struct {
 
 // Encode gives the node's packets: 1 for up to 3 ports, 2 for 4–11, 3 for
 // 12–19, 4 for 20–27, with m set on all but the last.
-func (f SelfIDInfo) Encode() ([]SelfID, error) {
+func (f SelfIDInfo) Encode() ([]SelfID, error) { return f.AppendEncode(nil) }
+
+// AppendEncode appends the node's packets to dst, as Encode gives them, and
+// returns the extended slice; dst is returned unchanged with the error. It
+// lets a caller that encodes once per bus reset reuse one buffer.
+func (f SelfIDInfo) AppendEncode(dst []SelfID) ([]SelfID, error) {
 	if err := f.check(); err != nil {
-		return nil, err
+		return dst, err
 	}
-	packets := make([]SelfID, portPacket(len(f.Ports)-1)+1)
+	first, n := len(dst), portPacket(len(f.Ports)-1)+1
+	dst = slices.Grow(dst, n)[:first+n]
+	packets := dst[first:] // every quadlet is assigned before ports are ORed in
 	s := SelfID(uint32(SelfIDPacket)<<30|uint32(f.PhyID)<<24) |
 		SelfID(f.GapCount)<<16 | SelfID(f.Speed)<<14 | SelfID(f.Delay)<<12 | SelfID(f.PowerClass)<<8
 	if f.LinkActive {
@@ -164,7 +172,7 @@ func (f SelfIDInfo) Encode() ([]SelfID, error) {
 	for k := range len(packets) - 1 {
 		packets[k] |= selfIDMore
 	}
-	return packets, nil
+	return dst, nil
 }
 
 func (f SelfIDInfo) check() error {

@@ -66,6 +66,30 @@ func TestSelfIDVectorsEncode(t *testing.T) {
 	}
 }
 
+// TestSelfIDAppendEncode checks that appending keeps what dst held and
+// overwrites stale quadlets in reused capacity, whatever they held.
+func TestSelfIDAppendEncode(t *testing.T) {
+	buf := []SelfID{}
+	for _, v := range selfIDVectors {
+		prefix := []SelfID{0xdeadbeef}
+		got, err := v.info.AppendEncode(prefix)
+		require.NoError(t, err)
+		assert.Equal(t, append([]SelfID{0xdeadbeef}, v.packets...), got, "SPEC §5")
+
+		buf = slices.Grow(buf[:0], 4)[:4]
+		for k := range buf {
+			buf[k] = 0xffffffff
+		}
+		got, err = v.info.AppendEncode(buf[:0])
+		require.NoError(t, err)
+		assert.Equal(t, v.packets, got, "SPEC §5, stale buffer")
+	}
+	bad := SelfIDInfo{GapCount: 64, Ports: []PortStatus{PortAbsent}}
+	got, err := bad.AppendEncode([]SelfID{1})
+	require.ErrorIs(t, err, ErrInvalidField)
+	assert.Equal(t, []SelfID{1}, got, "dst comes back unchanged with the error")
+}
+
 func TestSelfIDVectorsString(t *testing.T) {
 	for _, v := range selfIDVectors {
 		for i, s := range v.packets {
