@@ -159,7 +159,7 @@ func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 	fs := newFlags("analyze", analyzeIntro,
 		"fwsim analyze --gen pair --runs 100000 --deadline 1us",
 		"fwsim analyze --gen tree:63:3 --runs 10000 --json > tree63.json",
-		"fwsim analyze --topology prism-pair.yaml --allow-out-of-spec --timing max --clock ideal \\\n      --runs 100000 --deadline 2us --deadline 4us   (the file: docs/timing.md)",
+		"fwsim analyze --topology examples/prism-pair.yaml --allow-out-of-spec --timing max --clock ideal \\\n      --runs 100000 --deadline 2us --deadline 4us   (see docs/timing.md)",
 		"fwsim analyze --gen pair --runs 1000000 --shard 3/8 > shard-3.json",
 		"fwsim analyze --gen chain:5 --runs 500 --csv runs.csv --quiet",
 	)

@@ -16,7 +16,7 @@ import (
 	"github.com/fwsim/fwsim/internal/analysis"
 )
 
-const prismPair = "testdata/analyze/prism-pair.yaml"
+const prismPair = "../../examples/prism-pair.yaml"
 
 // prismArgs analyse the literature's two-node model in its worst case.
 var prismArgs = []string{"analyze", "--topology", prismPair, "--allow-out-of-spec", "--timing", "max",
