@@ -41,8 +41,9 @@
 // stream of the seed, or exactly one unit with Options.UnitDelays, and keep
 // links FIFO; time is reported in delays. Synchronous runs advance in
 // rounds: a message sent in round r arrives in round r+1, and timers fire
-// after the round's deliveries. 1394 is the exception: it runs tree
-// identify on the PHY model through bus.Run, and its time is in ns.
+// after the round's deliveries. 1394 is the exception, mode Timed: it runs
+// tree identify on the PHY model through bus.Run, and its time is the PHY
+// model's, in ns.
 //
 // docs/election.md describes each algorithm, its assumptions, and how the
 // counts compare with the textbook figures.

@@ -82,13 +82,16 @@ type Info struct {
 	ModeOnly bool
 	// Types lists its message types.
 	Types []string
+	// Crashes says it runs after a crash, so Options.Crashed applies.
+	Crashes bool
 }
 
 // Algorithms lists every algorithm Run knows, in a fixed order.
 func Algorithms() []Info {
 	infos := make([]Info, len(algorithms))
 	for i, a := range algorithms {
-		infos[i] = Info{Name: a.name, Summary: a.summary, Needs: needNames[a.needs], Mode: a.mode, ModeOnly: a.only, Types: a.types}
+		infos[i] = Info{Name: a.name, Summary: a.summary, Needs: needNames[a.needs], Mode: a.mode, ModeOnly: a.only, Types: a.types,
+			Crashes: a.crashes}
 	}
 	return infos
 }
@@ -110,8 +113,13 @@ func lookup(name string) (*algorithm, error) {
 // in mode.
 func (a *algorithm) check(g *Graph, mode Mode) (*Ring, error) {
 	ring, ringErr := g.Ring()
-	if mode != DefaultMode && mode != a.mode && a.only {
-		return nil, fmt.Errorf("%w: %s has no %s form (it is %s only)", ErrUnsupportedMode, a.name, mode, a.mode)
+	if mode != DefaultMode && mode != a.mode {
+		switch {
+		case a.only:
+			return nil, fmt.Errorf("%w: %s has no %s form (it is %s only)", ErrUnsupportedMode, a.name, mode, a.mode)
+		case mode == Timed:
+			return nil, fmt.Errorf("%w: %s has no timed form (it runs on message delays or rounds)", ErrUnsupportedMode, a.name)
+		}
 	}
 	var ok bool
 	switch a.needs {
@@ -245,8 +253,11 @@ func (a *algorithm) crashed(g *Graph, ids []int64, names []string) ([]bool, erro
 	}
 	for _, name := range names {
 		v := slices.Index(g.Nodes, name)
-		if v < 0 {
+		switch {
+		case v < 0:
 			return nil, fmt.Errorf("%w: crashed node %q is not on the bus", ErrBadOptions, name)
+		case crashed[v]:
+			return nil, fmt.Errorf("%w: crashed node %q is named twice", ErrBadOptions, name)
 		}
 		crashed[v] = true
 	}
@@ -275,18 +286,27 @@ func (a *algorithm) initiators(g *Graph, order []int, crashed []bool, o *Options
 			vs = append(vs, v)
 		}
 	case o.InitiatorCount != 0:
-		k := o.InitiatorCount
-		if k == AllNodes || k > len(order) {
-			k = len(order)
-		}
-		if k < 0 {
-			return nil, fmt.Errorf("%w: %d initiators", ErrBadOptions, o.InitiatorCount)
-		}
+		// The first K live nodes along the ID order; a crashed node cannot
+		// start, so K counts live nodes only.
+		live := make([]int, 0, len(order))
 		for _, v := range order {
-			if len(vs) < k && !crashed[v] {
-				vs = append(vs, v)
+			if !crashed[v] {
+				live = append(live, v)
 			}
 		}
+		k := o.InitiatorCount
+		if k == AllNodes {
+			k = len(live)
+		}
+		switch {
+		case k < 1:
+			return nil, fmt.Errorf("%w: %s cannot start at %d nodes", ErrBadOptions, a.name, o.InitiatorCount)
+		case k > len(live) && len(live) < len(order):
+			return nil, fmt.Errorf("%w: %s cannot start at %d nodes: %d are live", ErrBadOptions, a.name, k, len(live))
+		case k > len(live):
+			return nil, fmt.Errorf("%w: %s cannot start at %d nodes: the bus has %d", ErrBadOptions, a.name, k, len(live))
+		}
+		vs = live[:k]
 	case a.init == initAll:
 		vs = slices.Clone(order)
 	default:

@@ -10,8 +10,8 @@ var (
 	// ErrUnsupportedTopology: the algorithm needs another kind of graph (a
 	// ring, a tree, a complete graph) than the topology has.
 	ErrUnsupportedTopology = errors.New("unsupported topology")
-	// ErrUnsupportedMode: the algorithm has no synchronous or no
-	// asynchronous form.
+	// ErrUnsupportedMode: the algorithm has no form in the mode asked
+	// for (synchronous, asynchronous or timed).
 	ErrUnsupportedMode = errors.New("unsupported mode")
 	// ErrBadIDs: an ID assignment that does not give every node one unique
 	// ID in range, or an ID file that does not parse.

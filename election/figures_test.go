@@ -24,6 +24,27 @@ func elect(t testing.TB, spec string, o Options) *Result {
 // and a spread up to the largest bus.
 var ringSizes = []int{2, 3, 4, 5, 8, 13, 32, 63}
 
+// assertArrangement checks that the IDs of a traced ring run are laid out
+// as the notes' arrangement says: the first hop of each node's own ID
+// reaches the node whose ID is step larger (ascending: +1, descending: −1),
+// wrapping round 1…n. It pins both the ID layout and the direction.
+func assertArrangement(t *testing.T, res *Result, step int64) {
+	t.Helper()
+	n := int64(len(res.Nodes))
+	id := map[string]int64{}
+	for _, node := range res.Nodes {
+		id[node.Node] = node.ID
+	}
+	first := map[string]bool{}
+	for _, m := range res.Trace {
+		if own := id[m.From]; m.Payload == fmt.Sprint(own) && !first[m.From] {
+			first[m.From] = true
+			assert.Equal(t, (own-1+step+n)%n+1, id[m.To], "ID %d goes first to %s", own, m.To)
+		}
+	}
+	assert.Len(t, first, int(n), "every node sends its own ID")
+}
+
 // Chang–Roberts with every node starting. Convention: the figures count
 // ELECTION messages only; the optional announcement is off.
 func TestChangRobertsAllStart(t *testing.T) {
@@ -33,11 +54,13 @@ func TestChangRobertsAllStart(t *testing.T) {
 			// Best case, IDs ascending along the direction: every ID but
 			// the largest is swallowed by its successor (n−1 messages) and
 			// the largest goes round (n): 2n−1.
-			best := elect(t, ring, Options{Algo: "chang-roberts", UnitDelays: true})
+			best := elect(t, ring, Options{Algo: "chang-roberts", UnitDelays: true, Trace: true})
+			assertArrangement(t, best, +1)
 			assert.Equal(t, 2*n-1, best.Messages.Total)
 			assert.Equal(t, fmt.Sprintf("n%d", n-1), best.Leader)
 			// Worst case, descending: the ID k travels k hops, Σk = n(n+1)/2.
-			worst := elect(t, ring, Options{Algo: "chang-roberts", IDOrder: Descending, UnitDelays: true})
+			worst := elect(t, ring, Options{Algo: "chang-roberts", IDOrder: Descending, UnitDelays: true, Trace: true})
+			assertArrangement(t, worst, -1)
 			assert.Equal(t, n*(n+1)/2, worst.Messages.Total)
 			assert.Equal(t, "n0", worst.Leader)
 			// Either way the largest ID needs n message delays to come back.
@@ -59,31 +82,46 @@ func TestChangRobertsAnnouncementAddsOneRound(t *testing.T) {
 }
 
 // Synchronous Chang–Roberts: the largest ID is sent in round 1 and is back
-// at its node in round n+1; no node sends more than n times.
+// at its node in round n+1, after every smaller ID has been swallowed (it
+// travels fewer hops), so the leader decides in exactly round n+1, within
+// the notes' bound; no node sends more than n times. Rounds count from 1.
 func TestChangRobertsSyncWithinNPlus1Rounds(t *testing.T) {
 	for _, n := range ringSizes {
+		ring := fmt.Sprintf("ring:%d", n)
 		for seed := range uint64(20) {
-			res := elect(t, fmt.Sprintf("ring:%d", n), Options{Algo: "chang-roberts", Mode: Sync, IDOrder: Random, Seed: seed})
+			res := elect(t, ring, Options{Algo: "chang-roberts", Mode: Sync, IDOrder: Random, Seed: seed})
 			require.NotEmpty(t, res.Leader)
 			assert.Equal(t, int64(n), res.LeaderID)
-			assert.LessOrEqual(t, res.Rounds, n+1, "n=%d seed %d", n, seed)
+			assert.Equal(t, n+1, res.Rounds, "n=%d seed %d", n, seed)
 			assert.LessOrEqual(t, res.Messages.Total, n*n, "n=%d seed %d", n, seed)
 		}
+		// The best and worst arrangements cost what they cost
+		// asynchronously: who swallows what does not depend on timing
+		// when every node starts at once.
+		best := elect(t, ring, Options{Algo: "chang-roberts", Mode: Sync})
+		assert.Equal(t, 2*n-1, best.Messages.Total, ring)
+		worst := elect(t, ring, Options{Algo: "chang-roberts", Mode: Sync, IDOrder: Descending})
+		assert.Equal(t, n*(n+1)/2, worst.Messages.Total, ring)
 	}
 }
 
 // One initiator, the others woken by the first message they receive; time
-// in message delays with every delay one unit.
+// in message delays with every delay one unit. Convention: there are no
+// separate wake-up messages, the first ELECTION a node receives wakes it.
 func TestChangRobertsSingleInitiatorTime(t *testing.T) {
 	for _, n := range ringSizes {
 		ring := fmt.Sprintf("ring:%d", n)
 		// Best: the largest ID initiates (descending puts it first); it
 		// goes round in n delays.
 		best := elect(t, ring, Options{Algo: "chang-roberts", IDOrder: Descending, InitiatorCount: 1, UnitDelays: true})
+		assert.Equal(t, []string{"n0"}, best.Initiators)
+		assert.Equal(t, "n0", best.Leader, "n=%d: the initiator has the largest ID", n)
 		assert.Equal(t, float64(n), best.Time, "n=%d", n)
 		// Worst: the largest ID is the last node woken (ascending puts it
 		// just before the initiator): n−1 delays to wake it, n to go round.
 		worst := elect(t, ring, Options{Algo: "chang-roberts", InitiatorCount: 1, UnitDelays: true})
+		assert.Equal(t, []string{"n0"}, worst.Initiators)
+		assert.Equal(t, fmt.Sprintf("n%d", n-1), worst.Leader, "n=%d: the last node woken has the largest ID", n)
 		assert.Equal(t, float64(2*n-1), worst.Time, "n=%d", n)
 		// With random delays, each at most one unit, the bound still holds.
 		for seed := range uint64(10) {
@@ -109,7 +147,8 @@ func TestChangRobertsSuppressionBestCase(t *testing.T) {
 }
 
 // LeLann: each of M initiators' lists goes all the way round (M·N), then the
-// winner's LEADER goes round (N).
+// winner's LEADER goes round (N). Convention: the announcement counts; it is
+// the notes' N.
 func TestLeLannNPlusMN(t *testing.T) {
 	for _, n := range []int{2, 3, 5, 8, 13} {
 		for m := 1; m <= n; m++ {
@@ -133,9 +172,10 @@ func TestRingListOneInitiator(t *testing.T) {
 	}
 }
 
-// The message-efficient synchronous ring: at most n messages (each node
-// sends once), the smallest ID wins in round minID·n+1, and its message is
-// back n rounds later.
+// The message-efficient synchronous ring: the notes' "at most n messages"
+// is exactly n here (the leader sends, the n−1 others pass it on once, and
+// it stops at the leader); the smallest ID wins in round minID·n+1, and its
+// message is back n rounds later.
 func TestSyncRingAtMostNMessages(t *testing.T) {
 	for _, n := range ringSizes {
 		for _, minID := range []int64{0, 1, 4} {
@@ -143,9 +183,11 @@ func TestSyncRingAtMostNMessages(t *testing.T) {
 			for i := range n {
 				ids[fmt.Sprintf("n%d", i)] = minID + int64((i*(n-1)+3)%n) // n−1 is prime to n: a permutation
 			}
-			res := elect(t, fmt.Sprintf("ring:%d", n), Options{Algo: "sync-ring", IDs: ids})
-			assert.LessOrEqual(t, res.Messages.Total, n)
+			res := elect(t, fmt.Sprintf("ring:%d", n), Options{Algo: "sync-ring", IDs: ids, Trace: true})
+			assert.Equal(t, n, res.Messages.Total)
 			assert.Equal(t, minID, res.LeaderID)
+			require.NotEmpty(t, res.Trace)
+			assert.Equal(t, float64(minID)*float64(n)+1, res.Trace[0].Sent, "n=%d min ID %d: the leader speaks", n, minID)
 			assert.Equal(t, int(minID)*n+1+n, res.Rounds, "n=%d min ID %d", n, minID)
 		}
 	}
@@ -175,6 +217,7 @@ func TestTreeMin2NMinus2(t *testing.T) {
 
 // FloodMax: every node sends to every neighbour in each of D rounds, 2·E·D
 // messages; everyone decides in round D+1, when the last ones arrive.
+// Convention: there is no announcement, every node decides for itself.
 func TestFloodMax2ED(t *testing.T) {
 	for _, spec := range []string{"ring:2", "ring:7", "ring:8", "chain:1", "chain:9", "star:6", "tree:20:4", "complete:2", "complete:7", "tree:63:1"} {
 		topo, err := bus.Generate(spec)
@@ -203,6 +246,11 @@ func TestBullyWorstAndBestCase(t *testing.T) {
 		assert.Equal(t, n-2, worst.Messages.Count("COORDINATOR"), spec)
 		assert.Equal(t, n*n-n-1, worst.Messages.Total, spec)
 		assert.Equal(t, fmt.Sprintf("n%d", n-2), worst.Leader)
+		// Time: one delay for the first ELECTIONs; rank n−1 then waits out
+		// its timeout (two delays and a tick, so that an ANSWER sent at
+		// once is in) and its COORDINATOR takes one delay. 2·T with T the
+		// timeout: the notes' bound with parallel links.
+		assert.InDelta(t, 4.001, worst.Time, 1e-9, spec)
 
 		// Best: the largest live node notices: one ELECTION, lost to the
 		// crashed coordinator, and COORDINATOR to the n−2 others.
@@ -210,6 +258,8 @@ func TestBullyWorstAndBestCase(t *testing.T) {
 		assert.Equal(t, n-2, best.Messages.Count("COORDINATOR"), spec)
 		assert.Equal(t, n-1, best.Messages.Total, spec)
 		assert.Equal(t, 0, best.Messages.Count("ANSWER"), spec)
+		assert.Equal(t, fmt.Sprintf("n%d", n-2), best.Leader)
+		assert.InDelta(t, 3.001, best.Time, 1e-9, spec, "the timeout, then one delay")
 	}
 }
 
@@ -224,6 +274,7 @@ func TestEchoMessages(t *testing.T) {
 			assert.Equal(t, n-1, res.Messages.Count("EXPLORER"), spec)
 			assert.Equal(t, n, res.Messages.Count("ECHO"), spec)
 			assert.Equal(t, n-2, res.Messages.Count("INFO"), spec)
+			assert.Equal(t, int64(n), res.LeaderID, spec)
 		}
 	}
 }
@@ -277,6 +328,7 @@ func TestTreeIdentifyHandshakes(t *testing.T) {
 				assert.LessOrEqual(t, pn, cables+backoffs, "%s seed %d", spec, seed)
 			}
 			assert.NotEmpty(t, res.Leader)
+			assert.Equal(t, Timed, res.Mode, "the PHY model's time: neither delays nor rounds")
 			assert.Equal(t, "ns", res.TimeUnit)
 			assert.Positive(t, res.Time)
 		}

@@ -28,7 +28,7 @@ var ieee1394 = &algorithm{
 	name:      "1394",
 	summary:   "tree: IEEE 1394 tree identify on the PHY model, no IDs",
 	needs:     needTree,
-	mode:      Async,
+	mode:      Timed,
 	only:      true,
 	types:     treeIDTypes,
 	init:      initAll,

@@ -100,6 +100,12 @@ func TestErrors(t *testing.T) {
 		{"ring:3", Options{Algo: "lelann", Initiators: []string{"n1", "n1"}}, ErrBadOptions, `initiator "n1" is named twice`},
 		{"ring:3", Options{Algo: "dfs-token", InitiatorCount: 2}, ErrBadOptions, "dfs-token starts from exactly one initiator, got 2"},
 		{"ring:3", Options{Algo: "floodmax", InitiatorCount: 1}, ErrBadOptions, "floodmax starts at every node in round 1, got 1 initiator of 3 nodes"},
+		{"ring:3", Options{Algo: "lelann", InitiatorCount: 4}, ErrBadOptions, "lelann cannot start at 4 nodes: the bus has 3"},
+		{"ring:3", Options{Algo: "lelann", InitiatorCount: -2}, ErrBadOptions, "lelann cannot start at -2 nodes"},
+		{"complete:4", Options{Algo: "bully", InitiatorCount: 4}, ErrBadOptions, "bully cannot start at 4 nodes: 3 are live"},
+		{"ring:3", Options{Algo: "chang-roberts", Mode: Timed}, ErrUnsupportedMode, "chang-roberts has no timed form (it runs on message delays or rounds)"},
+		{"tree:3", Options{Algo: "1394", Mode: Async}, ErrUnsupportedMode, "1394 has no async form (it is timed only)"},
+		{"complete:3", Options{Algo: "bully", Crashed: []string{"n1", "n1"}}, ErrBadOptions, `crashed node "n1" is named twice`},
 		{"ring:3", Options{Algo: "lelann", Crashed: []string{"n0"}}, ErrBadOptions, "lelann has no crashed nodes"},
 		{"complete:3", Options{Algo: "bully", Crashed: []string{"n7"}}, ErrBadOptions, `crashed node "n7" is not on the bus`},
 		{"complete:3", Options{Algo: "bully", Crashed: []string{"n2"}, Initiators: []string{"n2"}}, ErrBadOptions, `initiator "n2" has crashed`},
@@ -139,4 +145,39 @@ func TestDisconnectedOrInvalidTopology(t *testing.T) {
 
 	_, err = Run(&bus.Topology{}, Options{Algo: "echo"})
 	assert.ErrorIs(t, err, bus.ErrEmptyBus)
+}
+
+// InitiatorCount K starts the first K live nodes along the ID order: a
+// crashed node is passed over, not counted.
+func TestInitiatorCountSkipsCrashedNodes(t *testing.T) {
+	res := elect(t, "complete:5", Options{Algo: "bully", Crashed: []string{"n0", "n4"}, InitiatorCount: 2})
+	assert.Equal(t, []string{"n1", "n2"}, res.Initiators)
+	assert.Equal(t, []string{"n0", "n4"}, res.Crashed)
+	assert.Equal(t, "n3", res.Leader, "the largest live ID")
+	res = elect(t, "complete:5", Options{Algo: "bully", Crashed: []string{"n0"}, InitiatorCount: AllNodes})
+	assert.Equal(t, []string{"n1", "n2", "n3", "n4"}, res.Initiators)
+}
+
+// On a ring, "along the order" means along the direction messages travel,
+// whatever the order the topology lists its nodes in: the ring below runs
+// c → a → b. IDs ascend that way, and K initiators are the first K of it.
+func TestIDsAndInitiatorsFollowTheRing(t *testing.T) {
+	topo := &bus.Topology{
+		Nodes: []bus.Node{{ID: "a", Ports: 2}, {ID: "b", Ports: 2}, {ID: "c", Ports: 2}},
+		Cables: []bus.Cable{
+			{From: "c:0", To: "a:1"}, {From: "a:0", To: "b:1"}, {From: "b:0", To: "c:1"},
+		},
+	}
+	res, err := Run(topo, Options{Algo: "chang-roberts", InitiatorCount: 2, UnitDelays: true, Trace: true})
+	require.NoError(t, err)
+	ids := map[string]int64{}
+	for _, n := range res.Nodes {
+		ids[n.Node] = n.ID
+	}
+	assert.Equal(t, map[string]int64{"c": 1, "a": 2, "b": 3}, ids)
+	assert.Equal(t, []string{"c", "a"}, res.Initiators)
+	require.NotEmpty(t, res.Trace)
+	assert.Equal(t, "c", res.Trace[0].From, "the first initiator sends first")
+	assert.Equal(t, "a", res.Trace[0].To, "clockwise is c → a")
+	assert.Equal(t, "b", res.Leader)
 }

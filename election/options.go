@@ -6,14 +6,18 @@ type Mode uint8
 // Modes.
 const (
 	// DefaultMode runs the algorithm in the mode it was designed for:
-	// synchronous for sync-ring, floodmax and anonymous, asynchronous for the
-	// rest.
+	// synchronous for sync-ring, floodmax and anonymous, timed for 1394,
+	// asynchronous for the rest.
 	DefaultMode Mode = iota
 	// Async: every message takes its own delay, at most one time unit, drawn
 	// from the seed (or exactly one unit with UnitDelays); links are FIFO.
 	Async
 	// Sync: lock-step rounds; a message sent in round r arrives in round r+1.
 	Sync
+	// Timed: the algorithm runs on a model with its own clock, neither
+	// message delays nor rounds: 1394 runs on the PHY model's nanosecond
+	// virtual time, with the cable delays and timers of the standard.
+	Timed
 )
 
 func (m Mode) String() string {
@@ -22,6 +26,8 @@ func (m Mode) String() string {
 		return "async"
 	case Sync:
 		return "sync"
+	case Timed:
+		return "timed"
 	}
 	return "default"
 }
@@ -35,15 +41,16 @@ type Options struct {
 	// Algo names the algorithm: see Algorithms.
 	Algo string
 	// Mode forces synchronous or asynchronous runs (default: the
-	// algorithm's own).
+	// algorithm's own). Timed is 1394's own mode and no other algorithm's.
 	Mode Mode
 	// IDOrder lays IDs 1…n out along the ring or the topology (default
 	// Ascending). IDs, when not nil, gives every node its ID instead.
 	IDOrder IDOrder
 	IDs     map[string]int64
 	// Initiators names the nodes that start the election. When empty,
-	// InitiatorCount picks the first K nodes along the ID order (AllNodes:
-	// all of them), and 0 leaves the choice to the algorithm: all nodes
+	// InitiatorCount picks the first K live nodes along the ID order
+	// (AllNodes: all of them; more than there are is ErrBadOptions), and 0
+	// leaves the choice to the algorithm: all nodes
 	// for the ring algorithms, adoption and floodmax, the first node for
 	// ring-list, echo, tree-min and dfs-token, and for bully the first node
 	// that has not crashed.

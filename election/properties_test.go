@@ -22,7 +22,8 @@ func randomCase(rng *rand.Rand) (spec string, o Options) {
 	case 1:
 		spec = fmt.Sprintf("tree:%d:%d", n, rng.IntN(100))
 	case 2:
-		spec = fmt.Sprintf("complete:%d", min(n, 9))
+		n = min(n, 9)
+		spec = fmt.Sprintf("complete:%d", n)
 	case 3:
 		spec = fmt.Sprintf("chain:%d", n)
 	default:
@@ -84,6 +85,13 @@ func TestElectionProperties(t *testing.T) {
 				o.Algo = a.Name
 				topo, err := bus.Generate(spec)
 				require.NoError(t, err)
+				if a.Crashes && rng.IntN(2) == 0 {
+					// Any nodes but one may have crashed, not only the
+					// coordinator.
+					for _, v := range rng.Perm(len(topo.Nodes))[:rng.IntN(len(topo.Nodes))] {
+						o.Crashed = append(o.Crashed, topo.Nodes[v].ID)
+					}
+				}
 				res, err := Run(topo, o)
 				if errors.Is(err, ErrUnsupportedTopology) || errors.Is(err, ErrUnsupportedMode) || errors.Is(err, ErrBadOptions) {
 					continue

@@ -41,7 +41,8 @@ type Result struct {
 	Messages Messages
 	// Time is the time of the last message delivery or decision: message
 	// delays for asynchronous runs, rounds for synchronous runs, ns for
-	// 1394. TimeUnit names the unit: "delays", "rounds" or "ns".
+	// timed runs (1394). TimeUnit names the unit: "delays", "rounds" or
+	// "ns".
 	Time     float64
 	TimeUnit string
 	// Rounds is the number of rounds of a synchronous run, 0 otherwise.

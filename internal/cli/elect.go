@@ -20,11 +20,11 @@ Runs a classic leader-election algorithm on the nodes and cables of a bus, on
 virtual time: each node is a process, each cable a FIFO link. Reports the
 leader, every node's final state, the messages by type and the time (message
 delays for asynchronous runs, each delay at most one unit; rounds for
-synchronous runs; ns for 1394, which runs tree identify on the PHY model).
---compare runs every algorithm that applies to the topology and prints one
-table. Without --topology or --gen it uses the built-in default bus. The same
-flags and seed always give the same output; docs/election.md explains every
-algorithm and how its messages are counted.
+synchronous runs; ns for 1394, whose mode is "timed": it runs tree identify
+on the PHY model's virtual time). --compare runs every algorithm that applies
+to the topology and prints one table. Without --topology or --gen it uses the
+built-in default bus. The same flags and seed always give the same output;
+docs/election.md explains every algorithm and how its messages are counted.
 
 Algorithms:
 %s
@@ -38,6 +38,7 @@ type electConfig struct {
 	opts       election.Options
 	ids        string
 	initiators string
+	crashed    string
 	sync, async,
 	compare, jsonOutput bool
 }
@@ -51,6 +52,7 @@ func runElect(_ context.Context, e *env, args []string) int {
 		"fwsim elect --algo chang-roberts --gen ring:8 --ids descending",
 		"fwsim elect --algo chang-roberts --gen ring:8 --initiators one --suppress --unit-delays",
 		"fwsim elect --algo bully --gen complete:6 --initiators one --trace",
+		"fwsim elect --algo bully --gen complete:6 --crashed n5,n4 --initiators one",
 		"fwsim elect --algo anonymous --gen ring:5",
 		"fwsim elect --compare --gen ring:8 --seed 1",
 	)
@@ -70,7 +72,12 @@ func runElect(_ context.Context, e *env, args []string) int {
 			"seed), or read them from a file of NODE ID lines, e.g. --ids descending")
 	fs.StringVar(&cfg.initiators, "initiators", "",
 		"start the election at `WHO`: all, one (the first node along the ID order) or K\n"+
-			"(the first K), e.g. --initiators one (default: the algorithm's own)")
+			"(the first K; crashed nodes are passed over), e.g. --initiators one (default:\n"+
+			"the algorithm's own)")
+	fs.StringVar(&cfg.crashed, "crashed", "",
+		"bully: the crashed nodes, `IDS` separated by commas (the coordinator and any\n"+
+			"others), e.g. --crashed n5,n4 (default: the node with the largest election ID,\n"+
+			"the old coordinator)")
 	fs.BoolVar(&cfg.sync, "sync", false,
 		"run in synchronous rounds, e.g. --sync (default: the algorithm's own mode)")
 	fs.BoolVar(&cfg.async, "async", false,
@@ -88,7 +95,7 @@ func runElect(_ context.Context, e *env, args []string) int {
 		"list every message: when sent and received, between whom, its type and content,\ne.g. --trace")
 	fs.BoolVar(&cfg.jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .leader")
-	fs.order("algo", "compare", "topology", "gen", "ids", "initiators", "sync", "async", "unit-delays",
+	fs.order("algo", "compare", "topology", "gen", "ids", "initiators", "crashed", "sync", "async", "unit-delays",
 		"suppress", "announce", "seed", "trace", "json")
 
 	if code, done := fs.parse(e, args); done {
@@ -113,6 +120,9 @@ func runElect(_ context.Context, e *env, args []string) int {
 	if err := cfg.parseInitiators(); err != nil {
 		return fs.usageError(e, "%v", err)
 	}
+	if err := cfg.parseCrashed(); err != nil {
+		return fs.usageError(e, "%v", err)
+	}
 	if err := cfg.readIDs(); err != nil {
 		return fs.inputError(e, err)
 	}
@@ -123,12 +133,15 @@ func runElect(_ context.Context, e *env, args []string) int {
 		}
 		return fs.inputError(e, err)
 	}
+	if k := cfg.opts.InitiatorCount; k > len(topo.Nodes) {
+		return fs.inputError(e, fmt.Errorf("--initiators %d: the bus has %d nodes", k, len(topo.Nodes)))
+	}
 	if cfg.compare {
 		return cfg.runCompare(e, fs, topo, source)
 	}
 	res, err := election.Run(topo, cfg.opts)
 	if err != nil {
-		return fs.inputError(e, err)
+		return fs.inputError(e, cfg.runError(err))
 	}
 	if cfg.jsonOutput {
 		err = writeJSON(e.stdout, newElectJSON(source, res))
@@ -163,6 +176,29 @@ func (c *electConfig) parseInitiators() error {
 	return nil
 }
 
+// parseCrashed reads --crashed into the options.
+func (c *electConfig) parseCrashed() error {
+	if c.crashed == "" {
+		return nil
+	}
+	for name := range strings.SplitSeq(c.crashed, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			return fmt.Errorf("--crashed %s: want node ids separated by commas", c.crashed)
+		}
+		c.opts.Crashed = append(c.opts.Crashed, name)
+	}
+	return nil
+}
+
+// runError names the ID file in an error about the IDs it gives, such as a
+// node of the bus it leaves out.
+func (c *electConfig) runError(err error) error {
+	if c.opts.IDs != nil && errors.Is(err, election.ErrBadIDs) {
+		return fmt.Errorf("--ids %s: %w", c.ids, err)
+	}
+	return err
+}
+
 // maxIDFileSize bounds an ID file: 63 nodes take a few hundred bytes.
 const maxIDFileSize = 1 << 20
 
@@ -174,36 +210,49 @@ func (c *electConfig) readIDs() error {
 	}
 	f, err := os.Open(c.ids)
 	if err != nil {
-		if pe, ok := errors.AsType[*os.PathError](err); ok {
-			err = pe.Err
-		}
-		return fmt.Errorf("--ids %s: not ascending, descending or random, and not a readable ID file: %w", c.ids, err)
+		return fmt.Errorf("--ids %s: not ascending, descending or random, and not a readable ID file: %w",
+			c.ids, withoutPath(err))
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxIDFileSize+1))
+	err = withoutPath(err)
 	if err == nil && len(data) > maxIDFileSize {
 		err = fmt.Errorf("larger than %d KiB", maxIDFileSize>>10)
 	}
 	if err != nil {
-		return fmt.Errorf("ID file %s: %w", c.ids, err)
+		return fmt.Errorf("--ids %s: not a readable ID file: %w", c.ids, err)
 	}
 	c.opts.IDs, err = election.ParseIDs(data, c.ids)
+	return err
+}
+
+// withoutPath drops the path an *os.PathError repeats: the message names
+// the flag and the file already.
+func withoutPath(err error) error {
+	if pe, ok := errors.AsType[*os.PathError](err); ok {
+		return pe.Err
+	}
 	return err
 }
 
 // header describes how the run was set, so that the output reproduces it.
 func electHeader(res *election.Result) string {
 	s := fmt.Sprintf("%s, %s, seed %d, ids %s", res.Algo, res.Mode, res.Seed, res.IDOrder)
-	if res.Mode == election.Async && res.Algo != "1394" {
+	if res.Mode == election.Async {
 		s += ", delays " + delayName(res.UnitDelays)
 	}
-	for _, opt := range []struct {
-		on   bool
-		name string
-	}{{res.Suppress, "suppress"}, {res.Announce, "announce"}} {
-		if opt.on {
-			s += ", " + opt.name
-		}
+	return s + optionNames(res.Suppress, res.Announce)
+}
+
+// optionNames lists the options that only some algorithms take, for a
+// header.
+func optionNames(suppress, announce bool) string {
+	var s string
+	if suppress {
+		s += ", suppress"
+	}
+	if announce {
+		s += ", announce"
 	}
 	return s
 }
@@ -287,11 +336,11 @@ func orDash(s string) string {
 // of the struct fields; names are stable.
 type electJSON struct {
 	Algo       string   `json:"algo"`
-	Mode       string   `json:"mode"` // sync or async
+	Mode       string   `json:"mode"` // async, sync or timed (1394, on the PHY's ns)
 	Topology   string   `json:"topology"`
 	Seed       uint64   `json:"seed"`
 	IDs        string   `json:"ids"`    // ascending, descending, random, explicit or none
-	Delays     *string  `json:"delays"` // random or unit; null for synchronous runs and 1394
+	Delays     *string  `json:"delays"` // random or unit; null unless the mode is async
 	Suppress   bool     `json:"suppress"`
 	Announce   bool     `json:"announce"`
 	Initiators []string `json:"initiators"` // [] for every node
@@ -306,7 +355,7 @@ type electJSON struct {
 	} `json:"messages"`
 	Time     float64          `json:"time"`
 	TimeUnit string           `json:"time_unit"` // delays, rounds or ns
-	Rounds   *int             `json:"rounds"`    // null for asynchronous runs
+	Rounds   *int             `json:"rounds"`    // null unless the mode is sync
 	Nodes    []electNodeJSON  `json:"nodes"`
 	Trace    []electTraceJSON `json:"trace,omitempty"` // with --trace only
 }
@@ -335,7 +384,7 @@ func newElectJSON(source string, res *election.Result) electJSON {
 		Leader: nullIfEmpty(res.Leader), NoLeader: nullIfEmpty(res.NoLeader), Announced: res.Announced,
 		Time: res.Time, TimeUnit: res.TimeUnit, Nodes: []electNodeJSON{},
 	}
-	if res.Mode == election.Async && res.Algo != "1394" {
+	if res.Mode == election.Async {
 		d := delayName(res.UnitDelays)
 		out.Delays = &d
 	}
@@ -381,14 +430,20 @@ func (c *electConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source s
 	for _, a := range election.Algorithms() {
 		o := c.opts
 		o.Algo = a.Name
+		if !a.Crashes {
+			o.Crashed = nil // --crashed is bully's
+		}
 		res, err := election.Run(topo, o)
 		switch {
 		case errors.Is(err, election.ErrUnsupportedTopology), errors.Is(err, election.ErrUnsupportedMode),
 			errors.Is(err, election.ErrBadOptions):
-			_, reason, _ := strings.Cut(err.Error(), ": "+a.Name+" ")
+			reason := err.Error()
+			if _, rest, ok := strings.Cut(reason, ": "+a.Name+" "); ok {
+				reason = rest // the table names the algorithm
+			}
 			rows = append(rows, compareRow{algo: a.Name, reason: reason})
 		case err != nil:
-			return fs.inputError(e, err)
+			return fs.inputError(e, c.runError(err))
 		default:
 			rows = append(rows, compareRow{algo: a.Name, res: res})
 		}
@@ -401,6 +456,13 @@ func (c *electConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source s
 	}
 	fmt.Fprintf(e.stdout, "fwsim elect --compare: seed %d, ids %s, delays %s, initiators %s\n",
 		c.opts.Seed, c.idsName(), delayName(c.opts.UnitDelays), orDefault(c.initiators))
+	opts := optionNames(c.opts.Suppress, c.opts.Announce)
+	if c.opts.Crashed != nil {
+		opts += ", crashed " + strings.Join(c.opts.Crashed, " ")
+	}
+	if opts != "" { // a line of its own: the header is long already
+		fmt.Fprintf(e.stdout, "options: %s\n", opts[len(", "):])
+	}
 	fmt.Fprintf(e.stdout, "topology: %s\n\n", source)
 	width := len("algorithm")
 	for _, r := range rows {
@@ -456,6 +518,9 @@ type compareJSON struct {
 	IDs        string           `json:"ids"`
 	Delays     string           `json:"delays"`
 	Initiators *string          `json:"initiators"` // null: each algorithm's own
+	Suppress   bool             `json:"suppress"`
+	Announce   bool             `json:"announce"`
+	Crashed    []string         `json:"crashed"` // bully's; [] for its default
 	Results    []compareRowJSON `json:"results"`
 }
 
@@ -473,7 +538,8 @@ type compareRowJSON struct {
 
 func (c *electConfig) compareJSON(source string, rows []compareRow) compareJSON {
 	out := compareJSON{Topology: source, Seed: c.opts.Seed, IDs: c.idsName(), Delays: delayName(c.opts.UnitDelays),
-		Initiators: nullIfEmpty(c.initiators), Results: []compareRowJSON{}}
+		Initiators: nullIfEmpty(c.initiators), Suppress: c.opts.Suppress, Announce: c.opts.Announce,
+		Crashed: nonNil(c.opts.Crashed), Results: []compareRowJSON{}}
 	for _, r := range rows {
 		rj := compareRowJSON{Algo: r.algo, Applicable: r.res != nil, Reason: nullIfEmpty(r.reason)}
 		if res := r.res; res != nil {
