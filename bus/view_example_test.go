@@ -45,6 +45,34 @@ func ExampleWriteVCD() {
 	// $var string 1 9 line_rx $end
 }
 
+// The same waveform for PulseView and sigrok-cli: the text signals become
+// reals that number their texts, and a comment holds the legend.
+func ExampleWriteVCDWith() {
+	topo, err := bus.Generate("pair")
+	if err != nil {
+		log.Fatal(err)
+	}
+	var trace bus.Trace
+	res, err := bus.Run(topo, bus.Options{Seed: 7, Observer: trace.Record})
+	if err != nil {
+		log.Fatal(err)
+	}
+	var vcd bytes.Buffer
+	if err := bus.WriteVCDWith(&vcd, res, trace.Events, bus.VCDOptions{Dialect: bus.VCDSigrok}); err != nil {
+		log.Fatal(err)
+	}
+	for _, line := range strings.Split(vcd.String(), "\n") {
+		if strings.Contains(line, " state") || strings.HasPrefix(line, "  state:") || strings.HasPrefix(line, "  gen:") {
+			fmt.Println(line)
+		}
+	}
+	// Output:
+	// $var real 64 % state $end
+	// $var real 64 / state $end
+	//   gen: 0=- 1=reset 2=tree_id 3=self_id 4=ok
+	//   state: 0=R0 1=R1 2=T0 3=T1 4=T2 5=T3 6=S0 7=S1 8=S2 9=S3 10=S4 11=A0
+}
+
 // The event trace as JSON lines: the run's settings, then every event.
 func ExampleWriteTraceJSONL() {
 	topo, err := bus.Generate("pair")

@@ -83,6 +83,9 @@ func TestViewsGolden(t *testing.T) {
 				write func(*bytes.Buffer) error
 			}{
 				{"vcd", func(b *bytes.Buffer) error { return bus.WriteVCD(b, res, trace) }},
+				{"sigrok.vcd", func(b *bytes.Buffer) error {
+					return bus.WriteVCDWith(b, res, trace, bus.VCDOptions{Dialect: bus.VCDSigrok})
+				}},
 				{"jsonl", func(b *bytes.Buffer) error { return bus.WriteTraceJSONL(b, res, trace) }},
 				{"dot", func(b *bytes.Buffer) error { return bus.WriteDOT(b, res) }},
 			} {

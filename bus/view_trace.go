@@ -2,9 +2,13 @@ package bus
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
+
+	"github.com/fwsim/fwsim/phy"
 )
 
 // traceRunJSON is the first line of a JSONL trace: how the run was set, so
@@ -20,25 +24,6 @@ type traceRunJSON struct {
 	Clock      string   `json:"clock"`
 	ForceRoot  *string  `json:"force_root"`
 	Initiators []string `json:"initiators"`
-}
-
-// traceEventJSON is one trace event on one line. Field names are stable.
-type traceEventJSON struct {
-	TimeNs int64   `json:"time_ns"`
-	Kind   string  `json:"kind"` // state, tx, rx, packet or scenario
-	Node   *string `json:"node"` // null for a scenario event of no one node
-	// Port is null for events of the whole node, and for a packet that
-	// reached the sender's own link.
-	Port *int `json:"port"`
-	// From and To are the old and new PHY state (R0 … A0) or line state
-	// name (PARENT_NOTIFY, …); FromSignals and ToSignals the line state as
-	// "(TPA,TPB)" with 0, 1 or z.
-	From        string `json:"from,omitempty"`
-	To          string `json:"to,omitempty"`
-	FromSignals string `json:"from_signals,omitempty"`
-	ToSignals   string `json:"to_signals,omitempty"`
-	Packet      string `json:"packet,omitempty"` // a self-ID quadlet, "0x%08x"
-	Detail      string `json:"detail,omitempty"` // what a scenario event did
 }
 
 // WriteTraceJSONL writes a trace as JSON Lines: first one object of kind
@@ -61,8 +46,19 @@ func WriteTraceJSONL(w io.Writer, res *Result, trace []TraceEvent) error {
 	if err := enc.Encode(head); err != nil {
 		return fmt.Errorf("writing the trace: %w", err)
 	}
+	// One object per event, appended by hand: encoding/json's reflection
+	// cost most of the time of writing a trace. Field names are stable:
+	// time_ns, kind, node (null for a scenario event of no one node), port
+	// (null for events of the whole node, and for a packet that reached the
+	// sender's own link), then as the kind needs: from and to, the old and
+	// new PHY state (R0 … A0) or line state name; from_signals and
+	// to_signals, the line state as "(TPA,TPB)"; packet, a self-ID quadlet
+	// as "0x%08x"; detail, what a scenario event did.
+	var line []byte
+	quoted := map[string][]byte{} // node ids, quoted once
 	for _, e := range trace {
-		if err := enc.Encode(traceJSON(e)); err != nil {
+		line = appendTraceJSON(line[:0], e, quoted)
+		if _, err := bw.Write(line); err != nil {
 			return fmt.Errorf("writing the trace: %w", err)
 		}
 	}
@@ -72,27 +68,94 @@ func WriteTraceJSONL(w io.Writer, res *Result, trace []TraceEvent) error {
 	return nil
 }
 
-func traceJSON(e TraceEvent) traceEventJSON {
-	out := traceEventJSON{TimeNs: e.TimeNs, Kind: e.Kind.String()}
-	if e.Node != "" {
-		out.Node = &e.Node
+// appendTraceJSON appends e as one line of JSON, as encoding/json would
+// write the fields in the order the comment in WriteTraceJSONL gives, with
+// empty strings left out.
+func appendTraceJSON(b []byte, e TraceEvent, quoted map[string][]byte) []byte {
+	b = append(b, `{"time_ns":`...)
+	b = strconv.AppendInt(b, e.TimeNs, 10)
+	b = append(b, `,"kind":"`...)
+	b = append(b, e.Kind.String()...)
+	b = append(b, `","node":`...)
+	if e.Node == "" {
+		b = append(b, "null"...)
+	} else {
+		q, ok := quoted[e.Node]
+		if !ok {
+			q = appendJSONString(nil, e.Node)
+			quoted[e.Node] = q
+		}
+		b = append(b, q...)
 	}
+	b = append(b, `,"port":`...)
 	if e.Port >= 0 && e.Kind != TraceState && e.Kind != TraceScenario {
-		out.Port = &e.Port
+		b = strconv.AppendInt(b, int64(e.Port), 10)
+	} else {
+		b = append(b, "null"...)
+	}
+	field := func(name, value string) {
+		if value != "" {
+			b = append(b, `,"`...)
+			b = append(b, name...)
+			b = append(b, `":`...)
+			b = appendJSONString(b, value)
+		}
 	}
 	switch e.Kind {
 	case TraceState:
-		out.From, out.To = e.FromState.String(), e.ToState.String()
+		field("from", e.FromState.String())
+		field("to", e.ToState.String())
 	case TraceTransmit:
-		out.From, out.To = e.FromLine.TxName(), e.ToLine.TxName()
-		out.FromSignals, out.ToSignals = e.FromLine.String(), e.ToLine.String()
+		field("from", e.FromLine.TxName())
+		field("to", e.ToLine.TxName())
+		field("from_signals", lineSignals[e.FromLine%9])
+		field("to_signals", lineSignals[e.ToLine%9])
 	case TraceReceive:
-		out.From, out.To = e.FromLine.RxName(), e.ToLine.RxName()
-		out.FromSignals, out.ToSignals = e.FromLine.String(), e.ToLine.String()
+		field("from", e.FromLine.RxName())
+		field("to", e.ToLine.RxName())
+		field("from_signals", lineSignals[e.FromLine%9])
+		field("to_signals", lineSignals[e.ToLine%9])
 	case TracePacket:
-		out.Packet = fmt.Sprintf("0x%08x", uint32(e.Packet))
+		b = append(b, `,"packet":"0x`...)
+		b = appendHex32(b, uint32(e.Packet))
+		b = append(b, '"')
 	case TraceScenario:
-		out.Detail = e.Detail
+		field("detail", e.Detail)
+	}
+	return append(b, "}\n"...)
+}
+
+// lineSignals holds each line state's "(TPA,TPB)", built once.
+var lineSignals = func() (out [9]string) {
+	for l := range phy.LineState(9) {
+		out[l] = l.String()
 	}
 	return out
+}()
+
+// appendHex32 appends q as eight lower-case hex digits.
+func appendHex32(b []byte, q uint32) []byte {
+	const digits = "0123456789abcdef"
+	for shift := 28; shift >= 0; shift -= 4 {
+		b = append(b, digits[q>>shift&0xf])
+	}
+	return b
+}
+
+// appendJSONString appends s as a JSON string the way an Encoder with
+// SetEscapeHTML(false) writes it: plain ASCII as it is, anything else
+// through encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(s) // a string always encodes
+			return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

@@ -148,3 +148,27 @@ func TestTraceJSONLRecordsHowTheRunWasSet(t *testing.T) {
 	assert.Equal(t, 0.25, *head.CoinBias)
 	assert.Equal(t, uint64(99), *head.Seed)
 }
+
+// TestTraceEscaping: node ids and scenario details that JSON must escape
+// (quotes, backslashes, control characters, U+2028, invalid UTF-8) read
+// back as encoding/json reads them, and HTML characters stay as they are,
+// so that jq sees the same text.
+func TestTraceEscaping(t *testing.T) {
+	res, _ := runTraced(t, viewRuns[0])
+	for _, s := range []string{`a"b`, `back\slash`, "tab\there", "line\u2028sep", "cam–1", "<&>", "bad\xffutf8"} {
+		trace := []bus.TraceEvent{
+			{TimeNs: 5, Kind: bus.TraceState, Node: s, Port: -1, FromState: phy.A0Idle, ToState: phy.R0ResetStart},
+			{TimeNs: 6, Kind: bus.TraceScenario, Port: -1, Detail: s},
+		}
+		lines := readTrace(t, res, trace)
+		require.Len(t, lines, 3)
+		want := strings.ToValidUTF8(s, "\uFFFD")
+		assert.Equal(t, want, *lines[1].Node)
+		assert.Equal(t, want, lines[2].Detail)
+		var buf bytes.Buffer
+		require.NoError(t, bus.WriteTraceJSONL(&buf, res, trace))
+		if s == "<&>" {
+			assert.Contains(t, buf.String(), `"node":"<&>"`, "no HTML escapes")
+		}
+	}
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"slices"
@@ -25,8 +26,9 @@ it runs the built-in default bus (examples/default.yaml). The same flags and
 seed always give the same output, and the same files.
 
 --vcd, --trace, --dot and --svg also write the run to files: a waveform for
-GTKWave or PulseView, every event as JSON lines, and the bus as Graphviz DOT
-or SVG (see docs/reading-a-bus-reset.md).
+GTKWave (or, with --vcd-dialect sigrok, for PulseView and sigrok-cli), every
+event as JSON lines, and the bus as Graphviz DOT or SVG (see
+docs/reading-a-bus-reset.md).
 
 Exit status: 0 every generation ended ok; 1 one did not (a loop, a stall, an
 exhausted budget ...); 2 usage or input error.`
@@ -48,6 +50,7 @@ func runRun(_ context.Context, e *env, args []string) int {
 		"fwsim run --topology examples/hotplug.yaml --json",
 		"fwsim run --gen chain:4 --initiator n3 --force-root n0 --clock ideal",
 		"fwsim run --gen pair --seed 7 --vcd pair.vcd --trace pair.jsonl --svg pair.svg",
+		"fwsim run --gen pair --seed 7 --vcd pair.vcd --vcd-dialect sigrok",
 	)
 	var (
 		cfg        runConfig
@@ -57,6 +60,7 @@ func runRun(_ context.Context, e *env, args []string) int {
 	policy := newChoice(treeid.Coin.String(), treeid.Coin.String(), treeid.LargerIDWins.String())
 	corner := newChoice(treeid.CornerRandom.String(), treeid.CornerRandom.String(), treeid.CornerMin.String(), treeid.CornerMax.String())
 	clock := newChoice("cycle", "cycle", "ideal")
+	dialect := newChoice(bus.VCDGTKWave.String(), bus.VCDGTKWave.String(), bus.VCDSigrok.String())
 
 	fs.StringVar(&cfg.topology, "topology", "",
 		"read the bus from `FILE`, YAML or JSON (see docs/topology.md),\ne.g. --topology examples/hotplug.yaml")
@@ -101,6 +105,8 @@ func runRun(_ context.Context, e *env, args []string) int {
 		"write one JSON object instead of the text report, e.g. --json | jq .root")
 	fs.StringVar(&cfg.views.vcd, "vcd", "",
 		"write the run as a Value Change Dump to `FILE`: per node the PHY state, per port\nthe TPA/TPB drive and receive values and line states, e.g. --vcd reset.vcd")
+	fs.Var(dialect, "vcd-dialect",
+		"write the --vcd file for `TOOL`: gtkwave writes the text signals (states, line\nstate names ...) as GTKWave string variables; sigrok writes each as a real\nthat numbers its texts, with the legend in the header, which PulseView and\nsigrok-cli read without a warning, e.g. --vcd-dialect sigrok")
 	fs.StringVar(&cfg.views.trace, "trace", "",
 		"write every event to `FILE`, one JSON object per line (time_ns, kind, node,\nport, from, to, ...), e.g. --trace reset.jsonl")
 	fs.StringVar(&cfg.views.dot, "dot", "",
@@ -108,13 +114,23 @@ func runRun(_ context.Context, e *env, args []string) int {
 	fs.StringVar(&cfg.views.svg, "svg", "",
 		"render the DOT to SVG in `FILE` with Graphviz's dot, which must be installed,\ne.g. --svg bus.svg")
 	fs.order("topology", "gen", "seed", "profile", "force-root", "initiator", "policy", "coin-bias",
-		"timing", "clock", "allow-out-of-spec", "max-events", "json", "vcd", "trace", "dot", "svg")
+		"timing", "clock", "allow-out-of-spec", "max-events", "json", "vcd", "vcd-dialect", "trace", "dot", "svg")
 
 	if code, done := fs.parse(e, args); done {
 		return code
 	}
 	if cfg.topology != "" && cfg.gen != "" {
 		return fs.usageError(e, "--topology and --gen are mutually exclusive")
+	}
+	dialectSet := false
+	fs.Visit(func(f *flag.Flag) { dialectSet = dialectSet || f.Name == "vcd-dialect" })
+	if dialectSet && cfg.views.vcd == "" {
+		return fs.usageError(e, "--vcd-dialect needs --vcd FILE")
+	}
+	for _, d := range bus.VCDDialects() {
+		if dialect.value == d.String() {
+			cfg.views.vcdOptions.Dialect = d
+		}
 	}
 	cfg.opts.Initiators = initiators
 	cfg.opts.CoinBias = coinBias

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -174,7 +176,7 @@ func TestRunOutOfSpecNamesTheFlag(t *testing.T) {
 
 // runFlags are every flag of "fwsim run", which help must explain.
 var runFlags = []string{"topology", "gen", "seed", "profile", "force-root", "initiator", "policy",
-	"coin-bias", "timing", "clock", "allow-out-of-spec", "max-events", "json", "vcd", "trace", "dot", "svg"}
+	"coin-bias", "timing", "clock", "allow-out-of-spec", "max-events", "json", "vcd", "vcd-dialect", "trace", "dot", "svg"}
 
 func TestRunHelp(t *testing.T) {
 	code, help, stderr := runCLI(t, "help", "run")
@@ -420,6 +422,84 @@ func TestRunViewFiles(t *testing.T) {
 		want, err := os.ReadFile(filepath.Join("..", "..", "bus", "testdata", "golden", golden))
 		require.NoError(t, err)
 		assert.Equal(t, string(want), string(got), "%s differs from the bus package's %s", filepath.Base(path), golden)
+	}
+}
+
+// TestRunVCDDialect: --vcd-dialect sigrok writes the bus package's sigrok
+// dialect, and is a usage error without --vcd.
+func TestRunVCDDialect(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.vcd")
+	code, _, stderr := runCLI(t, "run", "--gen", "pair", "--seed", "7", "--vcd", path, "--vcd-dialect", "sigrok")
+	require.Equal(t, exitOK, code, stderr)
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	want, err := os.ReadFile(filepath.Join("..", "..", "bus", "testdata", "golden", "pair-seed7.sigrok.vcd"))
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(got))
+
+	code, _, stderr = runCLI(t, "run", "--gen", "pair", "--vcd-dialect", "gtkwave")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--vcd-dialect needs --vcd FILE")
+	code, _, stderr = runCLI(t, "run", "--gen", "pair", "--vcd", path, "--vcd-dialect", "pulseview")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "want gtkwave or sigrok")
+}
+
+// TestReadingABusResetDoc: docs/reading-a-bus-reset.md walks through the
+// waveform "fwsim run --gen pair --seed 7 --vcd" writes (the bus package's
+// golden file, which TestRunViewFiles ties to the command) and the hot-plug
+// one. Every time it quotes (written "166 752") is a time stamp of those
+// files, every variable it names in backquotes is declared there, every
+// value it quotes is one a variable takes, and the timeline lines it shows
+// are in the report.
+func TestReadingABusResetDoc(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "reading-a-bus-reset.md"))
+	require.NoError(t, err)
+	stamps, paths, values := map[int64]bool{}, map[string]bool{}, map[string]bool{}
+	for _, golden := range []string{"pair-seed7.vcd", "hotplug.vcd"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "bus", "testdata", "golden", golden))
+		require.NoError(t, err)
+		f, err := vcd.Parse(bytes.NewReader(data))
+		require.NoError(t, err)
+		for _, d := range f.Vars {
+			paths[d.Path()] = true
+		}
+		for _, c := range f.Changes {
+			stamps[c.Time] = true
+			values[c.Value] = true
+		}
+	}
+
+	times := regexp.MustCompile(`\b\d{1,3}(?: \d{3})+\b`).FindAllString(string(doc), -1)
+	require.Greater(t, len(times), 30, "the doc quotes its times as 166 752")
+	for _, s := range times {
+		n, err := strconv.ParseInt(strings.ReplaceAll(s, " ", ""), 10, 64)
+		require.NoError(t, err)
+		assert.True(t, stamps[n], "the doc quotes %s ns, which is no time stamp of the files", s)
+	}
+
+	variable := regexp.MustCompile(`^(a|b|bus)\.[a-z0-9_.]+$`)
+	value := regexp.MustCompile(`^([A-Z][A-Z0-9_/]+|reset|tree_id|self_id|ok|(fast|slow)_\d+ns|(p\d+|link):[0-9a-f]{8}|\S+_\(event_\d+\))$`)
+	checked := 0
+	prose := regexp.MustCompile("(?s)```.*?```").ReplaceAllString(string(doc), "")
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(prose, -1) {
+		switch q := m[1]; {
+		case variable.MatchString(q):
+			assert.True(t, paths[q], "the doc names %s, which the files do not declare", q)
+			checked++
+		case value.MatchString(q):
+			assert.True(t, values[q], "the doc quotes the value %s, which no variable takes", q)
+			checked++
+		}
+	}
+	assert.Greater(t, checked, 40)
+
+	report, err := os.ReadFile("testdata/run-pair-seed7.txt")
+	require.NoError(t, err)
+	timeline := regexp.MustCompile(`(?m)^ +\d+\.\d{3}  root contention .*$`).FindAllString(string(doc), -1)
+	require.Len(t, timeline, 2)
+	for _, line := range timeline {
+		assert.Contains(t, strings.Split(string(report), "\n"), line)
 	}
 }
 

@@ -265,6 +265,7 @@ func (t *table) write(w io.Writer, indent string) {
 // not asked for.
 type viewFiles struct {
 	vcd, trace, dot, svg string
+	vcdOptions           bus.VCDOptions
 	files                map[string]*os.File // by flag name, once open
 	dotPath              string              // Graphviz's dot, for --svg
 	written              bool
@@ -327,7 +328,7 @@ func (v *viewFiles) write(res *bus.Result, trace []bus.TraceEvent) error {
 		flag  string
 		write func(io.Writer) error
 	}{
-		{"vcd", func(w io.Writer) error { return bus.WriteVCD(w, res, trace) }},
+		{"vcd", func(w io.Writer) error { return bus.WriteVCDWith(w, res, trace, v.vcdOptions) }},
 		{"trace", func(w io.Writer) error { return bus.WriteTraceJSONL(w, res, trace) }},
 		{"dot", func(w io.Writer) error { return bus.WriteDOT(w, res) }},
 		{"svg", func(w io.Writer) error { return v.renderSVG(w, res) }},

@@ -1,14 +1,27 @@
 // Package vcd writes and reads IEEE 1364 Value Change Dump files, the subset
 // fwsim's waveforms use: nested module scopes, one-bit wires with the values
-// 0, 1, x and z, and string variables.
+// 0, 1, x and z, reals, and string variables.
 //
 // # What the files contain
 //
 // A Writer produces a header without a $date line (so the same run gives the
-// same bytes), a $timescale, the scopes and variables, $enddefinitions, the
-// initial value of every variable in a $dumpvars block at #0, and then one
-// "#t" time stamp per instant at which something changed, followed by the
-// changes. A variable that is set to the value it already has writes nothing.
+// same bytes), a $timescale, the scopes and variables (comments may come
+// before or among them), $enddefinitions, the initial value of every
+// variable in a $dumpvars block at #0, and then one "#t" time stamp per
+// instant at which something changed, followed by the changes. A variable
+// that is set to the value it already has writes nothing.
+//
+// Names may not contain '$': libsigrok ends a header section at the first
+// "$end", even inside a word.
+//
+// # Reals
+//
+// A Real is declared "$var real 64 <id> <name> $end" and changes as
+// "r<number> <id>". GTKWave shows it as a number, current sigrok as an
+// analog channel, and sigrok 0.5 skips it without a warning: the way to
+// carry text to sigrok (bus's sigrok dialect numbers the texts). Bit
+// vectors would not do: sigrok 0.5 stops reading a block of the file at the
+// first multi-bit value.
 //
 // # String variables
 //
@@ -31,8 +44,11 @@
 //
 // # Reading
 //
-// Parse reads a file back and checks it the way a viewer would: a complete
-// header, balanced scopes, every identifier declared once and every change
-// naming a declared one, time that never goes back, and only legal values.
-// fwsim's tests use it so that a broken waveform cannot pass.
+// Parse reads a file back and checks it against the IEEE 1364 §18 grammar
+// the way a viewer would: a complete header, $var with a type, a decimal
+// size, an identifier code of ASCII 33 to 126 and a name (and optionally a
+// bit select), balanced scopes of a legal type, every identifier declared
+// once and every change naming a declared one, $dumpvars closed by $end,
+// time that never goes back, and only legal values for each type. fwsim's
+// tests use it so that a broken waveform cannot pass.
 package vcd

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -26,8 +27,9 @@ type File struct {
 // Declaration is one $var.
 type Declaration struct {
 	Scope []string // the enclosing scopes, outermost first
-	Name  string
+	Name  string   // the reference, with its bit select or range if any
 	Kind  Kind
+	Size  int // the declared width: 1 for a wire, 64 for our reals
 	ID    string
 }
 
@@ -40,7 +42,7 @@ func (d Declaration) Path() string {
 type Change struct {
 	Time  int64
 	ID    string
-	Value string // "0", "1", "x", "z", or a string variable's text
+	Value string // "0", "1", "x", "z", a string variable's text or a real's number
 }
 
 // word is a blank-separated token and the line it is on.
@@ -49,9 +51,10 @@ type word struct {
 	line int
 }
 
-// Parse reads a VCD file and checks its structure (see the package doc).
-// It reads the subset the Writer writes: scalar wires and regs, and string
-// variables. Errors wrap ErrMalformed and name the line.
+// Parse reads a VCD file and checks its structure (see the package doc)
+// against the IEEE 1364 §18 grammar. It reads the subset the Writer
+// writes: scalar wires and regs, reals, and string variables. Errors wrap
+// ErrMalformed and name the line.
 func Parse(r io.Reader) (*File, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -140,10 +143,18 @@ func (p *parser) header() error {
 			if len(body) != 2 {
 				return p.errorf(kw.line, "$scope wants a type and a name, got %q", join(body))
 			}
+			switch body[0].text {
+			case "module", "task", "function", "begin", "fork":
+			default:
+				return p.errorf(kw.line, "scope type %q: want module, task, function, begin or fork", body[0].text)
+			}
 			p.scope = append(p.scope, body[1].text)
 		case "$upscope":
 			if len(p.scope) == 0 {
 				return p.errorf(kw.line, "$upscope without an open scope")
+			}
+			if len(body) != 0 {
+				return p.errorf(kw.line, "$upscope takes nothing, got %q", join(body))
 			}
 			p.scope = p.scope[:len(p.scope)-1]
 		case "$var":
@@ -152,6 +163,8 @@ func (p *parser) header() error {
 			}
 		case "$enddefinitions":
 			switch {
+			case len(body) != 0:
+				return p.errorf(kw.line, "$enddefinitions takes nothing, got %q", join(body))
 			case len(p.scope) != 0:
 				return p.errorf(kw.line, "scope %s still open at $enddefinitions", strings.Join(p.scope, "."))
 			case p.f.Timescale == "":
@@ -180,28 +193,50 @@ func validTimescale(s string) bool {
 	return false
 }
 
+// bitSelect matches the optional fifth word of a $var: [n] or [m:n].
+var bitSelect = regexp.MustCompile(`^\[[0-9]+(:[0-9]+)?\]$`)
+
+// variable reads "$var type size identifier reference [select] $end".
 func (p *parser) variable(kw word, body []word) error {
 	if len(body) != 4 && len(body) != 5 {
 		return p.errorf(kw.line, "$var wants a type, a size, an identifier and a name, got %q", join(body))
 	}
+	typ, id, name := body[0].text, body[2].text, body[3].text
+	size, err := strconv.Atoi(body[1].text)
+	if err != nil || size < 0 || body[1].text[0] == '+' {
+		return p.errorf(kw.line, "%s %s: size %q: want a decimal number", typ, name, body[1].text)
+	}
 	var k Kind
-	switch body[0].text {
+	switch typ {
 	case "wire", "reg":
 		k = Wire
-		if body[1].text != "1" {
-			return p.errorf(kw.line, "%s %s: only one-bit wires are supported, got size %s", body[0].text, body[3].text, body[1].text)
+		if size != 1 {
+			return p.errorf(kw.line, "%s %s: only one-bit wires are supported, got size %d", typ, name, size)
 		}
-	case "string":
+	case "string": // GTKWave writes size 1, its FST tools 0
 		k = String
+	case "real", "realtime":
+		k = Real
+		if size == 0 {
+			return p.errorf(kw.line, "%s %s: size 0", typ, name)
+		}
 	default:
-		return p.errorf(kw.line, "variable type %q: want wire, reg or string", body[0].text)
+		return p.errorf(kw.line, "variable type %q: want wire, reg, real or string", typ)
 	}
-	id := body[2].text
+	if !printable(id) {
+		return p.errorf(kw.line, "identifier %q of %s: want ASCII characters 33 to 126", id, name)
+	}
+	if len(body) == 5 {
+		if !bitSelect.MatchString(body[4].text) {
+			return p.errorf(kw.line, "%s: %q after the name: want a bit select [n] or a range [m:n]", name, body[4].text)
+		}
+		name += body[4].text
+	}
 	if _, dup := p.byID[id]; dup {
 		return p.errorf(kw.line, "identifier %q declared twice", id)
 	}
 	p.byID[id] = k
-	p.f.Vars = append(p.f.Vars, Declaration{Scope: append([]string(nil), p.scope...), Name: body[3].text, Kind: k, ID: id})
+	p.f.Vars = append(p.f.Vars, Declaration{Scope: append([]string(nil), p.scope...), Name: name, Kind: k, Size: size, ID: id})
 	return nil
 }
 
@@ -229,6 +264,9 @@ func (p *parser) body() error {
 		case strings.HasPrefix(t, "$"):
 			return p.errorf(w.line, "unexpected %q after the definitions", t)
 		case strings.HasPrefix(t, "#"):
+			if inDump {
+				return p.errorf(w.line, "time stamp %s inside a $dump section", t)
+			}
 			n, err := strconv.ParseInt(t[1:], 10, 64)
 			if err != nil || n < 0 {
 				return p.errorf(w.line, "time stamp %q: want # and a non-negative integer", t)
@@ -263,14 +301,19 @@ func (p *parser) change(w word, now int64) error {
 		if id == "" {
 			return p.errorf(w.line, "value %q without an identifier", t)
 		}
-	case 's', 'S':
+	case 's', 'S', 'r', 'R':
+		// Both viewers read the identifier from the same line.
 		if p.pos >= len(p.words) || p.words[p.pos].line != w.line {
-			return p.errorf(w.line, "string value %q without an identifier", t)
+			return p.errorf(w.line, "value %q without an identifier", t)
 		}
-		value, id, form = t[1:], p.words[p.pos].text, String
+		value, id = t[1:], p.words[p.pos].text
+		form = String
+		if t[0] == 'r' || t[0] == 'R' {
+			form = Real
+		}
 		p.pos++
 	default:
-		return p.errorf(w.line, "value change %q: want 0, 1, x or z and an identifier, or s<text> and an identifier", t)
+		return p.errorf(w.line, "value change %q: want 0, 1, x or z and an identifier, or s<text> or r<number>, a blank and an identifier", t)
 	}
 	k, ok := p.byID[id]
 	if !ok {

@@ -11,8 +11,9 @@ import (
 )
 
 // TestWriterOutput pins the exact bytes of a small file, written out by hand
-// from the format: comment, timescale, scopes, $dumpvars at #0, one time
-// stamp per instant, no line for an unchanged value, the final time stamp.
+// from the format: comment, timescale, scopes, a comment among the
+// declarations, $dumpvars at #0, one time stamp per instant, no line for an
+// unchanged value, the final time stamp.
 func TestWriterOutput(t *testing.T) {
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
@@ -23,13 +24,17 @@ func TestWriterOutput(t *testing.T) {
 	require.NoError(t, w.Scope("sub"))
 	s, err := w.Declare(String, "state", "IDLE")
 	require.NoError(t, err)
+	n, err := w.Declare(Real, "level", "0")
+	require.NoError(t, err)
 	require.NoError(t, w.Upscope())
 	require.NoError(t, w.Upscope())
+	require.NoError(t, w.Comment("legend\nlevel: 0=low 2.5=high"))
 	require.NoError(t, w.EndDefinitions())
 	require.NoError(t, w.Change(0, a, "0"))
 	require.NoError(t, w.Change(5, a, "0")) // unchanged: nothing, not even #5
 	require.NoError(t, w.Change(10, s, "PARENT_NOTIFY"))
 	require.NoError(t, w.Change(10, a, "1"))
+	require.NoError(t, w.Change(12, n, "2.5"))
 	require.NoError(t, w.Finish(25))
 	assert.Equal(t, `$comment
   seed 7
@@ -39,18 +44,26 @@ $scope module top $end
 $var wire 1 ! a $end
 $scope module sub $end
 $var string 1 " state $end
+$var real 64 % level $end
 $upscope $end
 $upscope $end
+$comment
+  legend
+  level: 0=low 2.5=high
+$end
 $enddefinitions $end
 #0
 $dumpvars
 z!
 sIDLE "
+r0 %
 $end
 0!
 #10
 sPARENT_NOTIFY "
 1!
+#12
+r2.5 %
 #25
 `, buf.String())
 }
@@ -63,6 +76,13 @@ func TestWriterRejectsMisuse(t *testing.T) {
 	}{
 		{"variable outside a scope", func(w *Writer) error { _, err := w.Declare(Wire, "a", "0"); return err }, "outside any scope"},
 		{"blank in a name", func(w *Writer) error { return w.Scope("my disk") }, `scope name "my disk"`},
+		// sigrok ends a header section at "$end" even inside a word.
+		{"dollar in a name", func(w *Writer) error { return w.Scope("a$end") }, `scope name "a$end"`},
+		{"bad real value", func(w *Writer) error {
+			_ = w.Scope("s")
+			_, err := w.Declare(Real, "a", "NaN")
+			return err
+		}, `real value "NaN"`},
 		{"empty name", func(w *Writer) error { return w.Scope("") }, `scope name ""`},
 		{"bad wire value", func(w *Writer) error {
 			_ = w.Scope("s")
@@ -79,10 +99,11 @@ func TestWriterRejectsMisuse(t *testing.T) {
 			_ = w.Scope("s")
 			return w.EndDefinitions()
 		}, "1 scopes still open"},
-		{"comment after a scope", func(w *Writer) error {
-			_ = w.Scope("s")
+		{"comment after the definitions", func(w *Writer) error {
+			_ = w.EndDefinitions()
 			return w.Comment("late")
-		}, "comment after the first scope"},
+		}, "comment after the definitions ended"},
+		{"$end in a comment", func(w *Writer) error { return w.Comment("a $end b") }, "contains $end"},
 		{"change before the definitions end", func(w *Writer) error {
 			_ = w.Scope("s")
 			v, _ := w.Declare(Wire, "a", "0")
@@ -161,24 +182,29 @@ func TestRoundTrip(t *testing.T) {
 	}
 	str, err := w.Declare(String, "state", "A0")
 	require.NoError(t, err)
+	num, err := w.Declare(Real, "wait", "0")
+	require.NoError(t, err)
 	require.NoError(t, w.Upscope())
 	require.NoError(t, w.EndDefinitions())
 	require.NoError(t, w.Change(3, vars[1], "1"))
 	require.NoError(t, w.Change(3, str, "R0"))
 	require.NoError(t, w.Change(7, vars[2], "0"))
+	require.NoError(t, w.Change(7, num, "-1.5e3"))
 	require.NoError(t, w.Finish(9))
 
 	f, err := Parse(&buf)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"round trip"}, f.Comments)
 	assert.Equal(t, "1ns", f.Timescale)
-	require.Len(t, f.Vars, 4)
+	require.Len(t, f.Vars, 5)
 	assert.Equal(t, "n0.state", f.Vars[3].Path())
 	assert.Equal(t, String, f.Vars[3].Kind)
 	assert.Equal(t, Wire, f.Vars[0].Kind)
+	assert.Equal(t, 1, f.Vars[0].Size)
+	assert.Equal(t, Declaration{Scope: []string{"n0"}, Name: "wait", Kind: Real, Size: 64, ID: "'"}, f.Vars[4])
 	assert.Equal(t, []Change{
-		{0, "!", "z"}, {0, `"`, "z"}, {0, "%", "z"}, {0, "&", "A0"},
-		{3, `"`, "1"}, {3, "&", "R0"}, {7, "%", "0"},
+		{0, "!", "z"}, {0, `"`, "z"}, {0, "%", "z"}, {0, "&", "A0"}, {0, "'", "0"},
+		{3, `"`, "1"}, {3, "&", "R0"}, {7, "%", "0"}, {7, "'", "-1.5e3"},
 	}, f.Changes)
 	assert.Equal(t, int64(9), f.End)
 }
@@ -192,16 +218,19 @@ $timescale 1 ns $end
 $scope module top $end
 $var reg 1 # clk $end
 $var wire 1 a data [0] $end
+$var real 1 r% v $end
 $upscope $end
 $enddefinitions $end
 $comment anything $end
-#0 $dumpvars x# 0a $end
+#0 $dumpvars x# 0a R1 r% $end
 #5
 1# Za
+r2.25 r%
 `))
 	require.NoError(t, err)
 	assert.Equal(t, "1ns", f.Timescale)
-	assert.Equal(t, []Change{{0, "#", "x"}, {0, "a", "0"}, {5, "#", "1"}, {5, "a", "z"}}, f.Changes)
+	assert.Equal(t, "data[0]", f.Vars[1].Name)
+	assert.Equal(t, []Change{{0, "#", "x"}, {0, "a", "0"}, {0, "r%", "1"}, {5, "#", "1"}, {5, "a", "z"}, {5, "r%", "2.25"}}, f.Changes)
 }
 
 func TestParseErrors(t *testing.T) {
@@ -228,6 +257,7 @@ func TestParseErrors(t *testing.T) {
 		{"unterminated dump", head + "#0\n$dumpvars\n1!\n", "$dump section without $end"},
 		{"stray end", head + "#0\n$end\n", "$end outside a section"},
 		{"keyword in the body", head + "#0\n$scope module x $end\n", `unexpected "$scope"`},
+		{"real without identifier", head + "#0\nr1\n!\n", "without an identifier"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse(strings.NewReader(tc.file))
@@ -238,10 +268,73 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestParseCatchesMutations breaks a file the Writer wrote, one IEEE 1364
+// §18 rule at a time, and expects the reader to name each break: a
+// waveform that breaks the grammar cannot pass the tests that parse ours.
+func TestParseCatchesMutations(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	require.NoError(t, w.Comment("mutations"))
+	require.NoError(t, w.Scope("m"))
+	a, err := w.Declare(Wire, "a", "z")
+	require.NoError(t, err)
+	s, err := w.Declare(String, "s", "IDLE")
+	require.NoError(t, err)
+	r, err := w.Declare(Real, "r", "0")
+	require.NoError(t, err)
+	require.NoError(t, w.Upscope())
+	require.NoError(t, w.EndDefinitions())
+	require.NoError(t, w.Change(4, a, "1"))
+	require.NoError(t, w.Change(4, s, "BUS_RESET"))
+	require.NoError(t, w.Change(9, r, "3"))
+	require.NoError(t, w.Finish(20))
+	good := buf.String()
+	_, err = Parse(strings.NewReader(good))
+	require.NoError(t, err, "the unmutated file")
+
+	for _, m := range []struct {
+		name, old, new, want string
+	}{
+		// $var var_type size identifier_code reference $end
+		{"var without a name", "$var wire 1 ! a $end", "$var wire 1 ! $end", "$var wants a type, a size"},
+		{"var with a word too many", "$var wire 1 ! a $end", "$var wire 1 ! a b c $end", "$var wants a type, a size"},
+		{"size not a number", "$var wire 1 ! a $end", "$var wire one ! a $end", `size "one"`},
+		{"unknown var type", "$var wire 1 ! a $end", "$var wyre 1 ! a $end", `variable type "wyre"`},
+		{"bad bit select", "$var wire 1 ! a $end", "$var wire 1 ! a [x] $end", `"[x]" after the name`},
+		{"identifier outside 33-126", "$var wire 1 ! a $end\n", "$var wire 1 \u00e9 a $end\n", "ASCII characters 33 to 126"},
+		{"identifier declared twice", `$var string 1 " s $end`, `$var string 1 ! s $end`, `identifier "!" declared twice`},
+		{"unknown scope type", "$scope module m $end", "$scope box m $end", `scope type "box"`},
+		{"upscope missing", "$upscope $end\n", "", "scope m still open"},
+		{"upscope with a name", "$upscope $end", "$upscope m $end", "$upscope takes nothing"},
+		{"no timescale", "$timescale 1ns $end\n", "", "no $timescale"},
+		{"timescale unit", "$timescale 1ns $end", "$timescale 1 ks $end", `timescale "1ks"`},
+		// $dumpvars value_changes $end, at the first time stamp
+		{"dumpvars without $end", "r0 %\n$end\n", "r0 %\n", "time stamp #4 inside a $dump section"},
+		{"time stamp in dumpvars", "$dumpvars\n", "$dumpvars\n#1\n", "time stamp #1 inside a $dump section"},
+		{"enddefinitions with words", "$enddefinitions $end", "$enddefinitions now $end", "$enddefinitions takes nothing"},
+		// value changes
+		{"blank in a string value", "sBUS_RESET \"", "sBUS RESET \"", `undeclared identifier "RESET"`},
+		{"wire value", "1!", "2!", `value change "2!"`},
+		{"real value", "r3 %", "rthree %", `real value "three"`},
+		{"string value on a real", "r3 %", "s3 %", "is a real, given a string value"},
+		{"wire value on a string", "sBUS_RESET \"", "1\"", "is a string, given a wire value"},
+		{"undeclared identifier", "1!", "1?", `undeclared identifier "?"`},
+		{"time goes back", "#9", "#3", "time goes back from 4 to 3"},
+	} {
+		t.Run(m.name, func(t *testing.T) {
+			require.Contains(t, good, m.old, "the mutation must apply")
+			_, err := Parse(strings.NewReader(strings.Replace(good, m.old, m.new, 1)))
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, ErrMalformed), err)
+			assert.Contains(t, err.Error(), m.want)
+		})
+	}
+}
+
 // FuzzParse: no input panics the reader, and whatever it accepts holds only
 // declared identifiers, legal values and times that never decrease.
 func FuzzParse(f *testing.F) {
-	f.Add("$timescale 1ns $end\n$scope module m $end\n$var wire 1 ! a $end\n$var string 1 \" s $end\n$upscope $end\n$enddefinitions $end\n#0\n$dumpvars\nz!\nsIDLE \"\n$end\n#3\n1!\n")
+	f.Add("$timescale 1ns $end\n$scope module m $end\n$var wire 1 ! a $end\n$var string 1 \" s $end\n$var real 64 % r $end\n$upscope $end\n$enddefinitions $end\n#0\n$dumpvars\nz!\nsIDLE \"\nr0 %\n$end\n#3\n1!\nr2 %\n")
 	f.Add("$timescale 1 ns $end $enddefinitions $end")
 	f.Add("$comment x $end #0 1!")
 	f.Fuzz(func(t *testing.T, s string) {

@@ -16,6 +16,7 @@ type Kind uint8
 const (
 	Wire   Kind = iota + 1 // one bit: 0, 1, x or z
 	String                 // text, GTKWave's extension (see the package doc)
+	Real                   // a number, IEEE 1364's real: "r<number> <id>"
 )
 
 func (k Kind) String() string {
@@ -24,8 +25,19 @@ func (k Kind) String() string {
 		return "wire"
 	case String:
 		return "string"
+	case Real:
+		return "real"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// size is the width a $var of kind k declares: one bit, GTKWave's 1 for a
+// string, 64 for a double-precision real (the width libsigrok expects).
+func (k Kind) size() string {
+	if k == Real {
+		return "64"
+	}
+	return "1"
 }
 
 // ErrUsage is the category of errors in the order of a Writer's calls or in
@@ -49,9 +61,10 @@ type Writer struct {
 	err     error
 	vars    []variable
 	depth   int
-	defined bool  // EndDefinitions was called
-	started bool  // the header's first line is out
-	now     int64 // the time of the last time stamp written
+	defined bool   // EndDefinitions was called
+	started bool   // the $timescale line is out
+	now     int64  // the time of the last time stamp written
+	scratch []byte // for formatting time stamps without allocating
 }
 
 // NewWriter returns a Writer that writes to w; nothing is written before the
@@ -75,18 +88,21 @@ func (w *Writer) begin() {
 	}
 }
 
-// Comment adds a $comment to the header; it must come before the first
-// scope. The text may hold any characters but "$end".
+// Comment adds a $comment to the header, anywhere before EndDefinitions;
+// comments before the first scope come before the $timescale line. The
+// text may hold any characters but "$end"; each line of it is indented.
 func (w *Writer) Comment(text string) error {
 	switch {
 	case w.err != nil:
 		return w.err
-	case w.started:
-		return w.fail("comment after the first scope")
+	case w.defined:
+		return w.fail("comment after the definitions ended")
 	case strings.Contains(text, "$end"):
 		return w.fail("comment %q contains $end", text)
 	}
-	fmt.Fprintf(w.out, "$comment\n  %s\n$end\n", text)
+	w.out.WriteString("$comment\n  ")
+	w.out.WriteString(strings.ReplaceAll(text, "\n", "\n  "))
+	w.out.WriteString("\n$end\n")
 	return nil
 }
 
@@ -96,7 +112,9 @@ func (w *Writer) Scope(name string) error {
 		return err
 	}
 	w.begin()
-	fmt.Fprintf(w.out, "$scope module %s $end\n", name)
+	w.out.WriteString("$scope module ")
+	w.out.WriteString(name)
+	w.out.WriteString(" $end\n")
 	w.depth++
 	return nil
 }
@@ -130,7 +148,9 @@ func (w *Writer) Declare(kind Kind, name, initial string) (Var, error) {
 	v := Var(len(w.vars))
 	id := identifier(len(w.vars))
 	w.vars = append(w.vars, variable{kind: kind, id: id, value: initial})
-	fmt.Fprintf(w.out, "$var %s 1 %s %s $end\n", kind, id, name)
+	for _, s := range [...]string{"$var ", kind.String(), " ", kind.size(), " ", id, " ", name, " $end\n"} {
+		w.out.WriteString(s)
+	}
 	return v, nil
 }
 
@@ -141,13 +161,19 @@ func (w *Writer) checkHeader(what, name string) error {
 	case w.defined:
 		return w.fail("%s %s after the definitions ended", what, name)
 	case !legalName(name):
-		return w.fail("%s name %q: want printable ASCII without blanks", what, name)
+		return w.fail("%s name %q: want printable ASCII without blanks or $", what, name)
 	}
 	return nil
 }
 
-// legalName: viewers split declarations at white space.
+// legalName: viewers split declarations at white space, and sigrok ends a
+// header section at the first "$end" even inside a word.
 func legalName(s string) bool {
+	return printable(s) && !strings.ContainsRune(s, '$')
+}
+
+// printable: non-empty, ASCII 33 to 126 only.
+func printable(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -209,16 +235,26 @@ func (w *Writer) Change(t int64, v Var, value string) error {
 func (w *Writer) stamp(t int64) {
 	if t > w.now {
 		w.now = t
-		w.out.WriteString("#" + strconv.FormatInt(t, 10) + "\n")
+		w.scratch = append(strconv.AppendInt(append(w.scratch[:0], '#'), t, 10), '\n')
+		w.out.Write(w.scratch)
 	}
 }
 
+// writeValue writes a value change: "0!" for a wire, "sIDLE !" for a
+// string, "r3 !" for a real.
 func (w *Writer) writeValue(k Kind, value, id string) {
-	if k == String {
-		w.out.WriteString("s" + value + " " + id + "\n")
-		return
+	switch k {
+	case String:
+		w.out.WriteByte('s')
+	case Real:
+		w.out.WriteByte('r')
 	}
-	w.out.WriteString(value + id + "\n")
+	w.out.WriteString(value)
+	if k != Wire {
+		w.out.WriteByte(' ')
+	}
+	w.out.WriteString(id)
+	w.out.WriteByte('\n')
 }
 
 // Finish writes a last time stamp at end, if later than the last change, so
@@ -247,18 +283,34 @@ func checkValue(k Kind, value string) error {
 		}
 		return fmt.Errorf("wire value %q: want 0, 1, x or z", value)
 	case String:
-		if !legalName(value) || strings.ContainsRune(value, '\\') {
+		if !legalText(value) {
 			return fmt.Errorf("string value %q: want printable ASCII without blanks or backslashes (see Text)", value)
+		}
+		return nil
+	case Real:
+		// Digits, sign, point and exponent only: no "Inf" or "NaN", which
+		// not every viewer reads.
+		if _, err := strconv.ParseFloat(value, 64); err != nil || strings.Trim(value, "0123456789+-.eE") != "" {
+			return fmt.Errorf("real value %q: want a decimal number", value)
 		}
 		return nil
 	}
 	return fmt.Errorf("unknown kind %d", k)
 }
 
+// legalText: GTKWave and sigrok split value changes at blanks, and sigrok
+// reads a backslash as the start of an escape sequence.
+func legalText(s string) bool {
+	return printable(s) && !strings.ContainsRune(s, '\\')
+}
+
 // Text maps any text to a legal string value: blanks become '_', dashes
 // '-', backslashes '/', and other characters outside printable ASCII '?';
 // the empty text becomes "-".
 func Text(s string) string {
+	if legalText(s) {
+		return s // the common case, without allocating
+	}
 	if s == "" {
 		return "-"
 	}
