@@ -15,10 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/analysis"
-	"github.com/fwsim/fwsim/phy"
-	"github.com/fwsim/fwsim/treeid"
 )
 
 const analyzeIntro = `Usage: fwsim analyze [--topology FILE | --gen SPEC] [--runs N] [flags]
@@ -52,70 +49,28 @@ input error.`
 // analyzeFlags are the flags that choose what an analysis runs; sweep and
 // report take them too.
 type analyzeFlags struct {
-	source    runConfig // --topology or --gen, and the bus options
+	bus       busFlags
 	runs      int
 	workers   int
 	deadlines durationList
-	coinBias  *float64
-	policy    *choice
-	corner    *choice
-	clock     *choice
 }
 
 // register adds the flags to fs; order lists them for help.
 func (a *analyzeFlags) register(fs *flags) (order []string) {
-	a.policy = newChoice(treeid.Coin.String(), treeid.Coin.String(), treeid.LargerIDWins.String())
-	a.corner = newChoice(treeid.CornerRandom.String(), treeid.CornerRandom.String(), treeid.CornerMin.String(), treeid.CornerMax.String())
-	a.clock = newChoice("cycle", "cycle", "ideal")
-	fs.StringVar(&a.source.topology, "topology", "",
-		"read the bus from `FILE`, YAML or JSON (see docs/topology.md),\ne.g. --topology examples/default.yaml")
-	fs.StringVar(&a.source.gen, "gen", "",
-		"generate the bus from `SPEC`: chain:N, star:N, tree:N[:SEED], ring:N, complete:N\nor pair, e.g. --gen tree:63:3 (not with --topology)")
+	order = a.bus.register(fs, "tree:63:3", "derive every run's seed from `S`, e.g. --seed 42")
 	fs.IntVar(&a.runs, "runs", 1000, "run `N` initialisations, e.g. --runs 100000")
-	fs.Var(newUint64(&a.source.opts.Seed, 1), "seed",
-		"derive every run's seed from `S`, e.g. --seed 42")
 	fs.IntVar(&a.workers, "workers", 0,
 		"run on `W` cores; the result does not depend on it, e.g. --workers 2\n(default: every core)")
 	fs.Var(&a.deadlines, "deadline",
 		"report the probability that each time metric is at most `DUR`; repeat for\nseveral, e.g. --deadline 2us --deadline 4us")
-	fs.Func("profile",
-		"use the timing profile `P` instead of the topology's: 1394-1995, 1394a-2000 or\nprism, e.g. --profile prism (default: the topology's, else 1394-1995)",
-		func(s string) error {
-			if _, err := phy.LookupProfile(s); err != nil || s == "" {
-				return errors.New(profileNames())
-			}
-			a.source.opts.Profile = s
-			return nil
-		})
-	fs.Var(a.corner, "timing",
-		"place root-contention waits in their windows at `CORNER`: random (uniform), min\n(lower bound) or max (upper bound), e.g. --timing max")
-	fs.Var(a.clock, "clock",
-		"run PHY clocks as `CLOCK`: cycle quantises to each PHY's clock with a random\nphase and its ppm error; ideal samples every nanosecond, e.g. --clock ideal")
-	fs.Func("coin-bias",
-		"the coin picks FAST with probability `P` in [0,1], e.g. --coin-bias 0.25\n(default 0.5, a fair coin)",
-		func(s string) error {
-			p, err := strconv.ParseFloat(s, 64)
-			if err != nil || !(p >= 0 && p <= 1) {
-				return errors.New("want a probability from 0 to 1")
-			}
-			a.coinBias = &p
-			return nil
-		})
-	fs.Var(a.policy, "policy",
-		"resolve root contention by `POLICY`: coin, the standard's coin flip, or\nlarger-id-wins, e.g. --policy larger-id-wins")
-	fs.BoolVar(&a.source.opts.AllowOutOfSpec, "allow-out-of-spec", false,
-		"run a topology beyond the standard's limits (ports, hops, cable length, clock\nppm), e.g. --topology long-cable.yaml --allow-out-of-spec")
-	fs.Var(newUint64(&a.source.opts.MaxEvents, bus.DefaultMaxEvents), "max-events",
-		"end a run after `N` kernel events (budget-exhausted), e.g. --max-events 10000")
-	return []string{"topology", "gen", "runs", "seed", "workers", "deadline", "profile", "timing",
-		"clock", "coin-bias", "policy", "allow-out-of-spec", "max-events"}
+	return append(order[:2:2], append([]string{"runs", "workers", "deadline"}, order[2:]...)...)
 }
 
 // config loads the topology and returns the analysis the flags ask for.
 // fs reports errors: the returned code is non-zero when it did.
 func (a *analyzeFlags) config(e *env, fs *flags) (analysis.Config, int) {
-	if a.source.topology != "" && a.source.gen != "" {
-		return analysis.Config{}, fs.usageError(e, "--topology and --gen are mutually exclusive")
+	if err := a.bus.check(); err != nil {
+		return analysis.Config{}, fs.usageError(e, "%v", err)
 	}
 	if a.runs < 1 {
 		return analysis.Config{}, fs.usageError(e, "--runs %d: want at least 1", a.runs)
@@ -123,36 +78,18 @@ func (a *analyzeFlags) config(e *env, fs *flags) (analysis.Config, int) {
 	if a.workers < 0 {
 		return analysis.Config{}, fs.usageError(e, "--workers %d: want 0 (every core) or more", a.workers)
 	}
-	opts := a.source.opts
-	opts.CoinBias = a.coinBias
-	if a.policy.value == treeid.LargerIDWins.String() {
-		opts.Policy = treeid.LargerIDWins
-	}
-	switch a.corner.value {
-	case treeid.CornerMin.String():
-		opts.Corner = treeid.CornerMin
-	case treeid.CornerMax.String():
-		opts.Corner = treeid.CornerMax
-	}
-	opts.IdealClock = a.clock.value == "ideal"
-	topo, source, err := a.source.loadTopology()
+	topo, source, err := a.bus.load()
 	if err != nil {
 		return analysis.Config{}, fs.inputError(e, err)
 	}
-	return analysis.Config{Topology: topo, Source: source, Options: opts, Runs: a.runs,
+	return analysis.Config{Topology: topo, Source: source, Options: a.bus.options(), Runs: a.runs,
 		Workers: a.workers, Deadlines: a.deadlines}, exitOK
 }
 
-// runError reports an error of analysis.Run as input error, with the hint
-// run gives for out-of-spec topologies.
-func (a *analyzeFlags) runError(e *env, fs *flags, err error) int {
-	if errors.Is(err, bus.ErrOutOfSpec) && !a.source.opts.AllowOutOfSpec {
-		err = fmt.Errorf("%w; rerun with --allow-out-of-spec", err)
-	}
-	if a.source.gen != "" {
-		err = fmt.Errorf("--gen %s: %w", a.source.gen, err)
-	}
-	return fs.inputError(e, err)
+// runError reports an error of analysis.Run as an input error, explained as
+// run explains it.
+func (a *analyzeFlags) runError(e *env, fs *flags, cfg analysis.Config, err error) int {
+	return fs.inputError(e, a.bus.explain(cfg.Topology, err))
 }
 
 func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
@@ -211,7 +148,7 @@ func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 	}
 	sum, err := analysis.Run(ctx, cfg, newProgress(e, quiet))
 	if err != nil {
-		return a.runError(e, fs, err)
+		return a.runError(e, fs, cfg, err)
 	}
 	if err := writeSummary(e.stdout, sum, jsonOutput); err != nil {
 		return fs.inputError(e, err)

@@ -34,7 +34,7 @@ does not apply to the topology).`
 
 // electConfig is what the flags of "fwsim elect" ask for.
 type electConfig struct {
-	source     runConfig // only its topology and gen
+	source     topologyFlags
 	opts       election.Options
 	ids        string
 	initiators string
@@ -61,11 +61,7 @@ func runElect(_ context.Context, e *env, args []string) int {
 		"run the algorithm `NAME` (listed above), e.g. --algo lelann")
 	fs.BoolVar(&cfg.compare, "compare", false,
 		"run every algorithm that applies and print one table, e.g. --compare --gen ring:8")
-	fs.StringVar(&cfg.source.topology, "topology", "",
-		"read the bus from `FILE`, YAML or JSON (see docs/topology.md); its scripted events\n"+
-			"are ignored, e.g. --topology examples/default.yaml")
-	fs.StringVar(&cfg.source.gen, "gen", "",
-		"generate the bus from `SPEC`: chain:N, star:N, tree:N[:SEED], ring:N, complete:N\nor pair, e.g. --gen ring:8 (not with --topology)")
+	cfg.source.register(fs, "its scripted events are ignored", "ring:8")
 	fs.StringVar(&cfg.ids, "ids", "ascending",
 		"give the nodes IDs 1…n by `ORDER`: ascending or descending along the ring in the\n"+
 			"direction messages travel (in topology order on other graphs), random (from the\n"+
@@ -108,8 +104,8 @@ func runElect(_ context.Context, e *env, args []string) int {
 		return fs.usageError(e, "want --algo NAME or --compare")
 	case cfg.compare && cfg.opts.Trace:
 		return fs.usageError(e, "--trace lists the messages of one run: not with --compare")
-	case cfg.source.topology != "" && cfg.source.gen != "":
-		return fs.usageError(e, "--topology and --gen are mutually exclusive")
+	case cfg.source.check() != nil:
+		return fs.usageError(e, "%v", cfg.source.check())
 	case cfg.sync && cfg.async:
 		return fs.usageError(e, "--sync and --async are mutually exclusive")
 	case cfg.sync:
@@ -126,7 +122,7 @@ func runElect(_ context.Context, e *env, args []string) int {
 	if err := cfg.readIDs(); err != nil {
 		return fs.inputError(e, err)
 	}
-	topo, source, err := cfg.source.loadTopology()
+	topo, source, err := cfg.source.load()
 	if err != nil {
 		if cfg.source.gen != "" && !errors.Is(err, bus.ErrBadGenerator) {
 			err = fmt.Errorf("--gen %s: %w", cfg.source.gen, err)

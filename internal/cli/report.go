@@ -95,7 +95,7 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 		r.cfg.Each = rows.write
 		sum, err = analysis.Run(ctx, r.cfg, newProgress(e, quiet))
 		if err != nil {
-			return s.runError(e, fs, err)
+			return s.runError(e, fs, r.cfg, err)
 		}
 		page.Title = "fwsim analysis of " + sum.Topology
 		page.Sections = analysisSections(sum)
@@ -113,7 +113,7 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 			return rows.write(sample)
 		}
 		if err := s.run(ctx, r, newProgress(e, quiet), each); err != nil {
-			return s.runError(e, fs, err)
+			return s.runError(e, fs, r.cfg, err)
 		}
 		sum = r.points[0].summary
 		page.Title = "fwsim sweep of " + sum.Topology

@@ -2,17 +2,10 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/fwsim/fwsim/bus"
-	"github.com/fwsim/fwsim/phy"
-	"github.com/fwsim/fwsim/treeid"
 )
 
 const runIntro = `Usage: fwsim run [--topology FILE | --gen SPEC] [flags]
@@ -35,9 +28,7 @@ exhausted budget ...); 2 usage or input error.`
 
 // runConfig is what the flags of "fwsim run" ask for.
 type runConfig struct {
-	topology   string // a topology file
-	gen        string // a generator spec
-	opts       bus.Options
+	bus        busFlags
 	jsonOutput bool
 	views      viewFiles
 }
@@ -52,55 +43,10 @@ func runRun(_ context.Context, e *env, args []string) int {
 		"fwsim run --gen pair --seed 7 --vcd pair.vcd --trace pair.jsonl --svg pair.svg",
 		"fwsim run --gen pair --seed 7 --vcd pair.vcd --vcd-dialect sigrok",
 	)
-	var (
-		cfg        runConfig
-		initiators list
-		coinBias   *float64
-	)
-	policy := newChoice(treeid.Coin.String(), treeid.Coin.String(), treeid.LargerIDWins.String())
-	corner := newChoice(treeid.CornerRandom.String(), treeid.CornerRandom.String(), treeid.CornerMin.String(), treeid.CornerMax.String())
-	clock := newChoice("cycle", "cycle", "ideal")
+	var cfg runConfig
 	dialect := newChoice(bus.VCDGTKWave.String(), bus.VCDGTKWave.String(), bus.VCDSigrok.String())
-
-	fs.StringVar(&cfg.topology, "topology", "",
-		"read the bus from `FILE`, YAML or JSON (see docs/topology.md),\ne.g. --topology examples/hotplug.yaml")
-	fs.StringVar(&cfg.gen, "gen", "",
-		"generate the bus from `SPEC`: chain:N, star:N, tree:N[:SEED], ring:N, complete:N\nor pair, e.g. --gen tree:20:3 (not with --topology)")
-	fs.Var(newUint64(&cfg.opts.Seed, 1), "seed",
+	order := cfg.bus.register(fs, "tree:20:3",
 		"seed every random draw (clock phases, coins, waits) with `N`, e.g. --seed 42")
-	fs.Func("profile",
-		"use the timing profile `P` instead of the topology's: 1394-1995, 1394a-2000 or\nprism, e.g. --profile 1394a-2000 (default: the topology's, else 1394-1995)",
-		func(s string) error {
-			if _, err := phy.LookupProfile(s); err != nil || s == "" {
-				return errors.New(profileNames())
-			}
-			cfg.opts.Profile = s
-			return nil
-		})
-	fs.StringVar(&cfg.opts.ForceRoot, "force-root", "",
-		"set force root (RHB) on `NODE` before the first reset, as a PHY configuration\npacket would, e.g. --force-root camera")
-	fs.Var(&initiators, "initiator",
-		"`NODE` starts the first reset; repeat for several,\ne.g. --initiator pc --initiator hub (default: power-up, every PHY resets)")
-	fs.Var(policy, "policy",
-		"resolve root contention by `POLICY`: coin, the standard's coin flip, or\nlarger-id-wins, the larger uid waits SLOW and becomes parent,\ne.g. --policy larger-id-wins")
-	fs.Func("coin-bias",
-		"the coin picks FAST with probability `P` in [0,1], e.g. --coin-bias 0.25\n(default 0.5, a fair coin)",
-		func(s string) error {
-			p, err := strconv.ParseFloat(s, 64)
-			if err != nil || !(p >= 0 && p <= 1) {
-				return errors.New("want a probability from 0 to 1")
-			}
-			coinBias = &p
-			return nil
-		})
-	fs.Var(corner, "timing",
-		"place root-contention waits in their windows at `CORNER`: random (uniform), min\n(lower bound) or max (upper bound), e.g. --timing min")
-	fs.Var(clock, "clock",
-		"run PHY clocks as `CLOCK`: cycle quantises to each PHY's clock with a random\nphase and its ppm error; ideal samples every nanosecond, e.g. --clock ideal")
-	fs.BoolVar(&cfg.opts.AllowOutOfSpec, "allow-out-of-spec", false,
-		"run a topology beyond the standard's limits (ports, hops, cable length, clock\nppm) and list why it is out of spec, e.g. --gen chain:20 --allow-out-of-spec")
-	fs.Var(newUint64(&cfg.opts.MaxEvents, bus.DefaultMaxEvents), "max-events",
-		"stop after `N` kernel events; the generation then ends budget-exhausted,\ne.g. --max-events 10000")
 	fs.BoolVar(&cfg.jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .root")
 	fs.StringVar(&cfg.views.vcd, "vcd", "",
@@ -113,14 +59,13 @@ func runRun(_ context.Context, e *env, args []string) int {
 		"write the bus of every generation as Graphviz DOT to `FILE`, e.g. --dot bus.dot")
 	fs.StringVar(&cfg.views.svg, "svg", "",
 		"render the DOT to SVG in `FILE` with Graphviz's dot, which must be installed,\ne.g. --svg bus.svg")
-	fs.order("topology", "gen", "seed", "profile", "force-root", "initiator", "policy", "coin-bias",
-		"timing", "clock", "allow-out-of-spec", "max-events", "json", "vcd", "vcd-dialect", "trace", "dot", "svg")
+	fs.order(append(order, "json", "vcd", "vcd-dialect", "trace", "dot", "svg")...)
 
 	if code, done := fs.parse(e, args); done {
 		return code
 	}
-	if cfg.topology != "" && cfg.gen != "" {
-		return fs.usageError(e, "--topology and --gen are mutually exclusive")
+	if err := cfg.bus.check(); err != nil {
+		return fs.usageError(e, "%v", err)
 	}
 	dialectSet := false
 	fs.Visit(func(f *flag.Flag) { dialectSet = dialectSet || f.Name == "vcd-dialect" })
@@ -132,20 +77,8 @@ func runRun(_ context.Context, e *env, args []string) int {
 			cfg.views.vcdOptions.Dialect = d
 		}
 	}
-	cfg.opts.Initiators = initiators
-	cfg.opts.CoinBias = coinBias
-	if policy.value == treeid.LargerIDWins.String() {
-		cfg.opts.Policy = treeid.LargerIDWins
-	}
-	switch corner.value {
-	case treeid.CornerMin.String():
-		cfg.opts.Corner = treeid.CornerMin
-	case treeid.CornerMax.String():
-		cfg.opts.Corner = treeid.CornerMax
-	}
-	cfg.opts.IdealClock = clock.value == "ideal"
-
-	topo, source, err := cfg.loadTopology()
+	opts := cfg.bus.options()
+	topo, source, err := cfg.bus.load()
 	if err != nil {
 		return fs.inputError(e, err)
 	}
@@ -156,22 +89,11 @@ func runRun(_ context.Context, e *env, args []string) int {
 	defer cfg.views.close()
 	var trace bus.Trace
 	if cfg.views.traced() {
-		cfg.opts.Observer = trace.Record
+		opts.Observer = trace.Record
 	}
-	res, err := bus.Run(topo, cfg.opts)
+	res, err := bus.Run(topo, opts)
 	if err != nil {
-		switch {
-		case errors.Is(err, bus.ErrInvalidOptions):
-			if msg := cfg.unknownNode(topo); msg != "" {
-				return fs.inputError(e, errors.New(msg))
-			}
-		case errors.Is(err, bus.ErrOutOfSpec) && !cfg.opts.AllowOutOfSpec:
-			err = fmt.Errorf("%w; rerun with --allow-out-of-spec", err)
-		}
-		if cfg.gen != "" {
-			err = fmt.Errorf("--gen %s: %w", cfg.gen, err)
-		}
-		return fs.inputError(e, err)
+		return fs.inputError(e, cfg.bus.explain(topo, err))
 	}
 	if err := cfg.views.write(res, trace.Events); err != nil {
 		return fs.inputError(e, err)
@@ -190,52 +112,6 @@ func runRun(_ context.Context, e *env, args []string) int {
 	return exitOK
 }
 
-// loadTopology returns the bus the flags name and how to name it in the
-// output: the file, "gen SPEC" or "default".
-func (c *runConfig) loadTopology() (*bus.Topology, string, error) {
-	switch {
-	case c.topology != "":
-		t, err := bus.LoadTopology(c.topology)
-		if pe, ok := errors.AsType[*os.PathError](err); ok {
-			err = fmt.Errorf("topology file %s: %w", pe.Path, pe.Err)
-		}
-		return t, c.topology, err
-	case c.gen != "":
-		t, err := bus.Generate(c.gen)
-		return t, "gen " + c.gen, err
-	}
-	return bus.DefaultTopology(), "default", nil
-}
-
-// unknownNode names the first node flag that names no node of t, and t's
-// nodes; "" when every node flag is fine.
-func (c *runConfig) unknownNode(t *bus.Topology) string {
-	ids := make([]string, len(t.Nodes))
-	for i, n := range t.Nodes {
-		ids[i] = n.ID
-	}
-	check := func(flag, id string) string {
-		if id == "" || slices.Contains(ids, id) {
-			return ""
-		}
-		const maxListed = 12
-		listed := strings.Join(ids[:min(len(ids), maxListed)], ", ")
-		if len(ids) > maxListed {
-			listed += fmt.Sprintf(", … (%d in all)", len(ids))
-		}
-		return fmt.Sprintf("--%s: unknown node %q (the bus has %s)", flag, id, listed)
-	}
-	if msg := check("force-root", c.opts.ForceRoot); msg != "" {
-		return msg
-	}
-	for _, id := range c.opts.Initiators {
-		if msg := check("initiator", id); msg != "" {
-			return msg
-		}
-	}
-	return ""
-}
-
 func failedGenerations(res *bus.Result) int {
 	n := 0
 	for _, g := range res.Generations {
@@ -244,20 +120,4 @@ func failedGenerations(res *bus.Result) int {
 		}
 	}
 	return n
-}
-
-func profileNames() string {
-	s := "want "
-	ps := phy.Profiles()
-	for i, p := range ps {
-		switch {
-		case i == 0:
-		case i == len(ps)-1:
-			s += " or "
-		default:
-			s += ", "
-		}
-		s += p.Name
-	}
-	return s
 }

@@ -64,8 +64,7 @@ func (l *paramList) Set(s string) error {
 // and the starting node of the reset.
 type sweepFlags struct {
 	analyzeFlags
-	params     paramList
-	initiators list
+	params paramList
 }
 
 // register adds the flags to fs and returns their help order.
@@ -73,9 +72,7 @@ func (s *sweepFlags) register(fs *flags) []string {
 	order := s.analyzeFlags.register(fs)
 	fs.Var(&s.params, "param",
 		"sweep `NAME=FROM..TO:STEP` (NAME=VALUE: one value); repeat for a grid,\ne.g. --param delay=0..400:20 --param coin_bias=0.5")
-	fs.Var(&s.initiators, "initiator",
-		"`NODE` starts the first reset instead of a power-up of every PHY; repeat\nfor several, e.g. --gen chain:4 --initiator n0")
-	return append([]string{"param"}, append(order, "initiator")...)
+	return append([]string{"param"}, order...)
 }
 
 // gridPoint is what one point of a sweep found.
@@ -101,7 +98,6 @@ func (s *sweepFlags) prepare(e *env, fs *flags, required bool) (*sweepRun, int) 
 	if code != exitOK {
 		return nil, code
 	}
-	cfg.Options.Initiators = s.initiators
 	if len(s.params) == 0 {
 		if required {
 			return nil, fs.usageError(e, "want at least one --param, e.g. --param delay=0..400:20")
@@ -119,7 +115,7 @@ func (s *sweepFlags) prepare(e *env, fs *flags, required bool) (*sweepRun, int) 
 }
 
 func (s *sweepFlags) base(cfg analysis.Config) sweep.Base {
-	return sweep.Base{Topology: cfg.Topology, Gen: s.source.gen, Options: cfg.Options}
+	return sweep.Base{Topology: cfg.Topology, Gen: s.bus.gen, Options: cfg.Options}
 }
 
 // run analyses every point in grid order. progress sees the runs of the
@@ -211,7 +207,7 @@ func runSweep(ctx context.Context, e *env, args []string) (code int) {
 		out = f
 	}
 	if err := s.run(ctx, r, newProgress(e, quiet), nil); err != nil {
-		return s.runError(e, fs, err)
+		return s.runError(e, fs, r.cfg, err)
 	}
 	var err error
 	switch {
