@@ -113,7 +113,7 @@ func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 	fs.BoolVar(&jsonOutput, "json", false, "write one JSON object instead of the text report, e.g. --json | jq .metrics")
 	fs.StringVar(&csvFile, "csv", "",
 		"also write one row per run to `FILE`: run, seed, outcome, the metrics, root,\ne.g. --csv runs.csv")
-	fs.BoolVar(&quiet, "quiet", false, "draw no progress bar (drawn on stderr only when it is a terminal)")
+	fs.BoolVar(&quiet, "quiet", false, "draw no progress bar (drawn on stderr only when it is a terminal),\ne.g. --quiet 2>log")
 	fs.order(append(order, "shard", "json", "csv", "quiet")...)
 	if code, done := fs.parse(e, args); done {
 		return code

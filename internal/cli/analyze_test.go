@@ -23,35 +23,14 @@ var prismArgs = []string{"analyze", "--topology", prismPair, "--allow-out-of-spe
 	"--clock", "ideal", "--runs", "2000", "--deadline", "2us", "--deadline", "4us"}
 
 func TestAnalyzeGolden(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		args []string
-		code int
-	}{
+	testGoldenCases(t, []goldenCase{
 		// No deadline to miss and no failure.
-		{"pair", []string{"analyze", "--gen", "pair", "--runs", "500", "--seed", "3"}, exitOK},
+		{name: "pair", args: []string{"analyze", "--gen", "pair", "--runs", "500", "--seed", "3"}, code: exitOK},
 		// Deadlines missed in some runs: exit 1.
-		{"prism-max", prismArgs, exitFailure},
+		{name: "prism-max", args: prismArgs, code: exitFailure},
 		// Every run fails: counted, with the metrics never reached.
-		{"ring3", []string{"analyze", "--gen", "ring:3", "--runs", "3", "--deadline", "1ms"}, exitFailure},
-	} {
-		for _, format := range []string{"txt", "json"} {
-			t.Run(tc.name+"."+format, func(t *testing.T) {
-				args := tc.args
-				if format == "json" {
-					args = append(args[:len(args):len(args)], "--json")
-				}
-				code, stdout, stderr := runCLI(t, args...)
-				require.Equal(t, tc.code, code, "stderr: %s", stderr)
-				if tc.code == exitOK {
-					assert.Empty(t, stderr)
-				} else {
-					assert.True(t, strings.HasPrefix(stderr, "fwsim analyze: "), stderr)
-				}
-				golden(t, filepath.Join("analyze", tc.name+"."+format), stdout)
-			})
-		}
-	}
+		{name: "ring3", args: []string{"analyze", "--gen", "ring:3", "--runs", "3", "--deadline", "1ms"}, code: exitFailure},
+	}, func(name, format string) string { return filepath.Join("analyze", name+"."+format) })
 }
 
 func TestAnalyzePrismAgreesWithThePublishedWorstCase(t *testing.T) {

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -23,6 +24,60 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
 	code = Run(context.Background(), args, strings.NewReader(""), &out, &errOut)
 	return code, out.String(), errOut.String()
+}
+
+// jsonOutput runs args with --json, checks the exit code and decodes the
+// output strictly into T: every field the output has, T must know.
+func jsonOutput[T any](t *testing.T, wantCode int, args ...string) T {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, append(args, "--json")...)
+	require.Equal(t, wantCode, code, stderr)
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	dec.DisallowUnknownFields()
+	var out T
+	require.NoError(t, dec.Decode(&out))
+	return out
+}
+
+// goldenCase is a command whose text and --json output are pinned by
+// golden files.
+type goldenCase struct {
+	name string
+	args []string
+	code int
+	// stderr is the exact diagnostic of a failure; "" accepts any line that
+	// names the command.
+	stderr string
+}
+
+// testGoldenCases runs every case twice, as text and with --json, checks
+// its exit code and stderr, compares stdout with the golden file
+// path(name, format) names, and checks that a second run gives the same bytes.
+func testGoldenCases(t *testing.T, cases []goldenCase, path func(name, format string) string) {
+	for _, tc := range cases {
+		for _, format := range []string{"txt", "json"} {
+			t.Run(tc.name+"."+format, func(t *testing.T) {
+				args := tc.args
+				if format == "json" {
+					args = append(args[:len(args):len(args)], "--json")
+				}
+				code, stdout, stderr := runCLI(t, args...)
+				require.Equal(t, tc.code, code, "stderr: %s", stderr)
+				switch {
+				case tc.code == exitOK:
+					assert.Empty(t, stderr)
+				case tc.stderr != "":
+					assert.Equal(t, tc.stderr, stderr)
+				default:
+					assert.True(t, strings.HasPrefix(stderr, "fwsim "+args[0]+": "), stderr)
+				}
+				golden(t, path(tc.name, format), stdout)
+
+				_, again, _ := runCLI(t, args...)
+				assert.Equal(t, stdout, again, "a second run differs")
+			})
+		}
+	}
 }
 
 // golden compares got with testdata/name, or rewrites the file with -update.
@@ -57,12 +112,41 @@ func TestHelpListsEveryCommand(t *testing.T) {
 	}
 }
 
+// flagHelp runs "fwsim help name" and returns the help text and the help
+// of each flag, by flag name.
+func flagHelp(t *testing.T, name string) (help string, flags map[string]string) {
+	t.Helper()
+	code, help, stderr := runCLI(t, "help", name)
+	require.Equal(t, exitOK, code, name)
+	require.Empty(t, stderr, name)
+	flags = map[string]string{}
+	for _, block := range strings.Split(help, "\n  --")[1:] {
+		flag, _, _ := strings.Cut(block, " ")
+		flag, _, _ = strings.Cut(flag, "\n")
+		flags[flag] = block
+	}
+	return help, flags
+}
+
+// TestHelpOfEveryCommand holds every command to the conventions of the
+// command line: a usage line, an example of every flag that uses it, lines
+// that fit a terminal, and -h giving the same text as "fwsim help".
 func TestHelpOfEveryCommand(t *testing.T) {
 	for _, c := range commands() {
-		code, stdout, stderr := runCLI(t, "help", c.name)
-		assert.Equal(t, exitOK, code, c.name)
-		assert.Empty(t, stderr, c.name)
-		assert.Contains(t, stdout, "Usage: fwsim "+c.name, c.name)
+		help, flags := flagHelp(t, c.name)
+		assert.Contains(t, help, "Usage: fwsim "+c.name, c.name)
+		for flag, block := range flags {
+			assert.Contains(t, block, "e.g. ", "%s: help gives no example of --%s", c.name, flag)
+			assert.Contains(t, block, "--"+flag, "%s: the example of --%s does not use it", c.name, flag)
+		}
+		for _, line := range strings.Split(help, "\n") {
+			assert.LessOrEqual(t, len([]rune(line)), 100, "%s: help line too long: %q", c.name, line)
+		}
+		if c.name != "help" {
+			code, again, _ := runCLI(t, c.name, "-h")
+			assert.Equal(t, exitOK, code, c.name)
+			assert.Equal(t, help, again, c.name)
+		}
 	}
 }
 

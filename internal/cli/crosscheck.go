@@ -40,14 +40,14 @@ func runCrosscheck(_ context.Context, e *env, args []string) int {
 		opts                   hwtest.CrossOptions
 	)
 	fs.StringVar(&file, "capture", "", "read the real bus from the capture `FILE` (- for stdin), e.g. --capture dmesg.log")
-	fs.BoolVar(&useProbe, "probe", false, "read the real bus from the local node's /dev/fw* (Linux; see fwsim help probe)")
+	fs.BoolVar(&useProbe, "probe", false, "read the real bus from the local node's /dev/fw* (Linux; see fwsim help probe),\ne.g. --probe --device /dev/fw1")
 	fs.StringVar(&device, "device", "", "with --probe, use `PATH` instead of the first local node, e.g. --device /dev/fw1")
-	fs.Var(&format, "format", "read the capture as `F` (see fwsim help decode; default: detected)")
+	fs.Var(&format, "format", "read the capture as `F` (see fwsim help decode; default: detected),\ne.g. --format firewire-ohci")
 	fs.StringVar(&topology, "topology", "", "emulate the topology `FILE` instead of the one the capture shows,\ne.g. --topology lab.yaml")
-	fs.StringVar(&opts.ForceRoot, "force-root", "", "with --topology, force `NODE` to be root (default: the observed root\nwhen the topology comes from the capture, none otherwise)")
-	fs.Var(&initiators, "initiator", "with --topology, `NODE` starts the reset; repeat for several\n(default: the nodes with i set when the topology comes from the capture)")
+	fs.StringVar(&opts.ForceRoot, "force-root", "", "with --topology, force `NODE` to be root (default: the observed root\nwhen the topology comes from the capture, none otherwise), e.g. --force-root pc")
+	fs.Var(&initiators, "initiator", "with --topology, `NODE` starts the reset; repeat for several\n(default: the nodes with i set when the topology comes from the capture),\ne.g. --initiator pc")
 	fs.Var(newUint64(&opts.Seed, 1), "seed", "seed the emulation with `N`, e.g. --seed 42")
-	fs.BoolVar(&jsonOutput, "json", false, "write one JSON object instead of the text report")
+	fs.BoolVar(&jsonOutput, "json", false, "write one JSON object instead of the text report, e.g. --json | jq .generations")
 	fs.order("capture", "probe", "device", "format", "topology", "force-root", "initiator", "seed", "json")
 	if code, done := fs.parse(e, args); done {
 		return code

@@ -26,29 +26,15 @@ func runCLIInput(t *testing.T, stdin string, args ...string) (code int, stdout, 
 }
 
 func TestDecodeGolden(t *testing.T) {
-	for _, tc := range []struct {
-		file   string
-		code   int
-		stderr string
-	}{
-		{"ohci-two-resets.log", exitOK, ""},
-		{"raw-linux-checks.txt", exitFailure, "fwsim decode: 6 of 7 generations show an inconsistent bus\n"},
-		{"topology-map.txt", exitFailure, "fwsim decode: 1 of 2 generations show an inconsistent bus\n"},
-		{"raw-inverses.txt", exitFailure, "fwsim decode: 1 of 1 generations show an inconsistent bus\n"},
-	} {
-		for _, format := range []string{"txt", "json"} {
-			t.Run(tc.file+"."+format, func(t *testing.T) {
-				args := []string{"decode", captures + tc.file}
-				if format == "json" {
-					args = append(args, "--json")
-				}
-				code, stdout, stderr := runCLI(t, args...)
-				require.Equal(t, tc.code, code, stderr)
-				assert.Equal(t, tc.stderr, stderr)
-				golden(t, "decode/"+strings.TrimSuffix(tc.file, filepath.Ext(tc.file))+"."+format, stdout)
-			})
-		}
-	}
+	testGoldenCases(t, []goldenCase{
+		{name: "ohci-two-resets", args: []string{"decode", captures + "ohci-two-resets.log"}, code: exitOK},
+		{name: "raw-linux-checks", args: []string{"decode", captures + "raw-linux-checks.txt"}, code: exitFailure,
+			stderr: "fwsim decode: 6 of 7 generations show an inconsistent bus\n"},
+		{name: "topology-map", args: []string{"decode", captures + "topology-map.txt"}, code: exitFailure,
+			stderr: "fwsim decode: 1 of 2 generations show an inconsistent bus\n"},
+		{name: "raw-inverses", args: []string{"decode", captures + "raw-inverses.txt"}, code: exitFailure,
+			stderr: "fwsim decode: 1 of 1 generations show an inconsistent bus\n"},
+	}, func(name, format string) string { return "decode/" + name + "." + format })
 }
 
 // The JSON names the fields the documentation promises.

@@ -54,9 +54,9 @@ func runProbe(ctx context.Context, e *env, args []string) int {
 	)
 	fs.StringVar(&device, "device", "", "open `PATH` instead of the first local node's /dev/fw*, e.g. --device /dev/fw1")
 	fs.Var(resetKind, "reset", "initiate a bus reset of `KIND` short (arbitrated, 1394a) or long first and read\nthe new generation, e.g. --reset short (default: never reset)")
-	fs.BoolVar(&watch, "watch", false, "keep reading: print every new generation after each bus reset until interrupted")
-	fs.BoolVar(&jsonOutput, "json", false, "write JSON instead of the text report (one object per generation)")
-	fs.StringVar(&usb, "usb", "", "read a USB capture device `VID:PID[,ENDPOINT]` (hex IDs, bulk IN endpoint,\ndefault 1), or list the attached USB devices with --usb list")
+	fs.BoolVar(&watch, "watch", false, "keep reading: print every new generation after each bus reset until interrupted,\ne.g. --watch")
+	fs.BoolVar(&jsonOutput, "json", false, "write JSON instead of the text report (one object per generation), e.g. --json")
+	fs.StringVar(&usb, "usb", "", "read a USB capture device `VID:PID[,ENDPOINT]` (hex IDs, bulk IN endpoint,\ndefault 1), or list the attached USB devices with --usb list, e.g. --usb 04b4:8613,2")
 	fs.DurationVar(&duration, "duration", duration, "with --usb, read the stream for `D`, e.g. --duration 10s")
 	fs.order("device", "reset", "watch", "json", "usb", "duration")
 	if code, done := fs.parse(e, args); done {

@@ -48,7 +48,7 @@ Exit status: as fwsim analyze (without --param) or fwsim sweep (with);
 func runReport(ctx context.Context, e *env, args []string) (code int) {
 	fs := newFlags("report", reportIntro,
 		"fwsim report --out pair-report --gen pair --runs 10000 --deadline 1us --deadline 2us",
-		"fwsim report --out prism --gen chain:4 --initiator n0 --profile prism --param delay=300..440:10 --runs 500",
+		"fwsim report --out prism --gen chain:4 --initiator n0 --profile prism --param delay=300..440:10",
 		"fwsim report --out trees --gen tree:2:1 --param nodes=2..62:4 --runs 200",
 	)
 	var (
@@ -58,7 +58,7 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 	)
 	order := s.register(fs)
 	fs.StringVar(&dir, "out", "", "write index.html and the CSV files to the directory `DIR` (created if\nneeded), e.g. --out report")
-	fs.BoolVar(&quiet, "quiet", false, "draw no progress bar (drawn on stderr only when it is a terminal)")
+	fs.BoolVar(&quiet, "quiet", false, "draw no progress bar (drawn on stderr only when it is a terminal),\ne.g. --quiet 2>log")
 	fs.order(append([]string{"out"}, append(order, "quiet")...)...)
 	if code, done := fs.parse(e, args); done {
 		return code

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,46 +24,16 @@ const hotplugExample = "../../examples/hotplug.yaml"
 
 // goldenRuns are the fixed (topology, seed) pairs whose output the golden
 // files pin, text and JSON.
-var goldenRuns = []struct {
-	name string
-	args []string
-	code int
-}{
-	{"default", []string{"run"}, exitOK}, // seed 1: the README's command
-	{"pair-seed7", []string{"run", "--gen", "pair", "--seed", "7"}, exitOK},
-	{"ring3", []string{"run", "--gen", "ring:3"}, exitFailure}, // a loop: config-timeout
-	{"hotplug", []string{"run", "--topology", hotplugExample}, exitOK},
+var goldenRuns = []goldenCase{
+	{name: "default", args: []string{"run"}, code: exitOK}, // seed 1: the README's command
+	{name: "pair-seed7", args: []string{"run", "--gen", "pair", "--seed", "7"}, code: exitOK},
+	{name: "ring3", args: []string{"run", "--gen", "ring:3"}, code: exitFailure, // a loop: config-timeout
+		stderr: "fwsim run: 1 of 1 generations did not end ok\n"},
+	{name: "hotplug", args: []string{"run", "--topology", hotplugExample}, code: exitOK},
 }
 
 func TestRunGolden(t *testing.T) {
-	for _, tc := range goldenRuns {
-		if strings.Contains(strings.Join(tc.args, " "), hotplugExample) {
-			if _, err := os.Stat(hotplugExample); err != nil {
-				t.Logf("skipping %s: %v", tc.name, err)
-				continue
-			}
-		}
-		for _, format := range []string{"txt", "json"} {
-			t.Run(tc.name+"."+format, func(t *testing.T) {
-				args := tc.args
-				if format == "json" {
-					args = append(args[:len(args):len(args)], "--json")
-				}
-				code, stdout, stderr := runCLI(t, args...)
-				require.Equal(t, tc.code, code, "stderr: %s", stderr)
-				if tc.code == exitOK {
-					assert.Empty(t, stderr)
-				} else {
-					assert.Equal(t, "fwsim run: 1 of 1 generations did not end ok\n", stderr)
-				}
-				golden(t, "run-"+tc.name+"."+format, stdout)
-
-				// Determinism: the same arguments give the same bytes.
-				_, again, _ := runCLI(t, args...)
-				assert.Equal(t, stdout, again, "a second run differs")
-			})
-		}
-	}
+	testGoldenCases(t, goldenRuns, func(name, format string) string { return "run-" + name + "." + format })
 }
 
 func TestRunDefaultIsTheDefaultExample(t *testing.T) {
@@ -179,25 +151,9 @@ var runFlags = []string{"topology", "gen", "seed", "profile", "force-root", "ini
 	"coin-bias", "timing", "clock", "allow-out-of-spec", "max-events", "json", "vcd", "vcd-dialect", "trace", "dot", "svg"}
 
 func TestRunHelp(t *testing.T) {
-	code, help, stderr := runCLI(t, "help", "run")
-	require.Equal(t, exitOK, code)
-	assert.Empty(t, stderr)
-	blocks := map[string]string{} // flag name → its help
-	for _, block := range strings.Split(help, "\n  --")[1:] {
-		name, _, _ := strings.Cut(block, " ")
-		name, _, _ = strings.Cut(name, "\n")
-		blocks[name] = block
-	}
-	for _, f := range runFlags {
-		require.Contains(t, blocks, f, "help does not explain --%s", f)
-		assert.Contains(t, blocks[f], "e.g. ", "help gives no example of --%s", f)
-		assert.Contains(t, blocks[f], "--"+f, "the example of --%s does not use it", f)
-	}
-	assert.Len(t, blocks, len(runFlags), "help explains flags this test does not know")
+	help, flags := flagHelp(t, "run")
+	assert.ElementsMatch(t, runFlags, slices.Collect(maps.Keys(flags)))
 	assert.Contains(t, help, "\nExamples:\n  fwsim run\n")
-	for _, line := range strings.Split(help, "\n") {
-		assert.LessOrEqual(t, len([]rune(line)), 100, "help line too long: %q", line)
-	}
 	for _, args := range [][]string{{"run", "-h"}, {"run", "--help"}, {"run", "--gen", "pair", "-help"}} {
 		code, stdout, stderr := runCLI(t, args...)
 		assert.Equal(t, exitOK, code, args)
@@ -215,16 +171,10 @@ func TestRunOutputFitsIn100Columns(t *testing.T) {
 	}
 }
 
-// runJSONOutput runs args with --json and decodes the output strictly.
+// runJSONOutput runs "fwsim run" args with --json and decodes the output.
 func runJSONOutput(t *testing.T, wantCode int, args ...string) runJSON {
 	t.Helper()
-	code, stdout, stderr := runCLI(t, append(args, "--json")...)
-	require.Equal(t, wantCode, code, stderr)
-	dec := json.NewDecoder(strings.NewReader(stdout))
-	dec.DisallowUnknownFields()
-	var out runJSON
-	require.NoError(t, dec.Decode(&out))
-	return out
+	return jsonOutput[runJSON](t, wantCode, args...)
 }
 
 func TestRunJSONFieldOrder(t *testing.T) {

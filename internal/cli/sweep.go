@@ -169,7 +169,7 @@ func runSweep(ctx context.Context, e *env, args []string) (code int) {
 	fs := newFlags("sweep", sweepIntro,
 		"fwsim sweep --gen pair --param delay=0..400:20 --runs 2000",
 		"fwsim sweep --gen chain:4 --initiator n0 --param delay=100..160:2 --runs 1000 --csv sweep.csv",
-		"fwsim sweep --gen pair --profile prism --param fast_max=800..1000:20 --param coin_bias=0.25..0.75:0.25 --json",
+		"fwsim sweep --gen pair --profile prism --param fast_max=800..900:20 --param coin_bias=0.3..0.7:0.2",
 		"fwsim sweep --gen tree:2:1 --param nodes=2..62:10 --runs 200 --deadline 300us",
 	)
 	var (
@@ -181,7 +181,7 @@ func runSweep(ctx context.Context, e *env, args []string) (code int) {
 	order := s.register(fs)
 	fs.StringVar(&csvFile, "csv", "", "write the rows as CSV to `FILE` instead of the text table, e.g. --csv sweep.csv")
 	fs.BoolVar(&jsonOutput, "json", false, "write one JSON object instead of the text table, e.g. --json | jq '.points[0]'")
-	fs.BoolVar(&quiet, "quiet", false, "draw no progress bar (drawn on stderr only when it is a terminal)")
+	fs.BoolVar(&quiet, "quiet", false, "draw no progress bar (drawn on stderr only when it is a terminal),\ne.g. --quiet 2>log")
 	fs.order(append(order, "csv", "json", "quiet")...)
 	if code, done := fs.parse(e, args); done {
 		return code
