@@ -3,11 +3,8 @@ module github.com/fwsim/fwsim
 go 1.26.0
 
 require (
+	github.com/google/gousb v1.1.3
 	github.com/stretchr/testify v1.12.1
 	go.yaml.in/yaml/v3 v3.0.6
-)
-
-require (
-	github.com/google/gousb v1.1.3 // indirect
-	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/sys v0.49.0
 )
