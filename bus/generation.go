@@ -28,6 +28,7 @@ type generation struct {
 	lastPacketNs int64
 	inflight     int // packet deliveries still scheduled
 	selfIDs      []phy.SelfID
+	links        []Link // not kept by a Simulator, which reports no Generation
 	tree         *treeid.Tree
 	result       Generation
 }
@@ -98,6 +99,16 @@ func (w *world) open(comp int, now int64, cause string) *generation {
 	for j, c := range w.comp {
 		if c == comp {
 			g.members = append(g.members, j)
+		}
+	}
+	if !w.lean {
+		for _, c := range w.cables {
+			if c.connected && w.comp[c.a.node] == comp {
+				g.links = append(g.links, Link{
+					Nodes: [2]string{w.nodes[c.a.node].cfg.id, w.nodes[c.b.node].cfg.id},
+					Ports: [2]int{c.a.port, c.b.port},
+				})
+			}
 		}
 	}
 	w.gens = append(w.gens, g)
@@ -232,7 +243,7 @@ func relative(t, start int64) int64 {
 func (w *world) snapshot(g *generation) Generation {
 	out := Generation{
 		Index: g.index, StartNs: g.startNs, Cause: g.cause, Outcome: g.outcome,
-		Problems: g.problems, SelfIDs: g.selfIDs, Tree: g.tree,
+		Problems: g.problems, SelfIDs: g.selfIDs, Tree: g.tree, Links: g.links,
 		Timing: PhaseTiming{
 			ResetEnd:   relative(g.resetEnd, g.startNs),
 			TreeIDDone: relative(g.treeDone, g.startNs),

@@ -84,6 +84,10 @@ type Generation struct {
 	Timing PhaseTiming
 	// Contention lists every root contention, one entry per contended link.
 	Contention []Contention
+	// Links are the cables that joined the generation's nodes when it
+	// began, in topology order: the bus as wired, which the self-IDs
+	// describe only when tree identify succeeds.
+	Links []Link
 }
 
 // PhaseTiming gives the end of each phase in ns after Generation.StartNs; a
@@ -113,6 +117,13 @@ type NodeResult struct {
 	Initiated bool
 	// State is the PHY state at the end of the generation.
 	State phy.State
+}
+
+// Link is one cable, named by the node and port at either end, in the
+// order the topology gives them.
+type Link struct {
+	Nodes [2]string
+	Ports [2]int
 }
 
 // Contention is the root contention on one link: the two nodes that sent

@@ -49,6 +49,13 @@ func checkTree(t *testing.T, topo *Topology, g Generation) {
 	}
 	require.Equal(t, 1, roots)
 
+	// The links are the topology's cables, in its order.
+	require.Len(t, g.Links, len(rt.cables))
+	for i, c := range rt.cables {
+		assert.Equal(t, Link{Nodes: [2]string{rt.nodes[c.a.node].id, rt.nodes[c.b.node].id}, Ports: [2]int{c.a.port, c.b.port}},
+			g.Links[i], "link %d", i)
+	}
+
 	// Cables: one end parent, the other child; build child lists by port.
 	children := make([][]int, len(rt.nodes)) // node → port → child node (or -1)
 	for i, n := range rt.nodes {
@@ -130,6 +137,29 @@ func TestRandomTreesInitialiseCorrectly(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLinksFollowTheScenario checks each generation's links against the
+// cables the hot-plug example has plugged in when it begins.
+func TestLinksFollowTheScenario(t *testing.T) {
+	topo, err := LoadTopology("../examples/hotplug.yaml")
+	require.NoError(t, err)
+	res := runOK(t, topo, Options{Seed: 1})
+	pcHub := Link{Nodes: [2]string{"pc", "hub"}, Ports: [2]int{0, 0}}
+	hubCamera := Link{Nodes: [2]string{"hub", "camera"}, Ports: [2]int{1, 0}}
+	hubDisk := Link{Nodes: [2]string{"hub", "disk"}, Ports: [2]int{2, 0}}
+	byCause := map[string][][]Link{}
+	for _, g := range res.Generations {
+		byCause[g.Cause] = append(byCause[g.Cause], g.Links)
+	}
+	for cause, want := range map[string][][]Link{
+		"power-up: every PHY resets":          {nil, {pcHub, hubCamera}}, // the disk alone first
+		"connect hub:2–disk:0 (event 0)":      {{pcHub, hubCamera, hubDisk}},
+		"disconnect hub:1–camera:0 (event 1)": {{pcHub, hubDisk}, nil}, // and the camera alone
+		"long reset from pc (event 3)":        {{pcHub, hubDisk}},
+	} {
+		assert.Equal(t, want, byCause[cause], cause)
 	}
 }
 

@@ -13,9 +13,10 @@ import (
 // generation: each node labelled with its id and phy_ID, the root drawn with
 // a double border, each cable an edge from child to parent labelled with the
 // port at either end, and each unconnected port a small dashed stub. A
-// generation whose self-IDs did not build a tree has no cables to draw: its
-// nodes show every port with the role the PHY gave it. The graph's label
-// records the seed. Render it with dot -Tsvg.
+// generation whose self-IDs did not build a tree (a loop, a stall) draws its
+// cables undirected and dashed, from Generation.Links, with every port
+// labelled with the role the PHY gave it. The graph's label records the
+// seed. Render it with dot -Tsvg.
 func WriteDOT(w io.Writer, res *Result) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "digraph fwsim {\n  label=%s;\n  labelloc=t;\n  rankdir=BT;\n", dotQuote(runSummary(res)))
@@ -33,7 +34,7 @@ func WriteDOT(w io.Writer, res *Result) error {
 func writeDOTGeneration(bw *bufio.Writer, g *Generation) {
 	label := fmt.Sprintf("generation %d at %d ns (%s): %s", g.Index, g.StartNs, g.Cause, g.Outcome)
 	if g.Tree == nil {
-		label += "; no tree, so no cables"
+		label += "; no tree: cables as wired"
 	}
 	fmt.Fprintf(bw, "  subgraph cluster_g%d {\n    label=%s;\n", g.Index, dotQuote(label))
 	name := func(id string) string { return dotQuote(fmt.Sprintf("g%d/%s", g.Index, id)) }
@@ -57,11 +58,38 @@ func writeDOTGeneration(bw *bufio.Writer, g *Generation) {
 		}
 		fmt.Fprintf(bw, "    %s [label=%s%s];\n", name(n.ID), dotQuote(n.ID+"\n"+phyID), attrs)
 	}
+	type portOf struct {
+		node string
+		port int
+	}
+	cabled := map[portOf]bool{}
+	status := map[portOf]phy.PortStatus{}
+	for _, n := range g.Nodes {
+		for p, s := range n.Ports {
+			status[portOf{n.ID, p}] = s
+		}
+	}
+	// A cabled port the PHY left ncon never finished tree identify.
+	role := func(p portOf) string {
+		if s := status[p]; s == phy.PortParent || s == phy.PortChild {
+			return fmt.Sprintf("p%d %s", p.port, s)
+		}
+		return fmt.Sprintf("p%d undecided", p.port)
+	}
+	if g.Tree == nil {
+		for _, l := range g.Links {
+			a, b := portOf{l.Nodes[0], l.Ports[0]}, portOf{l.Nodes[1], l.Ports[1]}
+			cabled[a], cabled[b] = true, true
+			fmt.Fprintf(bw, "    %s -> %s [dir=none, style=dashed, taillabel=%s, headlabel=%s];\n",
+				name(a.node), name(b.node), dotQuote(role(a)), dotQuote(role(b)))
+		}
+	}
 	for _, n := range g.Nodes {
 		for p, s := range n.Ports {
 			// With a tree the cables show the connected ports; without one
-			// every present port is a stub that says what the PHY made of it.
-			if s == phy.PortAbsent || (g.Tree != nil && s != phy.PortNotConnected) {
+			// the cables are drawn as wired, and the ports without one are
+			// stubs.
+			if s == phy.PortAbsent || (g.Tree != nil && s != phy.PortNotConnected) || (g.Tree == nil && cabled[portOf{n.ID, p}]) {
 				continue
 			}
 			stub := name(fmt.Sprintf("%s/p%d", n.ID, p))

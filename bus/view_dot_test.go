@@ -44,10 +44,24 @@ func TestDOT(t *testing.T) {
 				for _, n := range g.Nodes {
 					byID[n.ID] = n
 				}
+				cabled := map[string]bool{}
+				for _, l := range g.Links {
+					if g.Tree == nil {
+						// Without a tree the cables are drawn as wired.
+						assert.Contains(t, out, fmt.Sprintf(`"g%d/%s" -> "g%d/%s" [dir=none, style=dashed, taillabel="p%d `,
+							g.Index, l.Nodes[0], g.Index, l.Nodes[1], l.Ports[0]))
+					}
+					for end := range 2 {
+						cabled[fmt.Sprintf("%s/p%d", l.Nodes[end], l.Ports[end])] = true
+					}
+				}
 				for _, n := range g.Nodes {
 					for p, s := range n.Ports {
-						if s == phy.PortNotConnected {
-							assert.Contains(t, out, fmt.Sprintf(`"g%d/%s/p%d" [label="p%d ncon"`, g.Index, n.ID, p, p))
+						stub := fmt.Sprintf(`"g%d/%s/p%d" [label="p%d ncon"`, g.Index, n.ID, p, p)
+						if s == phy.PortNotConnected && !cabled[fmt.Sprintf("%s/p%d", n.ID, p)] {
+							assert.Contains(t, out, stub)
+						} else {
+							assert.NotContains(t, out, stub, "a stub on a cabled port")
 						}
 					}
 					if g.Tree == nil {

@@ -182,7 +182,7 @@ func TestRunJSONFieldOrder(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	assert.Equal(t, []string{
 		"topology", "seed", "profile", "policy", "coin_bias", "force_root", "initiators", "timing", "clock", "out_of_spec",
-		"outcome", "problems", "root", "nodes", "self_ids", "timing_ns", "contention",
+		"outcome", "problems", "root", "nodes", "self_ids", "timing_ns", "contention", "links",
 		"generations", "events", "end_ns",
 	}, topLevelKeys(t, stdout))
 
@@ -193,7 +193,7 @@ func TestRunJSONFieldOrder(t *testing.T) {
 	require.Len(t, doc.Generations, 1)
 	assert.Equal(t, []string{
 		"index", "start_ns", "cause", "outcome", "problems", "root", "nodes", "self_ids",
-		"timing_ns", "contention",
+		"timing_ns", "contention", "links",
 	}, topLevelKeys(t, string(doc.Generations[0])))
 }
 

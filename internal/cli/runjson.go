@@ -47,6 +47,12 @@ type generationJSON struct {
 	SelfIDs    []string         `json:"self_ids"` // "0x%08x", bus order, no inverses
 	TimingNs   timingJSON       `json:"timing_ns"`
 	Contention []contentionJSON `json:"contention"`
+	Links      []linkJSON       `json:"links"` // the cables as wired when the generation began
+}
+
+type linkJSON struct {
+	Nodes [2]string `json:"nodes"`
+	Ports [2]int    `json:"ports"`
 }
 
 type nodeJSON struct {
@@ -122,6 +128,7 @@ func newGenerationJSON(g *bus.Generation) generationJSON {
 		Nodes:      []nodeJSON{},
 		SelfIDs:    []string{},
 		Contention: []contentionJSON{},
+		Links:      []linkJSON{},
 		TimingNs: timingJSON{
 			ResetEnd:   nullIfNegative(g.Timing.ResetEnd),
 			TreeIDDone: nullIfNegative(g.Timing.TreeIDDone),
@@ -146,6 +153,9 @@ func newGenerationJSON(g *bus.Generation) generationJSON {
 	}
 	for _, q := range g.SelfIDs {
 		out.SelfIDs = append(out.SelfIDs, fmt.Sprintf("0x%08x", uint32(q)))
+	}
+	for _, l := range g.Links {
+		out.Links = append(out.Links, linkJSON(l))
 	}
 	for _, c := range g.Contention {
 		cj := contentionJSON{
