@@ -385,7 +385,11 @@ func (r *sweepRun) series(band string, value func(p gridPoint) report.Point) []r
 		if !ok {
 			i = len(out)
 			index[key] = i
-			out = append(out, report.Series{Name: strings.TrimSpace(key + " (band: " + band + ")")})
+			label := key // the other parameters' values name a line of their own
+			if label == "" {
+				label = "measured"
+			}
+			out = append(out, report.Series{Name: label + " (band: " + band + ")"})
 		}
 		pt := value(p)
 		pt.X, pt.Violated = p.point.Values[0], !p.conditions.Hold()
