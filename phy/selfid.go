@@ -139,7 +139,13 @@ type SelfIDInfo struct {
 
 // Encode gives the node's packets: 1 for up to 3 ports, 2 for 4–11, 3 for
 // 12–19, 4 for 20–27, with m set on all but the last.
-func (f SelfIDInfo) Encode() ([]SelfID, error) { return f.AppendEncode(nil) }
+func (f SelfIDInfo) Encode() ([]SelfID, error) {
+	packets, err := f.AppendEncode(make([]SelfID, 0, portPacket(len(f.Ports)-1)+1))
+	if err != nil {
+		return nil, err
+	}
+	return packets, nil
+}
 
 // AppendEncode appends the node's packets to dst, as Encode gives them, and
 // returns the extended slice; dst is returned unchanged with the error. It

@@ -378,6 +378,16 @@ func BenchmarkSelfIDEncode(b *testing.B) {
 				}
 			}
 		})
+		// What a PHY does on every reset: encode into the buffer it keeps.
+		b.Run(fmt.Sprintf("%dports/append", n), func(b *testing.B) {
+			var buf []SelfID
+			for b.Loop() {
+				var err error
+				if buf, err = f.AppendEncode(buf[:0]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
