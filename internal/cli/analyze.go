@@ -53,6 +53,7 @@ type analyzeFlags struct {
 	runs      int
 	workers   int
 	deadlines durationList
+	quiet     bool
 }
 
 // register adds the flags to fs; order lists them for help.
@@ -63,7 +64,14 @@ func (a *analyzeFlags) register(fs *flags) (order []string) {
 		"run on `W` cores; the result does not depend on it, e.g. --workers 2\n(default: every core)")
 	fs.Var(&a.deadlines, "deadline",
 		"report the probability that each time metric is at most `DUR`; repeat for\nseveral, e.g. --deadline 2us --deadline 4us")
-	return append(order[:2:2], append([]string{"runs", "workers", "deadline"}, order[2:]...)...)
+	fs.BoolVar(&a.quiet, "quiet", false,
+		"draw no progress bar (drawn on stderr only when it is a terminal),\ne.g. --quiet 2>log")
+	return append(order[:2:2], append([]string{"runs", "workers", "deadline", "quiet"}, order[2:]...)...)
+}
+
+// progress is the progress bar the flags ask for, nil for none.
+func (a *analyzeFlags) progress(e *env) func(done, total int) {
+	return newProgress(e, a.quiet)
 }
 
 // config loads the topology and returns the analysis the flags ask for.
@@ -105,7 +113,6 @@ func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 		shard      string
 		jsonOutput bool
 		csvFile    string
-		quiet      bool
 	)
 	order := a.register(fs)
 	fs.StringVar(&shard, "shard", "",
@@ -113,8 +120,7 @@ func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 	fs.BoolVar(&jsonOutput, "json", false, "write one JSON object instead of the text report, e.g. --json | jq .metrics")
 	fs.StringVar(&csvFile, "csv", "",
 		"also write one row per run to `FILE`: run, seed, outcome, the metrics, root,\ne.g. --csv runs.csv")
-	fs.BoolVar(&quiet, "quiet", false, "draw no progress bar (drawn on stderr only when it is a terminal),\ne.g. --quiet 2>log")
-	fs.order(append(order, "shard", "json", "csv", "quiet")...)
+	fs.order(append(order, "shard", "json", "csv")...)
 	if code, done := fs.parse(e, args); done {
 		return code
 	}
@@ -146,7 +152,7 @@ func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 			}
 		}()
 	}
-	sum, err := analysis.Run(ctx, cfg, newProgress(e, quiet))
+	sum, err := analysis.Run(ctx, cfg, a.progress(e))
 	if err != nil {
 		return a.runError(e, fs, cfg, err)
 	}

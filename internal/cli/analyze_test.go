@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"io"
 	"os"
@@ -91,11 +90,7 @@ func TestAnalyzeCSVReplays(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "runs.csv")
 	code, _, stderr := runCLI(t, "analyze", "--gen", "pair", "--runs", "70", "--seed", "4", "--csv", path, "--workers", "2")
 	require.Equal(t, exitOK, code, stderr)
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	require.NoError(t, err)
+	rows := readCSV(t, path)
 	require.Len(t, rows, 71)
 	assert.Equal(t, []string{"run", "seed", "outcome", "tree_id_ns", "self_id_ns", "contention_ns", "contention_rounds", "root"}, rows[0])
 	for i, row := range rows[1:] {

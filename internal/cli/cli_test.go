@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"os"
@@ -78,6 +79,17 @@ func testGoldenCases(t *testing.T, cases []goldenCase, path func(name, format st
 			})
 		}
 	}
+}
+
+// readCSV reads the whole CSV file at path.
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	return rows
 }
 
 // golden compares got with testdata/name, or rewrites the file with -update.

@@ -52,14 +52,12 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 		"fwsim report --out trees --gen tree:2:1 --param nodes=2..62:4 --runs 200",
 	)
 	var (
-		s     sweepFlags
-		dir   string
-		quiet bool
+		s   sweepFlags
+		dir string
 	)
 	order := s.register(fs)
 	fs.StringVar(&dir, "out", "", "write index.html and the CSV files to the directory `DIR` (created if\nneeded), e.g. --out report")
-	fs.BoolVar(&quiet, "quiet", false, "draw no progress bar (drawn on stderr only when it is a terminal),\ne.g. --quiet 2>log")
-	fs.order(append([]string{"out"}, append(order, "quiet")...)...)
+	fs.order(append([]string{"out"}, order...)...)
 	if code, done := fs.parse(e, args); done {
 		return code
 	}
@@ -93,7 +91,7 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 	var sum *analysis.Summary
 	if r.grid == nil {
 		r.cfg.Each = rows.write
-		sum, err = analysis.Run(ctx, r.cfg, newProgress(e, quiet))
+		sum, err = analysis.Run(ctx, r.cfg, s.progress(e))
 		if err != nil {
 			return s.runError(e, fs, r.cfg, err)
 		}
@@ -112,7 +110,7 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 			}
 			return rows.write(sample)
 		}
-		if err := s.run(ctx, r, newProgress(e, quiet), each); err != nil {
+		if err := s.run(ctx, r, s.progress(e), each); err != nil {
 			return s.runError(e, fs, r.cfg, err)
 		}
 		sum = r.points[0].summary

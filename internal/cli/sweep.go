@@ -176,13 +176,11 @@ func runSweep(ctx context.Context, e *env, args []string) (code int) {
 		s          sweepFlags
 		csvFile    string
 		jsonOutput bool
-		quiet      bool
 	)
 	order := s.register(fs)
 	fs.StringVar(&csvFile, "csv", "", "write the rows as CSV to `FILE` instead of the text table, e.g. --csv sweep.csv")
 	fs.BoolVar(&jsonOutput, "json", false, "write one JSON object instead of the text table, e.g. --json | jq '.points[0]'")
-	fs.BoolVar(&quiet, "quiet", false, "draw no progress bar (drawn on stderr only when it is a terminal),\ne.g. --quiet 2>log")
-	fs.order(append(order, "csv", "json", "quiet")...)
+	fs.order(append(order, "csv", "json")...)
 	if code, done := fs.parse(e, args); done {
 		return code
 	}
@@ -206,7 +204,7 @@ func runSweep(ctx context.Context, e *env, args []string) (code int) {
 		}()
 		out = f
 	}
-	if err := s.run(ctx, r, newProgress(e, quiet), nil); err != nil {
+	if err := s.run(ctx, r, s.progress(e), nil); err != nil {
 		return s.runError(e, fs, r.cfg, err)
 	}
 	var err error

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -156,11 +155,7 @@ func TestSweepCSVColumns(t *testing.T) {
 	code, _, stderr := runCLI(t, "sweep", "--gen", "pair", "--param", "cable_length=4..40:36", "--runs", "4",
 		"--deadline", "2us", "--csv", path)
 	require.Equal(t, exitOK, code, stderr)
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	require.NoError(t, err)
+	rows := readCSV(t, path)
 	require.Len(t, rows, 3)
 	col := map[string]int{}
 	for i, name := range rows[0] {
