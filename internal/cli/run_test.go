@@ -605,3 +605,17 @@ func TestRunTimeline(t *testing.T) {
 		}
 	}
 }
+
+// A contention that never resolves says so, with no end time.
+func TestRunTextUnresolvedContention(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "long.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`nodes:
+  - {id: a, ports: 1}
+  - {id: b, ports: 1}
+cables:
+  - {from: "a:0", to: "b:0", delay_ns: 300}
+`), 0o644))
+	code, stdout, _ := runCLI(t, "run", "--topology", path, "--allow-out-of-spec", "--seed", "2")
+	require.Equal(t, exitFailure, code)
+	assert.Regexp(t, `\n    a:0 - b:0: 1 round, from \d+ ns, unresolved, parent none\n`, stdout)
+}

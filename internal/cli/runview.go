@@ -83,17 +83,13 @@ func writeGenerationText(w io.Writer, g *bus.Generation) {
 	} else {
 		fmt.Fprintln(w, "  root contention:")
 		for _, c := range g.Contention {
-			end, duration, parent := "unresolved", "", "none"
+			span := fmt.Sprintf("from %d ns, unresolved", c.StartNs)
 			if c.EndNs >= 0 {
-				end = strconv.FormatInt(c.EndNs, 10)
-				duration = fmt.Sprintf(" (%d ns)", c.EndNs-c.StartNs)
+				span = fmt.Sprintf("%d to %d ns (%d ns)", c.StartNs, c.EndNs, c.EndNs-c.StartNs)
 			}
-			if c.Parent != "" {
-				parent = c.Parent
-			}
-			fmt.Fprintf(w, "    %s:%d - %s:%d: %d round%s, %d to %s ns%s, parent %s\n",
+			fmt.Fprintf(w, "    %s:%d - %s:%d: %d round%s, %s, parent %s\n",
 				c.Nodes[0], c.Ports[0], c.Nodes[1], c.Ports[1], c.Rounds, plural(c.Rounds),
-				c.StartNs, end, duration, parent)
+				span, orNone(c.Parent))
 		}
 	}
 	writeTimeline(w, g)
