@@ -68,6 +68,11 @@ func (s *Simulator) Run(seed uint64) Metrics {
 	w.run()
 	m := w.metrics
 	m.Outcome = OutcomeOK
+	if len(w.gens) == 0 {
+		// The event budget ran out before any PHY entered R0: nothing was
+		// measured, which must not count as a fast, successful run.
+		m.Outcome, m.TreeIDNs, m.SelfIDNs = OutcomeBudgetExhausted, -1, -1
+	}
 	for _, g := range w.gens {
 		if g.outcome != OutcomeOK {
 			m.Outcome = g.outcome

@@ -3,6 +3,7 @@ package election
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -50,6 +51,9 @@ func ParseIDOrder(s string) (IDOrder, bool) {
 // that must stay far from overflowing.
 const MaxID = 1_000_000_000
 
+// maxIDLine bounds a line of an ID file; a longer one is not an ID file.
+const maxIDLine = 1 << 16
+
 // ParseIDs reads an ID file: one "NODE ID" pair a line, separated by spaces or
 // tabs, with blank lines and lines starting with # ignored. ID is a decimal
 // integer from 0 to MaxID. Every node and every ID may appear once. name is
@@ -60,7 +64,7 @@ func ParseIDs(data []byte, name string) (map[string]int64, error) {
 	nodeLine := map[string]int{}
 	idLine := map[int64]int{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<16)
+	sc.Buffer(nil, maxIDLine)
 	line := 0
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s:%d: %s", ErrBadIDs, name, line, fmt.Sprintf(format, args...))
@@ -90,6 +94,9 @@ func ParseIDs(data []byte, name string) (map[string]int64, error) {
 	}
 	if err := sc.Err(); err != nil {
 		line++
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fail("line longer than %d bytes (want NODE ID)", maxIDLine)
+		}
 		return nil, fail("%v", err)
 	}
 	if len(ids) == 0 {
@@ -111,6 +118,13 @@ func assignIDs(g *Graph, order []int, o IDOrder, explicit map[string]int64, seed
 	n := len(g.Nodes)
 	ids := make([]int64, n)
 	if explicit != nil {
+		// A name the bus lacks is reported first: it is the typo, and the
+		// node it was meant for then lacks an ID.
+		for _, name := range slices.Sorted(maps.Keys(explicit)) {
+			if !slices.Contains(g.Nodes, name) {
+				return nil, fmt.Errorf("%w: no node %q on the bus", ErrBadIDs, name)
+			}
+		}
 		owner := map[int64]string{}
 		for v, name := range g.Nodes {
 			id, ok := explicit[name]
@@ -124,13 +138,6 @@ func assignIDs(g *Graph, order []int, o IDOrder, explicit map[string]int64, seed
 				return nil, fmt.Errorf("%w: nodes %q and %q both have ID %d", ErrBadIDs, other, name, id)
 			}
 			owner[id], ids[v] = name, id
-		}
-		if len(explicit) > n {
-			for _, name := range slices.Sorted(maps.Keys(explicit)) {
-				if !slices.Contains(g.Nodes, name) {
-					return nil, fmt.Errorf("%w: no node %q on the bus", ErrBadIDs, name)
-				}
-			}
 		}
 		return ids, nil
 	}

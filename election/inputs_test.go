@@ -27,7 +27,7 @@ func TestParseIDs(t *testing.T) {
 		{"n0 1\n# c\nn0 2\n", `ids.txt:3: node "n0" already has an ID (line 1)`},
 		{"n0 1\nn1 1\n", `ids.txt:2: ID 1 of node "n1" is already taken (line 1): IDs must be unique`},
 		{"# nothing\n", "ids.txt: no IDs"},
-		{strings.Repeat("x", 70000), "ids.txt:1: bufio.Scanner: token too long"},
+		{strings.Repeat("x", 70000), "ids.txt:1: line longer than 65536 bytes (want NODE ID)"},
 	} {
 		_, err := ParseIDs([]byte(tc.in), "ids.txt")
 		require.Error(t, err, tc.in)
@@ -67,6 +67,8 @@ func TestExplicitIDsMustCoverTheBus(t *testing.T) {
 	}{
 		{map[string]int64{"n0": 1, "n1": 2}, `node "n2" has no ID`},
 		{map[string]int64{"n0": 1, "n1": 2, "n2": 3, "x": 4, "a": 5}, `no node "a" on the bus`},
+		// A misspelt node is the error, not the node it leaves without an ID.
+		{map[string]int64{"n0": 1, "n1": 2, "n_2": 3}, `no node "n_2" on the bus`},
 		{map[string]int64{"n0": 1, "n1": 2, "n2": 2}, `nodes "n1" and "n2" both have ID 2`},
 		{map[string]int64{"n0": 1, "n1": 2, "n2": -3}, `node "n2": ID -3 is not from 0`},
 	} {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fwsim/fwsim/phy"
 )
@@ -186,14 +187,28 @@ func (g *Generation) addPairs(qs []uint32, f Format, line int) error {
 // parseQuadlet reads a hex quadlet, "0x" optional.
 func parseQuadlet(tok string) (uint32, error) {
 	digits := strings.TrimPrefix(strings.TrimPrefix(tok, "0x"), "0X")
-	if digits == "" || len(digits) > 8 {
-		return 0, fmt.Errorf("%q is not a hex quadlet (want 1 to 8 hex digits, 0x optional)", tok)
-	}
 	v, err := strconv.ParseUint(digits, 16, 32)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a hex quadlet (want 1 to 8 hex digits, 0x optional)", tok)
+	if digits == "" || len(digits) > 8 || err != nil {
+		return 0, fmt.Errorf("%s is not a hex quadlet (want 1 to 8 hex digits, 0x optional)", excerpt(tok))
 	}
 	return uint32(v), nil
+}
+
+// maxExcerpt bounds the text an error quotes, so that a binary file or a
+// megabyte-long line gives a one-line message.
+const maxExcerpt = 40
+
+// excerpt quotes s for an error message, cut to its first maxExcerpt bytes
+// (at a character boundary) with its length when it is longer.
+func excerpt(s string) string {
+	if len(s) <= maxExcerpt {
+		return strconv.Quote(s)
+	}
+	cut := maxExcerpt
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:cut]), len(s))
 }
 
 // maxCaptureLines bounds what Parse reads, so that a runaway input fails
@@ -249,9 +264,26 @@ func Parse(data []byte, f Format) ([]Generation, error) {
 	}
 	out := make([]Generation, len(gens))
 	for i, g := range gens {
+		if err := g.checkSize(); err != nil {
+			return nil, err
+		}
 		out[i] = *g
 	}
 	return out, nil
+}
+
+// maxSelfIDs bounds the self-ID quadlets of one bus reset: 63 nodes, each
+// sending at most four packets (#0 and three extended ones: 27 ports). More
+// is no bus, and decoding millions of "nodes" would take minutes and
+// gigabytes.
+const maxSelfIDs = phy.MaxNodes * 4
+
+func (g *Generation) checkSize() error {
+	if len(g.SelfIDs) > maxSelfIDs {
+		return &ParseError{Format: g.Format, Line: g.Line, Field: "generation",
+			Reason: fmt.Sprintf("%d self-ID quadlets in one bus reset, more than the %d that 63 nodes of 27 ports send", len(g.SelfIDs), maxSelfIDs)}
+	}
+	return nil
 }
 
 // Detect names the format of a capture from the first line that only one

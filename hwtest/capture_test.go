@@ -4,7 +4,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -199,6 +201,9 @@ func TestParseErrors(t *testing.T) {
 		{"map short header", FormatTopologyMap, "00090000\n", 1, "header"},
 		{"map zero length", FormatTopologyMap, "00000000 00000001 00010001\n", 1, "length"},
 		{"nothing", FormatFireBug, "Bus Reset\n", 0, "input"},
+		// 63 nodes send at most 252 quadlets; more would decode as a bus of
+		// millions of nodes.
+		{"raw too many", FormatRaw, "# reset\n" + strings.Repeat("807f8ac2 ", 253) + "\n", 2, "generation"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.input), tc.format)
@@ -209,6 +214,27 @@ func TestParseErrors(t *testing.T) {
 			assert.Equal(t, tc.field, pe.Field)
 			assert.Equal(t, tc.format, pe.Format)
 		})
+	}
+}
+
+// A garbage line is quoted in part: the error stays one short line whatever
+// the line's length.
+func TestParseErrorQuotesAnExcerpt(t *testing.T) {
+	long := strings.Repeat("é", 100_000)
+	for _, tc := range []struct {
+		format Format
+		input  string
+	}{
+		{FormatRaw, long + "\n"},
+		{FormatTrace, "bus_reset_handle: card_index=0 generation=1 self_ids=" + long + "\n"},
+		{FormatTrace, "bus_reset_handle: card_index=0 generation=" + long + " self_ids={}\n"},
+	} {
+		_, err := Parse([]byte(tc.input), tc.format)
+		require.Error(t, err)
+		assert.Less(t, len(err.Error()), 200, err.Error())
+		assert.Contains(t, err.Error(), `"éééé`)
+		assert.Contains(t, err.Error(), "… (200000 bytes)")
+		assert.True(t, utf8.ValidString(err.Error()), "the cut splits no character")
 	}
 }
 
@@ -293,4 +319,13 @@ func TestDecodeTopologyMap(t *testing.T) {
 	assert.Equal(t, 9, g.Number)
 	_, err = DecodeTopologyMap(nil)
 	assert.ErrorIs(t, err, ErrCapture)
+}
+
+// The largest bus, 63 nodes of 27 ports, sends 252 self-ID quadlets: a
+// capture of it must parse.
+func TestParseTheLargestBus(t *testing.T) {
+	gens, err := Parse([]byte("# reset\n"+strings.Repeat("807f8ac2 ", 252)+"\n"), FormatRaw)
+	require.NoError(t, err)
+	require.Len(t, gens, 1)
+	assert.Len(t, gens[0].SelfIDs, 252)
 }

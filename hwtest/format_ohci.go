@@ -117,7 +117,7 @@ func checkOHCILine(s phy.SelfID, m []string, line int) error {
 func atoiField(s string, f Format, line int, field string) (int, error) {
 	v, err := strconv.Atoi(s)
 	if err != nil || v > 1<<30 {
-		return 0, &ParseError{Format: f, Line: line, Field: field, Reason: fmt.Sprintf("%q is out of range", s)}
+		return 0, &ParseError{Format: f, Line: line, Field: field, Reason: excerpt(s) + " is out of range"}
 	}
 	return v, nil
 }

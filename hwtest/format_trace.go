@@ -127,7 +127,7 @@ func traceInt(fields map[string]string, key string, line int) (int, error) {
 	}
 	n, err := strconv.ParseInt(v, 0, 32)
 	if err != nil || n < 0 {
-		return 0, &ParseError{Format: FormatTrace, Line: line, Field: key, Reason: fmt.Sprintf("%q is not a non-negative number", v)}
+		return 0, &ParseError{Format: FormatTrace, Line: line, Field: key, Reason: excerpt(v) + " is not a non-negative number"}
 	}
 	return int(n), nil
 }
@@ -153,5 +153,5 @@ func traceArray(fields map[string]string, key string, line int) ([]uint32, error
 		}
 		return qs, nil
 	}
-	return nil, &ParseError{Format: FormatTrace, Line: line, Field: key, Reason: fmt.Sprintf("%q is not an array such as {0x807f8c56,0x817fcc5e}", v)}
+	return nil, &ParseError{Format: FormatTrace, Line: line, Field: key, Reason: excerpt(v) + " is not an array such as {0x807f8c56,0x817fcc5e}"}
 }

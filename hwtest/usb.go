@@ -110,6 +110,9 @@ func ParseUSBStream(data []byte) ([]Generation, error) {
 		if err := g.addPairs(qs[start:i], "usb", 0); err != nil {
 			return nil, err
 		}
+		if err := g.checkSize(); err != nil {
+			return nil, err
+		}
 		gens = append(gens, *g)
 	}
 	return gens, nil

@@ -114,6 +114,12 @@ func TestWorkersAndShardsDoNotChangeTheResult(t *testing.T) {
 	other.Seed = 12
 	_, err = Merge([]*Summary{parts[0], &other, parts[2]})
 	assert.ErrorContains(t, err, "seed 12, not 11")
+	_, err = Merge([]*Summary{parts[0], &other, parts[2]}, "a.json", "b.json", "c.json")
+	assert.ErrorContains(t, err, "b.json (shard 1/3) comes from another analysis than a.json")
+	renamed := *parts[1]
+	renamed.Roots = map[string]int64{"ghost": 0}
+	_, err = Merge([]*Summary{parts[0], &renamed, parts[2]})
+	assert.ErrorContains(t, err, "summary 2 (shard 1/3) lists other nodes under roots than summary 1")
 	_, err = Merge([]*Summary{merged})
 	assert.ErrorContains(t, err, "not a shard")
 }

@@ -4,19 +4,30 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
+	"strings"
+
+	"github.com/fwsim/fwsim/bus"
 )
 
 // Merge joins the summaries of the N shards of one analysis, each exactly
 // once in any order, into the Summary the unsharded analysis gives: equal
-// field for field, and byte for byte once encoded.
-func Merge(parts []*Summary) (*Summary, error) {
+// field for field, and byte for byte once encoded. names, when given, name
+// the parts in errors (their files); otherwise a part is "summary I".
+func Merge(parts []*Summary, names ...string) (*Summary, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("%w: no shards to merge", ErrInvalidConfig)
 	}
+	label := func(i int) string {
+		if i < len(names) {
+			return names[i]
+		}
+		return fmt.Sprintf("summary %d", i+1)
+	}
 	first := parts[0]
 	if first.Shard == nil {
-		return nil, fmt.Errorf("%w: summary 1 is not a shard (it has no \"shard\")", ErrInvalidConfig)
+		return nil, fmt.Errorf("%w: %s is not a shard (it has no \"shard\")", ErrInvalidConfig, label(0))
 	}
 	n := first.Shard.N
 	seen := make([]bool, n)
@@ -25,15 +36,18 @@ func Merge(parts []*Summary) (*Summary, error) {
 	for i, p := range parts {
 		switch {
 		case p.Shard == nil:
-			return nil, fmt.Errorf("%w: summary %d is not a shard (it has no \"shard\")", ErrInvalidConfig, i+1)
+			return nil, fmt.Errorf("%w: %s is not a shard (it has no \"shard\")", ErrInvalidConfig, label(i))
 		case p.Shard.N != n || p.TotalRuns != first.TotalRuns:
-			return nil, fmt.Errorf("%w: summary %d is shard %s of %d runs, summary 1 shard %s of %d runs", ErrInvalidConfig, i+1, p.Shard, p.TotalRuns, first.Shard, first.TotalRuns)
+			return nil, fmt.Errorf("%w: %s is shard %s of %d runs, %s shard %s of %d runs", ErrInvalidConfig, label(i), p.Shard, p.TotalRuns, label(0), first.Shard, first.TotalRuns)
 		case p.Header != first.Header:
-			return nil, fmt.Errorf("%w: summary %d (shard %s) comes from another analysis than summary 1: %s", ErrInvalidConfig, i+1, p.Shard, headerDiff(first.Header, p.Header))
+			return nil, fmt.Errorf("%w: %s (shard %s) comes from another analysis than %s: %s", ErrInvalidConfig, label(i), p.Shard, label(0), headerDiff(first.Header, p.Header))
 		case seen[p.Shard.K-1]:
-			return nil, fmt.Errorf("%w: shard %s given twice", ErrInvalidConfig, p.Shard)
+			return nil, fmt.Errorf("%w: shard %s given twice (again in %s)", ErrInvalidConfig, p.Shard, label(i))
 		case !sameDeadlines(p.Deadlines, first.Deadlines):
-			return nil, fmt.Errorf("%w: summary %d (shard %s) has other deadlines than summary 1", ErrInvalidConfig, i+1, p.Shard)
+			return nil, fmt.Errorf("%w: %s (shard %s) has other deadlines than %s", ErrInvalidConfig, label(i), p.Shard, label(0))
+		case !sameKeys(p.Roots, first.Roots):
+			// Every shard lists every node of the bus, root or not.
+			return nil, fmt.Errorf("%w: %s (shard %s) lists other nodes under roots than %s", ErrInvalidConfig, label(i), p.Shard, label(0))
 		}
 		seen[p.Shard.K-1] = true
 		runs += p.Runs
@@ -68,6 +82,10 @@ func Merge(parts []*Summary) (*Summary, error) {
 	sum := acc.summary(first.Header, deadlines)
 	sum.Runs = runs
 	return sum, nil
+}
+
+func sameKeys(a, b map[string]int64) bool {
+	return len(a) == len(b) && slices.Equal(slices.Sorted(maps.Keys(a)), slices.Sorted(maps.Keys(b)))
 }
 
 func sameDeadlines(a, b []Deadline) bool {
@@ -120,7 +138,10 @@ func (s *Summary) check() error {
 		from, to := s.Shard.runs(s.TotalRuns)
 		total = to - from
 	}
-	if s.Runs < 1 || s.Runs != total {
+	switch {
+	case s.Runs < 1:
+		return fmt.Errorf("%d runs, want at least 1", s.Runs)
+	case s.Runs != total:
 		return fmt.Errorf("%d runs, want %d", s.Runs, total)
 	}
 	for _, name := range MetricNames {
@@ -150,12 +171,36 @@ func (s *Summary) check() error {
 			return fmt.Errorf("deadline entry %d: want metric %s of the deadline before", i+1, want)
 		}
 	}
-	for _, counts := range []map[string]int64{s.Roots, s.Failures} {
-		for k, c := range counts {
+	for _, f := range []struct {
+		name   string
+		counts map[string]int64
+	}{{"roots", s.Roots}, {"failures", s.Failures}} {
+		var sum int64
+		for _, k := range slices.Sorted(maps.Keys(f.counts)) {
+			c := f.counts[k]
 			if c < 0 || c > int64(s.Runs) {
 				return fmt.Errorf("count %s: %d of %d runs", k, c, s.Runs)
 			}
+			sum += c
+		}
+		// A run has at most one root and at most one failure outcome.
+		if sum > int64(s.Runs) {
+			return fmt.Errorf("%s: the counts add up to %d in %d runs", f.name, sum, s.Runs)
+		}
+	}
+	for o := range s.Failures {
+		if !slices.Contains(failureOutcomes, bus.Outcome(o)) {
+			return fmt.Errorf("failures: unknown outcome %q (want one of %s)", o, strings.Join(outcomeNames(), ", "))
 		}
 	}
 	return nil
+}
+
+// outcomeNames lists the failure outcomes a summary counts.
+func outcomeNames() []string {
+	names := make([]string, len(failureOutcomes))
+	for i, o := range failureOutcomes {
+		names[i] = string(o)
+	}
+	return names
 }

@@ -37,6 +37,10 @@ func TestReadSummaryRejectsInconsistentFiles(t *testing.T) {
 		{`"histogram":[[`, `"histogram":[[-5,0],[`, "want ascending values with positive counts"},
 		{`"metric":"self_id_ns"`, `"metric":"tree_id_ns"`, "deadline entry 2"},
 		{`"stalled":0`, `"stalled":-1`, "count stalled: -1 of 20 runs"},
+		{`"runs":20`, `"runs":0`, "0 runs, want at least 1"},
+		{`"stalled":0`, `"stalled":0,"exploded":1`, `failures: unknown outcome "exploded"`},
+		// Each count is at most the runs, but a run has one root at most.
+		{`"roots":{`, `"roots":{"ghost":20,`, "roots: the counts add up to"},
 	} {
 		bad := strings.Replace(good, tc.old, tc.new, 1)
 		require.NotEqual(t, good, bad, tc.old)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math/big"
 	"os"
 	"regexp"
 	"slices"
@@ -273,11 +274,38 @@ func (l *durationList) String() string {
 
 func (l *durationList) Set(s string) error {
 	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
+	switch {
+	case err != nil || d <= 0:
 		return errors.New("want a positive duration such as 2us or 1.5ms")
+	case !wholeNs(s):
+		// time.ParseDuration drops a fraction of a nanosecond.
+		return fmt.Errorf("want a whole number of nanoseconds, not %s and a fraction", d)
+	case slices.Contains(*l, d):
+		return fmt.Errorf("the deadline %s is given twice; want each once", d)
 	}
 	*l = append(*l, d)
 	return nil
+}
+
+// durationPart is one number and unit of a duration that time.ParseDuration
+// accepted.
+var durationPart = regexp.MustCompile(`([0-9.]+)(ns|us|µs|μs|ms|s|m|h)`)
+
+// durationUnitNs is the length of each unit of durationPart in ns.
+var durationUnitNs = map[string]int64{"ns": 1, "us": 1e3, "µs": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9, "m": 60e9, "h": 3600e9}
+
+// wholeNs reports whether a duration time.ParseDuration accepted is a whole
+// number of nanoseconds, exactly.
+func wholeNs(s string) bool {
+	sum := new(big.Rat)
+	for _, m := range durationPart.FindAllStringSubmatch(s, -1) {
+		v, ok := new(big.Rat).SetString(m[1])
+		if !ok {
+			return false
+		}
+		sum.Add(sum, v.Mul(v, big.NewRat(durationUnitNs[m[2]], 1)))
+	}
+	return sum.IsInt()
 }
 
 // runCSV writes one row per run.

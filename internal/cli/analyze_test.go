@@ -76,6 +76,10 @@ func TestAnalyzeIsTheSameAtAnyWorkerCountAndAcrossShards(t *testing.T) {
 	code, _, stderr = runCLI(t, "merge", files[0], files[1])
 	assert.Equal(t, exitUsage, code)
 	assert.Equal(t, "fwsim merge: invalid analysis: shard 1/3 is missing\n", stderr)
+	// A shard given twice is named by its file.
+	code, _, stderr = runCLI(t, "merge", files[2], files[0], files[1], files[0])
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, "fwsim merge: invalid analysis: shard 2/3 given twice (again in "+files[0]+")\n", stderr)
 	code, _, stderr = runCLI(t, "merge", filepath.Join(dir, "nope.json"))
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "nope.json: no such file or directory")
@@ -149,6 +153,13 @@ func TestAnalyzeBadInput(t *testing.T) {
 		{[]string{"--topology", prismPair}, "fwsim analyze: "},
 		{[]string{"--gen", "pair", "--csv", filepath.Join(t.TempDir(), "no", "dir.csv")}, "fwsim analyze: --csv: open "},
 		{[]string{"stray"}, "fwsim analyze: unexpected argument \"stray\" (analyze takes flags only) (see 'fwsim help analyze')\n"},
+		{[]string{"--runs", "ten"}, "fwsim analyze: invalid value \"ten\" for flag --runs: want an integer (see 'fwsim help analyze')\n"},
+		{[]string{"--workers", "99999999999999999999"}, "fwsim analyze: invalid value \"99999999999999999999\" for flag --workers: want an integer that fits in 64 bits (see 'fwsim help analyze')\n"},
+		{[]string{"--quiet=maybe"}, "fwsim analyze: invalid boolean value \"maybe\" for --quiet: want true or false (see 'fwsim help analyze')\n"},
+		// time.ParseDuration would run 1.5ns as 1ns.
+		{[]string{"--deadline", "1.5ns"}, "fwsim analyze: invalid value \"1.5ns\" for flag --deadline: want a whole number of nanoseconds, not 1ns and a fraction (see 'fwsim help analyze')\n"},
+		{[]string{"--deadline", "2us", "--deadline", "2000ns"}, "fwsim analyze: invalid value \"2000ns\" for flag --deadline: the deadline 2µs is given twice; want each once (see 'fwsim help analyze')\n"},
+		{[]string{"--csv", ""}, "fwsim analyze: invalid value \"\" for flag --csv: want a non-empty value (see 'fwsim help analyze')\n"},
 	} {
 		code, stdout, stderr := runCLI(t, append([]string{"analyze"}, tc.args...)...)
 		assert.Equal(t, exitUsage, code, tc.args)
@@ -158,6 +169,22 @@ func TestAnalyzeBadInput(t *testing.T) {
 	// The out-of-spec cable: the hint run gives.
 	_, _, stderr := runCLI(t, "analyze", "--topology", prismPair)
 	assert.Contains(t, stderr, "rerun with --allow-out-of-spec")
+}
+
+// Runs whose budget ends before the first reset measured nothing: each is a
+// budget-exhausted failure, never an ok run that took 0 ns.
+func TestAnalyzeBudgetBeforeTheFirstReset(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "analyze", "--runs", "20", "--max-events", "1", "--json")
+	assert.Equal(t, exitFailure, code)
+	assert.Equal(t, "fwsim analyze: 20 of 20 runs did not end ok\n", stderr)
+	var sum struct {
+		Failures map[string]int
+		Metrics  map[string]struct{ N, Missing int }
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &sum))
+	assert.Equal(t, 20, sum.Failures["budget-exhausted"])
+	assert.Equal(t, 0, sum.Metrics["self_id_ns"].N)
+	assert.Equal(t, 20, sum.Metrics["self_id_ns"].Missing)
 }
 
 func TestAnalyzeHelp(t *testing.T) {

@@ -111,7 +111,9 @@ func (b *busFlags) register(fs *flags, genExample, seedHelp string) []string {
 		"run PHY clocks as `CLOCK`: cycle quantises to each PHY's clock with a random\nphase and its ppm error; ideal samples every nanosecond, e.g. --clock ideal")
 	fs.BoolVar(&b.opts.AllowOutOfSpec, "allow-out-of-spec", false,
 		"run a topology beyond the standard's limits (ports, hops, cable length, clock\nppm) and list why it is out of spec, e.g. --gen chain:20 --allow-out-of-spec")
-	fs.Var(newUint64(&b.opts.MaxEvents, bus.DefaultMaxEvents), "max-events",
+	maxEvents := newUint64(&b.opts.MaxEvents, bus.DefaultMaxEvents)
+	maxEvents.positive = true
+	fs.Var(maxEvents, "max-events",
 		"end a run after `N` kernel events; it then ends budget-exhausted,\ne.g. --max-events 10000")
 	return []string{"topology", "gen", "seed", "profile", "force-root", "initiator", "policy", "coin-bias",
 		"timing", "clock", "allow-out-of-spec", "max-events"}

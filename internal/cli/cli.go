@@ -9,6 +9,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,8 +17,10 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Exit codes.
@@ -170,10 +173,18 @@ type flags struct {
 	intro    string // usage line and description
 	examples []string
 	names    []string // the order help lists flags in; others follow by name
+	takes    string   // what the command takes, for an unexpected argument; "" is flags only
 }
 
 // order sets the order help lists the flags in.
 func (fs *flags) order(names ...string) { fs.names = names }
+
+// isSet reports whether the command line set the flag name.
+func (fs *flags) isSet(name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
 
 // visit calls fn for every flag in help order.
 func (fs *flags) visit(fn func(*flag.Flag)) {
@@ -215,7 +226,7 @@ func (fs *flags) parse(e *env, args []string) (code int, done bool) {
 	case err != nil:
 		return fs.usageError(e, "%s", fs.doubleDash(err.Error())), true
 	case fs.NArg() > 0:
-		return fs.usageError(e, "unexpected argument %q (%s takes flags only)", fs.Arg(0), fs.name), true
+		return fs.usageError(e, "unexpected argument %q (%s takes %s)", fs.Arg(0), fs.name, cmp.Or(fs.takes, "flags only")), true
 	}
 	return exitOK, false
 }
@@ -293,14 +304,43 @@ func (c *choice) Set(s string) error {
 	return fmt.Errorf("want %s", strings.Join(c.names, " or "))
 }
 
+// nonEmpty is a string flag that refuses "": an empty value is a mistake
+// (an unset shell variable, a stray quote), not a request for the default.
+type nonEmpty struct{ p *string }
+
+func (v nonEmpty) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return *v.p
+}
+
+func (v nonEmpty) Set(s string) error {
+	if s == "" {
+		return errors.New("want a non-empty value")
+	}
+	*v.p = s
+	return nil
+}
+
+// StringVar defines a string flag, as flag.FlagSet.StringVar does, that
+// refuses an empty value.
+func (fs *flags) StringVar(p *string, name, value, usage string) {
+	*p = value
+	fs.Var(nonEmpty{p}, name, usage)
+}
+
 // list is a repeatable string flag.
 type list []string
 
 func (l *list) String() string { return strings.Join(*l, ",") }
 
 func (l *list) Set(s string) error {
-	if s == "" {
+	switch {
+	case s == "":
 		return errors.New("want a non-empty value")
+	case slices.Contains(*l, s):
+		return fmt.Errorf("%q is given twice; want each once", s)
 	}
 	*l = append(*l, s)
 	return nil
@@ -318,7 +358,7 @@ func (fs *flags) doubleDash(msg string) string {
 	fs.VisitAll(func(f *flag.Flag) {
 		for _, pattern := range []string{" for flag -" + f.Name + ": ", " for -" + f.Name + ": "} {
 			if i := strings.LastIndex(msg, pattern); i >= 0 && out == "" {
-				out = msg[:i] + strings.Replace(pattern, "-", "--", 1) + msg[i+len(pattern):]
+				out = msg[:i] + strings.Replace(pattern, "-", "--", 1) + wantOf(f, msg[i+len(pattern):])
 			}
 		}
 	})
@@ -328,12 +368,39 @@ func (fs *flags) doubleDash(msg string) string {
 	return msg
 }
 
+// wantOf replaces the flag package's own reasons for refusing a value of a
+// built-in flag, "parse error" and "value out of range", with what f wants.
+func wantOf(f *flag.Flag, reason string) string {
+	if reason != "parse error" && reason != "value out of range" {
+		return reason
+	}
+	getter, _ := f.Value.(flag.Getter)
+	if getter == nil {
+		return reason
+	}
+	switch getter.Get().(type) {
+	case bool:
+		return "want true or false"
+	case int:
+		if reason == "value out of range" {
+			return "want an integer that fits in " + strconv.Itoa(strconv.IntSize) + " bits"
+		}
+		return "want an integer"
+	case time.Duration:
+		return "want a duration such as 500ms or 10s"
+	}
+	return reason
+}
+
 // uint64Value is an unsigned flag with a message that says so.
-type uint64Value struct{ p *uint64 }
+type uint64Value struct {
+	p        *uint64
+	positive bool // refuse 0, which the option it sets would take for "the default"
+}
 
 func newUint64(p *uint64, def uint64) uint64Value {
 	*p = def
-	return uint64Value{p}
+	return uint64Value{p: p}
 }
 
 func (v uint64Value) String() string {
@@ -345,7 +412,10 @@ func (v uint64Value) String() string {
 
 func (v uint64Value) Set(s string) error {
 	n, err := strconv.ParseUint(s, 0, 64)
-	if err != nil {
+	switch {
+	case v.positive && (err != nil || n == 0):
+		return errors.New("want a positive integer")
+	case err != nil:
 		return errors.New("want an unsigned integer")
 	}
 	*v.p = n

@@ -198,11 +198,16 @@ func TestDoubleDash(t *testing.T) {
 	fs := newFlags("x", "Usage: fwsim x")
 	fs.Bool("json", false, "")
 	fs.Var(newUint64(new(uint64), 0), "seed", "")
+	fs.Int("runs", 1, "")
+	fs.Duration("for", 0, "")
 	for _, tc := range []struct{ args, want string }{
 		{"--bogus", "flag provided but not defined: --bogus"},
 		{"--seed", "flag needs an argument: --seed"},
 		{"--seed=x", `invalid value "x" for flag --seed: want an unsigned integer`},
-		{"--json=maybe", `invalid boolean value "maybe" for --json: parse error`},
+		// The flag package's own reasons say what it wanted.
+		{"--json=maybe", `invalid boolean value "maybe" for --json: want true or false`},
+		{"--runs=1.5", `invalid value "1.5" for flag --runs: want an integer`},
+		{"--for=3", `invalid value "3" for flag --for: want a duration such as 500ms or 10s`},
 	} {
 		err := fs.Parse([]string{tc.args})
 		require.Error(t, err, tc.args)

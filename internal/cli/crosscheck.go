@@ -64,7 +64,7 @@ func runCrosscheck(_ context.Context, e *env, args []string) int {
 		opts.Initiators = initiators
 	}
 	if topology != "" {
-		t, err := bus.LoadTopology(topology)
+		t, _, err := (&topologyFlags{file: topology}).load() // its errors name the file
 		if err != nil {
 			return fs.inputError(e, err)
 		}

@@ -26,11 +26,24 @@ func TestCrosscheckUsage(t *testing.T) {
 		{[]string{"crosscheck", "--capture", "x", "--probe"}, "give exactly one of --capture FILE and --probe"},
 		{[]string{"crosscheck", "--capture", "x", "--force-root", "pc"}, "--force-root and --initiator need --topology: without it they come from the capture"},
 		{[]string{"crosscheck", "--capture", "x", "--device", "/dev/fw0"}, "--device needs --probe"},
+		{[]string{"crosscheck", "--capture", "x", "--topology", ""}, `invalid value "" for flag --topology: want a non-empty value`},
 	} {
 		code, stdout, stderr := runCLI(t, tc.args...)
 		assert.Equal(t, exitUsage, code, tc.args)
 		assert.Empty(t, stdout)
 		assert.Equal(t, "fwsim crosscheck: "+tc.want+" (see 'fwsim help crosscheck')\n", stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"crosscheck", "--capture", "testdata"}, "capture testdata: is a directory"},
+		{[]string{"crosscheck", "--capture", captures + "raw-two-resets.txt", "--topology", "testdata"}, "topology file testdata: is a directory"},
+	} {
+		code, stdout, stderr := runCLI(t, tc.args...)
+		assert.Equal(t, exitUsage, code, tc.args)
+		assert.Empty(t, stdout)
+		assert.Equal(t, "fwsim crosscheck: "+tc.want+"\n", stderr)
 	}
 	code, _, stderr := runCLI(t, "crosscheck", "--capture", captures+"raw-two-resets.txt",
 		"--topology", "../../examples/default.yaml", "--force-root", "nobody")

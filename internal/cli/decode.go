@@ -100,6 +100,7 @@ func parseFileArg(fs *flags, e *env, args []string) (file string, code int, done
 	if fs.FlagSet.Parse(args) == nil && fs.NArg() > 0 {
 		file = fs.Arg(0)
 		args = fs.Args()[1:]
+		fs.takes = fmt.Sprintf("flags and one FILE, here %q", file)
 	}
 	code, done = fs.parse(e, args)
 	return file, code, done
@@ -146,14 +147,16 @@ const maxCaptureBytes = 64 << 20
 
 func readLimited(file string) ([]byte, error) {
 	f, err := os.Open(file)
-	if err != nil {
-		if pe, ok := errors.AsType[*os.PathError](err); ok {
-			return nil, fmt.Errorf("capture %s: %w", pe.Path, pe.Err)
-		}
-		return nil, err
+	var data []byte
+	if err == nil {
+		defer f.Close()
+		data, err = io.ReadAll(io.LimitReader(f, maxCaptureBytes+1))
 	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, maxCaptureBytes+1))
+	// Both opening and reading (a directory opens) fail with a PathError.
+	if pe, ok := errors.AsType[*os.PathError](err); ok {
+		return nil, fmt.Errorf("capture %s: %w", pe.Path, pe.Err)
+	}
+	return data, err
 }
 
 func newCapture(source string, format hwtest.Format, gens []hwtest.Generation) *capture {

@@ -89,7 +89,11 @@ func TestDecodeErrors(t *testing.T) {
 		{"bad format flag", "", []string{"decode", "--format", "pcap"},
 			`fwsim decode: invalid value "pcap" for flag --format: (want firewire-ohci, tracepoint, ieee1394, firebug, topology-map, raw) (see 'fwsim help decode')`},
 		{"two files", "", []string{"decode", "a.txt", "b.txt"},
-			`fwsim decode: unexpected argument "b.txt" (decode takes flags only) (see 'fwsim help decode')`},
+			`fwsim decode: unexpected argument "b.txt" (decode takes flags and one FILE, here "a.txt") (see 'fwsim help decode')`},
+		{"directory", "", []string{"decode", "testdata"},
+			"fwsim decode: capture testdata: is a directory"},
+		{"empty emit-topology", "", []string{"decode", "--emit-topology", ""},
+			`fwsim decode: invalid value "" for flag --emit-topology: want a non-empty value (see 'fwsim help decode')`},
 		{"missing file", "", []string{"decode", "testdata/no-such-capture.txt"},
 			"fwsim decode: capture testdata/no-such-capture.txt: no such file or directory"},
 	} {

@@ -131,6 +131,8 @@ func TestElectErrors(t *testing.T) {
 	}{
 		{"no algo", []string{"elect", "--gen", "ring:3"},
 			"fwsim elect: want --algo NAME or --compare (see 'fwsim help elect')"},
+		{"empty crashed", []string{"elect", "--algo", "bully", "--gen", "complete:4", "--crashed", ""},
+			`fwsim elect: invalid value "" for flag --crashed: want a non-empty value (see 'fwsim help elect')`},
 		{"algo and compare", []string{"elect", "--compare", "--algo", "lelann"},
 			"fwsim elect: --compare runs every algorithm: give it no --algo (see 'fwsim help elect')"},
 		{"trace and compare", []string{"elect", "--compare", "--trace"},

@@ -41,7 +41,7 @@ func runMerge(_ context.Context, e *env, args []string) int {
 		}
 		parts[i] = s
 	}
-	sum, err := analysis.Merge(parts)
+	sum, err := analysis.Merge(parts, files...)
 	if err != nil {
 		return fs.inputError(e, err)
 	}

@@ -62,6 +62,9 @@ func runProbe(ctx context.Context, e *env, args []string) int {
 	if code, done := fs.parse(e, args); done {
 		return code
 	}
+	if fs.isSet("duration") && usb == "" {
+		return fs.usageError(e, "--duration needs --usb: a FireWire probe reads one snapshot")
+	}
 	if usb != "" {
 		if device != "" || resetKind.value != "" || watch {
 			return fs.usageError(e, "--usb does not go with --device, --reset or --watch")

@@ -193,6 +193,11 @@ func TestProbeUSB(t *testing.T) {
 	code, _, stderr = runCLI(t, "probe", "--usb", "list", "--watch")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "--usb does not go with")
+
+	// Without --usb, --duration would be ignored.
+	code, _, stderr = runCLI(t, "probe", "--duration", "10s")
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, "fwsim probe: --duration needs --usb: a FireWire probe reads one snapshot (see 'fwsim help probe')\n", stderr)
 }
 
 func TestProbeUSBWithoutTheTag(t *testing.T) {

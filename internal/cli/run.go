@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 
 	"github.com/fwsim/fwsim/bus"
@@ -67,9 +66,7 @@ func runRun(_ context.Context, e *env, args []string) int {
 	if err := cfg.bus.check(); err != nil {
 		return fs.usageError(e, "%v", err)
 	}
-	dialectSet := false
-	fs.Visit(func(f *flag.Flag) { dialectSet = dialectSet || f.Name == "vcd-dialect" })
-	if dialectSet && cfg.views.vcd == "" {
+	if fs.isSet("vcd-dialect") && cfg.views.vcd == "" {
 		return fs.usageError(e, "--vcd-dialect needs --vcd FILE")
 	}
 	for _, d := range bus.VCDDialects() {
@@ -104,6 +101,10 @@ func runRun(_ context.Context, e *env, args []string) int {
 		}
 	} else {
 		writeRunText(e.stdout, source, res)
+	}
+	if len(res.Generations) == 0 {
+		fmt.Fprintf(e.stderr, "fwsim run: the budget of --max-events %d ran out before the first bus reset began\n", opts.MaxEvents)
+		return exitFailure
 	}
 	if failed := failedGenerations(res); failed > 0 {
 		fmt.Fprintf(e.stderr, "fwsim run: %d of %d generations did not end ok\n", failed, len(res.Generations))

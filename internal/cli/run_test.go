@@ -102,6 +102,8 @@ func TestRunErrors(t *testing.T) {
 			`fwsim run: --force-root: unknown node "printer" (the bus has pc, hub, camera, disk1, disk2, audio)`},
 		{"unknown initiator", []string{"run", "--gen", "chain:3", "--initiator", "n1", "--initiator", "n7"},
 			`fwsim run: --initiator: unknown node "n7" (the bus has n0, n1, n2)`},
+		{"initiator twice", []string{"run", "--initiator", "pc", "--initiator", "pc"},
+			`fwsim run: invalid value "pc" for flag --initiator: "pc" is given twice; want each once (see 'fwsim help run')`},
 		{"coin bias above 1", []string{"run", "--coin-bias", "1.5"},
 			`fwsim run: invalid value "1.5" for flag --coin-bias: want a probability from 0 to 1 (see 'fwsim help run')`},
 		{"coin bias not a number", []string{"run", "--coin-bias", "NaN"},
@@ -120,6 +122,16 @@ func TestRunErrors(t *testing.T) {
 			`fwsim run: unexpected argument "extra" (run takes flags only) (see 'fwsim help run')`},
 		{"stray argument first", []string{"run", "pair"},
 			`fwsim run: unexpected argument "pair" (run takes flags only) (see 'fwsim help run')`},
+		// An empty value is a mistake, not a request for the default bus.
+		{"empty gen", []string{"run", "--gen", ""},
+			`fwsim run: invalid value "" for flag --gen: want a non-empty value (see 'fwsim help run')`},
+		{"empty topology", []string{"run", "--topology", ""},
+			`fwsim run: invalid value "" for flag --topology: want a non-empty value (see 'fwsim help run')`},
+		{"empty view file", []string{"run", "--svg", ""},
+			`fwsim run: invalid value "" for flag --svg: want a non-empty value (see 'fwsim help run')`},
+		// bus.Options takes 0 for the default budget; on the command line it is a typo.
+		{"zero max events", []string{"run", "--max-events", "0"},
+			`fwsim run: invalid value "0" for flag --max-events: want a positive integer (see 'fwsim help run')`},
 		{"out of spec", []string{"run", "--gen", "chain:20"},
 			"fwsim run: --gen chain:20: cables: the bus is 19 cable hops across"},
 	} {
@@ -132,6 +144,14 @@ func TestRunErrors(t *testing.T) {
 			assert.NotContains(t, stderr, "goroutine")
 		})
 	}
+}
+
+// A budget too small to reach the first reset leaves no generation: that
+// is a failure, not "every generation ended ok".
+func TestRunBudgetBeforeTheFirstReset(t *testing.T) {
+	code, _, stderr := runCLI(t, "run", "--max-events", "1")
+	assert.Equal(t, exitFailure, code)
+	assert.Equal(t, "fwsim run: the budget of --max-events 1 ran out before the first bus reset began\n", stderr)
 }
 
 func TestRunOutOfSpecNamesTheFlag(t *testing.T) {

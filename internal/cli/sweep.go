@@ -104,6 +104,11 @@ func (s *sweepFlags) prepare(e *env, fs *flags, required bool) (*sweepRun, int) 
 		}
 		return &sweepRun{cfg: cfg}, exitOK
 	}
+	for _, p := range s.params {
+		if p.Name == "coin_bias" && fs.isSet("coin-bias") {
+			return nil, fs.usageError(e, "--coin-bias and --param coin_bias both set the coin's bias; give one")
+		}
+	}
 	grid, err := sweep.NewGrid(s.params)
 	if err == nil {
 		err = s.base(cfg).Check(grid)

@@ -186,6 +186,8 @@ func TestSweepErrors(t *testing.T) {
 		{[]string{"--gen", "pair", "--param", "fast_min=300"}, "--param: at fast_min=300 the windows are FAST 300ns–260ns"},
 		{[]string{"--gen", "pair", "--param", "delay=1", "--csv", "x", "--json"}, "--csv and --json are mutually exclusive"},
 		{[]string{"--gen", "pair", "--param", "delay=1", "--runs", "0"}, "--runs 0: want at least 1"},
+		// The parameter would silently override the flag.
+		{[]string{"--gen", "pair", "--param", "coin_bias=0.5", "--coin-bias", "0.2"}, "--coin-bias and --param coin_bias both set the coin's bias; give one"},
 	} {
 		code, stdout, stderr := runCLI(t, append([]string{"sweep"}, tc.args...)...)
 		assert.Equal(t, exitUsage, code, tc.args)

@@ -18,8 +18,8 @@ const MaxPoints = 10_000
 // kind says what a parameter changes and what its values may be.
 type kind struct {
 	name    string
-	unit    string // "ns", "m" or "" for a pure number
-	integer bool
+	unit    string  // "ns", "m" or "" for a pure number
+	integer bool    // whole numbers only: the emulator would round a fraction away
 	min     float64 // smallest allowed value
 	max     float64 // largest allowed value
 	about   string  // what it sets, for help and errors
@@ -29,10 +29,10 @@ type kind struct {
 var kinds = []kind{
 	{"delay", "ns", false, 0, 1e6, "one-way propagation delay of every cable"},
 	{"cable_length", "m", false, 0, 198_000, "length of every cable (5.05 ns/m)"},
-	{"fast_min", "ns", false, 1, 1e9, "lower bound of ROOT_CONTEND_FAST"},
-	{"fast_max", "ns", false, 1, 1e9, "upper bound of ROOT_CONTEND_FAST"},
-	{"slow_min", "ns", false, 1, 1e9, "lower bound of ROOT_CONTEND_SLOW"},
-	{"slow_max", "ns", false, 1, 1e9, "upper bound of ROOT_CONTEND_SLOW"},
+	{"fast_min", "ns", true, 1, 1e9, "lower bound of ROOT_CONTEND_FAST"},
+	{"fast_max", "ns", true, 1, 1e9, "upper bound of ROOT_CONTEND_FAST"},
+	{"slow_min", "ns", true, 1, 1e9, "lower bound of ROOT_CONTEND_SLOW"},
+	{"slow_max", "ns", true, 1, 1e9, "upper bound of ROOT_CONTEND_SLOW"},
 	{"coin_bias", "", false, 0, 1, "probability that the coin picks FAST"},
 	{"nodes", "", true, 1, 63, "node count of the generated bus (--gen KIND:N)"},
 }

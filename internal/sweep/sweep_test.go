@@ -50,6 +50,9 @@ func TestParseErrors(t *testing.T) {
 		{"coin_bias=0..1.5:0.5", "coin_bias takes values from 0 to 1"},
 		{"nodes=2.5..4:1", "FROM 2.5 of nodes is not an integer"},
 		{"nodes=2..64:1", "nodes takes values from 1 to 63"},
+		// Windows are whole nanoseconds: 10.5 would silently run as 11.
+		{"fast_min=10.5", "FROM 10.5 of fast_min is not an integer"},
+		{"slow_max=500..600:0.5", "STEP 0.5 of slow_max is not an integer"},
 		{"delay=0..1000:0.01", "more than 10000 values"},
 		{"delay=NaN", `FROM "NaN" is not a number`},
 		{"delay=0..Inf:1", `TO "Inf" is not a number`},
