@@ -272,3 +272,20 @@ cables:
 	// bus.yaml:6: cables[0].to: "camera:1": node "camera" has only port 0
 	// true true
 }
+
+// A file over the size limit is refused before it is parsed; one at the
+// limit is read.
+func TestLoadTopologySizeLimit(t *testing.T) {
+	dir := t.TempDir()
+	valid := "nodes: [{id: a, ports: 1}]\n"
+	atLimit := filepath.Join(dir, "at-limit.yaml")
+	require.NoError(t, os.WriteFile(atLimit, []byte(valid+strings.Repeat("#", maxTopologyFileSize-len(valid)-1)+"\n"), 0o644))
+	_, err := LoadTopology(atLimit)
+	require.NoError(t, err)
+
+	over := filepath.Join(dir, "over.yaml")
+	require.NoError(t, os.WriteFile(over, []byte(valid+strings.Repeat("#", maxTopologyFileSize-len(valid))+"\n"), 0o644))
+	_, err = LoadTopology(over)
+	require.ErrorIs(t, err, ErrMalformedFile)
+	assert.Contains(t, err.Error(), "larger than 4 MiB")
+}
