@@ -130,7 +130,7 @@ func runElect(_ context.Context, e *env, args []string) int {
 		return fs.inputError(e, err)
 	}
 	if k := cfg.opts.InitiatorCount; k > len(topo.Nodes) {
-		return fs.inputError(e, fmt.Errorf("--initiators %d: the bus has %d nodes", k, len(topo.Nodes)))
+		return fs.inputError(e, fmt.Errorf("--initiators %d: want all, one or 1 to %d (the bus has %d nodes)", k, len(topo.Nodes), len(topo.Nodes)))
 	}
 	if cfg.compare {
 		return cfg.runCompare(e, fs, topo, source)
