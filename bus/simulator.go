@@ -34,8 +34,8 @@ type Metrics struct {
 // seed per run, for Monte Carlo analysis. It builds the world once and
 // reuses it, so that a run in steady state allocates nothing; only after a
 // run that did not leave every PHY idle, or on a topology that scripts
-// events, does it build a fresh set of PHYs. A Simulator is not safe for concurrent use: give each
-// goroutine its own.
+// events, does it build a fresh set of PHYs. A Simulator is not safe for
+// concurrent use: give each goroutine its own.
 type Simulator struct {
 	w *world
 }
@@ -84,7 +84,8 @@ func (s *Simulator) Run(seed uint64) Metrics {
 }
 
 // firstMetrics takes the metrics of the first generation g as it closes,
-// as snapshot would record them in its Generation.
+// as snapshot would record them in its Generation; it builds no Generation,
+// so that a Simulator run allocates nothing.
 func (w *world) firstMetrics(g *generation) Metrics {
 	m := Metrics{
 		TreeIDNs:     relative(g.treeDone, g.startNs),
@@ -94,8 +95,16 @@ func (w *world) firstMetrics(g *generation) Metrics {
 	if roots := w.rootClaims(g); len(roots) == 1 {
 		m.Root = roots[0]
 	}
-	// The contention on the lowest-numbered cable, as Generation.Contention
-	// lists it first.
+	if cable := w.firstContendedCable(g); cable >= 0 {
+		m.Contended = true
+		m.ContentionRounds, m.ContentionNs = w.contentionFigures(cable, g)
+	}
+	return m
+}
+
+// firstContendedCable is the lowest-numbered cable with a root contention
+// in g, the one Generation.Contention lists first; -1 when there is none.
+func (w *world) firstContendedCable(g *generation) int {
 	cable := -1
 	for _, i := range g.members {
 		n := &w.nodes[i]
@@ -105,29 +114,31 @@ func (w *world) firstMetrics(g *generation) Metrics {
 			}
 		}
 	}
-	if cable < 0 {
-		return m
-	}
-	m.Contended = true
+	return cable
+}
+
+// contentionFigures are the Rounds and EndNs−StartNs of the contention on
+// cable in g, as contentions computes them (ns is -1 if it never resolved).
+func (w *world) contentionFigures(cable int, g *generation) (rounds int, ns int64) {
 	start := int64(-1)
 	for _, end := range [2]portRef{w.cables[cable].a, w.cables[cable].b} {
 		n := &w.nodes[end.node]
-		rounds := 0
+		own := 0
 		for _, r := range n.election.Rounds() {
 			if n.cable[r.Port] != cable {
 				continue
 			}
-			rounds++
+			own++
 			if at := n.clock.Edge(r.Start) - g.startNs; start < 0 || at < start {
 				start = at
 			}
 		}
-		m.ContentionRounds = max(m.ContentionRounds, rounds)
+		rounds = max(rounds, own)
 	}
 	if parent, endNs := w.contentionEnd(cable, g); parent >= 0 {
-		m.ContentionNs = endNs - start
+		return rounds, endNs - start
 	}
-	return m
+	return rounds, -1
 }
 
 // builtTree is a self-ID stream verify checked, and what treeid.Build made

@@ -13,7 +13,7 @@ var bully = &algorithm{
 	needs:     needComplete,
 	mode:      Async,
 	types:     []string{"ELECTION", "ANSWER", "COORDINATOR"},
-	init:      initFirstAlive,
+	init:      initFirst,
 	crashes:   true,
 	announces: always,
 	newProc:   func(*net, int) process { return &bullyNode{} },

@@ -30,9 +30,8 @@ var needNames = []string{
 type initiators uint8
 
 const (
-	initAll initiators = iota
-	initFirst
-	initFirstAlive // the first node that has not crashed
+	initAll   initiators = iota
+	initFirst            // the first node along the ID order that has not crashed
 )
 
 // algorithm describes one election algorithm to the runtime.
@@ -362,10 +361,7 @@ func (n *net) fill(res *Result) {
 	default:
 		res.NoLeader = "no node became leader"
 	}
-	for i, c := range n.counts {
-		res.Messages.ByType = append(res.Messages.ByType, TypeCount{Type: n.algo.types[i], Count: c})
-		res.Messages.Total += c
-	}
+	res.Messages = countMessages(n.algo.types, n.counts)
 	res.Time = n.units(n.last)
 	res.TimeUnit = "delays"
 	if n.sync {

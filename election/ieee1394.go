@@ -2,6 +2,7 @@ package election
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fwsim/fwsim/bus"
@@ -90,10 +91,7 @@ func run1394(t *bus.Topology, g *Graph, o *Options, res *Result) error {
 	for _, c := range gen.Contention {
 		counts[tiContention] += len(c.Backoffs)
 	}
-	for i, c := range counts {
-		res.Messages.ByType = append(res.Messages.ByType, TypeCount{Type: treeIDTypes[i], Count: c})
-		res.Messages.Total += c
-	}
+	res.Messages = countMessages(treeIDTypes, counts)
 	res.TimeUnit, res.Trace, res.Announced = "ns", trace, true
 	if gen.Timing.TreeIDDone >= 0 && gen.Timing.ResetEnd >= 0 {
 		res.Time = float64(gen.Timing.TreeIDDone - gen.Timing.ResetEnd)
@@ -119,14 +117,13 @@ func run1394(t *bus.Topology, g *Graph, o *Options, res *Result) error {
 	return nil
 }
 
-// peerOf names the node at the other end of node's port.
+// peerOf names the node at the other end of node's port, "" when nothing
+// is cabled there.
 func peerOf(g *Graph, node string, port int) string {
-	for v, name := range g.Nodes {
-		if name == node {
-			for _, h := range g.Adj[v] {
-				if h.Port == port {
-					return g.Nodes[h.Peer]
-				}
+	if v := slices.Index(g.Nodes, node); v >= 0 {
+		for _, h := range g.Adj[v] {
+			if h.Port == port {
+				return g.Nodes[h.Peer]
 			}
 		}
 	}

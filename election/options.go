@@ -50,10 +50,10 @@ type Options struct {
 	// Initiators names the nodes that start the election. When empty,
 	// InitiatorCount picks the first K live nodes along the ID order
 	// (AllNodes: all of them; more than there are is ErrBadOptions), and 0
-	// leaves the choice to the algorithm: all nodes
-	// for the ring algorithms, adoption and floodmax, the first node for
-	// ring-list, echo, tree-min and dfs-token, and for bully the first node
-	// that has not crashed.
+	// leaves the choice to the algorithm: all nodes for the ring
+	// algorithms, adoption and floodmax, the first node for ring-list,
+	// echo, tree-min and dfs-token, and for bully the first node that has
+	// not crashed.
 	Initiators     []string
 	InitiatorCount int
 	// Seed determines the message delays, the random IDs and the random

@@ -75,6 +75,17 @@ type TypeCount struct {
 	Count int
 }
 
+// countMessages is the Messages of a run that sent counts[i] messages of
+// types[i].
+func countMessages(types []string, counts []int) Messages {
+	var m Messages
+	for i, c := range counts {
+		m.ByType = append(m.ByType, TypeCount{Type: types[i], Count: c})
+		m.Total += c
+	}
+	return m
+}
+
 // Count is the number of messages of type typ.
 func (m Messages) Count(typ string) int {
 	for _, c := range m.ByType {

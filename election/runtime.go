@@ -190,16 +190,14 @@ func (n *net) units(t int64) float64 {
 	return float64(t) / ticksPerDelay
 }
 
+// record traces m when Options.Trace asks for it; a lost message arrives
+// at 0.
 func (n *net) record(sent, arrived int64, from, to int, m msg) {
 	if !n.tracing {
 		return
 	}
-	e := TraceEntry{Sent: n.units(sent), Arrived: n.units(arrived), Lost: n.crashed[to],
-		From: n.g.Nodes[from], To: n.g.Nodes[to], Type: n.algo.types[m.typ], Payload: payload(m)}
-	if e.Lost {
-		e.Arrived = 0
-	}
-	n.trace = append(n.trace, e)
+	n.trace = append(n.trace, TraceEntry{Sent: n.units(sent), Arrived: n.units(arrived), Lost: n.crashed[to],
+		From: n.g.Nodes[from], To: n.g.Nodes[to], Type: n.algo.types[m.typ], Payload: payload(m)})
 }
 
 func payload(m msg) string {

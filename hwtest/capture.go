@@ -161,7 +161,7 @@ func phyIDOf(q uint32) int {
 // addPairs appends quadlets that may come with their inverses. The stream
 // carries inverses when most quadlets at odd positions have bits 31–30 = 01,
 // which the inverse of a self-ID always has and a self-ID never does.
-func (g *Generation) addPairs(qs []uint32, f Format, line int) error {
+func (g *Generation) addPairs(qs []uint32) error {
 	inverses := 0
 	for i := 1; i < len(qs); i += 2 {
 		if phy.Kind(qs[i]) == phy.LinkOnPacket {
@@ -175,7 +175,7 @@ func (g *Generation) addPairs(qs []uint32, f Format, line int) error {
 		return nil
 	}
 	if len(qs)%2 != 0 {
-		return &ParseError{Format: f, Line: line, Field: "inverse quadlets",
+		return &ParseError{Format: g.Format, Line: g.Line, Field: "inverse quadlets",
 			Reason: fmt.Sprintf("%d quadlets with inverses: the last, 0x%08x, has no inverse", len(qs), qs[len(qs)-1])}
 	}
 	for i := 0; i < len(qs); i += 2 {
@@ -306,29 +306,37 @@ func Detect(data []byte) (Format, error) {
 			return FormatFireBug, nil
 		}
 	}
-	qs, err := hexQuadlets(ls, FormatRaw, 3)
+	qs, err := hexQuadlets(ls, FormatRaw, mapHeaderLen)
 	if err != nil {
 		return "", &ParseError{Field: "format", Reason: "not a capture fwsim can read (formats: " + formatNames() + "); " + err.Error()}
 	}
 	if len(qs) == 0 {
 		return "", &ParseError{Field: "format", Reason: "no self-ID quadlets found"}
 	}
-	if len(qs) == 3 && looksLikeMapHeader(qs) {
+	if len(qs) == mapHeaderLen && looksLikeMapHeader(qs) {
 		return FormatTopologyMap, nil
 	}
 	return FormatRaw, nil
 }
 
-// hexQuadlets reads up to limit quadlets of a hex dump, for detection.
-func hexQuadlets(ls []string, f Format, limit int) ([]uint32, error) {
-	var qs []uint32
+// numbered is a quadlet and the line it came from (0 when not from text).
+type numbered struct {
+	v    uint32
+	line int
+}
+
+// hexQuadlets reads the quadlets of a hex dump in format f, an "address:"
+// column and '#' comments dropped; limit > 0 stops after that many, which
+// is all detection needs.
+func hexQuadlets(ls []string, f Format, limit int) ([]numbered, error) {
+	var qs []numbered
 	for n, l := range ls {
 		for _, tok := range hexTokens(stripAddress(l)) {
 			q, err := parseQuadlet(tok)
 			if err != nil {
 				return nil, &ParseError{Format: f, Line: n + 1, Field: "quadlet", Reason: err.Error()}
 			}
-			if qs = append(qs, q); len(qs) == limit {
+			if qs = append(qs, numbered{q, n + 1}); len(qs) == limit {
 				return qs, nil
 			}
 		}

@@ -59,10 +59,10 @@ func parseOHCI(ls []string) ([]*Generation, error) {
 			cur = newGeneration(FormatOHCI, line)
 			gens = append(gens, cur)
 			var err error
-			if announced, err = atoiField(m[1], FormatOHCI, line, "self-ID count"); err != nil {
+			if announced, err = atoiField(m[1], line, "self-ID count"); err != nil {
 				return nil, err
 			}
-			if cur.Number, err = atoiField(m[2], FormatOHCI, line, "generation"); err != nil {
+			if cur.Number, err = atoiField(m[2], line, "generation"); err != nil {
 				return nil, err
 			}
 			id, _ := strconv.ParseUint(m[3], 16, 16) // the pattern admits only hex
@@ -113,11 +113,11 @@ func checkOHCILine(s phy.SelfID, m []string, line int) error {
 	return nil
 }
 
-// atoiField reads a decimal field of a line.
-func atoiField(s string, f Format, line int, field string) (int, error) {
+// atoiField reads a decimal field of a header line.
+func atoiField(s string, line int, field string) (int, error) {
 	v, err := strconv.Atoi(s)
 	if err != nil || v > 1<<30 {
-		return 0, &ParseError{Format: f, Line: line, Field: field, Reason: excerpt(s) + " is out of range"}
+		return 0, &ParseError{Format: FormatOHCI, Line: line, Field: field, Reason: excerpt(s) + " is out of range"}
 	}
 	return v, nil
 }

@@ -12,7 +12,7 @@ func parseRaw(ls []string) ([]*Generation, error) {
 			return nil
 		}
 		g := newGeneration(FormatRaw, start)
-		if err := g.addPairs(qs, FormatRaw, start); err != nil {
+		if err := g.addPairs(qs); err != nil {
 			return err
 		}
 		gens = append(gens, g)

@@ -23,8 +23,9 @@ const mapHeaderLen = 3
 
 // looksLikeMapHeader reports whether q0–q2 are a plausible map header: q0
 // is no self-ID, and length and self_id_count agree.
-func looksLikeMapHeader(q []uint32) bool {
-	return !phy.SelfID(q[0]).IsSelfID() && q[0]>>16 >= 2 && q[0]>>16 == q[2]&0xffff+2
+func looksLikeMapHeader(q []numbered) bool {
+	q0, q2 := q[0].v, q[2].v
+	return !phy.SelfID(q0).IsSelfID() && q0>>16 >= 2 && q0>>16 == q2&0xffff+2
 }
 
 // stripAddress drops a leading "address:" column of a hex dump.
@@ -36,22 +37,10 @@ func stripAddress(l string) string {
 	return l
 }
 
-// numbered is a quadlet and the line it came from (0 when not from text).
-type numbered struct {
-	v    uint32
-	line int
-}
-
 func parseTopologyMap(ls []string) ([]*Generation, error) {
-	var qs []numbered
-	for n, l := range ls {
-		for _, tok := range hexTokens(stripAddress(l)) {
-			q, err := parseQuadlet(tok)
-			if err != nil {
-				return nil, &ParseError{Format: FormatTopologyMap, Line: n + 1, Field: "quadlet", Reason: err.Error()}
-			}
-			qs = append(qs, numbered{q, n + 1})
-		}
+	qs, err := hexQuadlets(ls, FormatTopologyMap, 0)
+	if err != nil {
+		return nil, err
 	}
 	var gens []*Generation
 	for len(qs) > 0 && !(len(gens) > 0 && allZero(qs)) {

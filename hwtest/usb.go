@@ -82,6 +82,11 @@ func ParseUSBTarget(s string) (vid, pid uint16, ep int, err error) {
 	return uint16(vv), uint16(pv), ep, nil
 }
 
+// formatUSB names a capture device's stream in errors and Generations; it
+// is not one of the Formats, since Parse does not read it (ParseUSBStream
+// does).
+const formatUSB Format = "usb"
+
 // usbMarker is the bus reset marker quadlet, sent twice.
 const usbMarker = 0xffffffff
 
@@ -97,17 +102,17 @@ func ParseUSBStream(data []byte) ([]Generation, error) {
 	for i := 0; i < len(qs); {
 		at := i * 4
 		if i+2 >= len(qs) || qs[i] != usbMarker || qs[i+1] != usbMarker {
-			return nil, &ParseError{Format: "usb", Field: fmt.Sprintf("byte %d", at),
+			return nil, &ParseError{Format: formatUSB, Field: fmt.Sprintf("byte %d", at),
 				Reason: fmt.Sprintf("want a bus reset marker (ffffffff ffffffff, then the generation), got %s", quadletsAt(qs, i))}
 		}
-		g := newGeneration("usb", 0)
+		g := newGeneration(formatUSB, 0)
 		g.Number = int(qs[i+2])
 		i += 3
 		start := i
 		for i < len(qs) && !(qs[i] == usbMarker && i+1 < len(qs) && qs[i+1] == usbMarker) {
 			i++
 		}
-		if err := g.addPairs(qs[start:i], "usb", 0); err != nil {
+		if err := g.addPairs(qs[start:i]); err != nil {
 			return nil, err
 		}
 		if err := g.checkSize(); err != nil {

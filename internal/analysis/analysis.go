@@ -168,6 +168,9 @@ func (s *Summary) Failed() int64 {
 // make the hand-over cheap, few enough for a smooth progress bar.
 const chunkRuns = 64
 
+// chunkCount is the number of chunks runs consecutive runs make.
+func chunkCount(runs int) int { return (runs + chunkRuns - 1) / chunkRuns }
+
 // Run runs the analysis. progress, when not nil, is called as runs finish
 // with the number done and the total of this shard. Errors: ErrInvalidConfig,
 // the topology's and options' errors from bus, the error of Config.Each, or
@@ -185,7 +188,7 @@ func Run(ctx context.Context, cfg Config, progress func(done, total int)) (*Summ
 		return nil, err
 	}
 	from, to := cfg.Shard.runs(cfg.Runs)
-	chunks := (to - from + chunkRuns - 1) / chunkRuns
+	chunks := chunkCount(to - from)
 	workers := cfg.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -202,10 +205,6 @@ func Run(ctx context.Context, cfg Config, progress func(done, total int)) (*Summ
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type chunk struct {
-		index   int
-		samples []Sample
-	}
 	// A worker takes a buffer before it takes a chunk, so the chunk the
 	// collector waits for always has one: the buffers bound the chunks in
 	// flight without a deadlock.
@@ -213,39 +212,7 @@ func Run(ctx context.Context, cfg Config, progress func(done, total int)) (*Summ
 	for range cap(free) {
 		free <- make([]Sample, 0, chunkRuns)
 	}
-	done := make(chan chunk, cap(free))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for _, sim := range sims {
-		wg.Go(func() {
-			for {
-				var buf []Sample
-				select {
-				case buf = <-free:
-				case <-ctx.Done():
-					return
-				}
-				c := int(next.Add(1) - 1)
-				if c >= chunks {
-					return
-				}
-				lo := from + c*chunkRuns
-				for i := lo; i < min(lo+chunkRuns, to); i++ {
-					seed := RunSeed(cfg.Options.Seed, i)
-					buf = append(buf, Sample{Run: i, Seed: seed, Metrics: sim.Run(seed)})
-				}
-				select {
-				case done <- chunk{c, buf}:
-				case <-ctx.Done():
-					return
-				}
-			}
-		})
-	}
-	go func() {
-		wg.Wait()
-		close(done)
-	}()
+	done := startWorkers(ctx, sims, cfg.Options.Seed, from, to, free)
 
 	acc := newAccumulator(cfg.Topology)
 	pending := map[int][]Sample{}
@@ -288,6 +255,54 @@ func Run(ctx context.Context, cfg Config, progress func(done, total int)) (*Summ
 		sum.Shard, sum.TotalRuns = &cfg.Shard, cfg.Runs
 	}
 	return sum, nil
+}
+
+// chunk is the samples of the index-th chunkRuns runs of a shard.
+type chunk struct {
+	index   int
+	samples []Sample
+}
+
+// startWorkers runs the runs [from, to) of an analysis seeded with seed in
+// chunks, one goroutine per simulator, each chunk into a buffer taken from
+// free. The returned channel yields the chunks as they finish, in any order,
+// and closes when every chunk is done or ctx is.
+func startWorkers(ctx context.Context, sims []*bus.Simulator, seed uint64, from, to int, free <-chan []Sample) <-chan chunk {
+	chunks := chunkCount(to - from)
+	done := make(chan chunk, cap(free))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for _, sim := range sims {
+		wg.Go(func() {
+			for {
+				var buf []Sample
+				select {
+				case buf = <-free:
+				case <-ctx.Done():
+					return
+				}
+				c := int(next.Add(1) - 1)
+				if c >= chunks {
+					return
+				}
+				lo := from + c*chunkRuns
+				for i := lo; i < min(lo+chunkRuns, to); i++ {
+					runSeed := RunSeed(seed, i)
+					buf = append(buf, Sample{Run: i, Seed: runSeed, Metrics: sim.Run(runSeed)})
+				}
+				select {
+				case done <- chunk{c, buf}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	return done
 }
 
 func (cfg *Config) check() error {
@@ -369,8 +384,10 @@ type accumulator struct {
 	failures map[string]int64
 }
 
+// newAccumulator is ready for the runs of t: every metric, every node and
+// every failure outcome is listed, at zero, before the first run.
 func newAccumulator(t *bus.Topology) *accumulator {
-	a := &accumulator{hists: map[string]*histogram{}, roots: map[string]int64{}, failures: map[string]int64{}}
+	a := newEmptyAccumulator()
 	for _, name := range MetricNames {
 		a.hists[name] = newHistogram()
 	}
@@ -381,6 +398,11 @@ func newAccumulator(t *bus.Topology) *accumulator {
 		a.failures[string(o)] = 0
 	}
 	return a
+}
+
+// newEmptyAccumulator lists nothing: merged summaries bring their own keys.
+func newEmptyAccumulator() *accumulator {
+	return &accumulator{hists: map[string]*histogram{}, roots: map[string]int64{}, failures: map[string]int64{}}
 }
 
 func (a *accumulator) add(m bus.Metrics) {
@@ -396,6 +418,28 @@ func (a *accumulator) add(m bus.Metrics) {
 		a.addTime(Contention, m.ContentionNs)
 	}
 	a.hists[ContentionRounds].add(int64(m.ContentionRounds))
+}
+
+// addSummary folds in a summary's histograms and counts, as Merge does with
+// each shard.
+func (a *accumulator) addSummary(s *Summary) {
+	for name, m := range s.Metrics {
+		h := a.hists[name]
+		if h == nil {
+			h = newHistogram()
+			a.hists[name] = h
+		}
+		h.missing += m.Missing
+		for _, b := range m.Hist {
+			h.counts[b.Value] += b.Count
+		}
+	}
+	for id, c := range s.Roots {
+		a.roots[id] += c
+	}
+	for o, c := range s.Failures {
+		a.failures[o] += c
+	}
 }
 
 // addTime records a time metric; a negative time was never reached.

@@ -31,7 +31,7 @@ func Merge(parts []*Summary, names ...string) (*Summary, error) {
 	}
 	n := first.Shard.N
 	seen := make([]bool, n)
-	acc := &accumulator{hists: map[string]*histogram{}, roots: map[string]int64{}, failures: map[string]int64{}}
+	acc := newEmptyAccumulator()
 	runs := 0
 	for i, p := range parts {
 		switch {
@@ -51,23 +51,7 @@ func Merge(parts []*Summary, names ...string) (*Summary, error) {
 		}
 		seen[p.Shard.K-1] = true
 		runs += p.Runs
-		for name, m := range p.Metrics {
-			h := acc.hists[name]
-			if h == nil {
-				h = newHistogram()
-				acc.hists[name] = h
-			}
-			h.missing += m.Missing
-			for _, b := range m.Hist {
-				h.counts[b.Value] += b.Count
-			}
-		}
-		for id, c := range p.Roots {
-			acc.roots[id] += c
-		}
-		for o, c := range p.Failures {
-			acc.failures[o] += c
-		}
+		acc.addSummary(p)
 	}
 	if k := slices.Index(seen, false); k >= 0 {
 		return nil, fmt.Errorf("%w: shard %d/%d is missing", ErrInvalidConfig, k+1, n)

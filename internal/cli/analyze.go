@@ -166,18 +166,25 @@ func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 	return verdict(e, fs, sum)
 }
 
-// numberPair is a two-number JSON array as indented by json.MarshalIndent:
-// a histogram bin or an interval.
-var numberPair = regexp.MustCompile(`\[\s+([-+.0-9eE]+),\s+([-+.0-9eE]+)\s+\]`)
-
-// writeSummary writes the summary as text or as one indented JSON object,
-// with each histogram bin and interval on one line.
+// writeSummary writes the summary as text or as one indented JSON object.
 func writeSummary(w io.Writer, s *analysis.Summary, asJSON bool) error {
 	if !asJSON {
 		writeSummaryText(w, s)
 		return nil
 	}
-	out, err := json.MarshalIndent(s, "", "  ")
+	return writePairedJSON(w, s)
+}
+
+// numberPair is a two-number JSON array as indented by json.MarshalIndent:
+// a histogram bin or an interval.
+var numberPair = regexp.MustCompile(`\[\s+([-+.0-9eE]+),\s+([-+.0-9eE]+)\s+\]`)
+
+// writePairedJSON writes v indented, as writeJSON does, but with each
+// two-number array (a histogram bin, an interval) on one line, which keeps
+// a histogram of thousands of bins readable; unlike writeJSON it escapes
+// "<", ">" and "&".
+func writePairedJSON(w io.Writer, v any) error {
+	out, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}

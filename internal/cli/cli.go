@@ -6,6 +6,23 @@
 // Exit codes: 0 success; 1 the command completed but the outcome it reports
 // is a failure (for run: a generation that did not end "ok"); 2 a usage or
 // input error, reported as one line on stderr.
+//
+// Where things are:
+//   - cli.go: the command table, Run, help, and the flag helpers every
+//     command uses (newFlags, parse, usageError, inputError, choice, list,
+//     uint64Value) and writeJSON;
+//   - busflags.go: --topology/--gen and the bus.Options flags that run,
+//     analyze, sweep and report share, and how their errors are explained;
+//   - run.go, runview.go (the text output and the --vcd, --trace, --dot and
+//     --svg files; the shared table, plural and orNone), runjson.go (--json;
+//     nonNil, nullIfEmpty);
+//   - analyze.go (analyzeFlags, the summary text and JSON, --csv rows),
+//     merge.go, sweep.go (sweepFlags, sweepRun), report.go (the HTML
+//     report), progress.go (the progress bar);
+//   - elect.go, decode.go, crosscheck.go, probe.go: one command each.
+//
+// Golden tests compare each command's output with testdata/; `go test
+// ./internal/cli -update` rewrites the files.
 package cli
 
 import (

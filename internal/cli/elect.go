@@ -57,43 +57,7 @@ func runElect(_ context.Context, e *env, args []string) int {
 		"fwsim elect --compare --gen ring:8 --seed 1",
 	)
 	var cfg electConfig
-	fs.StringVar(&cfg.opts.Algo, "algo", "",
-		"run the algorithm `NAME` (listed above), e.g. --algo lelann")
-	fs.BoolVar(&cfg.compare, "compare", false,
-		"run every algorithm that applies and print one table, e.g. --compare --gen ring:8")
-	cfg.source.register(fs, "its scripted events are ignored", "ring:8")
-	fs.StringVar(&cfg.ids, "ids", "ascending",
-		"give the nodes IDs 1…n by `ORDER`: ascending or descending along the ring in the\n"+
-			"direction messages travel (in topology order on other graphs), random (from the\n"+
-			"seed), or read them from a file of NODE ID lines, e.g. --ids descending")
-	fs.StringVar(&cfg.initiators, "initiators", "",
-		"start the election at `WHO`: all, one (the first node along the ID order) or K\n"+
-			"(the first K; crashed nodes are passed over), e.g. --initiators one (default:\n"+
-			"the algorithm's own)")
-	fs.StringVar(&cfg.crashed, "crashed", "",
-		"bully: the crashed nodes, `IDS` separated by commas (the coordinator and any\n"+
-			"others), e.g. --crashed n5,n4 (default: the node with the largest election ID,\n"+
-			"the old coordinator)")
-	fs.BoolVar(&cfg.sync, "sync", false,
-		"run in synchronous rounds, e.g. --sync (default: the algorithm's own mode)")
-	fs.BoolVar(&cfg.async, "async", false,
-		"run asynchronously, every message with its own delay, e.g. --async")
-	fs.BoolVar(&cfg.opts.UnitDelays, "unit-delays", false,
-		"make every asynchronous message take exactly one time unit, the worst case the\n"+
-			"time bounds assume, e.g. --unit-delays")
-	fs.BoolVar(&cfg.opts.Suppress, "suppress", false,
-		"chang-roberts: a node woken by a larger ID does not send its own, e.g. --suppress")
-	fs.BoolVar(&cfg.opts.Announce, "announce", false,
-		"add the optional leader announcement (chang-roberts, chang-roberts-bidi,\nadoption), e.g. --announce")
-	fs.Var(newUint64(&cfg.opts.Seed, 1), "seed",
-		"seed the message delays, random IDs and directions with `N`, e.g. --seed 42")
-	fs.BoolVar(&cfg.opts.Trace, "trace", false,
-		"list every message: when sent and received, between whom, its type and content,\ne.g. --trace")
-	fs.BoolVar(&cfg.jsonOutput, "json", false,
-		"write one JSON object instead of the text report, e.g. --json | jq .leader")
-	fs.order("algo", "compare", "topology", "gen", "ids", "initiators", "crashed", "sync", "async", "unit-delays",
-		"suppress", "announce", "seed", "trace", "json")
-
+	cfg.register(fs)
 	if code, done := fs.parse(e, args); done {
 		return code
 	}
@@ -152,6 +116,46 @@ func runElect(_ context.Context, e *env, args []string) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// register adds the flags of elect to fs.
+func (c *electConfig) register(fs *flags) {
+	fs.StringVar(&c.opts.Algo, "algo", "",
+		"run the algorithm `NAME` (listed above), e.g. --algo lelann")
+	fs.BoolVar(&c.compare, "compare", false,
+		"run every algorithm that applies and print one table, e.g. --compare --gen ring:8")
+	c.source.register(fs, "its scripted events are ignored", "ring:8")
+	fs.StringVar(&c.ids, "ids", "ascending",
+		"give the nodes IDs 1…n by `ORDER`: ascending or descending along the ring in the\n"+
+			"direction messages travel (in topology order on other graphs), random (from the\n"+
+			"seed), or read them from a file of NODE ID lines, e.g. --ids descending")
+	fs.StringVar(&c.initiators, "initiators", "",
+		"start the election at `WHO`: all, one (the first node along the ID order) or K\n"+
+			"(the first K; crashed nodes are passed over), e.g. --initiators one (default:\n"+
+			"the algorithm's own)")
+	fs.StringVar(&c.crashed, "crashed", "",
+		"bully: the crashed nodes, `IDS` separated by commas (the coordinator and any\n"+
+			"others), e.g. --crashed n5,n4 (default: the node with the largest election ID,\n"+
+			"the old coordinator)")
+	fs.BoolVar(&c.sync, "sync", false,
+		"run in synchronous rounds, e.g. --sync (default: the algorithm's own mode)")
+	fs.BoolVar(&c.async, "async", false,
+		"run asynchronously, every message with its own delay, e.g. --async")
+	fs.BoolVar(&c.opts.UnitDelays, "unit-delays", false,
+		"make every asynchronous message take exactly one time unit, the worst case the\n"+
+			"time bounds assume, e.g. --unit-delays")
+	fs.BoolVar(&c.opts.Suppress, "suppress", false,
+		"chang-roberts: a node woken by a larger ID does not send its own, e.g. --suppress")
+	fs.BoolVar(&c.opts.Announce, "announce", false,
+		"add the optional leader announcement (chang-roberts, chang-roberts-bidi,\nadoption), e.g. --announce")
+	fs.Var(newUint64(&c.opts.Seed, 1), "seed",
+		"seed the message delays, random IDs and directions with `N`, e.g. --seed 42")
+	fs.BoolVar(&c.opts.Trace, "trace", false,
+		"list every message: when sent and received, between whom, its type and content,\ne.g. --trace")
+	fs.BoolVar(&c.jsonOutput, "json", false,
+		"write one JSON object instead of the text report, e.g. --json | jq .leader")
+	fs.order("algo", "compare", "topology", "gen", "ids", "initiators", "crashed", "sync", "async", "unit-delays",
+		"suppress", "announce", "seed", "trace", "json")
 }
 
 // parseInitiators reads --initiators into the options.
@@ -231,7 +235,7 @@ func withoutPath(err error) error {
 	return err
 }
 
-// header describes how the run was set, so that the output reproduces it.
+// electHeader describes how the run was set, so that the output reproduces it.
 func electHeader(res *election.Result) string {
 	s := fmt.Sprintf("%s, %s, seed %d, ids %s", res.Algo, res.Mode, res.Seed, res.IDOrder)
 	if res.Mode == election.Async {

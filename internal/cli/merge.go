@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -72,10 +71,7 @@ func (fs *flags) parseFiles(e *env, args []string) (files []string, code int, do
 func readSummaryFile(name string) (*analysis.Summary, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		if pe, ok := errors.AsType[*os.PathError](err); ok {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, withoutPath(err))
 	}
 	defer f.Close()
 	s, err := analysis.ReadSummary(f)

@@ -416,7 +416,7 @@ func (r *sweepRun) pointTable() report.Table {
 			}
 			return report.FormatValue(m.Mean, metricUnit(name))
 		}
-		row = append(row, report.FormatValue(float64(c.DelayNs), "ns"), yesNo(c.RoundTrip), yesNo(c.Separation),
+		row = append(row, report.FormatValue(float64(c.DelayNs), "ns"), holdsText(c.RoundTrip), holdsText(c.Separation),
 			strconv.Itoa(s.Runs), failureText(s), mean(analysis.ContentionRounds), mean(analysis.Contention), mean(analysis.SelfID))
 		t.Rows = append(t.Rows, row)
 	}

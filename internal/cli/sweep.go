@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -60,8 +59,8 @@ func (l *paramList) Set(s string) error {
 	return nil
 }
 
-// sweepFlags are the flags sweep and report share: the analysis, the grid
-// and the starting node of the reset.
+// sweepFlags are the flags sweep and report share: the analysis and the
+// grid.
 type sweepFlags struct {
 	analyzeFlags
 	params paramList
@@ -322,13 +321,7 @@ func writeSweepJSON(w io.Writer, r *sweepRun) error {
 	for _, p := range r.points {
 		out.Points = append(out.Points, r.pointJSON(p))
 	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return err
-	}
-	b = numberPair.ReplaceAll(b, []byte("[$1, $2]"))
-	_, err = w.Write(append(b, '\n'))
-	return err
+	return writePairedJSON(w, out)
 }
 
 // sortedKeys lists the keys of a count map (outcomes, nodes) in a fixed
@@ -413,13 +406,15 @@ func writeSweepText(w io.Writer, r *sweepRun) {
 			fmt.Fprintf(w, "%-14s", strconv.FormatFloat(v, 'g', -1, 64))
 		}
 		c, s := p.conditions, p.summary
-		fmt.Fprintf(w, "%8d %-7s %-5s %7d %8.3f %10s %10s %10s  %s\n", c.DelayNs, yesNo(c.RoundTrip), yesNo(c.Separation),
+		fmt.Fprintf(w, "%8d %-7s %-5s %7d %8.3f %10s %10s %10s  %s\n", c.DelayNs, holdsText(c.RoundTrip), holdsText(c.Separation),
 			s.Runs, s.Metrics[analysis.ContentionRounds].Mean, meanOf(s.Metrics[analysis.Contention]),
 			meanOf(s.Metrics[analysis.TreeID]), meanOf(s.Metrics[analysis.SelfID]), failureText(s))
 	}
 }
 
-func yesNo(b bool) string {
+// holdsText says whether a condition holds, in the capitals of a failure
+// when it does not.
+func holdsText(b bool) string {
 	if b {
 		return "holds"
 	}
@@ -436,14 +431,6 @@ func meanOf(m *analysis.Metric) string {
 
 // failureText lists the outcomes that occurred, "none" if none did.
 func failureText(s *analysis.Summary) string {
-	var parts []string
-	for _, name := range sortedKeys(s.Failures) {
-		if n := s.Failures[name]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", name, n))
-		}
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ", ")
+	list, _ := counts(s.Failures)
+	return list
 }

@@ -16,7 +16,7 @@
 // Axes carry round ticks (Ticks: 1, 2 or 5 times a power of ten); times in
 // ns are written in ns, µs or ms, whichever keeps the labels short.
 //
-// Page writes the HTML report: a metadata table (command line, seed,
+// Page.Write writes the HTML report: a metadata table (command line, seed,
 // profile, version), sections of figures and tables, and relative links to
 // the raw data written beside it. It embeds the SVGs inline and refers to
 // nothing outside its directory, so it can be opened offline or archived

@@ -90,7 +90,7 @@ func (p CDF) SVG() SVG {
 
 	for i, d := range p.Deadlines {
 		px := x.scale.at(d.X)
-		c.line(px, plotTop, px, plotBottom, `stroke="`+deadlineColour+`" stroke-dasharray="4 3"`)
+		c.line(px, plotTop, px, plotBottom, dashed(deadlineColour))
 		fmt.Fprintf(&c.b, `<circle cx="%s" cy="%s" r="3.5" fill="%s"/>`+"\n", num(px), num(y.scale.at(d.P)), deadlineColour)
 		// Labels stack down from the top so that close deadlines stay
 		// readable; past the middle they read leftwards.
@@ -155,7 +155,7 @@ func (p Histogram) SVG() SVG {
 		left := x.scale.at(float64(v)) - slot*0.4
 		fmt.Fprintf(&c.b, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"/>`+"\n",
 			num(left), num(top), num(slot*0.8), num(plotBottom-top), palette[0])
-		if hi-lo < 25 {
+		if hi-lo < maxLabelledInts {
 			c.text(x.scale.at(float64(v)), top-3, "middle", "note", fmt.Sprint(n))
 		}
 	}
@@ -240,8 +240,8 @@ func (p Lines) SVG() SVG {
 			if len(run) == 1 { // no band to shade: an error bar instead
 				c.line(line[0][0], y.scale.at(run[0].Lo), line[0][0], y.scale.at(run[0].Hi), `stroke="`+colour+`"`)
 			}
-			for _, p := range line {
-				fmt.Fprintf(&c.b, `<circle cx="%s" cy="%s" r="2.5" fill="%s"/>`+"\n", num(p[0]), num(p[1]), colour)
+			for _, xy := range line {
+				fmt.Fprintf(&c.b, `<circle cx="%s" cy="%s" r="2.5" fill="%s"/>`+"\n", num(xy[0]), num(xy[1]), colour)
 			}
 		}
 		for _, pt := range s.Points {
@@ -261,7 +261,7 @@ func (p Lines) SVG() SVG {
 	}
 	for _, m := range p.Marks {
 		px := x.scale.at(m.X)
-		c.line(px, plotTop, px, plotBottom, `stroke="`+deadlineColour+`" stroke-dasharray="4 3"`)
+		c.line(px, plotTop, px, plotBottom, dashed(deadlineColour))
 		legend = append(legend, legendEntry{colour: deadlineColour, dashed: true, text: m.Label})
 	}
 	if violated {

@@ -101,6 +101,9 @@ func (c *canvas) path(pts [][2]float64, attrs string) {
 	fmt.Fprintf(&c.b, `<path d="%s" %s/>`+"\n", d.String(), attrs)
 }
 
+// dashed is the stroke of deadlines and reference lines.
+func dashed(colour string) string { return `stroke="` + colour + `" stroke-dasharray="4 3"` }
+
 func (c *canvas) cross(x, y float64) {
 	const r = 4
 	c.path([][2]float64{{x - r, y - r}, {x + r, y + r}}, `stroke="`+violationColour+`" stroke-width="2"`)
@@ -130,11 +133,15 @@ func newAxis(lo, hi float64, unit, label string, p0, p1 float64, maxTicks int) a
 	}
 }
 
+// maxLabelledInts is how many integers an integer axis can tick, and a
+// histogram annotate with their counts, one by one without crowding.
+const maxLabelledInts = 25
+
 // integerAxis labels every integer from lo to hi when they are few, else
 // round integer ticks; values sit in the middle of unit-wide slots.
 func integerAxis(lo, hi int, label string, p0, p1 float64) axis {
 	a := axis{title: label, scale: linear{float64(lo) - 0.5, float64(hi) + 0.5, p0, p1}}
-	if hi-lo < 25 {
+	if hi-lo < maxLabelledInts {
 		for v := lo; v <= hi; v++ {
 			a.ticks = append(a.ticks, float64(v))
 		}
@@ -195,7 +202,7 @@ func (c *canvas) legend(entries []legendEntry) {
 		case e.cross:
 			c.cross(x+8, y-4)
 		case e.dashed:
-			c.line(x, y-4, x+16, y-4, `stroke="`+e.colour+`" stroke-dasharray="4 3"`)
+			c.line(x, y-4, x+16, y-4, dashed(e.colour))
 		default:
 			c.line(x, y-4, x+16, y-4, `stroke="`+e.colour+`" stroke-width="2"`)
 		}

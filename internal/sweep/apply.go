@@ -50,6 +50,7 @@ func (b Base) Apply(pt Point) (*bus.Topology, bus.Options, error) {
 			return nil, o, fmt.Errorf("%w: nodes=%d: %v", ErrBadParam, int(n), err)
 		}
 	}
+	// The point's own copy: the cables and timing change below.
 	copied := *t
 	t = &copied
 	t.Cables = append([]bus.Cable(nil), t.Cables...)
@@ -66,6 +67,13 @@ func (b Base) Apply(pt Point) (*bus.Topology, bus.Options, error) {
 	if p, ok := pt.value("coin_bias"); ok {
 		o.CoinBias = &p
 	}
+	return setWindows(t, o, pt)
+}
+
+// setWindows applies the point's window bounds (fast_min … slow_max), if it
+// has any, where the run reads them: o.Timing when set, else the
+// topology's timing overrides. t is the point's own copy.
+func setWindows(t *bus.Topology, o bus.Options, pt Point) (*bus.Topology, bus.Options, error) {
 	fast, slow, err := windows(t, o)
 	if err != nil {
 		return nil, o, err
