@@ -81,6 +81,27 @@ func testGoldenCases(t *testing.T, cases []goldenCase, path func(name, format st
 	}
 }
 
+// usageError is a command line that must fail with exit code 2 and one line
+// on stderr that starts with want.
+type usageError struct {
+	name string
+	args []string
+	want string // the whole stderr line, or its start
+}
+
+func testUsageErrors(t *testing.T, cases []usageError) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.args...)
+			assert.Equal(t, exitUsage, code)
+			assert.Empty(t, stdout)
+			assert.True(t, strings.HasPrefix(stderr, tc.want), "stderr %q\nwant prefix %q", stderr, tc.want)
+			assert.Equal(t, 1, strings.Count(stderr, "\n"), "want one line, got %q", stderr)
+			assert.NotContains(t, stderr, "goroutine")
+		})
+	}
+}
+
 // readCSV reads the whole CSV file at path.
 func readCSV(t *testing.T, path string) [][]string {
 	t.Helper()

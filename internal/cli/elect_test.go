@@ -124,11 +124,7 @@ func TestElectAnonymousIsNotAFailure(t *testing.T) {
 }
 
 func TestElectErrors(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string // the whole stderr line, or its start
-	}{
+	testUsageErrors(t, []usageError{
 		{"no algo", []string{"elect", "--gen", "ring:3"},
 			"fwsim elect: want --algo NAME or --compare (see 'fwsim help elect')"},
 		{"empty crashed", []string{"elect", "--algo", "bully", "--gen", "complete:4", "--crashed", ""},
@@ -189,15 +185,7 @@ func TestElectErrors(t *testing.T) {
 			`fwsim elect: invalid value "-1" for flag --seed: want an unsigned integer (see 'fwsim help elect')`},
 		{"stray argument", []string{"elect", "lelann"},
 			`fwsim elect: unexpected argument "lelann" (elect takes flags only) (see 'fwsim help elect')`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, tc.args...)
-			assert.Equal(t, exitUsage, code)
-			assert.Empty(t, stdout)
-			assert.True(t, strings.HasPrefix(stderr, tc.want), "stderr %q\nwant prefix %q", stderr, tc.want)
-			assert.Equal(t, 1, strings.Count(stderr, "\n"), "want one line, got %q", stderr)
-		})
-	}
+	})
 }
 
 func TestElectCompareListsEveryAlgorithm(t *testing.T) {

@@ -79,11 +79,7 @@ func TestRunFlagSpellings(t *testing.T) {
 }
 
 func TestRunErrors(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string // the whole stderr line
-	}{
+	testUsageErrors(t, []usageError{
 		{"unknown flag", []string{"run", "--bogus"},
 			"fwsim run: flag provided but not defined: --bogus (see 'fwsim help run')"},
 		{"topology and gen", []string{"run", "--topology", "x.yaml", "--gen", "pair"},
@@ -134,16 +130,7 @@ func TestRunErrors(t *testing.T) {
 			`fwsim run: invalid value "0" for flag --max-events: want a positive integer (see 'fwsim help run')`},
 		{"out of spec", []string{"run", "--gen", "chain:20"},
 			"fwsim run: --gen chain:20: cables: the bus is 19 cable hops across"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, tc.args...)
-			assert.Equal(t, exitUsage, code)
-			assert.Empty(t, stdout)
-			assert.True(t, strings.HasPrefix(stderr, tc.want), "stderr %q\nwant prefix %q", stderr, tc.want)
-			assert.Equal(t, 1, strings.Count(stderr, "\n"), "want one line, got %q", stderr)
-			assert.NotContains(t, stderr, "goroutine")
-		})
-	}
+	})
 }
 
 // A budget too small to reach the first reset leaves no generation: that
