@@ -13,12 +13,16 @@ import (
 // generation tracks one bus initialisation of one connected part of the bus
 // while it runs; close turns it into a Generation.
 type generation struct {
-	index        int
-	comp         int
-	members      []int // node indices, ascending
-	startNs      int64
-	cause        string
-	pastReset    bool // a member reached T0: a later R0 starts a new generation
+	index   int
+	comp    int
+	members []int // node indices, ascending
+	startNs int64
+	cause   string
+	// reachedT0 counts the members that entered T0 in this generation:
+	// once all have, the bus has left its reset, and an R0 entry starts a
+	// new generation. Before, it is part of this one: a node in R0 or R1
+	// absorbs BUS_RESET, so the reset need not reach every node again.
+	reachedT0    int
 	done         bool
 	outcome      Outcome
 	problems     []string
@@ -28,7 +32,8 @@ type generation struct {
 	lastPacketNs int64
 	inflight     int // packet deliveries still scheduled
 	selfIDs      []phy.SelfID
-	links        []Link // not kept by a Simulator, which reports no Generation
+	cables       []int  // the cables joining the members when it began
+	links        []Link // the same, named; not kept by a Simulator, which reports no Generation
 	tree         *treeid.Tree
 	result       Generation
 }
@@ -41,7 +46,10 @@ func (w *world) onState(i int, s phy.State, now int64) {
 		w.onReset(i, now)
 	case phy.T0TreeIDStart:
 		if n.gen != nil {
-			n.gen.pastReset = true
+			if !n.reachedT0 {
+				n.reachedT0 = true
+				n.gen.reachedT0++
+			}
 			n.gen.resetEnd = max(n.gen.resetEnd, now)
 		}
 	case phy.S0SelfIDStart:
@@ -61,7 +69,7 @@ func (w *world) onState(i int, s phy.State, now int64) {
 func (w *world) onReset(i int, now int64) {
 	n := &w.nodes[i]
 	g := w.openGen[w.comp[i]]
-	if g == nil || g.done || g.pastReset {
+	if g == nil || g.done || g.pastReset() {
 		if g != nil && !g.done {
 			w.close(g, OutcomeInterrupted, fmt.Sprintf("a new bus reset from %s at %d ns", n.cfg.id, now))
 		}
@@ -71,13 +79,26 @@ func (w *world) onReset(i int, now int64) {
 		}
 		g = w.open(w.comp[i], now, cause)
 	}
-	if old := n.gen; old != nil && old != g && !old.done {
-		w.close(old, OutcomeInterrupted, fmt.Sprintf("a new bus reset reached %s at %d ns", n.cfg.id, now))
-	}
+	w.join(i, g, now)
 	if w.initiating == i {
 		n.cause = ""
 	}
-	n.gen = g
+}
+
+// pastReset reports that every member has entered T0 in g.
+func (g *generation) pastReset() bool { return g.reachedT0 == len(g.members) }
+
+// join makes node i a member of g from time now, ending the generation it
+// leaves.
+func (w *world) join(i int, g *generation, now int64) {
+	n := &w.nodes[i]
+	if n.gen == g {
+		return
+	}
+	if old := n.gen; old != nil && !old.done {
+		w.close(old, OutcomeInterrupted, fmt.Sprintf("a new bus reset reached %s at %d ns", n.cfg.id, now))
+	}
+	n.gen, n.reachedT0 = g, false
 }
 
 func (w *world) open(comp int, now int64, cause string) *generation {
@@ -89,7 +110,7 @@ func (w *world) open(comp int, now int64, cause string) *generation {
 		// Nothing outlives a Simulator's run: recycle the generation and
 		// its buffers.
 		g = w.genPool[len(w.gens)]
-		*g = generation{members: g.members[:0], selfIDs: g.selfIDs[:0], problems: g.problems[:0]}
+		*g = generation{members: g.members[:0], cables: g.cables[:0], selfIDs: g.selfIDs[:0], problems: g.problems[:0]}
 	default:
 		g = &generation{}
 		w.genPool = append(w.genPool, g)
@@ -101,18 +122,30 @@ func (w *world) open(comp int, now int64, cause string) *generation {
 			g.members = append(g.members, j)
 		}
 	}
-	if !w.lean {
-		for _, c := range w.cables {
-			if c.connected && w.comp[c.a.node] == comp {
-				g.links = append(g.links, Link{
-					Nodes: [2]string{w.nodes[c.a.node].cfg.id, w.nodes[c.b.node].cfg.id},
-					Ports: [2]int{c.a.port, c.b.port},
-				})
-			}
+	for i, c := range w.cables {
+		if !c.connected || w.comp[c.a.node] != comp {
+			continue
+		}
+		g.cables = append(g.cables, i)
+		if !w.lean {
+			g.links = append(g.links, Link{
+				Nodes: [2]string{w.nodes[c.a.node].cfg.id, w.nodes[c.b.node].cfg.id},
+				Ports: [2]int{c.a.port, c.b.port},
+			})
 		}
 	}
 	w.gens = append(w.gens, g)
 	w.openGen[comp] = g
+	// Members whose own generation has not left its reset are part of this
+	// one, whatever state they are in: a cable event changes the parts of
+	// the bus under them, and a neighbour in R0 or R1 absorbs BUS_RESET, so
+	// no new R0 entry need reach them. Members of a generation past its
+	// reset will see the new BUS_RESET and join on entering R0.
+	for _, j := range g.members {
+		if n := &w.nodes[j]; n.gen == nil || !n.gen.pastReset() || n.state == phy.R0ResetStart || n.state == phy.R1ResetWait {
+			w.join(j, g, now)
+		}
+	}
 	return g
 }
 
@@ -146,6 +179,9 @@ func (w *world) close(g *generation, o Outcome, problems ...string) {
 		g.result = w.snapshot(g)
 	} else if g.index == 0 {
 		w.metrics = w.firstMetrics(g)
+	}
+	if len(w.waitingConfigs) > 0 && (o == OutcomeOK || o == OutcomeInconsistent) {
+		w.sendWaitingConfigs(g)
 	}
 }
 
@@ -200,10 +236,10 @@ func (w *world) verify(g *generation) []string {
 	if len(roots) != 1 {
 		problems = append(problems, fmt.Sprintf("%d roots (%s), not one", len(roots), strings.Join(roots, ", ")))
 	}
-	for _, c := range w.cables {
-		if !c.connected || w.comp[c.a.node] != g.comp {
-			continue
-		}
+	// The cables as they were when g began: one plugged in since has not
+	// yet taken part (its reset comes next).
+	for _, ci := range g.cables {
+		c := w.cables[ci]
 		sa := w.nodes[c.a.node].m.Ports().Status[c.a.port]
 		sb := w.nodes[c.b.node].m.Ports().Status[c.b.port]
 		if !(sa == phy.PortParent && sb == phy.PortChild) && !(sa == phy.PortChild && sb == phy.PortParent) {
@@ -258,7 +294,7 @@ func (w *world) snapshot(g *generation) Generation {
 		r := NodeResult{
 			ID: n.cfg.id, PhyID: -1, ParentPort: -1,
 			Ports:            slices.Clone(n.m.Ports().Status),
-			ContentionRounds: len(n.election.Rounds()),
+			ContentionRounds: w.roundsSince(n, g.startNs),
 			Initiated:        n.m.Initiated(),
 			State:            n.state,
 		}
@@ -280,6 +316,19 @@ func (w *world) snapshot(g *generation) Generation {
 	return out
 }
 
+// roundsSince counts n's root-contention rounds that began at or after
+// startNs: a node that carried on from an interrupted generation keeps the
+// rounds it had before this one began.
+func (w *world) roundsSince(n *node, startNs int64) int {
+	count := 0
+	for _, r := range n.election.Rounds() {
+		if n.clock.Edge(r.Start) >= startNs {
+			count++
+		}
+	}
+	return count
+}
+
 // contentions groups the members' root-contention rounds by contended cable.
 func (w *world) contentions(g *generation) []Contention {
 	byCable := map[int]*Contention{}
@@ -288,8 +337,8 @@ func (w *world) contentions(g *generation) []Contention {
 		n := &w.nodes[i]
 		for _, r := range n.election.Rounds() {
 			c := n.cable[r.Port]
-			if c < 0 {
-				continue // unplugged since
+			if c < 0 || n.clock.Edge(r.Start) < g.startNs {
+				continue // unplugged since, or a round of an earlier generation
 			}
 			ct := byCable[c]
 			if ct == nil {

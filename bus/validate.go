@@ -395,7 +395,7 @@ func (r *resolver) connected() error {
 	if cabled < 0 {
 		cabled = 0 // no cables: a lone node is a bus
 	}
-	var reachable, across hopCounter
+	var reachable hopCounter
 	reach := reachable.from(adjacent, cabled)
 	size := 0
 	for node, h := range reach {
@@ -412,11 +412,17 @@ func (r *resolver) connected() error {
 	// A connected graph is a tree exactly when it has one cable fewer than
 	// nodes; any more cables close a loop.
 	r.rt.hasLoop = cables > size-1
+	r.checkHops(adjacent, "cables", "the bus")
+	return nil
+}
+
+// checkHops measures the longest shortest path, in cable hops, of the cable
+// graph adjacent (each part of it when it is split) and reports a bus wider
+// than the standard allows as out of spec, naming what at path makes it so.
+func (r *resolver) checkHops(adjacent [][]int, path, what string) {
+	var across hopCounter
 	var diameter, from, to int
-	for start, h := range reach {
-		if h < 0 {
-			continue
-		}
+	for start := range adjacent {
 		for node, hops := range across.from(adjacent, start) {
 			if hops > diameter {
 				diameter, from, to = hops, start, node
@@ -424,9 +430,21 @@ func (r *resolver) connected() error {
 		}
 	}
 	if diameter > phy.MaxHops {
-		r.beyondSpec("cables", "the bus is %d cable hops across (from %q to %q), more than the %d the standard allows", diameter, r.rt.nodes[from].id, r.rt.nodes[to].id, phy.MaxHops)
+		r.beyondSpec(path, "%s is %d cable hops across (from %q to %q), more than the %d the standard allows", what, diameter, r.rt.nodes[from].id, r.rt.nodes[to].id, phy.MaxHops)
 	}
-	return nil
+}
+
+// adjacentNow is the cable graph of the cables plugged in at the time being
+// checked.
+func (r *resolver) adjacentNow() [][]int {
+	adjacent := make([][]int, len(r.rt.nodes))
+	for end, id := range r.cableAt {
+		if c := r.rt.cables[id]; c.a == end {
+			adjacent[c.a.node] = append(adjacent[c.a.node], c.b.node)
+			adjacent[c.b.node] = append(adjacent[c.b.node], c.a.node)
+		}
+	}
+	return adjacent
 }
 
 // hopCounter counts cable hops from a start node to every node by
@@ -496,7 +514,11 @@ func (r *resolver) event(e Event, path string) (resolvedEvent, error) {
 	switch {
 	case e.Connect != nil:
 		re.kind = eventConnect
-		re.cable, err = r.connect(*e.Connect, path+".connect")
+		if re.cable, err = r.connect(*e.Connect, path+".connect"); err == nil {
+			// Every generation's bus must keep to the hop limit, not only
+			// the one at power-up.
+			r.checkHops(r.adjacentNow(), path+".connect", fmt.Sprintf("after the connect at %v, the bus", e.At))
+		}
 	case e.Disconnect != nil:
 		re.kind = eventDisconnect
 		re.cable, err = r.disconnect(*e.Disconnect, path+".disconnect")

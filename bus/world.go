@@ -34,6 +34,7 @@ const (
 	evTracePacket                // tracing only: self-ID packets reach a port (-1: the sender's link)
 	evInitiate                   // a PHY initiates a reset on a clock edge
 	evScenario                   // a scripted event
+	evConnected                  // a scripted connect's debounce ended
 )
 
 // event is the kernel's payload. It stays small: the kernel copies it.
@@ -43,7 +44,7 @@ type simEvent struct {
 	short bool  // evInitiate
 	port  int16 // evArrive, evTracePacket
 	node  int32
-	index int32 // evArrive: cable epoch; evDelivered, evTracePacket: transmission; evScenario: event
+	index int32 // evArrive: cable epoch; evDelivered, evTracePacket: transmission; evScenario, evConnected: event
 	cycle int64 // evStep, evTimer, evInitiate
 }
 
@@ -66,10 +67,15 @@ type node struct {
 
 	pendingStep  int64 // cycle of a queued input evaluation, -1 if none
 	pendingTimer int64 // cycle of the armed timer's evaluation, -1 if none
-	state        phy.State
-	gen          *generation
-	s0At         int64  // when this node last entered S0
-	cause        string // why this node's next initiated reset happens
+	// evaluated is the last clock cycle the PHY evaluated: it samples its
+	// inputs and decides once per edge, so anything that arrives after
+	// that evaluation waits for the next edge.
+	evaluated int64
+	state     phy.State
+	gen       *generation
+	reachedT0 bool   // entered T0 in gen
+	s0At      int64  // when this node last entered S0
+	cause     string // why this node's next initiated reset happens
 }
 
 type cableState struct {
@@ -107,9 +113,12 @@ type world struct {
 	// otherwise: its R0 entry carries the cause of the reset.
 	initiating int
 
-	initiators []int  // the nodes that start the first reset
-	cause      string // why they do
-	forced     int    // the node Options.ForceRoot names, -1 if none
+	// waitingConfigs are scripted PHY configuration packets, by event,
+	// waiting for their sender's bus to become idle.
+	waitingConfigs []int
+	initiators     []int  // the nodes that start the first reset
+	cause          string // why they do
+	forced         int    // the node Options.ForceRoot names, -1 if none
 	// rebuild says the PHYs must be built afresh before the next run: they
 	// are new, or the last run may have left registers or states that a
 	// reset does not clear (see reusable).
@@ -200,6 +209,7 @@ func (w *world) start(seed uint64) error {
 	w.k = Kernel[simEvent]{heap: w.k.heap[:0]}
 	w.gens, w.tx, w.txData, w.txGen = w.gens[:0], w.tx[:0], w.txData[:0], w.txGen[:0]
 	w.traceOnly, w.lastActive, w.initiating = 0, 0, -1
+	w.waitingConfigs = w.waitingConfigs[:0]
 	for i, rn := range w.topo.nodes {
 		clock := phy.IdealClock()
 		if !w.opts.IdealClock {
@@ -283,9 +293,9 @@ func (n *node) resetWires() {
 	clear(n.remote)
 	clear(n.sent)
 	clear(n.busyUntil)
-	n.pendingStep, n.pendingTimer = phy.NoWake, phy.NoWake
+	n.pendingStep, n.pendingTimer, n.evaluated = phy.NoWake, phy.NoWake, -1
 	n.state = phy.A0Idle
-	n.gen, n.s0At, n.cause = nil, -1, ""
+	n.gen, n.reachedT0, n.s0At, n.cause = nil, false, -1, ""
 }
 
 func (w *world) buildNode(i int, rn resolvedNode, clock phy.Clock) error {
@@ -472,16 +482,24 @@ func (w *world) dispatch(ev simEvent) {
 		if n.pendingStep == ev.cycle {
 			n.pendingStep = phy.NoWake
 		}
-		n.m.Step(ev.cycle)
-		w.afterStep(int(ev.node), ev.cycle)
+		w.step(int(ev.node), ev.cycle)
 	case evTimer:
 		if n.pendingTimer != ev.cycle {
 			return // re-armed or disarmed since
 		}
 		n.pendingTimer = phy.NoWake
-		n.m.Step(ev.cycle)
-		w.afterStep(int(ev.node), ev.cycle)
+		if ev.cycle > n.evaluated { // else that edge's evaluation saw the time
+			w.step(int(ev.node), ev.cycle)
+		}
 	case evInitiate:
+		if ev.cycle <= n.evaluated {
+			// The PHY already decided on this edge: the reset starts on the
+			// next one.
+			ev.cycle = n.evaluated + 1
+			w.k.Schedule(n.clock.Edge(ev.cycle), ev)
+			return
+		}
+		n.evaluated = ev.cycle
 		w.initiating = int(ev.node)
 		n.m.InitiateReset(ev.cycle, ev.short)
 		w.afterStep(int(ev.node), ev.cycle)
@@ -494,7 +512,32 @@ func (w *world) dispatch(ev simEvent) {
 		}
 	case evScenario:
 		w.scenario(int(ev.index))
+	case evConnected:
+		w.connected(int(ev.index))
 	}
+}
+
+// step evaluates node i's PHY on clock edge cycle, unless it already did:
+// inputs that changed after an edge's evaluation are sampled on the next.
+func (w *world) step(i int, cycle int64) {
+	n := &w.nodes[i]
+	if cycle <= n.evaluated {
+		w.sampleAt(i, n.evaluated+1)
+		return
+	}
+	n.evaluated = cycle
+	n.m.Step(cycle)
+	w.afterStep(i, cycle)
+}
+
+// sampleAt has node i's PHY evaluate its inputs on edge cycle.
+func (w *world) sampleAt(i int, cycle int64) {
+	n := &w.nodes[i]
+	if n.pendingStep == cycle {
+		return
+	}
+	n.pendingStep = cycle
+	w.k.Schedule(n.clock.Edge(cycle), simEvent{kind: evStep, node: int32(i), cycle: cycle})
 }
 
 // setRx records a new resolved receive state and has the PHY sample it on
@@ -507,12 +550,7 @@ func (w *world) setRx(i, port int, rx phy.LineState) {
 	}
 	w.observe(TraceEvent{Kind: TraceReceive, Node: n.cfg.id, Port: port, FromLine: ports.Rx[port], ToLine: rx})
 	ports.Rx[port] = rx
-	cycle := n.clock.EdgeAtOrAfter(w.k.Now())
-	if n.pendingStep == cycle {
-		return
-	}
-	n.pendingStep = cycle
-	w.k.Schedule(n.clock.Edge(cycle), simEvent{kind: evStep, node: int32(i), cycle: cycle})
+	w.sampleAt(i, max(n.clock.EdgeAtOrAfter(w.k.Now()), n.evaluated+1))
 }
 
 // afterStep propagates what a PHY did on a clock edge: state changes,
@@ -521,6 +559,11 @@ func (w *world) setRx(i, port int, rx phy.LineState) {
 func (w *world) afterStep(i int, cycle int64) {
 	n := &w.nodes[i]
 	now := w.k.Now()
+	// Packets first: the generation is not complete before they arrive,
+	// and the line states this step drives follow them on the wire.
+	if packets, _, end := n.m.TakeTransmit(); len(packets) > 0 {
+		w.transmit(i, packets, n.clock.Edge(end))
+	}
 	for _, s := range n.m.Trail() {
 		w.observe(TraceEvent{Kind: TraceState, Node: n.cfg.id, Port: -1, FromState: n.state, ToState: s})
 		n.state = s
@@ -540,14 +583,13 @@ func (w *world) afterStep(i int, cycle int64) {
 			w.setRx(i, p, phy.Receive(tx, n.remote[p]))
 		}
 	}
-	if packets, _, end := n.m.TakeTransmit(); len(packets) > 0 {
-		w.transmit(i, packets, n.clock.Edge(end))
+	wake := n.m.Wake()
+	if wake != phy.NoWake {
+		wake = max(wake, cycle+1)
 	}
-	if wake := n.m.Wake(); wake != n.pendingTimer {
+	if wake != n.pendingTimer {
 		n.pendingTimer = wake
 		if wake != phy.NoWake {
-			wake = max(wake, cycle+1)
-			n.pendingTimer = wake
 			w.k.Schedule(n.clock.Edge(wake), simEvent{kind: evTimer, node: int32(i), cycle: wake})
 		}
 	}
@@ -556,13 +598,15 @@ func (w *world) afterStep(i int, cycle int64) {
 	}
 }
 
-// transmit sends a node's self-ID packets to every link on the bus: the
-// sender's own link when its transmission ends, every other one a cable delay
-// plus a repeat delay per PHY later. The packets reach each link at once
-// rather than hop by hop, to keep the flood (N² deliveries) out of the event
-// queue: this is exact because a PHY's later line states on a port wait for
-// the data it repeats there (busyUntil), so no grant can reach a node ahead
-// of a packet it should count. One event marks when the last copy arrives.
+// transmit sends a node's self-ID packets, whose transmission has just
+// ended, to every link of its generation: the sender's own link at once,
+// every other one a cable delay plus a repeat delay per PHY later. The
+// packets reach each link at once rather than hop by hop, to keep the flood
+// (N² deliveries) out of the event queue: this is exact because a PHY's
+// later line states on a port wait for the data it repeats there
+// (busyUntil), so no grant can reach a node ahead of a packet it should
+// count, and a PHY that resets before a copy reaches it clears its buffer on
+// entering R0 anyway. One event marks when the last copy arrives.
 func (w *world) transmit(i int, packets []phy.SelfID, endNs int64) {
 	g := w.nodes[i].gen
 	idx := int32(len(w.tx))
@@ -615,8 +659,10 @@ func (w *world) packets(idx int32) []phy.SelfID {
 // traced at its time.
 func (w *world) receive(i, port int, idx int32, at int64) {
 	n := &w.nodes[i]
-	for _, q := range w.packets(idx) {
-		n.m.Receive(q)
+	if n.gen == w.txGen[idx] { // a link keeps the self-IDs of its own generation only
+		for _, q := range w.packets(idx) {
+			n.m.Receive(q)
+		}
 	}
 	if w.opts.Observer != nil {
 		w.traceOnly++

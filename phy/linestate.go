@@ -106,3 +106,62 @@ func (l LineState) String() string { return "(" + l.A().String() + "," + l.B().S
 func Receive(local, peer LineState) LineState {
 	return MakeLineState(Resolve(local.A(), peer.B()), Resolve(local.B(), peer.A()))
 }
+
+// peerCandidates is what the far end of a pair may drive when this end
+// drives local and the pair resolves to seen: the far end's value is
+// recovered exactly except where this end drives a value and sees it, which
+// the far end may be driving too or not at all.
+func peerCandidates(local, seen Signal) []Signal {
+	switch {
+	case local == SigZ:
+		return []Signal{seen}
+	case seen == SigZ: // opposite drivers cancel
+		if local == Sig0 {
+			return []Signal{Sig1}
+		}
+		return []Signal{Sig0}
+	case seen == local:
+		return []Signal{local, SigZ}
+	}
+	return nil // this end's own value cannot turn into the opposite one
+}
+
+// transmittable reports whether some state of the state machine transmits
+// l: every pair but (Z,1) and (0,0), which exist only as received states.
+func transmittable(l LineState) bool {
+	return l != MakeLineState(SigZ, Sig1) && l != MakeLineState(Sig0, Sig0)
+}
+
+// PeerLineState is the line state the peer of a port transmits, recovered
+// from what the port itself transmits (tx) and what it resolves (rx): a
+// port knows its own drivers, so where it drives a 0 and sees Z the peer
+// drives a 1 (SPEC §2). ok is false when more than one transmittable line
+// state fits, which happens only where the port drives a value the peer may
+// or may not drive too, or when nothing fits (rx is not the resolution of
+// tx with any peer).
+func PeerLineState(tx, rx LineState) (peer LineState, ok bool) {
+	// The crossover: the peer's TPB reaches this port's TPA receivers and
+	// its TPA this port's TPB receivers.
+	found := 0
+	for _, a := range peerCandidates(tx.B(), rx.B()) {
+		for _, b := range peerCandidates(tx.A(), rx.A()) {
+			if l := MakeLineState(a, b); transmittable(l) {
+				peer, found = l, found+1
+			}
+		}
+	}
+	return peer, found == 1
+}
+
+// ReceivesBusReset reports whether a port that transmits tx and resolves rx
+// is receiving BUS_RESET: either the pair resolves to (1,1), or the peer's
+// line state recovered from the port's own drive is BUS_RESET. Testing the
+// resolved pair alone would miss a neighbour's reset against this port's own
+// PARENT_NOTIFY, GRANT or DATA_PREFIX, whose drivers cancel part of it.
+func ReceivesBusReset(tx, rx LineState) bool {
+	if rx == RxBusReset {
+		return true
+	}
+	peer, ok := PeerLineState(tx, rx)
+	return ok && peer == TxBusReset
+}

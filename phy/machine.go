@@ -64,12 +64,16 @@ type Machine struct {
 	granted    int      // child port granted in S1/S2
 	grantAcked bool     // the granted child started its data: stop granting
 	identSent  bool     // S4: own packets sent, IDENT_DONE on the parent port
-	transmit   []SelfID // own packets not yet taken by TakeTransmit
-	selfIDBuf  []SelfID // holds transmit; reused on every reset
+	transmit   []SelfID // own packets sent whole and not yet taken by TakeTransmit
+	selfIDBuf  []SelfID // the packets being sent; reused on every reset
 	txStart    int64
 	txEnd      int64
 
 	trail Trail
+	// sampled holds what every port drove when this step began: Rx was
+	// resolved against it, so recovering the peer's signal uses it, not a
+	// drive changed during the step.
+	sampled []LineState
 
 	cyc struct{ resetTime, shortResetTime, resetWait int64 }
 }
@@ -103,6 +107,7 @@ func NewMachine(cfg Config) (*Machine, error) {
 		wake:       NoWake,
 		rhb:        cfg.ForceRoot,
 		identified: make([]bool, cfg.Ports),
+		sampled:    make([]LineState, cfg.Ports),
 		parentPort: -1,
 		received:   make([]SelfID, 0, MaxNodes), // one packet per node on most buses
 	}
@@ -131,8 +136,7 @@ func (m *Machine) Wake() int64 { return m.wake }
 // (long) or ISBR (short) does, or as a port's connection change does. The
 // node's next self-ID packet carries i = 1.
 func (m *Machine) InitiateReset(now int64, short bool) {
-	m.now = now
-	m.trail.clear()
+	m.sample(now)
 	m.enterR0(true, short)
 	m.settle()
 }
@@ -146,9 +150,15 @@ func (m *Machine) ExpectShortReset() { m.expectShort = true }
 
 // Step evaluates the state machine at clock cycle now against Ports().Rx.
 func (m *Machine) Step(now int64) {
+	m.sample(now)
+	m.settle()
+}
+
+// sample begins the evaluation of clock edge now.
+func (m *Machine) sample(now int64) {
 	m.now = now
 	m.trail.clear()
-	m.settle()
+	copy(m.sampled, m.ports.Tx)
 }
 
 // Trail lists the states entered during the last Step or InitiateReset.
@@ -167,17 +177,24 @@ func (m *Machine) settle() {
 
 // Receive delivers a self-ID packet that arrived at this PHY (or that it sent
 // itself): the link buffers it, and packet #0s are counted, because the count
-// is the next free physical ID.
+// is the next free physical ID. Only packets of the self-ID phase count: in
+// bus reset and tree identify a packet belongs to a generation this PHY has
+// left, and is dropped.
 func (m *Machine) Receive(q SelfID) {
+	if m.state < S0SelfIDStart {
+		return
+	}
 	m.received = append(m.received, q)
 	if !q.IsExtended() {
 		m.zeros++
 	}
 }
 
-// TakeTransmit returns the self-ID packets this PHY started sending, and the
-// cycles at which the transmission starts and ends, once. The packets stay
-// valid until the PHY next enters self identify: copy them to keep them.
+// TakeTransmit returns, once, the self-ID packets this PHY has finished
+// sending, and the cycles at which the transmission started and ended. A
+// transmission cut off by a reset is never returned: a truncated packet
+// fails its inverse-quadlet check at every link. The packets stay valid
+// until the PHY next enters self identify: copy them to keep them.
 func (m *Machine) TakeTransmit() (packets []SelfID, start, end int64) {
 	packets, m.transmit = m.transmit, nil
 	return packets, m.txStart, m.txEnd
@@ -322,9 +339,11 @@ func (m *Machine) advance() bool {
 	return false
 }
 
+// receivesBusReset reports BUS_RESET on a connected port, recognised
+// whatever the port drives itself (ReceivesBusReset).
 func (m *Machine) receivesBusReset() bool {
 	for i, c := range m.ports.Connected {
-		if c && m.ports.Rx[i] == RxBusReset {
+		if c && ReceivesBusReset(m.sampled[i], m.ports.Rx[i]) {
 			return true
 		}
 	}
@@ -381,9 +400,9 @@ func (m *Machine) grantNextChild() bool {
 	m.enter(S4SelfIDTransmit)
 	m.phyID = m.zeros & 63 // a 6-bit counter, as in hardware
 	m.ports.DriveAll(TxDataPrefix)
-	m.transmit = m.selfIDPackets()
+	m.selfIDBuf = m.selfIDPackets()
 	t := m.cfg.Timing
-	bits := int64(64 * len(m.transmit))
+	bits := int64(64 * len(m.selfIDBuf))
 	dur := t.DataPrefix + t.DataEnd + durationOfBits(bits, t.BaseRateBitsPerSecond)
 	m.txStart, m.txEnd = m.now, m.now+m.cfg.Clock.Cycles(dur)
 	m.wake = m.txEnd
@@ -399,6 +418,7 @@ func (m *Machine) selfIDTransmit() bool {
 			return false
 		}
 		m.identSent = true
+		m.transmit = m.selfIDBuf
 		m.wake = NoWake
 		if m.root {
 			m.ports.DriveAll(TxIdle)

@@ -159,6 +159,10 @@ func TestLeafSelfIdentifies(t *testing.T) {
 	m.Step(200000)
 	assert.Equal(t, phy.S4SelfIDTransmit, m.State())
 	assert.Equal(t, phy.TxDataPrefix, m.Ports().Tx[0])
+	packets, _, _ := m.TakeTransmit()
+	assert.Empty(t, packets, "the packet is handed over once it has been sent whole")
+	end := m.Wake()
+	m.Step(end)
 	packets, start, end := m.TakeTransmit()
 	require.Len(t, packets, 1)
 	assert.Equal(t, 2, packets[0].PhyID())
@@ -166,8 +170,6 @@ func TestLeafSelfIdentifies(t *testing.T) {
 	assert.True(t, packets[0].Contender())
 	// prefix 140 + 64 bits at 98.304 Mbit/s (651 ns) + end 240.
 	assert.Equal(t, int64(140+652+240), end-start)
-
-	m.Step(end)
 	assert.Equal(t, phy.TxIdentDone, m.Ports().Tx[0], "IDENT_DONE once the packet is out")
 	m.Ports().Rx[0] = phy.RxDataPrefix
 	m.Step(end + 50)
@@ -224,4 +226,51 @@ func TestNewMachineRejectsBadConfig(t *testing.T) {
 		_, err := phy.NewMachine(cfg)
 		assert.Error(t, err, name)
 	}
+}
+
+// A reset during the transmission cuts the packet off: it is never handed
+// to the bus, and the link keeps nothing of the old generation.
+func TestResetCutsOffTheSelfIDBeingSent(t *testing.T) {
+	m := newTestMachine(t, []bool{true}, nil)
+	toChild(t, m)
+	m.Ports().Rx[0] = phy.RxSelfIDGrant
+	m.Step(200000)
+	require.Equal(t, phy.S4SelfIDTransmit, m.State())
+	// A neighbour's BUS_RESET against this port's DATA_PREFIX resolves to
+	// (Z,1), not (1,1): the PHY still sees the reset.
+	m.Ports().Rx[0] = phy.Receive(phy.TxDataPrefix, phy.TxBusReset)
+	m.Step(200100)
+	assert.Equal(t, phy.R0ResetStart, m.State())
+	packets, _, _ := m.TakeTransmit()
+	assert.Empty(t, packets)
+	m.Receive(0x807f8c80)
+	assert.Empty(t, m.SelfIDs(), "a packet arriving in R0 belongs to a generation the PHY has left")
+}
+
+// Every state that drives a 0 somewhere sees a neighbour's BUS_RESET
+// (SPEC §2): T2 with its PARENT_NOTIFY, S1/S2 with GRANT and DATA_PREFIX.
+func TestBusResetReachesEveryDrivingState(t *testing.T) {
+	m := newTestMachine(t, []bool{true}, nil)
+	m.InitiateReset(0, false)
+	m.Ports().Rx[0] = phy.RxIdle
+	m.Step(m.Wake())
+	require.Equal(t, phy.T2ParentHandshake, m.State())
+	require.Equal(t, phy.TxParentNotify, m.Ports().Tx[0])
+	m.Ports().Rx[0] = phy.Receive(phy.TxParentNotify, phy.TxBusReset)
+	m.Step(m.Wake() + 1000)
+	assert.Equal(t, phy.R0ResetStart, m.State(), "T2 driving PARENT_NOTIFY")
+
+	root := newTestMachine(t, []bool{true, true}, nil)
+	root.InitiateReset(0, false)
+	root.Ports().Rx[0], root.Ports().Rx[1] = phy.RxParentNotify, phy.RxParentNotify
+	root.Step(root.Wake())
+	root.Ports().Rx[0], root.Ports().Rx[1] = phy.RxChildHandshake, phy.RxChildHandshake
+	now := root.Wake() + 100
+	root.Step(now)
+	require.Equal(t, phy.S2SelfIDReceive, root.State())
+	require.Equal(t, []phy.LineState{phy.TxGrant, phy.TxDataPrefix}, root.Ports().Tx)
+	root.Ports().Rx[0] = phy.Receive(phy.TxGrant, phy.TxIdle)
+	root.Ports().Rx[1] = phy.Receive(phy.TxDataPrefix, phy.TxBusReset)
+	root.Step(now + 10)
+	assert.Equal(t, phy.R0ResetStart, root.State(), "S2 driving DATA_PREFIX")
 }

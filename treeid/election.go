@@ -183,16 +183,10 @@ func (e *Election) advance(now int64, p *phy.Ports) (phy.TreeOutcome, bool) {
 			return phy.TreeConfigTimeout, false
 		}
 	case phy.T1ChildHandshake:
-		// This node has not yet asked for a parent, so a PARENT_NOTIFY that
-		// arrives now is one more child, not a contention: contention is two
-		// PARENT_NOTIFYs crossing on the wire.
-		for i, c := range p.Connected {
-			if c && p.Status[i] != phy.PortChild && p.Rx[i] == phy.RxParentNotify {
-				p.Status[i] = phy.PortChild
-				p.Tx[i] = phy.TxChildNotify
-				e.children++
-			}
-		}
+		// Children are marked in T0 only (and the contended port in T3): a
+		// PARENT_NOTIFY that arrives now on the remaining port meets this
+		// node's own PARENT_NOTIFY in T2 as root contention, as in the
+		// standard's state machine.
 		for i, s := range p.Status {
 			if s == phy.PortChild && p.Rx[i] != phy.RxChildHandshake {
 				return phy.TreePending, false

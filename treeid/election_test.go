@@ -74,25 +74,47 @@ func TestNodeWithEveryPortAChildIsRoot(t *testing.T) {
 	p := testPorts(true, true, true)
 	var trail phy.Trail
 	e.Begin(0, p, false, &trail)
-	assert.Equal(t, phy.T0TreeIDStart, e.State())
-
-	p.Rx[0], p.Rx[2] = phy.RxParentNotify, phy.RxParentNotify
-	v := e.Step(10, p, &trail)
-	// Two children of three ports: T1 acknowledges them, port 1 is still open.
+	p.Rx[0], p.Rx[1], p.Rx[2] = phy.RxParentNotify, phy.RxParentNotify, phy.RxParentNotify
+	e.Step(10, p, &trail)
 	assert.Equal(t, phy.T1ChildHandshake, e.State())
-	assert.Equal(t, phy.TreePending, v.Outcome)
-	assert.Equal(t, []phy.LineState{phy.TxChildNotify, phy.TxIdle, phy.TxChildNotify}, p.Tx)
-
-	// PARENT_NOTIFY on port 1 before this node asked for a parent: a third
-	// child, not a contention.
-	p.Rx[1] = phy.RxParentNotify
-	e.Step(20, p, &trail)
-	assert.Equal(t, phy.TxChildNotify, p.Tx[1])
+	assert.Equal(t, []phy.LineState{phy.TxChildNotify, phy.TxChildNotify, phy.TxChildNotify}, p.Tx)
 
 	p.Rx[0], p.Rx[1], p.Rx[2] = phy.RxChildHandshake, phy.RxChildHandshake, phy.RxChildHandshake
-	v = e.Step(30, p, &trail)
+	v := e.Step(30, p, &trail)
 	assert.Equal(t, phy.TreeRoot, v.Outcome)
 	assert.Equal(t, []phy.PortStatus{phy.PortChild, phy.PortChild, phy.PortChild}, p.Status)
+}
+
+// Children are marked in T0 only (SPEC §3 T1): a PARENT_NOTIFY that arrives
+// in T1 on the remaining port is not a third child; in T2 it meets this
+// node's own PARENT_NOTIFY as root contention.
+func TestParentNotifyInT1IsNotAChild(t *testing.T) {
+	e := newTestElection(t, nil)
+	p := testPorts(true, true, true)
+	var trail phy.Trail
+	e.Begin(0, p, false, &trail)
+	p.Rx[0], p.Rx[2] = phy.RxParentNotify, phy.RxParentNotify
+	e.Step(10, p, &trail)
+	require.Equal(t, phy.T1ChildHandshake, e.State())
+	assert.Equal(t, []phy.LineState{phy.TxChildNotify, phy.TxIdle, phy.TxChildNotify}, p.Tx)
+
+	p.Rx[1] = phy.RxParentNotify
+	e.Step(20, p, &trail)
+	assert.Equal(t, phy.T1ChildHandshake, e.State())
+	assert.Equal(t, phy.TxIdle, p.Tx[1], "no CHILD_NOTIFY to a port that asked in T1")
+	assert.Equal(t, phy.PortNotConnected, p.Status[1])
+
+	// The two children drop PARENT_NOTIFY: T2 asks port 1 to be the parent,
+	// and with port 1's own PARENT_NOTIFY still there the pair resolves to
+	// ROOT_CONTENTION.
+	p.Rx[0], p.Rx[2] = phy.RxChildHandshake, phy.RxChildHandshake
+	e.Step(30, p, &trail)
+	require.Equal(t, phy.T2ParentHandshake, e.State())
+	assert.Equal(t, phy.TxParentNotify, p.Tx[1])
+	p.Rx[1] = phy.Receive(phy.TxParentNotify, phy.TxParentNotify)
+	require.Equal(t, phy.RxRootContention, p.Rx[1])
+	e.Step(31, p, &trail)
+	assert.Equal(t, phy.T3RootContention, e.State())
 }
 
 func TestRootContentionBacksOffAndRetries(t *testing.T) {

@@ -1,0 +1,155 @@
+package bus
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/fwsim/fwsim/phy"
+)
+
+// The invariants below hold for every run, whatever happens at whatever
+// instant (docs/protocol.md §1, §4, §7). The property tests, the scenario
+// fuzz target and the examples of the issue tracker all check a run
+// through runProblems.
+
+// runProblems lists every way res and its trace break the invariants; none
+// for a correct run.
+func runProblems(res *Result, trace []TraceEvent) []string {
+	var problems []string
+	for _, g := range res.Generations {
+		problems = append(problems, generationProblems(g)...)
+	}
+	return append(problems, traceProblems(trace)...)
+}
+
+// generationProblems checks one generation: it ended ok or was interrupted by
+// a later reset, and an ok one is a tree whose phy_IDs follow the post-order
+// walk of its cables, children in ascending port order.
+func generationProblems(g Generation) []string {
+	where := fmt.Sprintf("generation %d at %d ns (%s)", g.Index, g.StartNs, g.Cause)
+	switch g.Outcome {
+	case OutcomeInterrupted:
+		return nil
+	case OutcomeOK:
+	default:
+		return []string{fmt.Sprintf("%s ended %s: %v", where, g.Outcome, g.Problems)}
+	}
+	byID := map[string]NodeResult{}
+	var root string
+	for _, n := range g.Nodes {
+		byID[n.ID] = n
+		if n.Root {
+			if root != "" {
+				return []string{fmt.Sprintf("%s: two roots, %s and %s", where, root, n.ID)}
+			}
+			root = n.ID
+		}
+	}
+	if root == "" || root != g.Root {
+		return []string{fmt.Sprintf("%s: root %q, nodes say %q", where, g.Root, root)}
+	}
+	// child[node][port] is the node on that port's far end when the port is
+	// a child port.
+	child := map[string]map[int]string{}
+	for _, l := range g.Links {
+		a, b := byID[l.Nodes[0]], byID[l.Nodes[1]]
+		if a.Ports == nil || b.Ports == nil {
+			return []string{fmt.Sprintf("%s: link %v joins a node outside the generation", where, l)}
+		}
+		sa, sb := a.Ports[l.Ports[0]], b.Ports[l.Ports[1]]
+		switch {
+		case sa == phy.PortChild && sb == phy.PortParent:
+			addChild(child, a.ID, l.Ports[0], b.ID)
+		case sa == phy.PortParent && sb == phy.PortChild:
+			addChild(child, b.ID, l.Ports[1], a.ID)
+		default:
+			return []string{fmt.Sprintf("%s: link %v has ends %s and %s", where, l, sa, sb)}
+		}
+	}
+	next, problems := 0, []string(nil)
+	var walk func(id string)
+	walk = func(id string) {
+		ports := make([]int, 0, len(child[id]))
+		for p := range child[id] {
+			ports = append(ports, p)
+		}
+		slices.Sort(ports)
+		for _, p := range ports {
+			walk(child[id][p])
+		}
+		if got := byID[id].PhyID; got != next {
+			problems = append(problems, fmt.Sprintf("%s: %s has phy_ID %d, the post-order walk gives %d", where, id, got, next))
+		}
+		next++
+	}
+	walk(root)
+	if next != len(g.Nodes) {
+		problems = append(problems, fmt.Sprintf("%s: the tree from %s reaches %d of %d nodes", where, root, next, len(g.Nodes)))
+	}
+	if len(g.SelfIDs) < len(g.Nodes) || g.Tree == nil || len(g.Tree.Nodes) != len(g.Nodes) {
+		problems = append(problems, fmt.Sprintf("%s: %d self-ID quadlets for %d nodes", where, len(g.SelfIDs), len(g.Nodes)))
+	}
+	return problems
+}
+
+func addChild(child map[string]map[int]string, parent string, port int, id string) {
+	if child[parent] == nil {
+		child[parent] = map[int]string{}
+	}
+	child[parent][port] = id
+}
+
+// traceProblems checks the rules a conformance author reads off a trace: a
+// PHY drives at most one line state per port per instant, and CHILD_NOTIFY
+// goes only to ports whose PARENT_NOTIFY arrived in T0 (before T0 counts:
+// it is still there on entry) or that won the root contention in T3.
+func traceProblems(trace []TraceEvent) []string {
+	type portKey struct {
+		node string
+		port int
+	}
+	var problems []string
+	state := map[string]phy.State{}
+	rx := map[portKey]phy.LineState{}
+	mayAck := map[portKey]bool{}
+	lastTx := map[portKey]int64{}
+	markNotifying := func(node string) {
+		for k, l := range rx {
+			if k.node == node && l == phy.RxParentNotify {
+				mayAck[k] = true
+			}
+		}
+	}
+	for _, e := range trace {
+		k := portKey{e.Node, e.Port}
+		switch e.Kind {
+		case TraceState:
+			from := state[e.Node]
+			state[e.Node] = e.ToState
+			switch {
+			case e.ToState == phy.R0ResetStart:
+				for p := range mayAck {
+					if p.node == e.Node {
+						delete(mayAck, p)
+					}
+				}
+			case e.ToState == phy.T0TreeIDStart, from == phy.T3RootContention && e.ToState == phy.T1ChildHandshake:
+				markNotifying(e.Node)
+			}
+		case TraceReceive:
+			rx[k] = e.ToLine
+			if e.ToLine == phy.RxParentNotify && state[e.Node] == phy.T0TreeIDStart {
+				mayAck[k] = true
+			}
+		case TraceTransmit:
+			if t, ok := lastTx[k]; ok && t == e.TimeNs {
+				problems = append(problems, fmt.Sprintf("%d ns: %s drives two line states on port %d at one instant (the second %s)", e.TimeNs, e.Node, e.Port, e.ToLine.TxName()))
+			}
+			lastTx[k] = e.TimeNs
+			if s := state[e.Node]; e.ToLine == phy.TxChildNotify && s.InTreeID() && !mayAck[k] {
+				problems = append(problems, fmt.Sprintf("%d ns: %s in %s sends CHILD_NOTIFY on port %d, whose PARENT_NOTIFY did not arrive in T0", e.TimeNs, e.Node, s, e.Port))
+			}
+		}
+	}
+	return problems
+}
