@@ -99,5 +99,5 @@ func Example_trace() {
 		}
 	}
 	// Output:
-	// 166771 ns a        state T2 → T3
+	// 166725 ns b        state T2 → T3
 }

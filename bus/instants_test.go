@@ -256,3 +256,24 @@ func TestPhyConfigWaitsForAnIdleBus(t *testing.T) {
 		assert.Equal(t, gap, q.GapCount())
 	}
 }
+
+// Each PHY draws its FORCE_ROOT_TIMEOUT from the standard's range, so two
+// force-root nodes no longer time out together by construction; nominal
+// timers keep the old lockstep.
+func TestTimersAreDrawnPerPHY(t *testing.T) {
+	topo := mustGenerate(t, "pair")
+	topo.Nodes[0].ForceRoot, topo.Nodes[1].ForceRoot = true, true
+	roots := map[string]int{}
+	lockstep := 0
+	for seed := range uint64(40) {
+		res := runOK(t, topo, Options{Seed: seed})
+		roots[res.Generations[0].Root]++
+		nominal := runOK(t, topo, Options{Seed: seed, NominalTimers: true})
+		if len(nominal.Generations[0].Contention) > 0 {
+			lockstep++
+		}
+	}
+	assert.Equal(t, 40, lockstep, "nominal timers: both hold off equally long, then contend")
+	assert.Positive(t, roots["a"], "roots %v", roots)
+	assert.Positive(t, roots["b"], "roots %v", roots)
+}

@@ -38,6 +38,11 @@ type Options struct {
 	CoinBias *float64
 	// Corner places waits inside their windows (default: uniformly random).
 	Corner treeid.Corner
+	// NominalTimers gives every PHY the profile's nominal RESET_TIME,
+	// CONFIG_TIMEOUT and FORCE_ROOT_TIMEOUT. By default each PHY draws its
+	// own from the ranges the standard allows (phy.Timing's ...Range
+	// fields), seeded, as real PHYs differ.
+	NominalTimers bool
 	// IdealClock removes cycle quantisation: every PHY samples every
 	// nanosecond, with no phase offset and no frequency error.
 	IdealClock bool

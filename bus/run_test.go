@@ -218,7 +218,9 @@ func TestPairContentionFollowsTheCoin(t *testing.T) {
 	wins := map[string]int{}
 	rounds := map[int]int{}
 	for seed := range uint64(runs) {
-		res := runOK(t, topo, Options{Seed: seed})
+		// Nominal timers: both leaves finish their resets together, the
+		// setting of the formal models.
+		res := runOK(t, topo, Options{Seed: seed, NominalTimers: true})
 		g := res.Generations[0]
 		require.Equal(t, OutcomeOK, g.Outcome)
 		require.Len(t, g.Contention, 1, "seed %d: both leaves finish reset together and contend", seed)
@@ -251,7 +253,7 @@ func TestLargerIDWinsIsDeterministic(t *testing.T) {
 	uidA, uidB := uint64(7), uint64(3)
 	topo.Nodes[0].UID, topo.Nodes[1].UID = &uidA, &uidB
 	for seed := range uint64(50) {
-		res := runOK(t, topo, Options{Seed: seed, Policy: treeid.LargerIDWins})
+		res := runOK(t, topo, Options{Seed: seed, Policy: treeid.LargerIDWins, NominalTimers: true})
 		g := res.Generations[0]
 		require.Equal(t, OutcomeOK, g.Outcome)
 		require.Equal(t, "a", g.Root, "seed %d", seed)

@@ -70,10 +70,17 @@ func (o *TimingOverrides) apply(t phy.Timing) phy.Timing {
 	}
 	window(o.RootContendFast, &t.RootContendFast)
 	window(o.RootContendSlow, &t.RootContendSlow)
-	duration(o.ResetTime, &t.ResetTime)
+	// A value given in the file is the value of every PHY: it pins the
+	// range each PHY's value is otherwise drawn from.
+	pinned := func(d *Duration, into *time.Duration, r *phy.Window) {
+		if d != nil {
+			*into, *r = time.Duration(*d), phy.Window{}
+		}
+	}
+	pinned(o.ResetTime, &t.ResetTime, &t.ResetTimeRange)
 	duration(o.ResetWait, &t.ResetWait)
-	duration(o.ConfigTimeout, &t.ConfigTimeout)
-	duration(o.ForceRootTimeout, &t.ForceRootTimeout)
+	pinned(o.ConfigTimeout, &t.ConfigTimeout, &t.ConfigTimeoutRange)
+	pinned(o.ForceRootTimeout, &t.ForceRootTimeout, &t.ForceRootTimeoutRange)
 	duration(o.ShortResetTime, &t.ShortResetTime)
 	duration(o.ConnectTimeout, &t.ConnectTimeout)
 	duration(o.DataPrefix, &t.DataPrefix)

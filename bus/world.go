@@ -19,6 +19,7 @@ var ErrInvalidOptions = errors.New("invalid options")
 const (
 	streamClock = iota + 1
 	streamContention
+	streamTimers
 )
 
 // streamID names node's PCG stream for purpose.
@@ -229,6 +230,7 @@ func (w *world) start(seed uint64) error {
 			w.resetNode(i, rn, clock)
 		}
 		w.nodes[i].coins.Seed(seed, streamID(i, streamContention))
+		w.drawTimers(i, seed)
 	}
 	w.rebuild = false
 	for i, c := range w.topo.cables {
@@ -246,6 +248,27 @@ func (w *world) start(seed uint64) error {
 		w.k.Schedule(ev.at, simEvent{kind: evScenario, index: int32(i)})
 	}
 	return nil
+}
+
+// drawTimers gives node i's PHY its RESET_TIME, CONFIG_TIMEOUT and
+// FORCE_ROOT_TIMEOUT for the run with seed: drawn uniformly, in whole ns,
+// from the ranges the standard allows, so that no two PHYs time out
+// together by construction, or the nominal values with
+// Options.NominalTimers.
+func (w *world) drawTimers(i int, seed uint64) {
+	t, n := w.timing, &w.nodes[i]
+	w.draws.Seed(seed, streamID(i, streamTimers))
+	draw := func(r phy.Window) time.Duration {
+		return r.Min + time.Duration(w.draw.Int64N(int64(r.Max-r.Min)+1))
+	}
+	pick := func(r phy.Window, nominal time.Duration) time.Duration {
+		if w.opts.NominalTimers {
+			return nominal
+		}
+		return r.Draw(nominal, draw)
+	}
+	n.m.SetResetTime(pick(t.ResetTimeRange, t.ResetTime))
+	n.election.SetTimeouts(pick(t.ForceRootTimeoutRange, t.ForceRootTimeout), pick(t.ConfigTimeoutRange, t.ConfigTimeout))
 }
 
 // reusable reports whether the PHYs can start the next run as they are:

@@ -320,11 +320,14 @@ func TestTreeIdentifyHandshakes(t *testing.T) {
 			// contention adds the crossed one, and each round both nodes
 			// back off and at least one notifies again.
 			pn := res.Messages.Count("PARENT_NOTIFY")
-			assert.Equal(t, 0, backoffs%2, "%s seed %d: back-offs come in pairs", spec, seed)
+			// Back-offs usually come in pairs; a node whose ROOT_CONTENTION
+			// lasts less than one of its clock cycles (the peer answered at
+			// once) never samples it and waits in T2 instead, so a round
+			// can have one.
 			if backoffs == 0 {
 				assert.Equal(t, cables, pn, "%s seed %d", spec, seed)
 			} else {
-				assert.GreaterOrEqual(t, pn, cables+backoffs/2, "%s seed %d", spec, seed)
+				assert.GreaterOrEqual(t, pn, cables+(backoffs+1)/2, "%s seed %d", spec, seed)
 				assert.LessOrEqual(t, pn, cables+backoffs, "%s seed %d", spec, seed)
 			}
 			assert.NotEmpty(t, res.Leader)

@@ -75,7 +75,12 @@ type Machine struct {
 	// drive changed during the step.
 	sampled []LineState
 
-	cyc struct{ resetTime, shortResetTime, resetWait int64 }
+	cyc struct{ resetTime, shortResetTime, resetWait, maxArbState int64 }
+	// since is the cycle the current state (T states included) was
+	// entered: the watchdog counts from it.
+	since int64
+	// watchdog says the last reset was initiated by MAX_ARB_STATE_TIME.
+	watchdog bool
 }
 
 // NewMachine returns a powered-up PHY in A0 with all ports disconnected. The
@@ -115,8 +120,13 @@ func NewMachine(cfg Config) (*Machine, error) {
 	m.cyc.resetTime = cfg.Clock.Cycles(cfg.Timing.ResetTime)
 	m.cyc.shortResetTime = cfg.Clock.Cycles(cfg.Timing.ShortResetTime)
 	m.cyc.resetWait = cfg.Clock.Cycles(cfg.Timing.ResetWait)
+	m.cyc.maxArbState = cfg.Clock.Cycles(cfg.Timing.MaxArbStateTime)
 	return m, nil
 }
+
+// SetResetTime sets this PHY's RESET_TIME, as drawn for it from the range
+// the standard allows; it takes effect at the next reset.
+func (m *Machine) SetResetTime(d time.Duration) { m.cyc.resetTime = m.cfg.Clock.Cycles(d) }
 
 // Ports gives the bus access to the port state: it sets Connected and Rx.
 func (m *Machine) Ports() *Ports { return &m.ports }
@@ -129,8 +139,28 @@ func (m *Machine) State() State {
 	return m.state
 }
 
-// Wake is the cycle at which the armed timer expires, or NoWake.
-func (m *Machine) Wake() int64 { return m.wake }
+// Wake is the cycle at which the armed timer expires, or NoWake: the
+// state's own timer or the MAX_ARB_STATE_TIME watchdog, whichever is first.
+func (m *Machine) Wake() int64 {
+	if !m.watched() {
+		return m.wake
+	}
+	if deadline := m.since + m.cyc.maxArbState; m.wake == NoWake || deadline < m.wake {
+		return deadline
+	}
+	return m.wake
+}
+
+// watched reports whether the watchdog bounds the current state: T1–T3 and
+// S0–S4. R0, R1 and T0 have timers of their own, and A0 is idle.
+func (m *Machine) watched() bool {
+	s := m.State()
+	return m.cyc.maxArbState > 0 && s >= T1ChildHandshake && s <= S4SelfIDTransmit
+}
+
+// WatchdogReset reports that the current reset was initiated by the
+// MAX_ARB_STATE_TIME watchdog.
+func (m *Machine) WatchdogReset() bool { return m.watchdog }
 
 // InitiateReset starts a bus reset from this PHY at cycle now, as setting IBR
 // (long) or ISBR (short) does, or as a port's connection change does. The
@@ -170,8 +200,11 @@ func (m *Machine) Trail() []State { return m.trail.States() }
 func (m *Machine) settle() {
 	for range 32 {
 		if !m.advance() {
-			return
+			break
 		}
+	}
+	if len(m.trail.states) > 0 {
+		m.since = m.now
 	}
 }
 
@@ -252,7 +285,7 @@ func (m *Machine) enter(s State) {
 
 func (m *Machine) enterR0(initiated, short bool) {
 	m.enter(R0ResetStart)
-	m.initiated, m.short, m.expectShort = initiated, short, false
+	m.initiated, m.short, m.expectShort, m.watchdog = initiated, short, false, false
 	m.configTimeout, m.root, m.parentPort, m.phyID, m.zeros = false, false, -1, 0, 0
 	m.received = m.received[:0]
 	m.transmit = nil
@@ -282,6 +315,11 @@ func (m *Machine) resetDuration() int64 {
 func (m *Machine) advance() bool {
 	if m.state != R0ResetStart && m.state != R1ResetWait && m.receivesBusReset() {
 		m.enterR0(false, m.expectShort)
+		return true
+	}
+	if m.watched() && m.now-m.since >= m.cyc.maxArbState && len(m.trail.states) == 0 {
+		m.enterR0(true, false)
+		m.watchdog = true
 		return true
 	}
 	switch m.state {

@@ -274,3 +274,28 @@ func TestBusResetReachesEveryDrivingState(t *testing.T) {
 	root.Step(now + 10)
 	assert.Equal(t, phy.R0ResetStart, root.State(), "S2 driving DATA_PREFIX")
 }
+
+// The 1394a watchdog: a PHY left in T2 with no answer initiates a long
+// reset MAX_ARB_STATE_TIME after entering it; 1394-1995 has none.
+func TestMaxArbStateTimeResetsAStuckPHY(t *testing.T) {
+	a, err := phy.LookupProfile("1394a-2000")
+	require.NoError(t, err)
+	m := newTestMachine(t, []bool{true}, func(c *phy.Config) { c.Timing = a.Timing })
+	m.InitiateReset(0, false)
+	m.Step(m.Wake())
+	require.Equal(t, phy.T2ParentHandshake, m.State())
+	entered := m.Wake() - int64(a.Timing.MaxArbStateTime)
+	assert.Equal(t, int64(a.Timing.MaxArbStateTime), m.Wake()-entered)
+	m.Step(m.Wake() - 1)
+	assert.Equal(t, phy.T2ParentHandshake, m.State())
+	m.Step(entered + int64(a.Timing.MaxArbStateTime))
+	assert.Equal(t, phy.R0ResetStart, m.State())
+	assert.True(t, m.WatchdogReset())
+	assert.True(t, m.Initiated(), "the watchdog's reset is this PHY's own")
+
+	old := newTestMachine(t, []bool{true}, nil)
+	old.InitiateReset(0, false)
+	old.Step(old.Wake())
+	require.Equal(t, phy.T2ParentHandshake, old.State())
+	assert.Equal(t, phy.NoWake, old.Wake(), "1394-1995 has no watchdog")
+}

@@ -41,8 +41,23 @@ type Timing struct {
 	// the profile has no short reset.
 	ShortResetTime time.Duration
 	// ConnectTimeout is the 1394a debounce between a cable connecting and
-	// the reset it causes [U]; zero resets at once (1394-1995).
+	// the ports seeing each other, which starts the reset [U]; zero
+	// connects at once (1394-1995).
 	ConnectTimeout time.Duration
+	// MaxArbStateTime is the 1394a watchdog: a PHY that stays longer in
+	// one of T1–T3 or S0–S4 initiates a long bus reset [U]; zero where the
+	// profile has none (1394-1995).
+	MaxArbStateTime time.Duration
+
+	// ResetTimeRange, ConfigTimeoutRange and ForceRootTimeoutRange are the
+	// ranges the standard allows for RESET_TIME, CONFIG_TIMEOUT and
+	// FORCE_ROOT_TIMEOUT [U]. Real PHYs differ within them, so the bus
+	// draws each PHY's values from them (seeded) unless told to use the
+	// nominal values above; a zero range, or one that excludes the nominal
+	// value's override, pins the nominal value.
+	ResetTimeRange        Window
+	ConfigTimeoutRange    Window
+	ForceRootTimeoutRange Window
 
 	// DataPrefix and DataEnd frame every self-ID transmission [U].
 	DataPrefix time.Duration
@@ -92,6 +107,9 @@ func timing1995() Timing {
 		DataPrefix:            140 * time.Nanosecond,
 		DataEnd:               240 * time.Nanosecond,
 		RepeatDelay:           144 * time.Nanosecond,
+		ResetTimeRange:        Window{166600 * time.Nanosecond, 166800 * time.Nanosecond},
+		ConfigTimeoutRange:    Window{166600 * time.Nanosecond, 166800 * time.Nanosecond},
+		ForceRootTimeoutRange: Window{83300 * time.Nanosecond, 166700 * time.Nanosecond},
 		ClockHz:               49152000,
 		BaseRateBitsPerSecond: 98304000,
 	}
@@ -103,6 +121,7 @@ func timing1394a() Timing {
 	t.RootContendSlow = Window{1600 * time.Nanosecond, 1640 * time.Nanosecond}
 	t.ShortResetTime = 1330 * time.Nanosecond
 	t.ConnectTimeout = 340 * time.Millisecond
+	t.MaxArbStateTime = 200 * time.Microsecond
 	return t
 }
 
@@ -110,6 +129,9 @@ func timingPRISM() Timing {
 	t := timing1394a()
 	t.RootContendFast = Window{760 * time.Nanosecond, 850 * time.Nanosecond}
 	t.RootContendSlow = Window{1590 * time.Nanosecond, 1670 * time.Nanosecond}
+	// The formal models start both nodes' tree identify together: every
+	// PHY keeps the nominal timer values.
+	t.ResetTimeRange, t.ConfigTimeoutRange, t.ForceRootTimeoutRange = Window{}, Window{}, Window{}
 	return t
 }
 
@@ -158,8 +180,16 @@ func (t Timing) Validate() error {
 			return fmt.Errorf("%s %v must be positive", d.name, d.v)
 		}
 	}
-	if t.DataPrefix < 0 || t.DataEnd < 0 || t.ShortResetTime < 0 || t.ConnectTimeout < 0 {
-		return fmt.Errorf("data prefix, data end, short reset and connect timeout must not be negative")
+	if t.DataPrefix < 0 || t.DataEnd < 0 || t.ShortResetTime < 0 || t.ConnectTimeout < 0 || t.MaxArbStateTime < 0 {
+		return fmt.Errorf("data prefix, data end, short reset, connect timeout and max arb state time must not be negative")
+	}
+	for _, r := range []struct {
+		name string
+		w    Window
+	}{{"reset time range", t.ResetTimeRange}, {"config timeout range", t.ConfigTimeoutRange}, {"force root timeout range", t.ForceRootTimeoutRange}} {
+		if r.w != (Window{}) && !r.w.Valid() {
+			return fmt.Errorf("%s %v is not a positive interval", r.name, r.w)
+		}
 	}
 	if t.ClockHz <= 0 || t.ClockHz > 1e9 {
 		return fmt.Errorf("PHY clock %d Hz out of range (1 Hz to 1 GHz)", t.ClockHz)
@@ -168,4 +198,14 @@ func (t Timing) Validate() error {
 		return fmt.Errorf("base rate %d bit/s must be positive", t.BaseRateBitsPerSecond)
 	}
 	return nil
+}
+
+// Draw returns the value a PHY uses for a constant whose nominal value is
+// nominal and whose allowed range is r: nominal when r is zero or does not
+// contain nominal (an override pinned it), else draw(r), a value in r.
+func (r Window) Draw(nominal time.Duration, draw func(Window) time.Duration) time.Duration {
+	if r == (Window{}) || nominal < r.Min || nominal > r.Max {
+		return nominal
+	}
+	return draw(r)
 }

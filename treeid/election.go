@@ -133,6 +133,14 @@ func NewElection(cfg ElectionConfig) (*Election, error) {
 // State is the current T state.
 func (e *Election) State() phy.State { return e.state }
 
+// SetTimeouts sets this PHY's FORCE_ROOT_TIMEOUT and CONFIG_TIMEOUT, as
+// drawn for it from the ranges the standard allows; they take effect at the
+// next T0.
+func (e *Election) SetTimeouts(forceRoot, config time.Duration) {
+	e.cyc.forceRoot = e.cfg.Clock.Cycles(forceRoot)
+	e.cyc.config = e.cfg.Clock.Cycles(config)
+}
+
 // Rounds lists the root-contention rounds of the current phase.
 func (e *Election) Rounds() []Round { return e.rounds }
 
@@ -194,6 +202,9 @@ func (e *Election) advance(now int64, p *phy.Ports) (phy.TreeOutcome, bool) {
 		}
 		return e.enterT2(now, p), true
 	case phy.T2ParentHandshake:
+		if e.parent < 0 {
+			break
+		}
 		switch p.Rx[e.parent] {
 		case phy.RxParentHandshake:
 			return phy.TreeChild, true
@@ -239,10 +250,16 @@ func (e *Election) enterT2(now int64, p *phy.Ports) phy.TreeOutcome {
 	if e.children == e.nport {
 		return phy.TreeRoot
 	}
+	e.parent = -1
 	for i, c := range p.Connected {
 		if c && p.Status[i] != phy.PortChild {
 			e.parent = i
 		}
+	}
+	if e.parent < 0 {
+		// The remaining port's cable was unplugged during tree identify:
+		// wait for the reset the disconnection starts.
+		return phy.TreePending
 	}
 	p.Status[e.parent] = phy.PortParent
 	p.Tx[e.parent] = phy.TxParentNotify

@@ -248,3 +248,22 @@ func TestNewElectionRejectsBadConfig(t *testing.T) {
 		assert.Error(t, err, name)
 	}
 }
+
+// A cable unplugged during tree identify can leave a node with no port to
+// ask: it waits, with no parent, for the reset the disconnection starts.
+func TestUnpluggedParentPortLeavesNoParent(t *testing.T) {
+	e := newTestElection(t, nil)
+	p := testPorts(true, true)
+	var trail phy.Trail
+	e.Begin(0, p, false, &trail)
+	p.Rx[0] = phy.RxParentNotify
+	e.Step(10, p, &trail)
+	require.Equal(t, phy.T1ChildHandshake, e.State())
+	p.Connected[1] = false
+	p.Rx[0] = phy.RxChildHandshake
+	v := e.Step(20, p, &trail)
+	assert.Equal(t, phy.T2ParentHandshake, e.State())
+	assert.Equal(t, phy.TreePending, v.Outcome)
+	v = e.Step(30, p, &trail)
+	assert.Equal(t, phy.TreePending, v.Outcome)
+}

@@ -109,6 +109,8 @@ func (b *busFlags) register(fs *flags, genExample, seedHelp string) []string {
 		"place root-contention waits in their windows at `CORNER`: random (uniform), min\n(lower bound) or max (upper bound), e.g. --timing max")
 	fs.Var(b.clock, "clock",
 		"run PHY clocks as `CLOCK`: cycle quantises to each PHY's clock with a random\nphase and its ppm error; ideal samples every nanosecond, e.g. --clock ideal")
+	fs.BoolVar(&b.opts.NominalTimers, "nominal-timers", false,
+		"give every PHY the profile's nominal RESET_TIME, CONFIG_TIMEOUT and\nFORCE_ROOT_TIMEOUT instead of its own drawn from the standard's ranges,\ne.g. --gen pair --nominal-timers")
 	fs.BoolVar(&b.opts.AllowOutOfSpec, "allow-out-of-spec", false,
 		"run a topology beyond the standard's limits (ports, hops, cable length, clock\nppm) and list why it is out of spec, e.g. --gen chain:20 --allow-out-of-spec")
 	maxEvents := newUint64(&b.opts.MaxEvents, bus.DefaultMaxEvents)
@@ -116,7 +118,7 @@ func (b *busFlags) register(fs *flags, genExample, seedHelp string) []string {
 	fs.Var(maxEvents, "max-events",
 		"end a run after `N` kernel events; it then ends budget-exhausted,\ne.g. --max-events 10000")
 	return []string{"topology", "gen", "seed", "profile", "force-root", "initiator", "policy", "coin-bias",
-		"timing", "clock", "allow-out-of-spec", "max-events"}
+		"timing", "clock", "nominal-timers", "allow-out-of-spec", "max-events"}
 }
 
 // options returns the bus options the flags ask for.
