@@ -39,8 +39,9 @@ func BenchmarkPairContention(b *testing.B) {
 	b.ReportAllocs()
 	rounds := 0
 	for i := 0; b.Loop(); i++ {
-		res, err := Run(topo, Options{Seed: uint64(i)})
-		if err != nil || res.Generations[0].Outcome != OutcomeOK {
+		// Nominal timers: both leaves leave reset together and contend.
+		res, err := Run(topo, Options{Seed: uint64(i), NominalTimers: true})
+		if err != nil || res.Generations[0].Outcome != OutcomeOK || len(res.Generations[0].Contention) != 1 {
 			b.Fatalf("run %d: %v", i, err)
 		}
 		rounds += res.Generations[0].Contention[0].Rounds

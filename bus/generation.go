@@ -191,6 +191,17 @@ func (w *world) closeAll(o Outcome, why string) {
 		if g.done {
 			continue
 		}
+		if o == OutcomeStalled && w.allIdle(g) {
+			// Nobody waits for anything: the bus finished, whatever the
+			// bookkeeping missed. Judge it like any finished generation.
+			g.selfIDEnd = g.lastPacketNs
+			if problems := w.verify(g); len(problems) > 0 {
+				w.close(g, OutcomeInconsistent, problems...)
+			} else {
+				w.close(g, OutcomeOK)
+			}
+			continue
+		}
 		problems := []string{why}
 		if roots := w.rootClaims(g); len(roots) > 1 {
 			problems = append(problems, fmt.Sprintf("%d roots (%s), not one", len(roots), strings.Join(roots, ", ")))
@@ -202,6 +213,17 @@ func (w *world) closeAll(o Outcome, why string) {
 		}
 		w.close(g, o, problems...)
 	}
+}
+
+// allIdle reports whether every member of g is idle in A0 with no packet on
+// its way.
+func (w *world) allIdle(g *generation) bool {
+	for _, i := range g.members {
+		if w.nodes[i].state != phy.A0Idle {
+			return false
+		}
+	}
+	return g.inflight == 0
 }
 
 // rootClaims lists the members of g that finished tree identify as root.

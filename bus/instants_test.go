@@ -277,3 +277,39 @@ func TestTimersAreDrawnPerPHY(t *testing.T) {
 	assert.Positive(t, roots["a"], "roots %v", roots)
 	assert.Positive(t, roots["b"], "roots %v", roots)
 }
+
+// A loop ends in CONFIG_TIMEOUT; unplugging one of its cables at any
+// instant afterwards gives a bus that initialises.
+func TestLoopBrokenAfterConfigTimeout(t *testing.T) {
+	for at := int64(334_000); at < 346_000; at += 397 {
+		topo := mustGenerate(t, "ring:4")
+		topo.Events = []Event{{At: Duration(at), Disconnect: &Cable{From: "n3:1", To: "n0:0"}}}
+		res, problems, err := runTraced(topo, Options{Seed: uint64(at)})
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, len(res.Generations), 2)
+		assert.Equal(t, OutcomeConfigTimeout, res.Generations[0].Outcome, "at %d ns", at)
+		// The loop's generation is a legitimate config-timeout; every later
+		// one must keep the invariants.
+		for _, p := range problems {
+			if !strings.Contains(p, "generation 0 ") {
+				t.Errorf("disconnect at %d ns: %s", at, p)
+			}
+		}
+		assert.Equal(t, OutcomeOK, res.Generations[len(res.Generations)-1].Outcome, "at %d ns", at)
+	}
+}
+
+// A generation left open when the run ends is stalled only if some PHY
+// still waits: one whose PHYs are all idle is judged like any finished one.
+func TestIdleBusIsNeverStalled(t *testing.T) {
+	w, err := build(mustGenerate(t, "pair"), Options{Seed: 1})
+	require.NoError(t, err)
+	w.run()
+	require.Equal(t, OutcomeOK, w.gens[0].outcome)
+	// A generation the bookkeeping opened but no reset followed: both PHYs
+	// sit in A0 with the first generation's self-IDs.
+	g := w.open(w.comp[0], w.k.Now(), "test")
+	w.closeAll(OutcomeStalled, "nothing left to happen")
+	assert.Equal(t, OutcomeInconsistent, g.outcome)
+	assert.Contains(t, strings.Join(g.problems, "\n"), "self-ID quadlets")
+}

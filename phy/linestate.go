@@ -158,10 +158,15 @@ func PeerLineState(tx, rx LineState) (peer LineState, ok bool) {
 // line state recovered from the port's own drive is BUS_RESET. Testing the
 // resolved pair alone would miss a neighbour's reset against this port's own
 // PARENT_NOTIFY, GRANT or DATA_PREFIX, whose drivers cancel part of it.
-func ReceivesBusReset(tx, rx LineState) bool {
-	if rx == RxBusReset {
-		return true
+func ReceivesBusReset(tx, rx LineState) bool { return busResetSeen[tx%9][rx%9] }
+
+// busResetSeen tabulates ReceivesBusReset: PHYs ask it on every clock edge.
+var busResetSeen = func() (t [9][9]bool) {
+	for tx := range LineState(9) {
+		for rx := range LineState(9) {
+			peer, ok := PeerLineState(tx, rx)
+			t[tx][rx] = rx == RxBusReset || (ok && peer == TxBusReset)
+		}
 	}
-	peer, ok := PeerLineState(tx, rx)
-	return ok && peer == TxBusReset
-}
+	return t
+}()

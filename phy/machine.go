@@ -70,10 +70,11 @@ type Machine struct {
 	txEnd      int64
 
 	trail Trail
-	// sampled holds what every port drove when this step began: Rx was
-	// resolved against it, so recovering the peer's signal uses it, not a
-	// drive changed during the step.
-	sampled []LineState
+	// resetSeen is BUS_RESET on a connected port, sampled when this step
+	// began: Rx was resolved against what the ports drove then, so
+	// recovering the peer's signal uses that, not a drive changed during
+	// the step.
+	resetSeen bool
 
 	cyc struct{ resetTime, shortResetTime, resetWait, maxArbState int64 }
 	// since is the cycle the current state (T states included) was
@@ -112,7 +113,6 @@ func NewMachine(cfg Config) (*Machine, error) {
 		wake:       NoWake,
 		rhb:        cfg.ForceRoot,
 		identified: make([]bool, cfg.Ports),
-		sampled:    make([]LineState, cfg.Ports),
 		parentPort: -1,
 		received:   make([]SelfID, 0, MaxNodes), // one packet per node on most buses
 	}
@@ -188,7 +188,7 @@ func (m *Machine) Step(now int64) {
 func (m *Machine) sample(now int64) {
 	m.now = now
 	m.trail.clear()
-	copy(m.sampled, m.ports.Tx)
+	m.resetSeen = m.receivesBusReset()
 }
 
 // Trail lists the states entered during the last Step or InitiateReset.
@@ -313,7 +313,7 @@ func (m *Machine) resetDuration() int64 {
 
 // advance takes at most one transition and reports whether it did.
 func (m *Machine) advance() bool {
-	if m.state != R0ResetStart && m.state != R1ResetWait && m.receivesBusReset() {
+	if m.state != R0ResetStart && m.state != R1ResetWait && m.resetSeen {
 		m.enterR0(false, m.expectShort)
 		return true
 	}
@@ -381,7 +381,7 @@ func (m *Machine) advance() bool {
 // whatever the port drives itself (ReceivesBusReset).
 func (m *Machine) receivesBusReset() bool {
 	for i, c := range m.ports.Connected {
-		if c && ReceivesBusReset(m.sampled[i], m.ports.Rx[i]) {
+		if c && ReceivesBusReset(m.ports.Tx[i], m.ports.Rx[i]) {
 			return true
 		}
 	}
