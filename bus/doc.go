@@ -20,7 +20,11 @@
 // Generation: root, nodes in phy_ID order, self-IDs, phase times and every
 // root contention with its back-offs. A generation whose bus did not
 // initialise correctly says so in its Outcome and Problems; nothing is
-// smoothed over.
+// smoothed over. Events may fall at any instant: a reset in tree or self
+// identify, a cable change mid-packet, a PHY configuration during a reset
+// (it waits for the bus to be idle, as a link's packet does). Each PHY draws
+// its RESET_TIME, CONFIG_TIMEOUT and FORCE_ROOT_TIMEOUT from the standard's
+// ranges unless Options.NominalTimers is set.
 //
 // # How time passes
 //

@@ -18,10 +18,11 @@ type generation struct {
 	members []int // node indices, ascending
 	startNs int64
 	cause   string
-	// reachedT0 counts the members that entered T0 in this generation:
-	// once all have, the bus has left its reset, and an R0 entry starts a
-	// new generation. Before, it is part of this one: a node in R0 or R1
-	// absorbs BUS_RESET, so the reset need not reach every node again.
+	// reachedT0 counts the members that entered T0 in this generation
+	// since their last R0 entry: once all have, the bus has left its reset,
+	// and an R0 entry starts a new generation. Before, it is part of this
+	// one: a node in R0 or R1 absorbs BUS_RESET, so the reset need not
+	// reach every node again.
 	reachedT0    int
 	done         bool
 	outcome      Outcome
@@ -74,19 +75,36 @@ func (w *world) onReset(i int, now int64) {
 			w.close(g, OutcomeInterrupted, fmt.Sprintf("a new bus reset from %s at %d ns", n.cfg.id, now))
 		}
 		cause := n.cause
-		if w.initiating != i || cause == "" {
+		switch {
+		case n.m.WatchdogReset():
+			cause = "reset from " + n.cfg.id + ": MAX_ARB_STATE_TIME ran out"
+		case w.initiating != i || cause == "":
 			cause = "bus reset first seen by " + n.cfg.id
 		}
 		g = w.open(w.comp[i], now, cause)
 	}
 	w.join(i, g, now)
+	// Back in its reset: the node has to reach T0 again before its
+	// generation is past the reset.
+	n.leftT0()
 	if w.initiating == i {
 		n.cause = ""
 	}
 }
 
-// pastReset reports that every member has entered T0 in g.
+// pastReset reports that every member has entered T0 in g since its last
+// R0 entry: every PHY has left its reset, so tree identify is under way.
 func (g *generation) pastReset() bool { return g.reachedT0 == len(g.members) }
+
+// leftT0 takes node n's entry to T0 back from its generation's count. The
+// count of a generation that has ended stays as it was then: whether it had
+// left its reset decides whether its remaining members join the next one.
+func (n *node) leftT0() {
+	if n.reachedT0 && n.gen != nil && !n.gen.done {
+		n.gen.reachedT0--
+	}
+	n.reachedT0 = false
+}
 
 // join makes node i a member of g from time now, ending the generation it
 // leaves.
@@ -98,7 +116,13 @@ func (w *world) join(i int, g *generation, now int64) {
 	if old := n.gen; old != nil && !old.done {
 		w.close(old, OutcomeInterrupted, fmt.Sprintf("a new bus reset reached %s at %d ns", n.cfg.id, now))
 	}
-	n.gen, n.reachedT0 = g, false
+	n.leftT0()
+	n.gen = g
+	if n.state != phy.R0ResetStart && n.state != phy.R1ResetWait {
+		// Carried over past its reset (T0 or later): it counts as reached.
+		n.reachedT0 = true
+		g.reachedT0++
+	}
 }
 
 func (w *world) open(comp int, now int64, cause string) *generation {

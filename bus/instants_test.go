@@ -313,3 +313,19 @@ func TestIdleBusIsNeverStalled(t *testing.T) {
 	assert.Equal(t, OutcomeInconsistent, g.outcome)
 	assert.Contains(t, strings.Join(g.problems, "\n"), "self-ID quadlets")
 }
+
+// The 1394a watchdog names itself as the cause of the reset it starts: on
+// this bus (found by FuzzRunScenario) a node waits in S0 while resets keep
+// the rest of the bus busy, until MAX_ARB_STATE_TIME runs out.
+func TestWatchdogResetIsNamed(t *testing.T) {
+	topo, o := scenarioFromBytes([]byte("210000000\x1fz20X9a000100p0010200"))
+	res, problems, err := runTraced(topo, o)
+	require.NoError(t, err)
+	assert.Empty(t, problems)
+	var causes []string
+	for _, g := range res.Generations {
+		causes = append(causes, g.Cause)
+	}
+	assert.Contains(t, causes, "reset from n5: MAX_ARB_STATE_TIME ran out")
+	assert.Equal(t, OutcomeOK, res.Generations[len(res.Generations)-1].Outcome)
+}

@@ -27,7 +27,13 @@
 //	m.Ports().Rx[0] = phy.RxIdle
 //	m.Step(m.Wake())              // R1, then T0 once every port is idle
 //
-// Several transitions can happen on one clock edge; Trail lists them.
+// Several transitions can happen on one clock edge; Trail lists them. A PHY
+// recognises a neighbour's BUS_RESET whatever it drives itself: it recovers
+// the peer's line state from its own drive and the resolved pair
+// (PeerLineState, ReceivesBusReset). TakeTransmit hands over self-ID packets
+// once they have been sent whole; a reset cuts them off. Profiles with
+// Timing.MaxArbStateTime (1394a) bound T1–T3 and S0–S4 with a watchdog that
+// initiates a reset.
 //
 // # Time
 //
