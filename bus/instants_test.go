@@ -182,6 +182,14 @@ func chain4(ev Event) *Topology {
 	return topo
 }
 
+// phyConfigThenReset is chain4 with a PHY configuration at ev and a reset
+// from n0 at 1 ms, when it must have taken effect.
+func phyConfigThenReset(ev Event) *Topology {
+	topo := chain4(ev)
+	topo.Events = append(topo.Events, Event{At: Duration(time.Millisecond), Reset: &ResetEvent{Node: "n0"}})
+	return topo
+}
+
 // The reproductions reported against the bus at unlucky instants: each run
 // must keep every invariant.
 func TestUnluckyInstants(t *testing.T) {
@@ -193,27 +201,33 @@ func TestUnluckyInstants(t *testing.T) {
 		name string
 		topo *Topology
 		o    Options
-		// last is the outcome of the last generation.
+		// last is the outcome of the last generation, root its root when
+		// not empty.
 		last Outcome
+		root string
 	}{
 		// A reset reaching n1 while it drives PARENT_NOTIFY, GRANT or
 		// DATA_PREFIX: it used to miss it and wait in S2 for ever.
-		{"reset-in-tree-identify", chain4(Event{At: 167560, Reset: &ResetEvent{Node: "n0"}}), Options{Seed: 1}, OutcomeOK},
+		{"reset-in-tree-identify", chain4(Event{At: 167560, Reset: &ResetEvent{Node: "n0"}}), Options{Seed: 1}, OutcomeOK, ""},
 		// A reset during self identify: packets of the dead generation
 		// used to count toward the next phy_IDs (n0 and n2 both 3).
-		{"reset-in-self-identify", chain4(Event{At: 168640, Reset: &ResetEvent{Node: "n0"}}), Options{Seed: 1}, OutcomeOK},
+		{"reset-in-self-identify", chain4(Event{At: 168640, Reset: &ResetEvent{Node: "n0"}}), Options{Seed: 1}, OutcomeOK, ""},
 		// A timer and an arrival on one clock edge used to evaluate n1
 		// twice, driving a 0 ns PARENT_NOTIFY.
-		{"one-decision-per-edge", mustGenerate(t, "tree:38:206"), Options{Seed: 205002, IdealClock: true}, OutcomeOK},
+		{"one-decision-per-edge", mustGenerate(t, "tree:38:206"), Options{Seed: 205002, IdealClock: true}, OutcomeOK, ""},
 		// A PHY configuration during the reset used to give every node
 		// force root: it now waits for the bus to be idle.
-		{"phy-config-in-reset", chain4(Event{At: 100000, PhyConfig: &PhyConfigEvent{Node: "n0", Root: "n0", GapCount: &gap}}), Options{Seed: 1}, OutcomeOK},
+		{"phy-config-in-reset", phyConfigThenReset(Event{At: 100000, PhyConfig: &PhyConfigEvent{Node: "n0", Root: "n1", GapCount: &gap}}), Options{Seed: 1}, OutcomeOK, "n1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, problems, err := runTraced(tc.topo, tc.o)
 			require.NoError(t, err)
 			assert.Empty(t, problems)
-			assert.Equal(t, tc.last, res.Generations[len(res.Generations)-1].Outcome)
+			last := res.Generations[len(res.Generations)-1]
+			assert.Equal(t, tc.last, last.Outcome)
+			if tc.root != "" {
+				assert.Equal(t, tc.root, last.Root)
+			}
 		})
 	}
 

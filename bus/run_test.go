@@ -186,7 +186,7 @@ func TestForceRootFromTheTopologyFile(t *testing.T) {
 // node leaves T0 as soon as one leaf has asked (children = NPORT-1), so a
 // leaf whose PARENT_NOTIFY arrives on a later clock edge meets the middle
 // node's own PARENT_NOTIFY: root contention on that link, never on the
-// other (SPEC §3 T0, T1).
+// other (docs/protocol.md §4, T0 and T1).
 func TestThreeNodeChainElectsTheMiddle(t *testing.T) {
 	topo := mustGenerate(t, "chain:3")
 	contended, middle := 0, 0

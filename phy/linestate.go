@@ -135,7 +135,7 @@ func transmittable(l LineState) bool {
 // PeerLineState is the line state the peer of a port transmits, recovered
 // from what the port itself transmits (tx) and what it resolves (rx): a
 // port knows its own drivers, so where it drives a 0 and sees Z the peer
-// drives a 1 (SPEC §2). ok is false when more than one transmittable line
+// drives a 1 (docs/protocol.md §2). ok is false when more than one transmittable line
 // state fits, which happens only where the port drives a value the peer may
 // or may not drive too, or when nothing fits (rx is not the resolution of
 // tx with any peer).

@@ -248,7 +248,7 @@ func TestResetCutsOffTheSelfIDBeingSent(t *testing.T) {
 }
 
 // Every state that drives a 0 somewhere sees a neighbour's BUS_RESET
-// (SPEC §2): T2 with its PARENT_NOTIFY, S1/S2 with GRANT and DATA_PREFIX.
+// (docs/protocol.md §2): T2 with its PARENT_NOTIFY, S1/S2 with GRANT and DATA_PREFIX.
 func TestBusResetReachesEveryDrivingState(t *testing.T) {
 	m := newTestMachine(t, []bool{true}, nil)
 	m.InitiateReset(0, false)

@@ -85,7 +85,7 @@ func TestNodeWithEveryPortAChildIsRoot(t *testing.T) {
 	assert.Equal(t, []phy.PortStatus{phy.PortChild, phy.PortChild, phy.PortChild}, p.Status)
 }
 
-// Children are marked in T0 only (SPEC §3 T1): a PARENT_NOTIFY that arrives
+// Children are marked in T0 only (docs/protocol.md §4): a PARENT_NOTIFY that arrives
 // in T1 on the remaining port is not a third child; in T2 it meets this
 // node's own PARENT_NOTIFY as root contention.
 func TestParentNotifyInT1IsNotAChild(t *testing.T) {
