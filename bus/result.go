@@ -79,7 +79,7 @@ type Generation struct {
 	// SelfIDs are the self-ID packets in bus order, without inverse quadlets.
 	SelfIDs []phy.SelfID
 	// Tree is the bus as the self-IDs describe it; nil unless they pass the
-	// checks consumers make (SPEC §7).
+	// checks consumers make (docs/protocol.md §9.3).
 	Tree   *treeid.Tree
 	Timing PhaseTiming
 	// Contention lists every root contention, one entry per contended link.

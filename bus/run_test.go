@@ -15,7 +15,7 @@ import (
 )
 
 // checkTree asserts what every successful bus initialisation guarantees
-// (SPEC §1, §3, §7): one root; every other node exactly one parent port;
+// (docs/protocol.md §1, §4, §9.3): one root; every other node exactly one parent port;
 // parent and child agree across every cable; phy_IDs follow the post-order
 // walk with children in ascending port order; the self-IDs pass the
 // consumer checks and describe the same tree.
@@ -278,7 +278,7 @@ func TestLoopEndsInConfigTimeout(t *testing.T) {
 }
 
 // TestWireDelayBeyondTheCorrectnessConditions runs root contention on cables
-// longer than SPEC §4 allows. With 2·delay beyond both windows, each node's
+// longer than docs/protocol.md §5 allows. With 2·delay beyond both windows, each node's
 // back-off ends while the peer's first PARENT_NOTIFY is still on its way:
 // both take it as the peer asking first, both become parent, and the bus has
 // two roots. The emulator must report that, not hide it.
@@ -365,7 +365,7 @@ func TestTraceSeesEveryPhase(t *testing.T) {
 }
 
 // TestWideHubsSendExtendedSelfIDs covers PHYs with more than three ports,
-// whose self-ID takes extended packets (SPEC §5): a hub with N−1 leaves, from
+// whose self-ID takes extended packets (docs/protocol.md §9.1): a hub with N−1 leaves, from
 // 2 to the 27 ports of 1394-1995.
 func TestWideHubsSendExtendedSelfIDs(t *testing.T) {
 	for n := 3; n <= 28; n++ {

@@ -63,7 +63,7 @@ func TestSimulatorAgreesWithRun(t *testing.T) {
 		{"tree biased min", mustGenerate(t, "tree:12:2"), Options{Corner: treeid.CornerMin, CoinBias: new(0.2)}},
 		{"gap count", gapped, Options{}},
 		{"force root and initiator", mustGenerate(t, "chain:4"), Options{ForceRoot: "n0", Initiators: []string{"n3"}}},
-		// Beyond SPEC §4 (2·delay > FAST.min): some runs end with two roots that
+		// Beyond docs/protocol.md §5 (2·delay > FAST.min): some runs end with two roots that
 		// wait for each other (stalled), between runs that resolve.
 		{"two roots sometimes", withDelay(t, "pair", 250), Options{AllowOutOfSpec: true, MaxTime: 2 * time.Millisecond}},
 		{"loop", mustGenerate(t, "ring:3"), Options{}},

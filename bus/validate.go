@@ -15,12 +15,12 @@ import (
 	"github.com/fwsim/fwsim/phy"
 )
 
-// Limits of the format beyond the standard's (SPEC §5, §8).
+// Limits of the format beyond the standard's (docs/protocol.md §9.1, §9.4).
 const (
 	// selfIDMaxPorts is the most ports self-ID packets can describe (four
 	// packets): a hard limit even for out-of-spec runs.
 	selfIDMaxPorts = 27
-	// powerUpGapCount is a PHY's gap count after power-up (SPEC §6).
+	// powerUpGapCount is a PHY's gap count after power-up (docs/protocol.md §9.2).
 	powerUpGapCount = 63
 	maxGapCount     = 63
 	maxPowerClass   = 7

@@ -73,7 +73,7 @@ func invalidFixtures(t *testing.T) []invalidFixture {
 }
 
 // TestInvalidTopologies checks each fixture fails with its error and message
-// (SPEC §8 for the limits). Hard errors stay errors when out-of-spec
+// (docs/protocol.md §9.4 for the limits). Hard errors stay errors when out-of-spec
 // configurations are allowed; out-of-spec ones then resolve.
 func TestInvalidTopologies(t *testing.T) {
 	for _, f := range invalidFixtures(t) {
@@ -220,7 +220,7 @@ func TestEventTimeLimit(t *testing.T) {
 	assert.Equal(t, "events[0].at: event at 1h0m0.000000001s: want a time from 0 to 1h0m0s", err.Error())
 }
 
-// TestHops pins the 16-hop limit (SPEC §8): the diameter of the cable graph.
+// TestHops pins the 16-hop limit (docs/protocol.md §9.4): the diameter of the cable graph.
 func TestHops(t *testing.T) {
 	for _, tc := range []struct {
 		spec    string

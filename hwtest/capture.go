@@ -108,7 +108,7 @@ type Generation struct {
 }
 
 // Problem is one finding about a bus, from reading its capture or from the
-// checks consumers make (SPEC §7).
+// checks consumers make (docs/protocol.md §9.3).
 type Problem struct {
 	// Check names the check that failed, such as "inverse",
 	// "PHY ID mismatch" or "gap count".

@@ -89,7 +89,7 @@ func TestFixturesOfTheLabBus(t *testing.T) {
 				assert.Equal(t, 5, b.Root)
 				assert.Equal(t, 4, b.Hops, "camera-hub-pc-disk1-disk2")
 				assert.Equal(t, 5, b.IRM, "the only contender")
-				assert.Equal(t, 10, b.GapForHops, "SPEC §6: 4 hops → 10")
+				assert.Equal(t, 10, b.GapForHops, "docs/protocol.md §9.2: 4 hops → 10")
 				assert.Equal(t, gap, b.GapCount)
 				assert.True(t, b.GapConsistent)
 			}
@@ -108,7 +108,7 @@ func TestFixtureWrongInverse(t *testing.T) {
 		Message: "0x837f8490 followed by 0x7c807b7f, want 0x7c807b6f"}, p)
 }
 
-// One generation per Linux check (SPEC §7), from the SPEC's vectors.
+// One generation per Linux check (docs/protocol.md §9.3), from the vectors of docs/protocol.md §9.1.
 func TestFixtureLinuxChecks(t *testing.T) {
 	gens, err := Parse(readFixture(t, "raw-linux-checks.txt"), FormatRaw)
 	require.NoError(t, err)
@@ -151,7 +151,7 @@ func TestFixtureTooManyHops(t *testing.T) {
 	assert.Equal(t, 63, b.GapForHops, "no table entry beyond 15 hops")
 }
 
-// The SPEC's tree vectors, decoded: the root, and whom each node hangs on.
+// The tree vectors of docs/protocol.md §9.1, decoded: the root, and whom each node hangs on.
 func TestDecodeSpecTreeVectors(t *testing.T) {
 	for _, tc := range []struct {
 		quadlets string

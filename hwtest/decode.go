@@ -8,11 +8,11 @@ import (
 	"github.com/fwsim/fwsim/treeid"
 )
 
-// maxHops is the standard's limit on cable hops between two nodes (SPEC §8).
+// maxHops is the standard's limit on cable hops between two nodes (docs/protocol.md §9.4).
 const maxHops = 16
 
 // Bus is what one generation of a capture says about the bus, with every
-// problem the checks of a consumer find (SPEC §7).
+// problem the checks of a consumer find (docs/protocol.md §9.3).
 type Bus struct {
 	Generation
 	// Nodes are the decoded nodes in phy_ID order; empty when the packets
@@ -93,7 +93,7 @@ func buildProblem(err error) Problem {
 }
 
 // checkGapCounts sets GapCount and flags every node whose gap count differs
-// from the most common one: mismatched gap counts are illegal (SPEC §6).
+// from the most common one: mismatched gap counts are illegal (docs/protocol.md §9.2).
 func (b *Bus) checkGapCounts() {
 	if len(b.Nodes) == 0 {
 		return

@@ -16,7 +16,7 @@
 //	for _, p := range b.Problems { fmt.Println(p) }
 //
 // Decode splits the self-IDs into nodes with package phy and builds the
-// tree with treeid.Build, the checks Linux's firewire core makes (SPEC §7);
+// tree with treeid.Build, the checks Linux's firewire core makes (docs/protocol.md §9.3);
 // it adds the gap-count and hop-count checks.
 //
 // # Cross-check

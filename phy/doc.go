@@ -10,7 +10,7 @@
 // receives the resolution of its own drivers with its peer's, the cable
 // crossing TPA of one end to TPB of the other: Receive(local, peer). One
 // table in linestate.go holds the encoding and both the transmit and the
-// receive name of every pair (SPEC §2).
+// receive name of every pair (docs/protocol.md §2).
 //
 // # The state machine
 //
@@ -46,6 +46,6 @@
 // # Packets
 //
 // SelfID, PhyConfig and LinkOn are quadlets with accessors named after the
-// standard's fields (SPEC §5). SelfIDInfo is one node's decoded self-ID
+// standard's fields (docs/protocol.md §9.1). SelfIDInfo is one node's decoded self-ID
 // across its packets; SplitSelfIDs groups a stream of quadlets by node.
 package phy

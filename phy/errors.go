@@ -24,7 +24,7 @@ var (
 	// ErrInconsistentExtended reports a node whose packets do not form a
 	// proper sequence: m set with no extended packet following, n out of
 	// order, more than four packets, mixed phy_IDs, or a quadlet that is not
-	// a self-ID at all (SPEC §7 item 1; Linux's message).
+	// a self-ID at all (docs/protocol.md §9.3 item 1; Linux's message).
 	ErrInconsistentExtended error = MalformedKind("inconsistent extended self IDs")
 
 	// ErrBadInverse reports a PHY packet not followed by its bitwise inverse.

@@ -4,7 +4,7 @@ package phy
 // arbitration: 0, 1 or Z (not driven). The zero value is Z.
 type Signal uint8
 
-// The three arbitration signal values (SPEC §2).
+// The three arbitration signal values (docs/protocol.md §2).
 const (
 	SigZ Signal = iota
 	Sig0
@@ -24,7 +24,7 @@ func (s Signal) String() string {
 
 // Resolve is the value of a pair driven from both ends: an undriven end leaves
 // the other's value, equal values agree, and opposite drivers cancel to Z.
-// The cancellation rule is [U] in SPEC §2 but is what makes the encoding
+// The cancellation rule is [U] in docs/protocol.md §2 but is what makes the encoding
 // below consistent.
 func Resolve(a, b Signal) Signal {
 	switch {
@@ -39,7 +39,7 @@ func Resolve(a, b Signal) Signal {
 
 // LineState is a (TPA, TPB) pair of signals: what a port transmits, or what it
 // resolves on its receivers. The same pair has a transmit name and a receive
-// name; the table below holds both (SPEC §2, one table in code).
+// name; the table below holds both (docs/protocol.md §2, one table in code).
 type LineState uint8
 
 // MakeLineState builds a line state from its TPA and TPB signals.
@@ -78,7 +78,7 @@ const (
 )
 
 // lineStateNames gives, per encoding, the transmit and the receive name
-// (SPEC §2). Where the standard reuses a pair for two meanings, both are named.
+// (docs/protocol.md §2). Where the standard reuses a pair for two meanings, both are named.
 var lineStateNames = [9]struct{ tx, rx string }{
 	LineState(SigZ)*3 + LineState(SigZ): {"IDLE", "IDLE"},
 	LineState(SigZ)*3 + LineState(Sig0): {"REQUEST/GRANT", "PARENT_NOTIFY"},
@@ -102,7 +102,7 @@ func (l LineState) String() string { return "(" + l.A().String() + "," + l.B().S
 
 // Receive is the line state a port resolves when it transmits local and its
 // peer's transmission peer arrives: the cable crosses TPA of one end to TPB of
-// the other (SPEC §2).
+// the other (docs/protocol.md §2).
 func Receive(local, peer LineState) LineState {
 	return MakeLineState(Resolve(local.A(), peer.B()), Resolve(local.B(), peer.A()))
 }

@@ -2,7 +2,7 @@ package phy
 
 import "fmt"
 
-// LinkOn is a link-on packet (SPEC §5: 01 | phy_ID | 0): it asks the
+// LinkOn is a link-on packet (docs/protocol.md §9.1: 01 | phy_ID | 0): it asks the
 // addressed PHY to power up its link.
 type LinkOn uint32
 

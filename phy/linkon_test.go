@@ -10,7 +10,7 @@ import (
 func TestLinkOn(t *testing.T) {
 	l, err := NewLinkOn(5)
 	require.NoError(t, err)
-	assert.Equal(t, LinkOn(0x45000000), l, "01 | phy_ID | 0 (SPEC §5)")
+	assert.Equal(t, LinkOn(0x45000000), l, "01 | phy_ID | 0 (docs/protocol.md §9.1)")
 	assert.Equal(t, LinkOnPacket, Kind(uint32(l)))
 	assert.Equal(t, 5, l.PhyID())
 	assert.Equal(t, "link-on phy 5", l.String())

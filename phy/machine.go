@@ -29,7 +29,7 @@ type Config struct {
 	TreeID TreeIdentifier
 }
 
-// Machine is the PHY state machine of SPEC §3 for the cable environment:
+// Machine is the PHY state machine of docs/protocol.md §4 for the cable environment:
 // bus reset (R0, R1), tree identify (T0–T3, delegated to Config.TreeID),
 // self identify (S0–S4) and idle (A0). It is a pure state machine: the bus
 // refreshes Ports().Rx and calls Step on clock edges; Step drives Ports().Tx,
@@ -294,7 +294,7 @@ func (m *Machine) enterR0(initiated, short bool) {
 		m.identified[i] = false
 		m.ports.Status[i] = PortNotConnected
 	}
-	// A written gap count survives one reset; the next returns it to 63 (SPEC §6).
+	// A written gap count survives one reset; the next returns it to 63 (docs/protocol.md §9.2).
 	if m.gapSet {
 		m.gapSet = false
 	} else {

@@ -38,7 +38,7 @@ func TestResetDrivesBusResetThenWaits(t *testing.T) {
 	m.InitiateReset(100, false)
 	assert.Equal(t, phy.R0ResetStart, m.State())
 	assert.Equal(t, []phy.LineState{phy.TxBusReset, phy.TxIdle, phy.TxBusReset}, m.Ports().Tx,
-		"SPEC §3 R0: BUS_RESET on every connected port")
+		"docs/protocol.md §4 R0: BUS_RESET on every connected port")
 	resetTime := int64(phy.Profiles()[0].Timing.ResetTime)
 	assert.Equal(t, 100+resetTime, m.Wake())
 
@@ -81,7 +81,7 @@ func TestBusResetArrivingAnywhereResets(t *testing.T) {
 func TestWrittenGapCountSurvivesOneReset(t *testing.T) {
 	m := newTestMachine(t, []bool{true}, func(c *phy.Config) { c.GapCount, c.GapCountWritten = 5, true })
 	m.InitiateReset(0, false)
-	assert.Equal(t, 5, m.GapCount(), "SPEC §6: a written gap count survives the next reset")
+	assert.Equal(t, 5, m.GapCount(), "docs/protocol.md §9.2: a written gap count survives the next reset")
 	m.InitiateReset(1, false)
 	assert.Equal(t, 63, m.GapCount(), "…but not a second one")
 
@@ -192,7 +192,7 @@ func TestParentGrantsChildrenInPortOrder(t *testing.T) {
 		require.Equal(t, phy.S2SelfIDReceive, m.State(), "granting port %d", want)
 		for p := range 3 {
 			if p == want {
-				assert.Equal(t, phy.TxGrant, ports.Tx[p], "SPEC §3 S1: grant the lowest unidentified child")
+				assert.Equal(t, phy.TxGrant, ports.Tx[p], "docs/protocol.md §4 S1: grant the lowest unidentified child")
 			} else {
 				assert.Equal(t, phy.TxDataPrefix, ports.Tx[p])
 			}

@@ -3,7 +3,7 @@ package phy
 import "fmt"
 
 // PacketKind is the type of a PHY packet, from bits 31–30 of its first
-// quadlet (SPEC §5).
+// quadlet (docs/protocol.md §9.1).
 type PacketKind uint8
 
 // PHY packet kinds; the value is the two-bit code.

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// TestKind checks bits 31–30 (SPEC §5) on the vectors of each kind.
+// TestKind checks bits 31–30 (docs/protocol.md §9.1) on the vectors of each kind.
 func TestKind(t *testing.T) {
 	for _, v := range []struct {
 		q    uint32

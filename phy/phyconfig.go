@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// PhyConfig is a PHY configuration packet (SPEC §5: 00 | root_ID | R | T |
+// PhyConfig is a PHY configuration packet (docs/protocol.md §9.1: 00 | root_ID | R | T |
 // gap_cnt | 0). With R=T=0 the same layout is a 1394a extended PHY packet.
 type PhyConfig uint32
 
@@ -57,7 +57,7 @@ func (p PhyConfig) IsExtended() bool { return p&(phyConfigR|phyConfigT) == 0 }
 // ExtendedType is the type of an extended PHY packet, bits 21–18.
 func (p PhyConfig) ExtendedType() int { return int(p>>18) & 0xf }
 
-// extendedTypeNames are the extended PHY packet types SPEC §5 names.
+// extendedTypeNames are the extended PHY packet types docs/protocol.md §9.1 names.
 var extendedTypeNames = map[int]string{0: "ping", 1: "remote read", 5: "remote read", 8: "remote command"}
 
 // String gives "PHY config root_ID 2 R", "PHY config root_ID 3 T gap 15" or

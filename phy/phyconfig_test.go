@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestPhyConfigVectors checks the PHY configuration vectors of SPEC §5 both
+// TestPhyConfigVectors checks the PHY configuration vectors of docs/protocol.md §9.1 both
 // ways.
 func TestPhyConfigVectors(t *testing.T) {
 	for _, v := range []struct {
@@ -44,7 +44,7 @@ func TestPhyConfigExtended(t *testing.T) {
 		{0x00200000, 8, "ext PHY packet phy 0 type 8 (remote command)"},
 		{0x05280000, 10, "ext PHY packet phy 5 type 10"},
 	} {
-		assert.True(t, v.q.IsExtended(), "R=T=0 (SPEC §5)")
+		assert.True(t, v.q.IsExtended(), "R=T=0 (docs/protocol.md §9.1)")
 		assert.Equal(t, v.typ, v.q.ExtendedType())
 		assert.Equal(t, v.formatted, v.q.String())
 	}

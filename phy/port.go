@@ -2,7 +2,7 @@ package phy
 
 import "fmt"
 
-// PortStatus is a port's role as a self-ID packet reports it (SPEC §5): the
+// PortStatus is a port's role as a self-ID packet reports it (docs/protocol.md §9.1): the
 // two-bit code is the value itself.
 type PortStatus uint8
 
@@ -33,7 +33,7 @@ func (p PortStatus) String() string {
 // Speed is a PHY's maximum signalling speed, as coded in the self-ID sp field.
 type Speed uint8
 
-// Speed codes (SPEC §5). S800 is the 1394b "beta" code 11.
+// Speed codes (docs/protocol.md §9.1). S800 is the 1394b "beta" code 11.
 const (
 	S100 Speed = 0
 	S200 Speed = 1

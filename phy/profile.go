@@ -17,7 +17,7 @@ func (w Window) String() string { return fmt.Sprintf("%v–%v", w.Min, w.Max) }
 // Valid reports whether the window is a non-empty interval of positive times.
 func (w Window) Valid() bool { return w.Min > 0 && w.Min <= w.Max }
 
-// Timing holds the PHY timing constants of SPEC §4. Every field can be
+// Timing holds the PHY timing constants of docs/protocol.md §6. Every field can be
 // overridden; the values of the named profiles are documented there with their
 // confidence marks ([C] confirmed, [W] secondary, [U] unconfirmed).
 type Timing struct {
@@ -88,7 +88,7 @@ type Profile struct {
 // DefaultProfile is the profile used when none is named.
 const DefaultProfile = "1394-1995"
 
-// Spec limits that hold in every profile (SPEC §4, §8).
+// Spec limits that hold in every profile (docs/protocol.md §6, §9.4).
 const (
 	MaxNodes        = 63   // phy_ID 0–62; 63 is broadcast
 	MaxHops         = 16   // cable hops between any two nodes

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// SelfID is one self-ID packet quadlet, without its inverse (SPEC §5).
+// SelfID is one self-ID packet quadlet, without its inverse (docs/protocol.md §9.1).
 // Packet #0 carries the node's fields and ports 0–2; extended packets #1–#3
 // (n = 0, 1, 2) carry eight ports each. The node fields read garbage on an
 // extended packet: check IsExtended first.
@@ -70,7 +70,7 @@ func (s SelfID) number() int {
 	return 0
 }
 
-// portPacket and portShift place port p (SPEC §5): packet #0 holds ports 0–2
+// portPacket and portShift place port p (docs/protocol.md §9.1): packet #0 holds ports 0–2
 // at shifts 6, 4, 2; packet #k holds eight more from shift 16 down.
 func portPacket(p int) int { return (p + 5) / 8 }
 func portShift(p int) int  { return 16 - 2*((p+5)%8) }
@@ -237,7 +237,7 @@ func DecodeSelfIDInfo(packets []SelfID) (SelfIDInfo, error) {
 
 // SplitSelfIDs groups a stream of self-ID quadlets (inverse quadlets already
 // removed) into each node's packets, in stream order. A malformed sequence is
-// a *SelfIDError wrapping ErrInconsistentExtended (SPEC §7 item 1). The
+// a *SelfIDError wrapping ErrInconsistentExtended (docs/protocol.md §9.3 item 1). The
 // groups share q's backing array.
 func SplitSelfIDs(q []SelfID) ([][]SelfID, error) {
 	var groups [][]SelfID

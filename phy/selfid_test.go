@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// selfIDVectors are the self-ID test vectors of SPEC §5 (from the Linux KUnit
+// selfIDVectors are the self-ID test vectors of docs/protocol.md §9.1 (from the Linux KUnit
 // tests), with the one-line decode of each packet.
 var selfIDVectors = []struct {
 	name    string
@@ -51,7 +51,7 @@ func TestSelfIDVectorsDecode(t *testing.T) {
 		t.Run(v.name, func(t *testing.T) {
 			got, err := DecodeSelfIDInfo(v.packets)
 			require.NoError(t, err)
-			assert.Equal(t, v.info, got, "SPEC §5")
+			assert.Equal(t, v.info, got, "docs/protocol.md §9.1")
 		})
 	}
 }
@@ -61,7 +61,7 @@ func TestSelfIDVectorsEncode(t *testing.T) {
 		t.Run(v.name, func(t *testing.T) {
 			got, err := v.info.Encode()
 			require.NoError(t, err)
-			assert.Equal(t, v.packets, got, "SPEC §5")
+			assert.Equal(t, v.packets, got, "docs/protocol.md §9.1")
 		})
 	}
 }
@@ -74,7 +74,7 @@ func TestSelfIDAppendEncode(t *testing.T) {
 		prefix := []SelfID{0xdeadbeef}
 		got, err := v.info.AppendEncode(prefix)
 		require.NoError(t, err)
-		assert.Equal(t, append([]SelfID{0xdeadbeef}, v.packets...), got, "SPEC §5")
+		assert.Equal(t, append([]SelfID{0xdeadbeef}, v.packets...), got, "docs/protocol.md §9.1")
 
 		buf = slices.Grow(buf[:0], 4)[:4]
 		for k := range buf {
@@ -82,7 +82,7 @@ func TestSelfIDAppendEncode(t *testing.T) {
 		}
 		got, err = v.info.AppendEncode(buf[:0])
 		require.NoError(t, err)
-		assert.Equal(t, v.packets, got, "SPEC §5, stale buffer")
+		assert.Equal(t, v.packets, got, "docs/protocol.md §9.1, stale buffer")
 	}
 	bad := SelfIDInfo{GapCount: 64, Ports: []PortStatus{PortAbsent}}
 	got, err := bad.AppendEncode([]SelfID{1})
@@ -98,7 +98,7 @@ func TestSelfIDVectorsString(t *testing.T) {
 	}
 }
 
-// TestSelfIDAccessors pins each field's bits (SPEC §5) on quadlets with only
+// TestSelfIDAccessors pins each field's bits (docs/protocol.md §9.1) on quadlets with only
 // that field set.
 func TestSelfIDAccessors(t *testing.T) {
 	assert.True(t, SelfID(0x80000000).IsSelfID())
@@ -157,7 +157,7 @@ func randomInfo(r *rand.Rand, n int) SelfIDInfo {
 }
 
 // TestSelfIDInfoRoundTrip is the encode/decode property over random values,
-// for every port count 1–27 (SPEC §5 packet counts).
+// for every port count 1–27 (docs/protocol.md §9.1 packet counts).
 func TestSelfIDInfoRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(1394, 1995))
 	for n := 1; n <= 27; n++ {
@@ -214,7 +214,7 @@ func TestSelfIDInfoEncodeErrors(t *testing.T) {
 	}
 }
 
-// malformedCases are packet sequences SPEC §7 item 1 rejects, each with the
+// malformedCases are packet sequences docs/protocol.md §9.3 item 1 rejects, each with the
 // index of the quadlet to blame and the detail given.
 var malformedCases = []struct {
 	name    string
@@ -275,7 +275,7 @@ func TestSplitSelfIDs(t *testing.T) {
 }
 
 // TestSplitSelfIDsErrors checks that a malformed sequence anywhere in a
-// stream is named by its index and value (SPEC §7 item 1).
+// stream is named by its index and value (docs/protocol.md §9.3 item 1).
 func TestSplitSelfIDsErrors(t *testing.T) {
 	lead := []SelfID{0x80458c80, 0x817fcc5e} // two well-formed nodes first
 	for _, tc := range malformedCases {

@@ -1,6 +1,6 @@
 package phy
 
-// State is a state of the PHY state machine (SPEC §3), named as the standard
+// State is a state of the PHY state machine (docs/protocol.md §4), named as the standard
 // names it.
 type State uint8
 

@@ -3,7 +3,7 @@
 //
 // # The election
 //
-// Election runs phases T0–T3 of one PHY (SPEC §3): a node that has heard
+// Election runs phases T0–T3 of one PHY (docs/protocol.md §4): a node that has heard
 // PARENT_NOTIFY ("be my parent") on every connected port but one acknowledges
 // its children with CHILD_NOTIFY and sends PARENT_NOTIFY on the last port; a
 // node that hears it on every port is the root. When two neighbours send each
@@ -17,7 +17,7 @@
 // # The tree
 //
 // Build reads a self-ID sequence back into a Tree with the checks Linux's
-// firewire core makes (SPEC §7): extended packets in order, phy_IDs in
+// firewire core makes (docs/protocol.md §9.3): extended packets in order, phy_IDs in
 // sequence, exactly one parent port per non-root node, child ports matching
 // the subtrees waiting below. Each failure is its own error, and every one of
 // them matches phy.ErrMalformedSelfID. Hops, IRM, GapCount and

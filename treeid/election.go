@@ -18,7 +18,7 @@ const (
 	Coin Policy = iota
 	// LargerIDWins makes the node with the smaller uid wait FAST and the
 	// larger SLOW, so the larger becomes the parent on the contended link:
-	// the deterministic alternative of the lecture notes (SPEC §3.1). Real
+	// the deterministic alternative of the lecture notes (docs/protocol.md §5). Real
 	// PHYs exchange no ids during tree identify; the emulator hands each node
 	// its neighbours' uids.
 	LargerIDWins
@@ -85,7 +85,7 @@ type Round struct {
 	Wait  int64 // cycles waited
 }
 
-// Election is the tree-identify phase of one PHY (SPEC §3, T0–T3): the
+// Election is the tree-identify phase of one PHY (docs/protocol.md §4, T0–T3): the
 // echo-based election of a root over the cable tree with the randomised
 // root-contention back-off. It implements phy.TreeIdentifier; like the PHY
 // state machine around it, it is pure: the caller supplies time and the

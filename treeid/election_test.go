@@ -60,7 +60,7 @@ func TestLeafAsksForAParentAtOnce(t *testing.T) {
 	v := e.Begin(0, p, false, &trail)
 	assert.Equal(t, phy.TreePending, v.Outcome)
 	assert.Equal(t, []phy.State{phy.T0TreeIDStart, phy.T1ChildHandshake, phy.T2ParentHandshake}, trail.States())
-	assert.Equal(t, phy.TxParentNotify, p.Tx[0], "SPEC §3 T2: PARENT_NOTIFY on the parent port")
+	assert.Equal(t, phy.TxParentNotify, p.Tx[0], "docs/protocol.md §4 T2: PARENT_NOTIFY on the parent port")
 	assert.Equal(t, phy.TxIdle, p.Tx[1], "unconnected ports stay idle")
 	assert.Equal(t, phy.PortParent, p.Status[0])
 

@@ -3,7 +3,7 @@ package treeid
 import "github.com/fwsim/fwsim/phy"
 
 // The ways Build rejects a self-ID stream, after the Linux build_tree checks
-// (SPEC §7). Each is a phy.MalformedKind, so errors.Is matches it and
+// (docs/protocol.md §9.3). Each is a phy.MalformedKind, so errors.Is matches it and
 // phy.ErrMalformedSelfID; Build returns them inside a *phy.SelfIDError that
 // names the node, the quadlet index and the quadlet.
 var (

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// TestGapCountForHops pins the Linux table of SPEC §6.
+// TestGapCountForHops pins the Linux table of docs/protocol.md §9.2.
 func TestGapCountForHops(t *testing.T) {
 	want := []int{63, 5, 7, 8, 10, 13, 16, 18, 21, 24, 26, 29, 32, 35, 37, 40}
 	for hops, gap := range want {

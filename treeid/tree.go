@@ -33,7 +33,7 @@ type Link struct {
 const maxNodes = 63
 
 // Build reads a tree from a self-ID stream (inverse quadlets removed) the way
-// Linux's build_tree does (SPEC §7): nodes come in phy_ID order, each subtree
+// Linux's build_tree does (docs/protocol.md §9.3): nodes come in phy_ID order, each subtree
 // waits on a stack until its parent claims it, and a node's child ports take
 // the waiting subtrees in order, the most recent on the highest port. A
 // stream Linux would reject is an error: a *phy.SelfIDError wrapping one of
@@ -139,7 +139,7 @@ func (t *Tree) Hops() int {
 // IRM is the isochronous resource manager: the contender (c) with the
 // highest phy_ID among those whose link is active (L), or -1 if none. Linux
 // takes c alone, then has to recover when the chosen node's link is off; we
-// follow Apple and FreeBSD in also requiring L (SPEC §6), because the IRM's
+// follow Apple and FreeBSD in also requiring L (docs/protocol.md §9.2), because the IRM's
 // registers live in the link and a node with its link off cannot answer.
 func (t *Tree) IRM() int {
 	for id := len(t.Nodes) - 1; id >= 0; id-- {
@@ -151,7 +151,7 @@ func (t *Tree) IRM() int {
 }
 
 // GapCount is the gap count all nodes report, and true. When they differ
-// (illegal, and a cause of real field failures, SPEC §6) it is 0 and false:
+// (illegal, and a cause of real field failures, docs/protocol.md §9.2) it is 0 and false:
 // Linux's convention, since 0 is no usable gap count and prompts a bus manager
 // to send a PHY configuration packet.
 func (t *Tree) GapCount() (gap int, consistent bool) {

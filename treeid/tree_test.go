@@ -14,7 +14,7 @@ import (
 	"github.com/fwsim/fwsim/phy"
 )
 
-// quadlets parses a space-separated hex self-ID sequence as SPEC §5 prints it.
+// quadlets parses a space-separated hex self-ID sequence as docs/protocol.md §9.1 prints it.
 func quadlets(t testing.TB, s string) []phy.SelfID {
 	var q []phy.SelfID
 	for _, f := range strings.Fields(s) {
@@ -31,7 +31,7 @@ type want struct {
 	children           []Link
 }
 
-// treeVectors are the tree vectors of SPEC §5 (from the Linux KUnit tests).
+// treeVectors are the tree vectors of docs/protocol.md §9.1 (from the Linux KUnit tests).
 var treeVectors = []struct {
 	seq   string
 	nodes []want
@@ -101,7 +101,7 @@ func TestBuildVectors(t *testing.T) {
 			tree, err := Build(q)
 			require.NoError(t, err)
 			assertShape(t, v.nodes, tree)
-			assert.Equal(t, v.hops, tree.Hops(), "SPEC §7 item 6")
+			assert.Equal(t, v.hops, tree.Hops(), "docs/protocol.md §9.3 item 6")
 			assert.Equal(t, -1, tree.IRM(), "no vector has a contender")
 			gap, ok := tree.GapCount()
 			assert.Equal(t, 0, gap)
@@ -126,8 +126,8 @@ func TestBuildDoesNotAlias(t *testing.T) {
 	assert.Equal(t, phy.SelfID(0x80000080), tree.Nodes[0].Packets[0])
 }
 
-// TestBuildInvalidVectors runs the invalid variants of SPEC §5, each failing
-// its own SPEC §7 check, plus the checks the SPEC vectors do not reach.
+// TestBuildInvalidVectors runs the invalid variants of docs/protocol.md §9.1, each failing
+// its own docs/protocol.md §9.3 check, plus the checks those vectors do not reach.
 func TestBuildInvalidVectors(t *testing.T) {
 	for _, tc := range []struct {
 		seq         string
@@ -186,10 +186,10 @@ func TestBuildTooManyNodes(t *testing.T) {
 
 	q, _ = chain(t, 63)
 	_, err = Build(q)
-	assert.NoError(t, err, "63 nodes is a full bus (SPEC §8)")
+	assert.NoError(t, err, "63 nodes is a full bus (docs/protocol.md §9.4)")
 }
 
-// star is the star vector of SPEC §5 with each node's gap count, L and c set.
+// star is the star vector of docs/protocol.md §9.1 with each node's gap count, L and c set.
 func star(t *testing.T, gaps []int, link, contender []bool) *Tree {
 	t.Helper()
 	q := quadlets(t, "80000090 81000058 82000060 830000fc")
@@ -219,7 +219,7 @@ func TestIRM(t *testing.T) {
 		{"link without c is no contender", []bool{true, true, true, true}, []bool{false, false, false, false}, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.irm, star(t, gaps, tc.link, tc.contender).IRM(), "SPEC §6")
+			assert.Equal(t, tc.irm, star(t, gaps, tc.link, tc.contender).IRM(), "docs/protocol.md §9.2")
 		})
 	}
 }
@@ -231,7 +231,7 @@ func TestGapCount(t *testing.T) {
 	assert.True(t, ok)
 
 	gap, ok = star(t, []int{5, 5, 7, 5}, none, none).GapCount()
-	assert.Equal(t, 0, gap, "Linux's mismatch value (SPEC §7 item 5)")
+	assert.Equal(t, 0, gap, "Linux's mismatch value (docs/protocol.md §9.3 item 5)")
 	assert.False(t, ok)
 
 	gap, ok = (&Tree{}).GapCount()
@@ -349,7 +349,7 @@ func diameter(nodes []want) int {
 }
 
 // TestBuildRandomTrees is the round trip over random buses of 1–63 nodes:
-// the Linux checks accept well-formed self-IDs (SPEC §7) and Build recovers
+// the Linux checks accept well-formed self-IDs (docs/protocol.md §9.3) and Build recovers
 // every cable, and Hops is the diameter.
 func TestBuildRandomTrees(t *testing.T) {
 	r := rand.New(rand.NewPCG(1394, 2000))

@@ -194,7 +194,7 @@ func writePairedJSON(w io.Writer, v any) error {
 }
 
 // verdict says on stderr what failed and returns the exit code: 1 when a run
-// failed or missed a deadline, as DESIGN's "deadline missed" failure.
+// failed or missed a deadline, as a missed deadline is a failure.
 func verdict(e *env, fs *flags, s *analysis.Summary) int {
 	var why []string
 	if failed := s.Failed(); failed > 0 {

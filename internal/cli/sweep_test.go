@@ -74,7 +74,7 @@ func runSweepJSON(t *testing.T, args ...string) sweepOut {
 	return out
 }
 
-// The condition columns follow SPEC §4 on both sides of each profile's
+// The condition columns follow docs/protocol.md §5 on both sides of each profile's
 // threshold: 1394-1995 (FAST 240–260, SLOW 570–600 ns) breaks the round
 // trip at 2·120 = 240; prism (FAST 760–850, SLOW 1590–1670 ns) breaks the
 // separation at 2·370 + 850 = 1590, and the round trip only at 380.

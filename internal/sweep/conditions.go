@@ -8,7 +8,7 @@ import (
 	"github.com/fwsim/fwsim/phy"
 )
 
-// Conditions are the correctness conditions of root contention (SPEC §4,
+// Conditions are the correctness conditions of root contention (docs/protocol.md §5,
 // from the IMITATOR synthesis of the Stoelinga–Vaandrager model) evaluated
 // for one bus: with delay the one-way cable delay,
 //

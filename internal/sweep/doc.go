@@ -14,7 +14,7 @@
 //	nodes             node count of a generated bus (tree:N:SEED keeps SEED)
 //
 // Base.Apply turns a point into the topology and bus.Options of its runs;
-// Evaluate computes the conditions of SPEC §4 for them:
+// Evaluate computes the conditions of docs/protocol.md §5 for them:
 //
 //	2·delay < FAST.min   and   2·delay + FAST.max < SLOW.min
 //

@@ -228,7 +228,7 @@ func TestApplyNodesAndCoinBias(t *testing.T) {
 	assert.ErrorContains(t, Base{Topology: topo, Gen: "star:4"}.Check(g), "nodes=1", "Check finds the bad point before any run")
 }
 
-// The thresholds SPEC §4 predicts: delay < 120 ns for the 1394-1995 windows
+// The thresholds docs/protocol.md §5 predicts: delay < 120 ns for the 1394-1995 windows
 // (240/2 = 120 < (570−260)/2 = 155) and < 370 ns for the prism windows
 // ((1590−850)/2 = 370 < 760/2 = 380). The test evaluates the conditions on
 // both sides of each threshold and names which condition breaks first.
