@@ -47,7 +47,7 @@ func (w *world) onState(i int, s phy.State, now int64) {
 		w.onReset(i, now)
 	case phy.T0TreeIDStart:
 		if n.gen != nil {
-			if !n.reachedT0 {
+			if !n.reachedT0 && !n.gen.done { // an ended generation's count stays
 				n.reachedT0 = true
 				n.gen.reachedT0++
 			}
