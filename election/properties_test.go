@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/testenv"
 )
 
 // randomCase draws a topology, an ID layout, initiators, a mode and a seed.
@@ -69,10 +70,7 @@ func expectedLeader(res *Result) int64 {
 // algorithm: exactly one leader, the right one, and where the algorithm
 // announces, every live node knows it.
 func TestElectionProperties(t *testing.T) {
-	cases := 400
-	if testing.Short() {
-		cases = 60
-	}
+	cases := testenv.Size(60, 400, 4000)
 	for _, a := range Algorithms() {
 		if a.Name == "anonymous" {
 			continue // elects nobody, on purpose: TestAnonymousRing

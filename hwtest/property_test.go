@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/testenv"
 	"github.com/fwsim/fwsim/phy"
 )
 
@@ -46,12 +47,7 @@ func emulated(t *testing.T, rng *rand.Rand, seed uint64) (*bus.Topology, *bus.Ge
 }
 
 // propertyRuns is how many random buses a property test tries.
-func propertyRuns() uint64 {
-	if testing.Short() {
-		return 8
-	}
-	return 40
-}
+func propertyRuns() uint64 { return uint64(testenv.Size(8, 40, 400)) }
 
 // Emulate, render the self-IDs in every format, read them back: the same
 // quadlets, a consistent bus, and a cross-check that passes.
