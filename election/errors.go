@@ -22,4 +22,7 @@ var (
 	// ErrNoTermination: the run exceeded Options.MaxEvents. The algorithms
 	// here terminate, so this is a bug report, not an outcome.
 	ErrNoTermination = errors.New("election did not terminate")
+	// ErrInterrupted: Options.Interrupt closed during the run, which has
+	// no Result.
+	ErrInterrupted = errors.New("election interrupted")
 )

@@ -78,6 +78,10 @@ type Options struct {
 	Trace bool
 	// MaxEvents bounds the run's kernel events (default 10,000,000).
 	MaxEvents uint64
+	// Interrupt, when not nil, stops the run soon after it closes (checked
+	// every 4096 events): Run returns ErrInterrupted. A context's Done
+	// channel is the usual value.
+	Interrupt <-chan struct{}
 }
 
 // DefaultMaxEvents is the event budget when Options.MaxEvents is zero.

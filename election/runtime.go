@@ -211,6 +211,10 @@ func payload(m msg) string {
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
+// interruptEvery is how many events a run processes between looks at
+// Options.Interrupt: a fraction of a millisecond apart, and free.
+const interruptEvery = 4096
+
 // run delivers events until none is left (or afterRound stops the run).
 func (n *net) run(initiators []int) error {
 	startAt := int64(0)
@@ -235,6 +239,13 @@ func (n *net) run(initiators []int) error {
 				return nil
 			}
 			round = at / 2
+		}
+		if n.opts.Interrupt != nil && n.k.Processed()%interruptEvery == 0 {
+			select {
+			case <-n.opts.Interrupt:
+				return ErrInterrupted
+			default:
+			}
 		}
 		if n.k.Processed() >= budget {
 			return fmt.Errorf("%w: %s used up its budget of %d events", ErrNoTermination, n.algo.name, budget)
