@@ -1,6 +1,7 @@
 package hwtest
 
 import (
+	"io"
 	"strings"
 	"testing"
 
@@ -62,5 +63,57 @@ func BenchmarkCross(b *testing.B) {
 		if err != nil || !c.Match() {
 			b.Fatal(err, strings.Join(c.Notes, "; "))
 		}
+	}
+}
+
+// chainBus is a chain of n nodes: phy 0 a leaf, each next one its parent.
+func chainBus(n int) []phy.SelfID {
+	P, N, C, A := phy.PortParent, phy.PortNotConnected, phy.PortChild, phy.PortAbsent
+	var out []phy.SelfID
+	for id := range n {
+		ports := []phy.PortStatus{C, P, A}
+		switch id {
+		case 0:
+			ports = []phy.PortStatus{P, N, A}
+		case n - 1:
+			ports = []phy.PortStatus{C, N, A}
+		}
+		packets, err := phy.SelfIDInfo{PhyID: id, LinkActive: true, GapCount: 63, Speed: phy.S400, Contender: id == n-1, Ports: ports}.Encode()
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, packets...)
+	}
+	return out
+}
+
+// BenchmarkDecodeCapture64MiB reads 64 MiB of capture from a generator and
+// decodes each bus reset, as `fwsim decode` does with a file, without
+// keeping the buses: the lab bus in the firewire_ohci log, and a chain of
+// 63 nodes in bus_reset_handle events and in raw quadlets with inverses.
+// The bytes are the capture's, so MB/s is its reading speed.
+func BenchmarkDecodeCapture64MiB(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		text string
+	}{
+		{"firewire-ohci", renderOHCI([][]phy.SelfID{labBus(63), labBus(10)})},
+		{"tracepoint-63-nodes", renderTrace([][]phy.SelfID{chainBus(63), chainBus(63)}, false)},
+		{"raw-63-nodes", renderRaw([][]phy.SelfID{chainBus(63), chainBus(63)}, true) + "\n"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			size := (64 << 20) / len(tc.text) * len(tc.text) // whole bus resets
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				_, err := Read(io.LimitReader(&endless{text: []byte(tc.text)}, int64(size)), "", func(g Generation) error {
+					Decode(g)
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

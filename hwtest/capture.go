@@ -1,8 +1,11 @@
 package hwtest
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -13,11 +16,16 @@ import (
 // Format names a capture format.
 type Format string
 
-// The capture formats Parse reads. docs/hardware.md shows how to record each.
+// The capture formats Read and Parse read. docs/hardware.md shows how to
+// record each. The hex dumps (raw, topology-map) hold nothing else; the
+// text formats are read from the lines their words mark (a kernel log's
+// other messages are skipped), and a marked line that does not parse is an
+// error, never skipped.
 const (
 	// FormatRaw: hex quadlets separated by blanks or commas, "0x" optional,
 	// with or without the inverse quadlets; a blank line starts a new bus
-	// reset; '#' starts a comment.
+	// reset; '#' starts a comment; a line may start with an "address:"
+	// column, as in a topology-map dump.
 	FormatRaw Format = "raw"
 	// FormatOHCI: Linux firewire_ohci debug log lines (module parameter
 	// debug=2): "N selfIDs, generation G, local node ID ffcX" then one
@@ -150,6 +158,38 @@ func (g *Generation) addPacket(q uint32, inverse *uint32) {
 	}
 }
 
+// addQuadlet is addPacket for a quadlet read from line, refusing one more
+// than a bus sends.
+func (g *Generation) addQuadlet(q uint32, inverse *uint32, line int) error {
+	if len(g.SelfIDs) == maxSelfIDs {
+		return sizeError(g.Format, line)
+	}
+	g.addPacket(q, inverse)
+	return nil
+}
+
+// maxSelfIDs bounds the self-ID quadlets of one bus reset: 63 nodes, each
+// sending at most four packets (#0 and three extended ones: 27 ports, as
+// 1394-1995 allows). More is no bus, and decoding millions of "nodes" would
+// take minutes and gigabytes.
+const maxSelfIDs = phy.MaxNodes * 4
+
+// sizeError refuses the quadlet at line that makes a bus reset longer than
+// any bus.
+func sizeError(f Format, line int) error {
+	return &ParseError{Format: f, Line: line, Field: "generation",
+		Reason: fmt.Sprintf("more than %d self-ID quadlets in one bus reset (%d with their inverses), the most that 63 nodes of 27 ports send", maxSelfIDs, 2*maxSelfIDs)}
+}
+
+// checkSize refuses a generation assembled whole, as from a binary stream,
+// that is longer than any bus.
+func (g *Generation) checkSize() error {
+	if len(g.SelfIDs) > maxSelfIDs {
+		return sizeError(g.Format, g.Line)
+	}
+	return nil
+}
+
 // phyIDOf is the phy_ID a self-ID quadlet names, -1 for anything else.
 func phyIDOf(q uint32) int {
 	if s := phy.SelfID(q); s.IsSelfID() {
@@ -195,159 +235,359 @@ func parseQuadlet(tok string) (uint32, error) {
 }
 
 // maxExcerpt bounds the text an error quotes, so that a binary file or a
-// megabyte-long line gives a one-line message.
-const maxExcerpt = 40
+// megabyte-long line gives a short one-line message: at most maxExcerpt
+// bytes of the input, quoted in at most twice as many characters (a byte
+// that is no text takes four, as \xfe).
+const maxExcerpt = 80
 
-// excerpt quotes s for an error message, cut to its first maxExcerpt bytes
-// (at a character boundary) with its length when it is longer.
+// excerpt quotes s for an error message, cut at a character boundary to
+// keep within maxExcerpt, with its length when it is cut.
 func excerpt(s string) string {
-	if len(s) <= maxExcerpt {
-		return strconv.Quote(s)
-	}
-	cut := maxExcerpt
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
+	cut := min(len(s), maxExcerpt)
+	for cut > 0 && (cut < len(s) && !utf8.RuneStart(s[cut]) || len(strconv.Quote(s[:cut])) > 2*maxExcerpt) {
 		cut--
+	}
+	if cut == len(s) {
+		return strconv.Quote(s)
 	}
 	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:cut]), len(s))
 }
 
-// maxCaptureLines bounds what Parse reads, so that a runaway input fails
-// with a message instead of exhausting memory.
-const maxCaptureLines = 1 << 20
+// maxLineBytes bounds a capture line. The longest line a producer writes, a
+// bus_reset_handle event with the 252 self-IDs of the largest bus, is under
+// 3 KB; the bound keeps a binary file or a runaway line from taking any
+// amount of memory.
+const maxLineBytes = 64 << 10
 
-// lines splits a capture into lines, without their line ends.
-func lines(data []byte, f Format) ([]string, error) {
-	text := strings.ReplaceAll(string(data), "\r\n", "\n")
-	ls := strings.Split(text, "\n")
-	if len(ls) > maxCaptureLines {
-		return nil, &ParseError{Format: f, Field: "input", Reason: fmt.Sprintf("more than %d lines", maxCaptureLines)}
-	}
-	return ls, nil
+// lineReader reads a capture a line at a time: the current line, and the
+// few lines detection gives back, are all the text it holds.
+type lineReader struct {
+	sc      *bufio.Scanner
+	format  Format     // named in errors; "" while detecting
+	scanned int        // lines taken from sc
+	n       int        // the current line's number, 1-based
+	text    string     // the current line, without its line end
+	back    []textLine // lines detection read, to be read again first
 }
 
-// Parse reads a capture in format f; an empty f detects it (Detect). It
-// returns one Generation per bus reset, in capture order, or a *ParseError.
-func Parse(data []byte, f Format) ([]Generation, error) {
-	if f == "" {
-		var err error
-		if f, err = Detect(data); err != nil {
-			return nil, err
-		}
+type textLine struct {
+	n    int
+	text string
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	in := &lineReader{sc: bufio.NewScanner(r)}
+	// Room for the longest line and a CRLF: split refuses a longer one
+	// before the scanner would have to give up on it.
+	in.sc.Buffer(make([]byte, 4096), maxLineBytes+2)
+	in.sc.Split(in.split)
+	return in
+}
+
+// split is bufio.ScanLines (which also drops a CR before the LF) that
+// refuses a line longer than maxLineBytes and a NUL byte, which no text
+// capture holds: a binary file fails at once instead of after megabytes.
+func (in *lineReader) split(data []byte, atEOF bool) (int, []byte, error) {
+	advance, token, err := bufio.ScanLines(data, atEOF)
+	line := token
+	if advance == 0 {
+		line = data // no whole line yet: what has come of it
 	}
-	ls, err := lines(data, f)
-	if err != nil {
-		return nil, err
+	fail := func(field, reason string) (int, []byte, error) {
+		return 0, nil, &ParseError{Format: in.format, Line: in.scanned + 1, Field: field, Reason: reason}
 	}
-	var gens []*Generation
+	if len(line) > maxLineBytes {
+		return fail("line", fmt.Sprintf("longer than %d bytes, the most a capture line may have", maxLineBytes))
+	}
+	if i := bytes.IndexByte(line, 0); i >= 0 {
+		return fail("text", fmt.Sprintf("a NUL byte at byte %d: binary data, not a text capture", i+1))
+	}
+	return advance, token, err
+}
+
+// next moves to the next line; false at the end of the input or at an
+// error, which err then returns.
+func (in *lineReader) next() bool {
+	if len(in.back) > 0 {
+		in.n, in.text = in.back[0].n, in.back[0].text
+		in.back = in.back[1:]
+		return true
+	}
+	if !in.sc.Scan() {
+		return false
+	}
+	in.scanned++
+	in.n, in.text = in.scanned, in.sc.Text()
+	return true
+}
+
+// err is what ended the input early: a *ParseError for a line too long or
+// binary, or the reader's own error, as it is.
+func (in *lineReader) err() error { return in.sc.Err() }
+
+// A lineParser reads the lines of one format in order and hands each bus
+// reset to its emit function as soon as the line that ends it has been read,
+// so that it holds no more than one bus reset at a time.
+type lineParser interface {
+	line(n int, l string) error
+	end() error // the capture ended
+}
+
+func newParser(f Format, emit func(*Generation) error) (lineParser, error) {
 	switch f {
 	case FormatRaw:
-		gens, err = parseRaw(ls)
+		return &rawParser{emit: emit}, nil
 	case FormatOHCI:
-		gens, err = parseOHCI(ls)
+		return &ohciParser{pending: pending{emit: emit}}, nil
 	case FormatTrace:
-		gens, err = parseTrace(ls)
+		return &traceParser{emit: emit}, nil
 	case FormatIEEE1394:
-		gens, err = parseIEEE1394(ls)
+		return &ieeeParser{pending{emit: emit}}, nil
 	case FormatFireBug:
-		gens, err = parseFireBug(ls)
+		return &fireBugParser{pending{emit: emit}}, nil
 	case FormatTopologyMap:
-		gens, err = parseTopologyMap(ls)
-	default:
-		_, err = ParseFormat(string(f))
-		return nil, err
+		return &mapParser{emit: emit}, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	if len(gens) == 0 {
-		return nil, &ParseError{Format: f, Field: "input", Reason: "no self-ID quadlets found"}
-	}
-	out := make([]Generation, len(gens))
-	for i, g := range gens {
-		if err := g.checkSize(); err != nil {
-			return nil, err
+	_, err := ParseFormat(string(f))
+	return nil, err
+}
+
+// Read reads a capture in format f from r, "" to detect the format (see
+// Detect), and calls each with every bus reset in capture order as soon as
+// the line that ends it has been read. It holds one line and one bus reset
+// at a time, whatever the length of the capture: a line may have at most 64
+// KiB, a bus reset at most the 252 self-ID quadlets of the largest bus.
+// It returns the format read. Bad input is a *ParseError naming the line
+// and the field, as is a capture without a single self-ID quadlet; an error
+// of r or of each ends the reading and is returned as it is.
+func Read(r io.Reader, f Format, each func(Generation) error) (Format, error) {
+	in := newLineReader(r)
+	if f == "" {
+		var err error
+		if f, err = detect(in); err != nil {
+			return "", err
 		}
-		out[i] = *g
 	}
-	return out, nil
-}
-
-// maxSelfIDs bounds the self-ID quadlets of one bus reset: 63 nodes, each
-// sending at most four packets (#0 and three extended ones: 27 ports). More
-// is no bus, and decoding millions of "nodes" would take minutes and
-// gigabytes.
-const maxSelfIDs = phy.MaxNodes * 4
-
-func (g *Generation) checkSize() error {
-	if len(g.SelfIDs) > maxSelfIDs {
-		return &ParseError{Format: g.Format, Line: g.Line, Field: "generation",
-			Reason: fmt.Sprintf("%d self-ID quadlets in one bus reset, more than the %d that 63 nodes of 27 ports send", len(g.SelfIDs), maxSelfIDs)}
-	}
-	return nil
-}
-
-// Detect names the format of a capture from the first line that only one
-// format would write. Text with nothing but hex quadlets is a TOPOLOGY_MAP
-// dump when its first quadlets are a consistent map header, raw otherwise.
-func Detect(data []byte) (Format, error) {
-	ls, err := lines(data, "")
+	found := false
+	p, err := newParser(f, func(g *Generation) error {
+		found = true
+		return each(*g)
+	})
 	if err != nil {
 		return "", err
 	}
-	for _, l := range ls {
+	in.format = f
+	for in.next() {
+		if err := p.line(in.n, in.text); err != nil {
+			return f, err
+		}
+	}
+	if err := in.err(); err != nil {
+		return f, err
+	}
+	if err := p.end(); err != nil {
+		return f, err
+	}
+	if !found {
+		return f, &ParseError{Format: f, Field: "input", Reason: "no self-ID quadlets found"}
+	}
+	return f, nil
+}
+
+// Parse reads a capture held in memory, as Read does, and returns its bus
+// resets in capture order, or a *ParseError.
+func Parse(data []byte, f Format) ([]Generation, error) {
+	var gens []Generation
+	if _, err := Read(bytes.NewReader(data), f, func(g Generation) error {
+		gens = append(gens, g)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return gens, nil
+}
+
+// textFormats are the formats whose lines carry words of their own, in the
+// order detection tries them, each with the test that picks its lines out
+// of a log: its parser reads every line the test picks, and a picked line
+// that does not parse is an error; other lines are other programs' and
+// skipped.
+var textFormats = []struct {
+	format Format
+	kind   func(l string) string // the kind of line, "" for another program's
+}{
+	{FormatOHCI, ohciKind},
+	{FormatTrace, traceKind},
+	{FormatIEEE1394, ieeeKind},
+	{FormatFireBug, fireBugKind},
+}
+
+// Detect names the format of a capture held in memory, as Read detects it.
+func Detect(data []byte) (Format, error) {
+	return detect(newLineReader(bytes.NewReader(data)))
+}
+
+// detect names the format of the capture in reads, from its first lines,
+// and gives back to in the lines that the format's parser must read again.
+// A line of a hex dump (raw or topology-map: hex quadlets, or nothing but
+// blanks and a '#' comment) never names a text format, even when its
+// comment says "self-ID". The first other line that a text format's test
+// picks (textFormats) names that format. A hex dump is named by its first
+// line of quadlets instead, when no line of other text comes before it; its
+// first three quadlets tell a TOPOLOGY_MAP header from raw quadlets. A line
+// of other text after the dump's first line is the dump's, and an error of
+// its parser. Detection holds at most the dump's first three lines of
+// quadlets and the blank lines between them.
+func detect(in *lineReader) (Format, error) {
+	var dump []textLine // the hex dump's lines so far
+	var first []uint32  // its first quadlets, up to a map header's
+	var notDump error   // why the first line of other text is no dump line
+	var scratch []uint32
+	decide := func() Format {
+		in.back = dump
+		if len(first) == mapHeaderLen && looksLikeMapHeader(first) {
+			return FormatTopologyMap
+		}
+		return FormatRaw
+	}
+	for in.next() {
+		line := textLine{in.n, in.text}
+		qs, err := appendDumpQuadlets(scratch[:0], line.text, FormatRaw, line.n)
+		scratch = qs
+		if err != nil && len(dump) == 0 {
+			for _, tf := range textFormats {
+				if tf.kind(line.text) != "" {
+					in.back = []textLine{line}
+					return tf.format, nil
+				}
+			}
+		}
 		switch {
-		case ohciHeader.MatchString(l) || ohciSelfID.MatchString(l):
-			return FormatOHCI, nil
-		case strings.Contains(l, "bus_reset_handle:") || strings.Contains(l, "self_id_sequence:"):
-			return FormatTrace, nil
-		case strings.Contains(l, "SelfID packet 0x") || strings.Contains(l, "SelfID is inconsistent"):
-			return FormatIEEE1394, nil
-		case fireBugSelfID.MatchString(l):
-			return FormatFireBug, nil
+		case err == nil && len(qs) == 0:
+			// Raw reads a blank line as the end of a bus reset, one of a
+			// run is enough; comments mean nothing to either format.
+			if blank := isBlank(line.text); blank && len(dump) > 0 && !isBlank(dump[len(dump)-1].text) {
+				dump = append(dump, line)
+			}
+		case err == nil && notDump == nil:
+			dump = append(dump, line)
+			first = append(first, qs[:min(len(qs), mapHeaderLen-len(first))]...)
+			if len(first) == mapHeaderLen {
+				return decide(), nil
+			}
+		case err == nil:
+			// Quadlets after other text: the capture is no hex dump, and
+			// they are another program's.
+		case len(dump) > 0:
+			dump = append(dump, line) // for the dump's parser to refuse
+			return decide(), nil
+		case notDump == nil:
+			notDump = err
 		}
 	}
-	qs, err := hexQuadlets(ls, FormatRaw, mapHeaderLen)
-	if err != nil {
-		return "", &ParseError{Field: "format", Reason: "not a capture fwsim can read (formats: " + formatNames() + "); " + err.Error()}
+	if err := in.err(); err != nil {
+		return "", err
 	}
-	if len(qs) == 0 {
-		return "", &ParseError{Field: "format", Reason: "no self-ID quadlets found"}
+	switch {
+	case len(dump) > 0:
+		return decide(), nil
+	case notDump != nil:
+		return "", &ParseError{Field: "format", Reason: "not a capture fwsim can read (formats: " + formatNames() + "); " + notDump.Error()}
 	}
-	if len(qs) == mapHeaderLen && looksLikeMapHeader(qs) {
-		return FormatTopologyMap, nil
-	}
-	return FormatRaw, nil
+	return "", &ParseError{Field: "format", Reason: "no self-ID quadlets found"}
 }
 
-// numbered is a quadlet and the line it came from (0 when not from text).
-type numbered struct {
-	v    uint32
-	line int
-}
+func isBlank(l string) bool { return strings.TrimSpace(l) == "" }
 
-// hexQuadlets reads the quadlets of a hex dump in format f, an "address:"
-// column and '#' comments dropped; limit > 0 stops after that many, which
-// is all detection needs.
-func hexQuadlets(ls []string, f Format, limit int) ([]numbered, error) {
-	var qs []numbered
-	for n, l := range ls {
-		for _, tok := range hexTokens(stripAddress(l)) {
-			q, err := parseQuadlet(tok)
-			if err != nil {
-				return nil, &ParseError{Format: f, Line: n + 1, Field: "quadlet", Reason: err.Error()}
-			}
-			if qs = append(qs, numbered{q, n + 1}); len(qs) == limit {
-				return qs, nil
-			}
+// appendDumpQuadlets appends to qs the quadlets of line n of a hex dump in
+// format f: hex quadlets separated by blanks or commas, after an optional
+// "address:" column and before an optional '#' comment.
+func appendDumpQuadlets(qs []uint32, l string, f Format, n int) ([]uint32, error) {
+	l = stripAddress(l)
+	if i := strings.IndexByte(l, '#'); i >= 0 {
+		l = l[:i]
+	}
+	for l != "" {
+		tok := l
+		if i := strings.IndexAny(l, ", \t"); i >= 0 {
+			tok, l = l[:i], l[i+1:]
+		} else {
+			l = ""
 		}
+		if tok == "" {
+			continue
+		}
+		q, err := parseQuadlet(tok)
+		if err != nil {
+			return qs, &ParseError{Format: f, Line: n, Field: "quadlet", Reason: err.Error()}
+		}
+		qs = append(qs, q)
 	}
 	return qs, nil
 }
 
-// hexTokens splits a raw line into tokens, dropping a '#' comment.
-func hexTokens(l string) []string {
-	if i := strings.IndexByte(l, '#'); i >= 0 {
-		l = l[:i]
+// stripAddress drops a leading "address:" column of a hex dump.
+func stripAddress(l string) string {
+	t := strings.TrimLeft(l, " \t")
+	first := t
+	if i := strings.IndexAny(t, " \t"); i >= 0 {
+		first = t[:i]
 	}
-	return strings.FieldsFunc(l, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+	if strings.HasSuffix(first, ":") {
+		return t[len(first):]
+	}
+	return l
+}
+
+// pending is the bus reset a parser is reading, for the formats that end
+// one with a line of their own or with the capture.
+type pending struct {
+	emit func(*Generation) error
+	cur  *Generation
+}
+
+// open is the bus reset being read, started at line when there is none.
+func (p *pending) open(f Format, line int) *Generation {
+	if p.cur == nil {
+		p.cur = newGeneration(f, line)
+	}
+	return p.cur
+}
+
+// close hands on the bus reset being read, if any.
+func (p *pending) close() error {
+	g := p.cur
+	if g == nil {
+		return nil
+	}
+	p.cur = nil
+	return p.emit(g)
+}
+
+func (p *pending) end() error { return p.close() }
+
+// wordStart is the index, from from on, of the first occurrence of word
+// that starts a word of l (no letter, digit or '_' before it), -1 if none.
+func wordStart(l, word string, from int) int {
+	for from <= len(l) {
+		i := strings.Index(l[from:], word)
+		if i < 0 {
+			return -1
+		}
+		if i += from; i == 0 || !isWordByte(l[i-1]) {
+			return i
+		}
+		from = i + 1
+	}
+	return -1
+}
+
+// isWordByte reports a byte of a word as regexp's \b sees it.
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// isHex reports a non-empty run of hex digits.
+func isHex(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789abcdefABCDEF") == ""
 }

@@ -189,9 +189,9 @@ func TestParseErrors(t *testing.T) {
 		{"raw too long", FormatRaw, "1807f00800\n", 1, "quadlet"},
 		{"raw inverse missing", FormatRaw, "807f0080 7f80ff7f 817f8090\n", 1, "inverse quadlets"},
 		{"raw empty", FormatRaw, "# nothing\n\n", 0, "input"},
-		{"ohci phy disagrees", FormatOHCI, "1 selfIDs, generation 1, local node ID ffc0\nselfID 0: 807f0080, phy 1 [p..] S100 gc=63 +0W L\n", 2, "phy"},
-		{"ohci ports disagree", FormatOHCI, "selfID 0: 807f0080, phy 0 [c..] S100 gc=63 +0W L\n", 1, "ports"},
-		{"ohci gap disagrees", FormatOHCI, "selfID 0: 807f0080, phy 0 [p..] S100 gc=5 +0W L\n", 1, "gap count"},
+		{"ohci phy disagrees", FormatOHCI, "1 selfIDs, generation 1, local node ID ffc0\nselfID 0: 807f0080, phy 1 [p..] S100 gc=63 +0W L\n", 2, "decoded text"},
+		{"ohci ports disagree", FormatOHCI, "selfID 0: 807f0080, phy 0 [c..] S100 gc=63 +0W L\n", 1, "decoded text"},
+		{"ohci gap disagrees", FormatOHCI, "selfID 0: 807f0080, phy 0 [p..] S100 gc=5 +0W L\n", 1, "decoded text"},
 		{"ohci kind disagrees", FormatOHCI, "selfID n: 807f0080, phy 0 [p.......]\n", 1, "packet"},
 		{"trace no generation", FormatTrace, "bus_reset_handle: card_index=0 node_id=0x00c0 self_ids={0x807f0080}\n", 1, "generation"},
 		{"trace bad array", FormatTrace, "bus_reset_handle: card_index=0 generation=1 self_ids=0x807f0080\n", 1, "self_ids"},
@@ -218,9 +218,9 @@ func TestParseErrors(t *testing.T) {
 }
 
 // A garbage line is quoted in part: the error stays one short line whatever
-// the line's length.
+// the line's length (up to the limit of a line, maxLineBytes).
 func TestParseErrorQuotesAnExcerpt(t *testing.T) {
-	long := strings.Repeat("é", 100_000)
+	long := strings.Repeat("é", 20_000)
 	for _, tc := range []struct {
 		format Format
 		input  string
@@ -233,9 +233,13 @@ func TestParseErrorQuotesAnExcerpt(t *testing.T) {
 		require.Error(t, err)
 		assert.Less(t, len(err.Error()), 200, err.Error())
 		assert.Contains(t, err.Error(), `"éééé`)
-		assert.Contains(t, err.Error(), "… (200000 bytes)")
+		assert.Contains(t, err.Error(), "… (40000 bytes)")
 		assert.True(t, utf8.ValidString(err.Error()), "the cut splits no character")
 	}
+	// Bytes that are no text are quoted as \xfe, four characters each: the
+	// cut is shorter.
+	_, err := Parse([]byte(strings.Repeat("\xfe", 1000)), FormatRaw)
+	assert.EqualError(t, err, `raw line 1: quadlet: "`+strings.Repeat(`\xfe`, 39)+`"… (1000 bytes) is not a hex quadlet (want 1 to 8 hex digits, 0x optional)`)
 }
 
 func TestOHCIHeaderCountMismatchIsAProblem(t *testing.T) {

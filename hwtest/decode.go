@@ -50,20 +50,33 @@ type Node struct {
 func (b *Bus) Consistent() bool { return len(b.Problems) == 0 }
 
 // Decode checks one generation: the self-IDs split into nodes, the tree the
-// Linux checks build from them, hops, IRM and gap counts.
+// Linux checks build from them, hops, IRM and gap counts. The nodes share
+// the tree's decoded fields and packets, and without a tree the
+// generation's packets: a capture's buses are kept for its report, and a
+// second copy of each would double what they take.
 func Decode(g Generation) *Bus {
 	b := &Bus{Generation: g, Root: -1, Hops: -1, IRM: -1, GapForHops: -1}
 	b.Problems = append([]Problem(nil), g.Problems...)
 	tree, err := treeid.Build(g.SelfIDs)
-	if err != nil {
-		b.Problems = append(b.Problems, buildProblem(err))
-	}
-	if groups, err := phy.SplitSelfIDs(append([]phy.SelfID(nil), g.SelfIDs...)); err == nil {
+	switch {
+	case err == nil:
+		b.Nodes = make([]Node, len(tree.Nodes))
 		index := 0
-		for _, packets := range groups {
-			info, _ := phy.DecodeSelfIDInfo(packets) // SplitSelfIDs checked the group
-			b.Nodes = append(b.Nodes, Node{SelfIDInfo: info, Packets: packets, Index: index, Parent: -1, ParentPort: -1})
-			index += len(packets)
+		for id, n := range tree.Nodes {
+			b.Nodes[id] = Node{SelfIDInfo: n.Info, Packets: n.Packets, Index: index, Parent: n.Parent, ParentPort: n.ParentPort, Children: n.Children}
+			index += len(n.Packets)
+		}
+	default:
+		b.Problems = append(b.Problems, buildProblem(err))
+		// The groups are capped slices of g.SelfIDs: appending to one
+		// cannot overwrite the next.
+		if groups, err := phy.SplitSelfIDs(g.SelfIDs); err == nil {
+			index := 0
+			for _, packets := range groups {
+				info, _ := phy.DecodeSelfIDInfo(packets) // SplitSelfIDs checked the group
+				b.Nodes = append(b.Nodes, Node{SelfIDInfo: info, Packets: packets, Index: index, Parent: -1, ParentPort: -1})
+				index += len(packets)
+			}
 		}
 	}
 	b.checkGapCounts()
@@ -71,9 +84,6 @@ func Decode(g Generation) *Bus {
 		return b
 	}
 	b.Tree = tree
-	for id, n := range tree.Nodes {
-		b.Nodes[id].Parent, b.Nodes[id].ParentPort, b.Nodes[id].Children = n.Parent, n.ParentPort, n.Children
-	}
 	b.Root, b.Hops, b.IRM = tree.Root, tree.Hops(), tree.IRM()
 	b.GapForHops = treeid.GapCountForHops(b.Hops)
 	if b.Hops > maxHops {

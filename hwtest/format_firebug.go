@@ -1,6 +1,7 @@
 package hwtest
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 )
@@ -12,35 +13,63 @@ import (
 //	0012.345.678  Bus Reset
 //	0012.345.912  Self-ID  807f8c56  7f8073a9
 //
-// Only the "Self-ID" and "Bus Reset" words and the hex quadlets are read;
-// the other columns are ignored.
+// The word "Self-ID" (any case, a colon after it allowed) marks the lines
+// read: eight hex digits must follow it, "0x" optional, and the token
+// after them, when it is hex digits, is the inverse and must have eight
+// too. Later columns, and the columns before the word, are ignored. A
+// "Bus Reset" line ends a bus reset.
 var (
-	fireBugSelfID = regexp.MustCompile(`(?i)\bself-id\b:?\s+(?:0x)?([0-9a-f]{8})\b(?:\s+(?:0x)?([0-9a-f]{8})\b)?`)
-	fireBugReset  = regexp.MustCompile(`(?i)\bbus\s*reset\b`)
+	fireBugWord  = regexp.MustCompile(`(?i)\bself-id\b`)
+	fireBugReset = regexp.MustCompile(`(?i)\bbus\s*reset\b`)
 )
 
-func parseFireBug(ls []string) ([]*Generation, error) {
-	var gens []*Generation
-	var cur *Generation
-	for n, l := range ls {
-		line := n + 1
-		if m := fireBugSelfID.FindStringSubmatch(l); m != nil {
-			if cur == nil {
-				cur = newGeneration(FormatFireBug, line)
-				gens = append(gens, cur)
-			}
-			q, _ := parseQuadlet(m[1]) // the pattern admits eight hex digits only
-			if m[2] == "" {
-				cur.addPacket(q, nil)
-				continue
-			}
-			inv, _ := parseQuadlet(m[2])
-			cur.addPacket(q, &inv)
-			continue
-		}
-		if fireBugReset.MatchString(l) && !strings.Contains(strings.ToLower(l), "self-id") {
-			cur = nil
-		}
+// fireBugKind tells a Self-ID line ("self-id") from any other ("").
+func fireBugKind(l string) string {
+	if fireBugFind(l) != nil {
+		return "self-id"
 	}
-	return gens, nil
+	return ""
+}
+
+// fireBugFind is where the word Self-ID is in l, nil when l has none.
+func fireBugFind(l string) []int {
+	if !strings.Contains(l, "-") { // the regexp is the slow part of a long log
+		return nil
+	}
+	return fireBugWord.FindStringIndex(l)
+}
+
+type fireBugParser struct{ pending }
+
+func (p *fireBugParser) line(n int, l string) error {
+	loc := fireBugFind(l)
+	if loc == nil {
+		if fireBugReset.MatchString(l) {
+			return p.close()
+		}
+		return nil
+	}
+	toks := strings.Fields(strings.TrimPrefix(l[loc[1]:], ":"))
+	var qs []uint32 // the quadlet, and its inverse when the export has it
+	for i, field := range []string{"quadlet", "inverse"} {
+		tok := ""
+		if i < len(toks) {
+			tok = toks[i]
+		}
+		digits := strings.TrimPrefix(strings.TrimPrefix(tok, "0x"), "0X")
+		if i == 1 && !isHex(digits) {
+			break // another column, or none
+		}
+		if !isHex(digits) || len(digits) != 8 {
+			return &ParseError{Format: FormatFireBug, Line: n, Field: field,
+				Reason: fmt.Sprintf("%s after Self-ID is not eight hex digits (0x optional)", excerpt(tok))}
+		}
+		q, _ := parseQuadlet(digits) // eight hex digits
+		qs = append(qs, q)
+	}
+	g := p.open(FormatFireBug, n)
+	if len(qs) == 1 {
+		return g.addQuadlet(qs[0], nil, n)
+	}
+	return g.addQuadlet(qs[0], &qs[1], n)
 }

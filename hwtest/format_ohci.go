@@ -10,107 +10,198 @@ import (
 )
 
 // The firewire_ohci debug log (drivers/firewire/ohci.c, log_selfids) writes
-// a header per bus reset, then one line per self-ID quadlet, its ports drawn
-// as '.' absent, '-' not connected, 'p' parent, 'c' child:
+// a header per bus reset, then one line per self-ID quadlet, its fields
+// decoded, its ports drawn as '.' absent, '-' not connected, 'p' parent,
+// 'c' child:
 //
 //	firewire_ohci 0000:03:00.0: 3 selfIDs, generation 2, local node ID ffc2
 //	firewire_ohci 0000:03:00.0: selfID 0: 807f8c56, phy 0 [p--] S400 gc=63 -3W Lc
 //	firewire_ohci 0000:03:00.0: selfID n: 80900000, phy 0 [--......]
+//
+// The words "selfIDs" and "selfID" mark these lines, and only these: the
+// driver's other messages say "selfIDSize" or "self ID". A header must be
+// exactly log_selfids' (trailing blanks aside), or its bus reset could
+// run into the one before.
+var ohciHeader = regexp.MustCompile(`(?:^|\s)(\d+) selfIDs, generation (\d+), local node ID ([0-9a-fA-F]{4})\s*$`)
+
+// ohciKind tells the header ("selfIDs") and the quadlet lines ("selfID")
+// of log_selfids from the kernel's other messages ("").
+func ohciKind(l string) string {
+	kind, _ := ohciWord(l)
+	return kind
+}
+
+// ohciWord finds the word "selfIDs" or "selfID" in l: which, and where.
+// It is no regexp: it runs on every line of a kernel log.
+func ohciWord(l string) (kind string, at int) {
+	for at = wordStart(l, "selfID", 0); at >= 0; at = wordStart(l, "selfID", at+1) {
+		switch end := at + len("selfID"); {
+		case end == len(l) || !isWordByte(l[end]):
+			return "selfID", at
+		case l[end] == 's' && (end+1 == len(l) || !isWordByte(l[end+1])):
+			return "selfIDs", at
+		}
+	}
+	return "", -1
+}
+
+type ohciParser struct {
+	pending
+	announced int    // the self-ID count of cur's header, -1 without one
+	text      []byte // what log_selfids writes for the current quadlet
+}
+
+func (p *ohciParser) line(n int, l string) error {
+	switch kind, at := ohciWord(l); kind {
+	case "selfIDs":
+		return p.header(n, l, at)
+	case "selfID":
+		return p.selfID(n, l, at)
+	}
+	return nil
+}
+
+// header ends the bus reset being read and starts the next.
+func (p *ohciParser) header(n int, l string, at int) error {
+	m := ohciHeader.FindStringSubmatch(l)
+	if m == nil {
+		return &ParseError{Format: FormatOHCI, Line: n, Field: "header",
+			Reason: fmt.Sprintf("%s is not log_selfids' %q (decimal N and G, four hex digits X)",
+				excerpt(logMessage(l, at)), "N selfIDs, generation G, local node ID XXXX")}
+	}
+	if err := p.close(); err != nil {
+		return err
+	}
+	announced, err := atoiField(m[1], n, "self-ID count")
+	if err != nil {
+		return err
+	}
+	if announced > maxSelfIDs {
+		return &ParseError{Format: FormatOHCI, Line: n, Field: "self-ID count",
+			Reason: fmt.Sprintf("%d, more than the %d self-ID quadlets that 63 nodes of 27 ports send", announced, maxSelfIDs)}
+	}
+	g := newGeneration(FormatOHCI, n)
+	if g.Number, err = atoiField(m[2], n, "generation"); err != nil {
+		return err
+	}
+	id, _ := strconv.ParseUint(m[3], 16, 16) // the pattern admits four hex digits only
+	if id&0x3f != 0x3f {
+		g.LocalPhyID = int(id & 0x3f)
+	}
+	p.cur, p.announced = g, announced
+	return nil
+}
+
+// selfID reads a quadlet's line, whose word "selfID" is at index at, and
+// checks that its decoded text is what log_selfids writes for the quadlet:
+// a difference means the log was damaged or edited. Lines before the first
+// header (a log whose start was lost) form a bus reset without a header.
+func (p *ohciParser) selfID(n int, l string, at int) error {
+	// " 0: 807f0080, phy …" after the word, or " n: ", by hand: a regexp
+	// would be most of the time spent on a long log.
+	rest := l[at+len("selfID"):]
+	if len(rest) < len(" 0: 807f0080, ") || rest[0] != ' ' || (rest[1] != '0' && rest[1] != 'n') ||
+		rest[2:4] != ": " || !isHex(rest[4:12]) || rest[12:14] != ", " {
+		return &ParseError{Format: FormatOHCI, Line: n, Field: "selfID line",
+			Reason: fmt.Sprintf("%s is not log_selfids' %q or %q", excerpt(logMessage(l, at)),
+				"selfID 0: QQQQQQQQ, phy …", "selfID n: QQQQQQQQ, phy […]")}
+	}
+	q, _ := parseQuadlet(rest[4:12]) // eight hex digits
+	s := phy.SelfID(q)
+	kind, got := rest[1:2], strings.TrimRight(rest[14:], " \t")
+	if want := "0"; s.IsExtended() != (kind == "n") {
+		if s.IsExtended() {
+			want = "n"
+		}
+		return &ParseError{Format: FormatOHCI, Line: n, Field: "packet",
+			Reason: fmt.Sprintf("the line says selfID %s, but quadlet 0x%08x is logged as selfID %s", kind, q, want)}
+	}
+	p.text = appendOHCIText(p.text[:0], s)
+	if want := strings.TrimRight(string(p.text), " "); got != want {
+		return &ParseError{Format: FormatOHCI, Line: n, Field: "decoded text",
+			Reason: fmt.Sprintf("the line says %s, but log_selfids writes %q for quadlet 0x%08x", excerpt(got), want, q)}
+	}
+	if p.cur == nil {
+		p.announced = -1
+	}
+	return p.open(FormatOHCI, n).addQuadlet(q, nil, n)
+}
+
+// close hands on the bus reset being read, with a Problem when its header
+// announced another number of quadlets.
+func (p *ohciParser) close() error {
+	if g := p.cur; g != nil && p.announced >= 0 && p.announced != len(g.SelfIDs) {
+		g.Problems = append(g.Problems, Problem{Check: "count", Node: -1, Index: -1,
+			Message: fmt.Sprintf("the header announces %d self-ID quadlets, the log has %d", p.announced, len(g.SelfIDs))})
+	}
+	return p.pending.close()
+}
+
+func (p *ohciParser) end() error { return p.close() }
+
+// What log_selfids prints for the speed (bits 15–14) and the power class
+// (bits 10–8) of a packet #0.
 var (
-	ohciHeader = regexp.MustCompile(`(\d+) selfIDs, generation (\d+), local node ID ([0-9a-fA-F]{1,4})\b`)
-	ohciSelfID = regexp.MustCompile(`selfID ([0n]): ([0-9a-fA-F]{8}), phy (\d+) \[([-.pc]*)\](?:\s+\S+\s+gc=(\d+))?`)
+	ohciSpeeds = [4]string{"S100", "S200", "S400", "beta"}
+	ohciPowers = [8]string{"+0W", "+15W", "+30W", "+45W", "-3W", " ?W", "-3..-6W", "-3..-10W"}
 )
+
+// appendOHCIText appends what log_selfids writes for a quadlet after the
+// quadlet and its comma: "phy 0 [p..] S100 gc=63 +0W L" for a packet #0,
+// "phy 2 [---.....]" for an extended one.
+func appendOHCIText(b []byte, s phy.SelfID) []byte {
+	q := uint32(s)
+	b = append(b, "phy "...)
+	b = strconv.AppendUint(b, uint64(q>>24&63), 10)
+	b = append(b, " ["...)
+	b = appendOHCIPorts(b, s)
+	b = append(b, ']')
+	if s.IsExtended() {
+		return b
+	}
+	b = append(b, ' ')
+	b = append(b, ohciSpeeds[q>>14&3]...)
+	b = append(b, " gc="...)
+	b = strconv.AppendUint(b, uint64(q>>16&63), 10)
+	b = append(b, ' ')
+	b = append(b, ohciPowers[q>>8&7]...)
+	b = append(b, ' ')
+	for _, f := range [...]struct {
+		bit  uint
+		name byte
+	}{{22, 'L'}, {11, 'c'}, {1, 'i'}} {
+		if q>>f.bit&1 != 0 {
+			b = append(b, f.name)
+		}
+	}
+	return b
+}
 
 // portChars is how log_selfids draws a port status.
 const portChars = ".-pc"
 
-// ohciPorts draws the ports a quadlet carries the way log_selfids does:
-// packet #0 holds three at shifts 6, 4, 2, an extended packet eight from
-// shift 16 down.
-func ohciPorts(s phy.SelfID) string {
+// appendOHCIPorts draws the ports a quadlet carries the way log_selfids
+// does: packet #0 holds three at shifts 6, 4, 2, an extended packet eight
+// from shift 16 down.
+func appendOHCIPorts(b []byte, s phy.SelfID) []byte {
 	shift, n := 6, 3
 	if s.IsExtended() {
 		shift, n = 16, 8
 	}
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = portChars[int(s>>(shift-2*i))&3]
+	for i := range n {
+		b = append(b, portChars[int(s>>(shift-2*i))&3])
 	}
-	return string(b)
+	return b
 }
 
-func parseOHCI(ls []string) ([]*Generation, error) {
-	var gens []*Generation
-	var cur *Generation
-	announced := -1
-	closeGen := func() {
-		if cur != nil && announced >= 0 && announced != len(cur.SelfIDs) {
-			cur.Problems = append(cur.Problems, Problem{Check: "count", Node: -1, Index: -1,
-				Message: fmt.Sprintf("the header announces %d self-ID quadlets, the log has %d", announced, len(cur.SelfIDs))})
-		}
+// logMessage is the driver's message in a kernel log line: what follows
+// the last ": " before index i. The log's prefix ("[ 12.9] firewire_ohci
+// 0000:03:00.0: ") would fill an error's excerpt.
+func logMessage(l string, i int) string {
+	if k := strings.LastIndex(l[:i], ": "); k >= 0 {
+		return l[k+2:]
 	}
-	for n, l := range ls {
-		line := n + 1
-		if !strings.Contains(l, "selfID") { // both line kinds have it: skip the regexps
-			continue
-		}
-		if m := ohciHeader.FindStringSubmatch(l); m != nil {
-			closeGen()
-			cur = newGeneration(FormatOHCI, line)
-			gens = append(gens, cur)
-			var err error
-			if announced, err = atoiField(m[1], line, "self-ID count"); err != nil {
-				return nil, err
-			}
-			if cur.Number, err = atoiField(m[2], line, "generation"); err != nil {
-				return nil, err
-			}
-			id, _ := strconv.ParseUint(m[3], 16, 16) // the pattern admits only hex
-			if id&0x3f != 0x3f {
-				cur.LocalPhyID = int(id & 0x3f)
-			}
-			continue
-		}
-		m := ohciSelfID.FindStringSubmatch(l)
-		if m == nil {
-			continue
-		}
-		if cur == nil {
-			cur = newGeneration(FormatOHCI, line)
-			gens = append(gens, cur)
-			announced = -1
-		}
-		q, _ := parseQuadlet(m[2]) // the pattern admits eight hex digits only
-		s := phy.SelfID(q)
-		if err := checkOHCILine(s, m, line); err != nil {
-			return nil, err
-		}
-		cur.addPacket(q, nil)
-	}
-	closeGen()
-	return gens, nil
-}
-
-// checkOHCILine checks that the decoded text of a log line agrees with its
-// quadlet: a disagreement means the log was damaged or edited.
-func checkOHCILine(s phy.SelfID, m []string, line int) error {
-	bad := func(field, text, want string) error {
-		return &ParseError{Format: FormatOHCI, Line: line, Field: field,
-			Reason: fmt.Sprintf("the line says %s but quadlet 0x%08x encodes %s", text, uint32(s), want)}
-	}
-	if (m[1] == "n") != s.IsExtended() {
-		return bad("packet", "selfID "+m[1], fmt.Sprintf("extended=%t", s.IsExtended()))
-	}
-	if want := strconv.Itoa(s.PhyID()); m[3] != want {
-		return bad("phy", "phy "+m[3], "phy "+want)
-	}
-	if want := ohciPorts(s); m[4] != want {
-		return bad("ports", "["+m[4]+"]", "["+want+"]")
-	}
-	if m[5] != "" && m[5] != strconv.Itoa(s.GapCount()) {
-		return bad("gap count", "gc="+m[5], "gc="+strconv.Itoa(s.GapCount()))
-	}
-	return nil
+	return l
 }
 
 // atoiField reads a decimal field of a header line.

@@ -1,44 +1,51 @@
 package hwtest
 
-import "strings"
+// rawParser reads FormatRaw: blank lines separate bus resets.
+type rawParser struct {
+	emit func(*Generation) error
+	qs   []uint32 // the current bus reset's quadlets, inverses included
+	// start is the line of its first quadlet, over that of its quadlet
+	// number maxSelfIDs+1, which is one too many unless inverses come
+	// with them.
+	start, over int
+}
 
-// parseRaw reads FormatRaw: blank lines separate bus resets.
-func parseRaw(ls []string) ([]*Generation, error) {
-	var gens []*Generation
-	var qs []uint32
-	start := 0
-	flush := func() error {
-		if len(qs) == 0 {
-			return nil
-		}
-		g := newGeneration(FormatRaw, start)
-		if err := g.addPairs(qs); err != nil {
-			return err
-		}
-		gens = append(gens, g)
-		qs = nil
+func (p *rawParser) line(n int, l string) error {
+	if isBlank(l) {
+		return p.flush()
+	}
+	before := len(p.qs)
+	var err error
+	if p.qs, err = appendDumpQuadlets(p.qs, l, FormatRaw, n); err != nil {
+		return err
+	}
+	switch {
+	case len(p.qs) > 2*maxSelfIDs:
+		return sizeError(FormatRaw, n)
+	case before == 0 && len(p.qs) > 0:
+		p.start = n
+	}
+	if before <= maxSelfIDs && len(p.qs) > maxSelfIDs {
+		p.over = n
+	}
+	return nil
+}
+
+// flush hands on the bus reset read so far: only now, with all its
+// quadlets, can it be told whether they come with inverses.
+func (p *rawParser) flush() error {
+	if len(p.qs) == 0 {
 		return nil
 	}
-	for n, l := range ls {
-		if strings.TrimSpace(l) == "" {
-			if err := flush(); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		for _, tok := range hexTokens(l) {
-			q, err := parseQuadlet(tok)
-			if err != nil {
-				return nil, &ParseError{Format: FormatRaw, Line: n + 1, Field: "quadlet", Reason: err.Error()}
-			}
-			if len(qs) == 0 {
-				start = n + 1
-			}
-			qs = append(qs, q)
-		}
+	g := newGeneration(FormatRaw, p.start)
+	if err := g.addPairs(p.qs); err != nil {
+		return err
 	}
-	if err := flush(); err != nil {
-		return nil, err
+	if len(g.SelfIDs) > maxSelfIDs {
+		return sizeError(FormatRaw, p.over)
 	}
-	return gens, nil
+	p.qs = p.qs[:0]
+	return p.emit(g)
 }
+
+func (p *rawParser) end() error { return p.flush() }

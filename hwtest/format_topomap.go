@@ -2,7 +2,6 @@ package hwtest
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/fwsim/fwsim/phy"
 )
@@ -23,59 +22,105 @@ const mapHeaderLen = 3
 
 // looksLikeMapHeader reports whether q0–q2 are a plausible map header: q0
 // is no self-ID, and length and self_id_count agree.
-func looksLikeMapHeader(q []numbered) bool {
-	q0, q2 := q[0].v, q[2].v
+func looksLikeMapHeader(q []uint32) bool {
+	q0, q2 := q[0], q[2]
 	return !phy.SelfID(q0).IsSelfID() && q0>>16 >= 2 && q0>>16 == q2&0xffff+2
 }
 
-// stripAddress drops a leading "address:" column of a hex dump.
-func stripAddress(l string) string {
-	fields := strings.Fields(l)
-	if len(fields) > 0 && strings.HasSuffix(fields[0], ":") {
-		return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), fields[0]))
-	}
-	return l
+// mapParser reads a dump of maps one quadlet at a time.
+type mapParser struct {
+	emit     func(*Generation) error
+	buf      []numbered // the map being read: q0 and what has come of the rest
+	quadlets []uint32   // those of the line being read
+	maps     int        // maps read
+	// zero is the line of a zero quadlet where a map would start after the
+	// last: the unused rest of the CSR, if nothing but zeros follows.
+	zero int
 }
 
-func parseTopologyMap(ls []string) ([]*Generation, error) {
-	qs, err := hexQuadlets(ls, FormatTopologyMap, 0)
+func (p *mapParser) line(n int, l string) error {
+	var err error
+	if p.quadlets, err = appendDumpQuadlets(p.quadlets[:0], l, FormatTopologyMap, n); err != nil {
+		return err
+	}
+	for _, q := range p.quadlets {
+		if err := p.quadlet(numbered{q, n}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *mapParser) quadlet(q numbered) error {
+	switch {
+	case p.zero > 0 && q.v != 0:
+		_, err := mapLength(numbered{0, p.zero}) // not the CSR's rest after all, but a map of length 0
+		return err
+	case p.zero > 0:
+		return nil
+	case len(p.buf) == 0 && q.v == 0 && p.maps > 0:
+		p.zero = q.line
+		return nil
+	case len(p.buf) == 0:
+		// Refused here, before its quadlets are held: a map longer than
+		// any bus's.
+		if _, err := mapLength(q); err != nil {
+			return err
+		}
+	}
+	p.buf = append(p.buf, q)
+	if length := int(p.buf[0].v >> 16); len(p.buf) < 1+length {
+		return nil
+	}
+	g, err := readMap(p.buf)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var gens []*Generation
-	for len(qs) > 0 && !(len(gens) > 0 && allZero(qs)) {
-		g, rest, err := readMap(qs)
-		if err != nil {
-			return nil, err
-		}
-		gens = append(gens, g)
-		qs = rest
-	}
-	return gens, nil
+	p.buf = p.buf[:0]
+	p.maps++
+	return p.emit(g)
 }
 
-func allZero(qs []numbered) bool {
-	for _, q := range qs {
-		if q.v != 0 {
-			return false
-		}
+// end refuses a map cut short.
+func (p *mapParser) end() error {
+	if len(p.buf) == 0 {
+		return nil
 	}
-	return true
+	_, err := readMap(p.buf)
+	return err
 }
 
-// readMap reads the map at the start of qs and returns the quadlets after
-// it. Counts and CRC that disagree are Problems of the generation.
-func readMap(qs []numbered) (*Generation, []numbered, error) {
+// numbered is a quadlet and the line it came from (0 when not from text).
+type numbered struct {
+	v    uint32
+	line int
+}
+
+// mapLength is the length a map's q0 gives: the quadlets after q0, at
+// least the counter and the counts, at most those and the self-IDs of the
+// largest bus.
+func mapLength(q0 numbered) (int, error) {
+	length := int(q0.v >> 16)
+	if length < 2 || length > 2+maxSelfIDs {
+		return 0, &ParseError{Format: FormatTopologyMap, Line: q0.line, Field: "length",
+			Reason: fmt.Sprintf("q0 0x%08x gives length %d, want 2 (counter and counts) to %d (and the %d self-IDs of 63 nodes of 27 ports)", q0.v, length, 2+maxSelfIDs, maxSelfIDs)}
+	}
+	return length, nil
+}
+
+// readMap reads the map at the start of qs. Counts and CRC that disagree
+// are Problems of the generation.
+func readMap(qs []numbered) (*Generation, error) {
 	line := qs[0].line
-	fail := func(field, format string, args ...any) (*Generation, []numbered, error) {
-		return nil, nil, &ParseError{Format: FormatTopologyMap, Line: line, Field: field, Reason: fmt.Sprintf(format, args...)}
+	fail := func(field, format string, args ...any) (*Generation, error) {
+		return nil, &ParseError{Format: FormatTopologyMap, Line: line, Field: field, Reason: fmt.Sprintf(format, args...)}
 	}
 	if len(qs) < mapHeaderLen {
 		return fail("header", "%d quadlets, a map header has %d", len(qs), mapHeaderLen)
 	}
-	length := int(qs[0].v >> 16)
-	if length < 2 {
-		return fail("length", "q0 0x%08x gives length %d, want at least 2 (counter and counts)", qs[0].v, length)
+	length, err := mapLength(qs[0])
+	if err != nil {
+		return nil, err
 	}
 	if 1+length > len(qs) {
 		return fail("length", "q0 0x%08x gives length %d, but only %d quadlets follow", qs[0].v, length, len(qs)-1)
@@ -87,7 +132,7 @@ func readMap(qs []numbered) (*Generation, []numbered, error) {
 		body[i] = qs[1+i].v
 	}
 	for _, q := range body[2:] {
-		g.addPacket(q, nil)
+		g.addPacket(q, nil) // mapLength bounds their number
 	}
 	if crc := crc16(body); crc != qs[0].v&0xffff {
 		g.Problems = append(g.Problems, Problem{Check: "CRC", Node: -1, Index: -1,
@@ -102,7 +147,7 @@ func readMap(qs []numbered) (*Generation, []numbered, error) {
 		g.Problems = append(g.Problems, Problem{Check: "count", Node: -1, Index: -1,
 			Message: fmt.Sprintf("node_count is %d, the self-IDs hold %d nodes", nodeCount, nodes)})
 	}
-	return g, qs[1+length:], nil
+	return g, nil
 }
 
 // DecodeTopologyMap reads a TOPOLOGY_MAP as read from the CSR (quadlets in
@@ -115,7 +160,7 @@ func DecodeTopologyMap(words []uint32) (Generation, error) {
 	if len(qs) == 0 {
 		return Generation{}, &ParseError{Format: FormatTopologyMap, Field: "header", Reason: "empty map"}
 	}
-	g, _, err := readMap(qs)
+	g, err := readMap(qs)
 	if err != nil {
 		return Generation{}, err
 	}

@@ -1,12 +1,23 @@
 package hwtest
 
 import (
+	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"testing/iotest"
+	"unicode/utf8"
+
+	"github.com/fwsim/fwsim/phy"
 )
 
-// seedFixtures adds every fixture to the corpus of a fuzz target.
+// seedFixtures adds to the corpus of a fuzz target every fixture, every
+// format's rendering of buses with one, two and four packets a node, and
+// every malformed line of malformed_test.go: each feature of each format,
+// read well and read wrong.
 func seedFixtures(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.*"))
 	for _, file := range files {
@@ -14,18 +25,51 @@ func seedFixtures(f *testing.F) {
 			f.Add(data)
 		}
 	}
+	fourPackets, err := phy.SelfIDInfo{PhyID: 0, Speed: phy.S400, GapCount: 63, Ports: make([]phy.PortStatus, 27)}.Encode()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, r := range renderings([][]phy.SelfID{labBus(63), chainBus(3), fourPackets}) {
+		f.Add([]byte(r.text))
+	}
+	for _, m := range malformed {
+		f.Add([]byte(m.input))
+	}
 }
 
-// fuzzFormat checks that no input makes the parser of format panic or
-// return a generation that Decode cannot take.
+// checkReadError checks what every error of reading a capture must be: a
+// *ParseError of one line of valid UTF-8, short whatever the input, naming
+// a line the input has.
+func checkReadError(t *testing.T, data []byte, err error) {
+	t.Helper()
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("%T %v, want a *ParseError", err, err)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "\n") || !utf8.ValidString(msg) || len(msg) > 512 {
+		t.Fatalf("not one short line of UTF-8: %q", msg)
+	}
+	if lines := bytes.Count(data, []byte("\n")) + 1; pe.Line < 0 || pe.Line > lines {
+		t.Fatalf("line %d of an input of %d lines: %v", pe.Line, lines, err)
+	}
+}
+
+// fuzzFormat checks that no input makes the parser of format panic, fail
+// with anything but a ParseError, or return a generation longer than a bus
+// or one that Decode cannot take.
 func fuzzFormat(f *testing.F, format Format) {
 	seedFixtures(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		gens, err := Parse(data, format)
 		if err != nil {
+			checkReadError(t, data, err)
 			return
 		}
 		for _, g := range gens {
+			if len(g.SelfIDs) > maxSelfIDs {
+				t.Fatalf("a bus reset of %d self-IDs", len(g.SelfIDs))
+			}
 			b := Decode(g)
 			if b.Consistent() && b.Tree == nil {
 				t.Fatalf("a consistent bus without a tree: %v", g.SelfIDs)
@@ -48,14 +92,47 @@ func FuzzDetect(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		format, err := Detect(data)
 		if err != nil {
+			checkReadError(t, data, err)
 			return
 		}
 		if _, err := Parse(data, format); err != nil {
-			if _, ok := err.(*ParseError); !ok {
-				t.Fatalf("%s: %T %v", format, err, err)
-			}
+			checkReadError(t, data, err)
 		}
 	})
+}
+
+// FuzzReadChunking: reading a byte at a time gives what reading the whole
+// gives, generations or error: nothing depends on where reads end.
+func FuzzReadChunking(f *testing.F) {
+	seedFixtures(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var got []Generation
+		_, err := Read(iotest.OneByteReader(bytes.NewReader(data)), "", func(g Generation) error {
+			got = append(got, g)
+			return nil
+		})
+		want, wantErr := Parse(data, "")
+		switch {
+		case (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error():
+			t.Fatalf("a byte at a time: %v; whole: %v", err, wantErr)
+		case err == nil && !equalGenerations(got, want):
+			t.Fatalf("a byte at a time: %v; whole: %v", got, want)
+		}
+	})
+}
+
+func equalGenerations(a, b []Generation) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.Format != y.Format || x.Line != y.Line || x.Number != y.Number || x.LocalPhyID != y.LocalPhyID ||
+			!slices.Equal(x.SelfIDs, y.SelfIDs) || !slices.Equal(x.Problems, y.Problems) {
+			return false
+		}
+	}
+	return true
 }
 
 func FuzzParseUSBStream(f *testing.F) {

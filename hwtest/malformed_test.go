@@ -1,0 +1,216 @@
+package hwtest
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Lines of a two-node bus as each producer writes them, to build captures
+// around one malformed line.
+const (
+	ohciHeader1 = "2 selfIDs, generation 1, local node ID ffc1"
+	ohciLine0   = "selfID 0: 807f0080, phy 0 [p..] S100 gc=63 +0W L"
+	ohciLine1   = "selfID 0: 817f80c2, phy 1 [c..] S400 gc=63 +0W Li"
+	traceHandle = "bus_reset_handle: card_index=0 generation=1 node_id=0x00c1 bm_abdicate=false self_ids={0x807f0080,0x817f80c2}"
+	traceSeq    = "self_id_sequence: card_index=0 generation=2 phy_id=0x00 link_active=true gap_count=63 scode=0 contender=false power_class=0 initiated_reset=false port_status={0x2,0x0,0x0} self_id_sequence={0x807f0080}"
+	ieeePacket0 = "SelfID packet 0x807f0080 received"
+	ieeePacket1 = "SelfID packet 0x817f80c2 received"
+	fireBugLine = "0001.000.100  Self-ID  807f0080  7f80ff7f"
+)
+
+// ohciLog writes messages as the kernel log shows firewire_ohci's.
+func ohciLog(messages ...string) string {
+	var b strings.Builder
+	for _, m := range messages {
+		b.WriteString("[   13.262051] firewire_ohci 0000:03:00.0: " + m + "\n")
+	}
+	return b.String()
+}
+
+// ieeeLog writes messages as the kernel log shows ohci1394's.
+func ieeeLog(messages ...string) string {
+	var b strings.Builder
+	for _, m := range messages {
+		b.WriteString("ohci1394: fw-host0: " + m + "\n")
+	}
+	return b.String()
+}
+
+// traceLog writes events as tracefs prints them.
+func traceLog(events ...string) string {
+	var b strings.Builder
+	for _, e := range events {
+		b.WriteString("     kworker/2:1-118     [002] ..... 4512.120611: " + e + "\n")
+	}
+	return b.String()
+}
+
+// malformed are lines that their format's words mark as its own but that
+// do not parse, each after good lines, so that skipping the line or
+// merging what follows into the bus reset before would go unnoticed. The
+// fuzz targets take them as seeds.
+var malformed = []struct {
+	name   string
+	format Format
+	input  string
+	line   int
+	field  string
+	want   string // in the message: what was expected
+}{
+	{"ohci header: garbled count", FormatOHCI, ohciLog(ohciHeader1, ohciLine0, ohciLine1, "2x selfIDs, generation 2, local node ID ffc1", ohciLine0, ohciLine1),
+		4, "header", `"N selfIDs, generation G, local node ID XXXX"`},
+	{"ohci header: garbled generation", FormatOHCI, ohciLog(ohciHeader1, ohciLine0, ohciLine1, "2 selfIDs, generation 2?, local node ID ffc1", ohciLine0, ohciLine1),
+		4, "header", `"2 selfIDs, generation 2?, local node ID ffc1" is not`},
+	{"ohci header: junk before the count", FormatOHCI, ohciLog(ohciHeader1, ohciLine0, ohciLine1, "x2 selfIDs, generation 2, local node ID ffc1", ohciLine0, ohciLine1),
+		4, "header", "decimal N and G"},
+	{"ohci header: node ID of three digits", FormatOHCI, ohciLog(ohciHeader1, ohciLine0, ohciLine1, "2 selfIDs, generation 2, local node ID ffc", ohciLine0, ohciLine1),
+		4, "header", "four hex digits"},
+	{"ohci header: first of the log", FormatOHCI, ohciLog("2 selfIDs, generation one, local node ID ffc1", ohciLine0, ohciLine1),
+		1, "header", "decimal N and G"},
+	{"ohci header: more quadlets than any bus", FormatOHCI, ohciLog(ohciHeader1, ohciLine0, ohciLine1, "253 selfIDs, generation 2, local node ID ffc1"),
+		4, "self-ID count", "more than the 252"},
+	{"ohci selfID: garbled quadlet", FormatOHCI, ohciLog(ohciHeader1, ohciLine0, "selfID 0: 817f80cz, phy 1 [c..] S400 gc=63 +0W Li"),
+		3, "selfID line", `"selfID 0: QQQQQQQQ, phy …"`},
+	{"ohci selfID: garbled gap count", FormatOHCI, ohciLog(ohciHeader1, ohciLine0, "selfID 0: 817f80c2, phy 1 [c..] S400 gc=6x3 +0W Li"),
+		3, "decoded text", `writes "phy 1 [c..] S400 gc=63 +0W Li" for quadlet 0x817f80c2`},
+	{"ohci selfID: power class differs", FormatOHCI, ohciLog(ohciHeader1, ohciLine0, "selfID 0: 817f80c2, phy 1 [c..] S400 gc=63 +15W Li"),
+		3, "decoded text", `"phy 1 [c..] S400 gc=63 +0W Li"`},
+	{"ohci selfID: flags differ", FormatOHCI, ohciLog(ohciHeader1, ohciLine0, "selfID 0: 817f80c2, phy 1 [c..] S400 gc=63 +0W L"),
+		3, "decoded text", `"phy 1 [c..] S400 gc=63 +0W Li"`},
+	{"trace: garbled node_id", FormatTrace, traceLog(traceHandle, strings.Replace(strings.Replace(traceHandle, "generation=1", "generation=2", 1), "0x00c1", "0x00zz", 1)),
+		2, "node_id", `"0x00zz" is not 0x and hex digits`},
+	{"trace: decimal node_id", FormatTrace, traceLog(traceHandle, strings.Replace(strings.Replace(traceHandle, "generation=1", "generation=2", 1), "0x00c1", "193", 1)),
+		2, "node_id", "0x and hex digits"},
+	{"trace: node_id missing", FormatTrace, traceLog(traceHandle, strings.Replace(strings.Replace(traceHandle, "generation=1", "generation=2", 1), "node_id=0x00c1 ", "", 1)),
+		2, "node_id", "missing"},
+	{"trace: garbled phy_id", FormatTrace, traceLog(traceHandle, strings.Replace(traceSeq, "phy_id=0x00", "phy_id=0xq0", 1)),
+		2, "phy_id", `"0xq0" is not 0x and hex digits`},
+	{"trace: field without a value", FormatTrace, traceLog(traceHandle, strings.Replace(strings.Replace(traceHandle, "generation=1", "generation=2", 1), "bm_abdicate=false", "bm_abdicate false", 1)),
+		2, "fields", `"bm_abdicate" is not key=value`},
+	{"trace: field given twice", FormatTrace, traceLog(traceHandle, strings.Replace(traceHandle, "generation=1", "generation=2 generation=3", 1)),
+		2, "generation", "given twice"},
+	{"trace: too many fields", FormatTrace, traceLog(traceHandle, strings.Replace(traceHandle, "generation=1", "generation=2 a=1 b=1 c=1 d=1 e=1 f=1 g=1 h=1 i=1 j=1 k=1 l=1", 1)),
+		2, "fields", "more than 16; bus_reset_handle has 5, self_id_sequence 11"},
+	{"trace: generation with an underscore", FormatTrace, traceLog(traceHandle, strings.Replace(traceHandle, "generation=1", "generation=1_0", 1)),
+		2, "generation", "not a decimal number"},
+	{"ieee1394: garbled packet", FormatIEEE1394, ieeeLog(ieeePacket0, "SelfID packet 0x817f80cz received"),
+		2, "SelfID packet", `"SelfID packet 0x%x received"`},
+	{"ieee1394: inverse of seven digits", FormatIEEE1394, ieeeLog(ieeePacket0, "SelfID is inconsistent [0x817f80c2/0x7e807f3]"),
+		2, "SelfID is inconsistent", `"SelfID is inconsistent [0x%08x/0x%08x]"`},
+	{"ieee1394: this node is another quadlet", FormatIEEE1394, ieeeLog(ieeePacket0, ieeePacket1, "SelfID for this node is 0x807f0080"),
+		3, "SelfID for this node", "0x807f0080 is not the quadlet of the SelfID packet line before it"},
+	{"ieee1394: this node after the phase", FormatIEEE1394, ieeeLog(ieeePacket0, ieeePacket1, "SelfID complete", "SelfID for this node is 0x817f80c2"),
+		4, "SelfID for this node", "SelfID packet line before it"},
+	{"firebug: quadlet of seven digits", FormatFireBug, fireBugLine + "\n0001.000.200  Self-ID  817f80c\n",
+		2, "quadlet", `"817f80c" after Self-ID is not eight hex digits`},
+	{"firebug: inverse of seven digits", FormatFireBug, fireBugLine + "\n0001.000.200  Self-ID  817f80c2  7e807f3\n",
+		2, "inverse", `"7e807f3" after Self-ID is not eight hex digits`},
+	{"firebug: nothing after Self-ID", FormatFireBug, fireBugLine + "\n0001.000.200  Self-ID\n",
+		2, "quadlet", `"" after Self-ID`},
+	{"raw: text after the quadlets", FormatRaw, "807f0080\n817f80c2\nselfID 0: 807f0080, phy 0 [p..] S100 gc=63 +0W L\n",
+		3, "quadlet", `"selfID" is not a hex quadlet`},
+	{"topology-map: longer than any bus's", FormatTopologyMap, "0009be15 00000001 00060007 807f0080 817f8090 823f80bd 82815000 837f8490 847f84b0 857f89f6\n00ff0000\n",
+		2, "length", "gives length 255, want 2 (counter and counts) to 254"},
+}
+
+// The rule of every format: a line it marks as its own and cannot read is
+// an error naming the line and what was expected, in the format given and
+// in the format detected.
+func TestMalformedLinesAreErrors(t *testing.T) {
+	for _, tc := range malformed {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, f := range []Format{tc.format, ""} {
+				gens, err := Parse([]byte(tc.input), f)
+				var pe *ParseError
+				require.ErrorAs(t, err, &pe, "read as %q: %v", f, gens)
+				assert.Equal(t, tc.format, pe.Format)
+				assert.Equal(t, tc.line, pe.Line)
+				assert.Equal(t, tc.field, pe.Field)
+				assert.Contains(t, err.Error(), tc.want)
+				assert.NotContains(t, err.Error(), "\n")
+			}
+		})
+	}
+}
+
+// The issue's reproduction: a header garbled in the log of two resets of
+// the lab bus made one bus of 12 nodes, reported as inconsistent. It is an
+// error naming the header's line.
+func TestOHCIGarbledHeaderDoesNotMergeTwoResets(t *testing.T) {
+	fixture := string(readFixture(t, "ohci-two-resets.log"))
+	const header = "7 selfIDs, generation 2, local node ID ffc5"
+	require.Contains(t, fixture, header)
+	for _, garbled := range []string{
+		"7 selfIDs, generation 2x, local node ID ffc5",
+		"7? selfIDs, generation 2, local node ID ffc5",
+		"7 selfIDs, generation , local node ID ffc5",
+		"7 selfIDs, generation 2, local node ID ffc5 ffc5",
+	} {
+		_, err := Parse([]byte(strings.Replace(fixture, header, garbled, 1)), "")
+		var pe *ParseError
+		require.ErrorAs(t, err, &pe, garbled)
+		assert.Equal(t, 12, pe.Line, garbled)
+		assert.Equal(t, "header", pe.Field, garbled)
+		assert.Contains(t, err.Error(), "firewire-ohci line 12: header: ", garbled)
+		assert.Contains(t, err.Error(), `is not log_selfids' "N selfIDs, generation G, local node ID XXXX"`, garbled)
+	}
+}
+
+// The issue's second reproduction: a garbled node_id lost the capturing
+// node without a word.
+func TestTraceGarbledNodeIDIsAnError(t *testing.T) {
+	fixture := string(readFixture(t, "trace-bus-reset-handle.txt"))
+	require.Contains(t, fixture, "node_id=0x00c5")
+	_, err := Parse([]byte(strings.Replace(fixture, "node_id=0x00c5", "node_id=0x0c5g", 1)), "")
+	assert.EqualError(t, err, `tracepoint line 6: node_id: "0x0c5g" is not 0x and hex digits of at most 16 bits`)
+}
+
+// Lines that none of a format's words mark are another program's: a
+// kernel log's other messages, the tracer's other events, a FireBug
+// export's other packets. They are skipped, whatever bytes they hold.
+func TestOtherProgramsLinesAreSkipped(t *testing.T) {
+	for _, tc := range []struct {
+		format Format
+		input  string
+	}{
+		{FormatOHCI, "[ 0.1] usb 1-1: new high-speed USB device \xff\xfe\n" +
+			"[ 0.2] firewire_ohci 0000:03:00.0: bad selfIDSize (00000000)\n" +
+			"[ 0.3] firewire_core 0000:03:00.0: inconsistent extended self IDs\n" +
+			ohciLog(ohciHeader1, ohciLine0, ohciLine1)},
+		{FormatTrace, "# tracer: nop\n" + traceLog("bus_reset_initiate: card_index=0 generation=1 short_reset=false", traceHandle)},
+		{FormatIEEE1394, "ohci1394: fw-host0: Error in reception of SelfID packets [0x00000000/0x00000000] (count: 0)\n" +
+			"ieee1394: Initiating bus reset on fw-host0\n" + ieeeLog(ieeePacket0, ieeePacket1, "SelfID for this node is 0x817f80c2", "SelfID complete")},
+		{FormatFireBug, "FireBug 1.0d7e10 - packet log\n0001.000.000  Bus Reset\n0001.000.050  PHY Config  00c00000\n" +
+			fireBugLine + "\n0001.000.200  Self-ID  817f80c2  7e807f3d\n"},
+	} {
+		gens, err := Parse([]byte(tc.input), "")
+		require.NoError(t, err, tc.format)
+		require.Len(t, gens, 1, tc.format)
+		assert.Equal(t, tc.format, gens[0].Format)
+		assert.Len(t, gens[0].SelfIDs, 2, tc.format)
+		assert.Empty(t, gens[0].Problems, tc.format)
+	}
+}
+
+// A comment of a hex dump that says "self-ID" names no text format: the
+// dump stays raw (a fixture of the cross-check has one).
+func TestDetectionReadsCommentsAsComments(t *testing.T) {
+	f, err := Detect([]byte("# ports 4 and 5 are: a self-ID the emulator cannot produce\n807f0080 817f80c2 # the self-IDs\n"))
+	require.NoError(t, err)
+	assert.Equal(t, FormatRaw, f)
+}
+
+// Every message is one line of valid UTF-8 however the input is broken:
+// what it quotes is escaped.
+func TestErrorsQuoteBrokenTextEscaped(t *testing.T) {
+	_, err := Parse([]byte(ohciLog(ohciHeader1, "selfID 0: \xff\xfe\x1b[2J, phy 0")), "")
+	require.Error(t, err)
+	assert.True(t, utf8.ValidString(err.Error()), err.Error())
+	assert.NotContains(t, err.Error(), "\x1b")
+	assert.True(t, errors.Is(err, ErrCapture))
+}
