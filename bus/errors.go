@@ -44,6 +44,10 @@ var (
 // ErrInvalidTopology: ResolveOptions.AllowOutOfSpec runs it anyway.
 var ErrOutOfSpec = errors.New("configuration out of spec")
 
+// ErrInterrupted reports a run stopped because Options.Interrupt closed. It
+// has no Result: a run cut short measures nothing.
+var ErrInterrupted = errors.New("run interrupted")
+
 // ErrBadGenerator reports a generator spec Generate cannot read.
 var ErrBadGenerator = errors.New("bad generator spec")
 

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/internal/testenv"
 )
 
 // instantStride is the step, in ns, of the walk through tree and self
@@ -18,10 +20,7 @@ import (
 func instantStride(t *testing.T) int64 {
 	s := os.Getenv("FWSIM_INSTANT_STRIDE")
 	if s == "" {
-		if testing.Short() {
-			return 41
-		}
-		return 7
+		return int64(testenv.Size(41, 23, 7))
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	require.NoError(t, err, "FWSIM_INSTANT_STRIDE")

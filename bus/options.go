@@ -56,6 +56,12 @@ type Options struct {
 	// Observer, when not nil, is called for every trace event. Tracing off
 	// costs nothing.
 	Observer func(TraceEvent)
+
+	// Interrupt, when not nil, stops a run soon after it closes (the run
+	// checks it every 4096 events, well under a millisecond): Run returns
+	// ErrInterrupted and Simulator.Run reports it with Interrupted. A
+	// context's Done channel is the usual value.
+	Interrupt <-chan struct{}
 }
 
 // DefaultMaxEvents is the event budget when Options.MaxEvents is zero.

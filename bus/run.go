@@ -3,7 +3,8 @@ package bus
 // Run emulates the bus initialisation of t: the first reset at time 0 from
 // the initiators, then every scripted event. It returns an error only for
 // bad input (the topology or the options); a bus that fails to initialise is
-// a Result whose generations say how.
+// a Result whose generations say how, and ErrInterrupted when
+// Options.Interrupt closed during the run.
 func Run(t *Topology, o Options) (*Result, error) {
 	w, err := build(t, o)
 	if err != nil {
@@ -11,6 +12,9 @@ func Run(t *Topology, o Options) (*Result, error) {
 	}
 	rt := w.topo
 	w.run()
+	if w.interrupted {
+		return nil, ErrInterrupted
+	}
 	res := &Result{
 		Seed: o.Seed, Profile: rt.profile.Name, Policy: o.Policy, CoinBias: w.bias, Corner: o.Corner,
 		ForceRoot: o.ForceRoot, Initiators: o.Initiators,

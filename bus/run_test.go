@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fwsim/fwsim/internal/testenv"
 	"github.com/fwsim/fwsim/phy"
 	"github.com/fwsim/fwsim/treeid"
 )
@@ -116,12 +117,10 @@ func runOK(t *testing.T, topo *Topology, o Options) *Result {
 }
 
 // TestRandomTreesInitialiseCorrectly is the property test of the issue:
-// 10,000 (random tree of 1–63 nodes, seed) pairs in every profile.
+// (random tree of 1–63 nodes, seed) pairs in every profile, 10,000 of them
+// with FWSIM_LONG=1 and 630 (every size ten times) by default.
 func TestRandomTreesInitialiseCorrectly(t *testing.T) {
-	pairs := 10000
-	if testing.Short() {
-		pairs = 300
-	}
+	pairs := testenv.Size(126, 630, 10000)
 	for _, p := range phy.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
 			for i := range pairs {
@@ -452,6 +451,8 @@ func TestBadOptionsAreErrors(t *testing.T) {
 	bias := 1.5
 	timing := phy.Profiles()[0].Timing
 	timing.RootContendFast.Min = -1
+	longTimer := phy.Profiles()[0].Timing
+	longTimer.ConfigTimeout = phy.MaxTimingDuration + 1
 	for name, tc := range map[string]struct {
 		o    Options
 		want string
@@ -459,7 +460,8 @@ func TestBadOptionsAreErrors(t *testing.T) {
 		"force root": {Options{ForceRoot: "printer"}, `force root: unknown node "printer"`},
 		"initiator":  {Options{Initiators: []string{"n0", "nx"}}, `initiator: unknown node "nx"`},
 		"coin bias":  {Options{CoinBias: &bias}, "coin bias 1.5 outside [0, 1]"},
-		"timing":     {Options{Timing: &timing}, "root contend fast window"},
+		"timing":     {Options{Timing: &timing}, "timing RootContendFast.Min: -1ns, want 1ns to 1s"},
+		"long timer": {Options{Timing: &longTimer}, "timing ConfigTimeout: 1.000000001s, want 1ns to 1s"},
 		"time":       {Options{MaxTime: -time.Second}, "time budget -1s is negative"},
 		"profile":    {Options{Profile: "1394c"}, `unknown profile "1394c"`},
 	} {

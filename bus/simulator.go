@@ -55,7 +55,9 @@ func NewSimulator(t *Topology, o Options) (*Simulator, error) {
 }
 
 // Run emulates the bus with seed and returns its metrics: the same as
-// Run(t, o) with o.Seed = seed would give.
+// Run(t, o) with o.Seed = seed would give. When Options.Interrupt closes
+// during the run, the run stops early, Interrupted reports true and the
+// metrics mean nothing.
 func (s *Simulator) Run(seed uint64) Metrics {
 	w := s.w
 	w.rebuild = w.rebuild || !w.reusable()
@@ -82,6 +84,10 @@ func (s *Simulator) Run(seed uint64) Metrics {
 	m.Events = w.k.Processed() - w.traceOnly
 	return m
 }
+
+// Interrupted reports whether the last Run stopped because Options.Interrupt
+// closed.
+func (s *Simulator) Interrupted() bool { return s.w.interrupted }
 
 // firstMetrics takes the metrics of the first generation g as it closes,
 // as snapshot would record them in its Generation; it builds no Generation,

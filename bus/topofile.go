@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -364,18 +366,23 @@ func fieldNames(t reflect.Type) []string {
 func (d *nodeDecoder) scalar(n *yaml.Node, v reflect.Value, path string) error {
 	var want string
 	var tags []string
-	switch v.Kind() {
-	case reflect.String:
+	switch {
+	case v.Kind() == reflect.String:
 		if n.Kind == yaml.ScalarNode { // any scalar reads as text: id: 1 is "1"
 			v.SetString(n.Value)
 			return nil
 		}
 		want = "a string"
-	case reflect.Int, reflect.Uint64:
+	case v.CanInt() || v.CanUint():
 		want, tags = "an integer", []string{"!!int"}
-	case reflect.Float64:
+		// Digits that YAML reads as a float overflowed its integers; a
+		// decoding error of an !!int is a value out of range of v's type.
+		if n.ShortTag() == "!!int" || (n.ShortTag() == "!!float" && decimalInteger.MatchString(n.Value)) {
+			want = "an integer from " + integerRange(v.Type())
+		}
+	case v.Kind() == reflect.Float64:
 		want, tags = "a number", []string{"!!int", "!!float"}
-	case reflect.Bool:
+	case v.Kind() == reflect.Bool:
 		want, tags = "true or false", []string{"!!bool"}
 	default:
 		panic("bus: no decoder for " + v.Type().String()) // a new field type in Topology
@@ -384,6 +391,18 @@ func (d *nodeDecoder) scalar(n *yaml.Node, v reflect.Value, path string) error {
 		return d.fail(n, path, "want %s, got %s", want, describeNode(n))
 	}
 	return nil
+}
+
+// decimalInteger is an integer written in decimal, of any size.
+var decimalInteger = regexp.MustCompile(`^[-+]?[0-9]+$`)
+
+// integerRange is the range of values of the integer type t, for messages.
+func integerRange(t reflect.Type) string {
+	bits := t.Bits()
+	if t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uintptr {
+		return fmt.Sprintf("0 to %d", uint64(math.MaxUint64)>>(64-bits))
+	}
+	return fmt.Sprintf("%d to %d", int64(-1)<<(bits-1), int64(1)<<(bits-1)-1)
 }
 
 // describeNode names what a node holds for an error message.
@@ -396,11 +415,17 @@ func describeNode(n *yaml.Node) string {
 	case yaml.AliasNode:
 		return "an alias"
 	case yaml.ScalarNode:
-		const maxShown = 40 // runes
-		if runes := []rune(n.Value); len(runes) > maxShown {
-			return strconv.Quote(string(runes[:maxShown])) + "…"
-		}
-		return strconv.Quote(n.Value)
+		return quoteShort(n.Value)
 	}
 	return "nothing"
+}
+
+// quoteShort quotes s for an error message, escaping what a terminal would
+// obey, and cuts it after 40 characters so that a huge value stays readable.
+func quoteShort(s string) string {
+	const maxShown = 40 // runes
+	if runes := []rune(s); len(runes) > maxShown {
+		return strconv.Quote(string(runes[:maxShown])) + "…"
+	}
+	return strconv.Quote(s)
 }

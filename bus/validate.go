@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -174,11 +175,34 @@ func (r *resolver) profile(override string) error {
 	if r.t.Timing != nil {
 		p.Timing = r.t.Timing.apply(p.Timing)
 		if err := p.Timing.Validate(); err != nil {
-			return r.fail(ErrBadTiming, "timing", "%v", err)
+			var te *phy.TimingError
+			if !errors.As(err, &te) {
+				return r.fail(ErrBadTiming, "timing", "%v", err)
+			}
+			return r.fail(ErrBadTiming, timingPath(te.Field), "%s", te.Msg)
 		}
 	}
 	r.rt.profile = p
 	return nil
+}
+
+// timingPath spells a phy.Timing field the way the file does:
+// "RootContendFast.Max" is "timing.root_contend_fast.max". TimingOverrides
+// and WindowOverride share phy's field names. Only overridden fields can be
+// at fault, as every profile is valid, so every name is found.
+func timingPath(field string) string {
+	path, t := "timing", reflect.TypeFor[TimingOverrides]()
+	for name := range strings.SplitSeq(field, ".") {
+		f, ok := t.FieldByName(name)
+		if !ok {
+			break
+		}
+		path += "." + fieldNames(t)[f.Index[0]]
+		if t = f.Type; t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+	}
+	return path
 }
 
 func (r *resolver) nodes() error {
@@ -254,6 +278,12 @@ func (r *resolver) node(n Node, index int, path string) (resolvedNode, error) {
 	case ppm > specClockPPM:
 		r.beyondSpec(path+".clock_ppm", "node %q has a clock error of %v ppm, beyond the ±%d ppm the standard allows", n.ID, n.ClockPPM, specClockPPM)
 	}
+	// A fast clock near timing.clock_hz's 1 GHz limit would have edges less
+	// than 1 ns apart: the run's clock would fail to build.
+	hz := r.rt.profile.Timing.ClockHz
+	if _, err := phy.NewClock(hz, 0, int64(n.ClockPPM*1000)); err != nil {
+		return rn, r.fail(ErrBadClock, path+".clock_ppm", "node %q has clock_ppm %v with a %d Hz clock: %v", n.ID, n.ClockPPM, hz, err)
+	}
 	return rn, nil
 }
 
@@ -265,13 +295,50 @@ func uidOrigin(n Node) string {
 	return ""
 }
 
+// maxNodeIDLength bounds node ids, in characters: long enough for any name,
+// short enough for a graph label or a column.
+const maxNodeIDLength = 64
+
+// nodeIDRule is what a node id may be, for error messages.
+const nodeIDRule = "an id is 1 to 64 letters, digits, combining marks and _ - . + / @ #, starting with a letter, a digit or _"
+
+// nodeIDPunctuation are the punctuation characters a node id may hold: none
+// needs quoting in DOT, a VCD scope, CSV, YAML or a shell, and none is ':',
+// which separates the id from the port in a cable's end.
+const nodeIDPunctuation = "_-.+/@#"
+
+// nodeID checks an id against nodeIDRule. Ids reach DOT files, VCD scopes,
+// CSV columns and terminals, so anything that would need quoting there, or
+// that a terminal would obey or hide (control and format characters,
+// invisible letters), is out. A leading '-' would read as a command-line
+// flag, a leading '#' or '@' needs quoting in YAML, so ids start with a
+// letter, a digit or '_'.
 func (r *resolver) nodeID(id, path string) error {
 	if id == "" {
-		return r.fail(ErrBadNodeID, path, "node id is empty")
+		return r.fail(ErrBadNodeID, path, "node id is empty: %s", nodeIDRule)
 	}
-	if i := strings.IndexFunc(id, func(c rune) bool { return c == ':' || unicode.IsSpace(c) }); i >= 0 {
-		c, _ := utf8.DecodeRuneInString(id[i:])
-		return r.fail(ErrBadNodeID, path, "node id %q contains %q: cables name ports as id:port, so ids have no ':' and no whitespace", id, c)
+	if n := utf8.RuneCountInString(id); n > maxNodeIDLength {
+		return r.fail(ErrBadNodeID, path, "node id %s is %d characters long: %s", quoteShort(id), n, nodeIDRule)
+	}
+	first := true
+	for i, c := range id {
+		if _, size := utf8.DecodeRuneInString(id[i:]); c == utf8.RuneError && size == 1 {
+			return r.fail(ErrBadNodeID, path, "node id %s holds the byte %#x, which is not UTF-8 text: %s", quoteShort(id), id[i], nodeIDRule)
+		}
+		allowed := unicode.IsLetter(c) || unicode.IsDigit(c) || c == '_' ||
+			!first && (unicode.IsMark(c) || strings.ContainsRune(nodeIDPunctuation, c))
+		if allowed && !unicode.Is(unicode.Other_Default_Ignorable_Code_Point, c) {
+			first = false
+			continue
+		}
+		what := fmt.Sprintf("%U", c)
+		if unicode.IsPrint(c) {
+			what = fmt.Sprintf("%q (%U)", c, c)
+		}
+		if first {
+			what += " as its first character"
+		}
+		return r.fail(ErrBadNodeID, path, "node id %s holds %s: %s", quoteShort(id), what, nodeIDRule)
 	}
 	return nil
 }

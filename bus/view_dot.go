@@ -43,7 +43,9 @@ func writeDOTGeneration(bw *bufio.Writer, g *Generation) {
 		if id, ok := byPhyID[phyID]; ok {
 			return id
 		}
-		return fmt.Sprintf("phy_ID %d", phyID) // a phy_ID no node took: the self-IDs say more than the PHYs
+		// A phy_ID no node took: the self-IDs say more than the PHYs. No
+		// node id holds a blank, so no node has this name.
+		return fmt.Sprintf("phy_ID %d", phyID)
 	}
 	for _, n := range g.Nodes {
 		attrs := ""
@@ -92,7 +94,8 @@ func writeDOTGeneration(bw *bufio.Writer, g *Generation) {
 			if s == phy.PortAbsent || (g.Tree != nil && s != phy.PortNotConnected) || (g.Tree == nil && cabled[portOf{n.ID, p}]) {
 				continue
 			}
-			stub := name(fmt.Sprintf("%s/p%d", n.ID, p))
+			// No node id holds ':', so no node has a stub's name.
+			stub := name(fmt.Sprintf("%s:p%d", n.ID, p))
 			fmt.Fprintf(bw, "    %s [label=%s, shape=plaintext, fontsize=10];\n", stub, dotQuote(fmt.Sprintf("p%d %s", p, s)))
 			fmt.Fprintf(bw, "    %s -> %s [style=dashed, arrowhead=none];\n", name(n.ID), stub)
 		}

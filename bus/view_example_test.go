@@ -118,10 +118,10 @@ func ExampleWriteDOT() {
 	//     label="generation 0 at 15 ns (power-up: every PHY resets): ok";
 	//     "g0/n1" [label="n1\nphy_ID 0"];
 	//     "g0/n0" [label="n0\nphy_ID 1, root", peripheries=2, style=bold];
-	//     "g0/n1/p1" [label="p1 ncon", shape=plaintext, fontsize=10];
-	//     "g0/n1" -> "g0/n1/p1" [style=dashed, arrowhead=none];
-	//     "g0/n0/p0" [label="p0 ncon", shape=plaintext, fontsize=10];
-	//     "g0/n0" -> "g0/n0/p0" [style=dashed, arrowhead=none];
+	//     "g0/n1:p1" [label="p1 ncon", shape=plaintext, fontsize=10];
+	//     "g0/n1" -> "g0/n1:p1" [style=dashed, arrowhead=none];
+	//     "g0/n0:p0" [label="p0 ncon", shape=plaintext, fontsize=10];
+	//     "g0/n0" -> "g0/n0:p0" [style=dashed, arrowhead=none];
 	//     "g0/n1" -> "g0/n0" [taillabel="p0", headlabel="p1"];
 	//   }
 	// }

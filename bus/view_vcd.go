@@ -70,7 +70,9 @@ type VCDOptions struct {
 //	<node>.p<n>.tpb_rx       … TPB
 //	<node>.p<n>.line_rx      the received line state's name (ROOT_CONTENTION/GRANT, …)
 //
-// Nodes come in phy_ID order of the first generation they belong to.
+// Nodes come in phy_ID order of the first generation they belong to. A
+// node's scope is its id, with any character outside printable ASCII, and
+// '.', written as the %XX of its UTF-8 bytes ("caf%C3%A9" for café).
 func WriteVCD(w io.Writer, res *Result, trace []TraceEvent) error {
 	return WriteVCDWith(w, res, trace, VCDOptions{})
 }
@@ -305,7 +307,7 @@ func declareVCD(vw *vcd.Writer, res *Result, trace []TraceEvent, leg *legend) (*
 	for _, n := range viewNodes(res, trace) {
 		vn := &vcdNode{}
 		v.nodes[n.id] = vn
-		scope(n.id)
+		scope(vcdScope(n.id))
 		vn.state = text(groups.state, "state", n.state.String())
 		vn.backoff = text(groups.backoff, "backoff", "-")
 		vn.selfID = text(groups.selfID, "self_id", "-")
@@ -324,6 +326,22 @@ func declareVCD(vw *vcd.Writer, res *Result, trace []TraceEvent, leg *legend) (*
 		upscope()
 	}
 	return v, err
+}
+
+// vcdScope is the VCD scope name of a node id. Scope names are printable
+// ASCII without '$', and viewers split paths at '.', so each byte of the id
+// outside that set, '.', and '%' itself, are written %XX as in a URL: "café"
+// is "caf%C3%A9". Distinct ids keep distinct scopes.
+func vcdScope(id string) string {
+	var b strings.Builder
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c > ' ' && c <= '~' && !strings.ContainsRune(".%$", rune(c)) {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
 
 // vcdChange is one value change before the changes are put in time order.

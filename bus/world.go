@@ -109,7 +109,10 @@ type world struct {
 	lastActive int64  // time of the last event that was not a stale timer
 	maxTime    int64
 	maxEv      uint64
-	bias       float64 // the coin's probability of FAST
+	// interrupted says the last run stopped because Options.Interrupt
+	// closed.
+	interrupted bool
+	bias        float64 // the coin's probability of FAST
 	// initiating is the node whose InitiateReset is being processed, -1
 	// otherwise: its R0 entry carries the cause of the reset.
 	initiating int
@@ -467,9 +470,24 @@ func (w *world) scheduleInitiate(i int, at int64, short bool) {
 	w.k.Schedule(n.clock.Edge(cycle), simEvent{kind: evInitiate, node: int32(i), cycle: cycle, short: short})
 }
 
-// run processes events until none is left or a budget runs out.
+// interruptEvery is how many events a run processes between looks at
+// Options.Interrupt: often enough to stop within a millisecond, rarely enough
+// to cost nothing measurable.
+const interruptEvery = 4096
+
+// run processes events until none is left, a budget runs out or
+// Options.Interrupt closes.
 func (w *world) run() {
+	w.interrupted = false
 	for {
+		if w.opts.Interrupt != nil && w.k.Processed()%interruptEvery == 0 {
+			select {
+			case <-w.opts.Interrupt:
+				w.interrupted = true
+				return
+			default:
+			}
+		}
 		at, ok := w.k.PeekTime()
 		if !ok {
 			w.closeAll(OutcomeStalled, "nothing left to happen")

@@ -25,7 +25,7 @@ const edgeNum = 1e18 // ns·Hz·(1e9 parts per billion)
 // phaseNs and whose real frequency is off by ppb parts per billion (positive:
 // fast). The period must not drop below 1 ns.
 func NewClock(hz, phaseNs, ppb int64) (Clock, error) {
-	if hz <= 0 || hz > 1e9 {
+	if hz <= 0 || hz > MaxClockHz {
 		return Clock{}, fmt.Errorf("clock frequency %d Hz out of range (1 Hz to 1 GHz)", hz)
 	}
 	if ppb <= -1e9 || ppb > 1e8 {
@@ -69,21 +69,36 @@ func (c Clock) EdgeAtOrAfter(t int64) int64 {
 }
 
 // Cycles is the number of nominal clock cycles a timer counts to measure at
-// least d: the smallest n with n cycles ≥ d.
-func (c Clock) Cycles(d time.Duration) int64 {
-	return ceilDiv(int64(d)*c.hz, 1e9)
-}
+// least d: the smallest n with n cycles ≥ d (0 for d ≤ 0).
+func (c Clock) Cycles(d time.Duration) int64 { return c.cyclesIn(d, true) }
 
 // CycleWindow is the range of whole cycle counts that lie inside w. When w is
 // narrower than a cycle and holds no whole count, it is the one count just
 // above w.Min: a timer cannot count a fraction of a cycle.
 func (c Clock) CycleWindow(w Window) (lo, hi int64) {
 	lo = c.Cycles(w.Min)
-	hi = int64(w.Max) * c.hz / 1e9
+	hi = c.cyclesIn(w.Max, false)
 	if hi < lo {
 		hi = lo
 	}
 	return lo, hi
+}
+
+// cyclesIn is d·hz/1e9 cycles, rounded up or down. The product takes 128
+// bits, so the count is exact for any d: with hz ≤ 1 GHz it is at most d
+// and fits an int64, whatever a caller's durations are.
+func (c Clock) cyclesIn(d time.Duration, roundUp bool) int64 {
+	if d <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(d), uint64(c.hz))
+	if roundUp {
+		var carry uint64
+		lo, carry = bits.Add64(lo, 1e9-1, 0)
+		hi += carry
+	}
+	n, _ := bits.Div64(hi, lo, 1e9)
+	return int64(n)
 }
 
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }

@@ -159,43 +159,92 @@ func LookupProfile(name string) (Profile, error) {
 	return Profile{}, fmt.Errorf("unknown profile %q (want %s)", name, strings.Join(names, ", "))
 }
 
+// MaxTimingDuration bounds every duration and window of a Timing. It is far
+// above every standard value (the longest, CONNECT_TIMEOUT, is 340 ms) and
+// keeps the arithmetic safe: at the fastest clock, MaxClockHz, a timer of
+// MaxTimingDuration is d·hz = 1e18 ns·Hz, and every virtual time a run
+// reaches (scripted events of at most an hour, plus a bounded number of
+// timers) stays far below the 9.2e18 ns an int64 holds.
+const MaxTimingDuration = time.Second
+
+// MaxClockHz is the fastest nominal PHY clock: a faster one would have edges
+// less than a nanosecond apart.
+const MaxClockHz = 1_000_000_000
+
+// TimingError is the problem Validate finds: the field at fault, named so
+// that callers can translate it to their users' spelling, and what is wrong
+// with it.
+type TimingError struct {
+	// Field is the Go name of the field in Timing, with ".Min" or ".Max"
+	// when one end of a window is at fault: "ResetTime",
+	// "RootContendFast.Max", "RootContendFast".
+	Field string
+	// Msg says what the value is and what was expected, without the name.
+	Msg string
+}
+
+func (e *TimingError) Error() string { return "timing " + e.Field + ": " + e.Msg }
+
 // Validate reports the first timing constant that makes no sense: a window
-// that is empty or not positive, a non-positive duration, or a clock of zero.
+// that is empty, a duration that is negative, zero where a timer needs one,
+// or beyond MaxTimingDuration, a clock outside 1 Hz to MaxClockHz, or a base
+// rate that is not positive. The error is a *TimingError.
 func (t Timing) Validate() error {
-	if !t.RootContendFast.Valid() {
-		return fmt.Errorf("root contend fast window %v is not a positive interval", t.RootContendFast)
-	}
-	if !t.RootContendSlow.Valid() {
-		return fmt.Errorf("root contend slow window %v is not a positive interval", t.RootContendSlow)
+	for _, w := range []struct {
+		field string
+		w     Window
+		none  bool // the zero window is allowed: no range
+	}{
+		{"RootContendFast", t.RootContendFast, false}, {"RootContendSlow", t.RootContendSlow, false},
+		{"ResetTimeRange", t.ResetTimeRange, true}, {"ConfigTimeoutRange", t.ConfigTimeoutRange, true},
+		{"ForceRootTimeoutRange", t.ForceRootTimeoutRange, true},
+	} {
+		if w.none && w.w == (Window{}) {
+			continue
+		}
+		if err := checkDuration(w.field+".Min", w.w.Min, false); err != nil {
+			return err
+		}
+		if err := checkDuration(w.field+".Max", w.w.Max, false); err != nil {
+			return err
+		}
+		if w.w.Min > w.w.Max {
+			return &TimingError{w.field, fmt.Sprintf("window %v is empty: its min is above its max", w.w)}
+		}
 	}
 	for _, d := range []struct {
-		name string
-		v    time.Duration
+		field string
+		v     time.Duration
+		none  bool // zero is allowed: the profile has no such constant, or it takes no time
 	}{
-		{"reset time", t.ResetTime}, {"reset wait", t.ResetWait},
-		{"config timeout", t.ConfigTimeout}, {"force root timeout", t.ForceRootTimeout},
-		{"repeat delay", t.RepeatDelay},
+		{"ResetTime", t.ResetTime, false}, {"ResetWait", t.ResetWait, false},
+		{"ConfigTimeout", t.ConfigTimeout, false}, {"ForceRootTimeout", t.ForceRootTimeout, false},
+		{"ShortResetTime", t.ShortResetTime, true}, {"ConnectTimeout", t.ConnectTimeout, true},
+		{"MaxArbStateTime", t.MaxArbStateTime, true}, {"DataPrefix", t.DataPrefix, true},
+		{"DataEnd", t.DataEnd, true}, {"RepeatDelay", t.RepeatDelay, false},
 	} {
-		if d.v <= 0 {
-			return fmt.Errorf("%s %v must be positive", d.name, d.v)
+		if err := checkDuration(d.field, d.v, d.none); err != nil {
+			return err
 		}
 	}
-	if t.DataPrefix < 0 || t.DataEnd < 0 || t.ShortResetTime < 0 || t.ConnectTimeout < 0 || t.MaxArbStateTime < 0 {
-		return fmt.Errorf("data prefix, data end, short reset, connect timeout and max arb state time must not be negative")
-	}
-	for _, r := range []struct {
-		name string
-		w    Window
-	}{{"reset time range", t.ResetTimeRange}, {"config timeout range", t.ConfigTimeoutRange}, {"force root timeout range", t.ForceRootTimeoutRange}} {
-		if r.w != (Window{}) && !r.w.Valid() {
-			return fmt.Errorf("%s %v is not a positive interval", r.name, r.w)
-		}
-	}
-	if t.ClockHz <= 0 || t.ClockHz > 1e9 {
-		return fmt.Errorf("PHY clock %d Hz out of range (1 Hz to 1 GHz)", t.ClockHz)
+	if t.ClockHz < 1 || t.ClockHz > MaxClockHz {
+		return &TimingError{"ClockHz", fmt.Sprintf("%d Hz, want 1 Hz to %d Hz (1 GHz)", t.ClockHz, MaxClockHz)}
 	}
 	if t.BaseRateBitsPerSecond <= 0 {
-		return fmt.Errorf("base rate %d bit/s must be positive", t.BaseRateBitsPerSecond)
+		return &TimingError{"BaseRateBitsPerSecond", fmt.Sprintf("%d bit/s, want a positive rate", t.BaseRateBitsPerSecond)}
+	}
+	return nil
+}
+
+// checkDuration reports d unless it lies between its least value (1 ns, or
+// 0 when zero is allowed) and MaxTimingDuration.
+func checkDuration(field string, d time.Duration, zeroAllowed bool) error {
+	least := time.Nanosecond
+	if zeroAllowed {
+		least = 0
+	}
+	if d < least || d > MaxTimingDuration {
+		return &TimingError{field, fmt.Sprintf("%v, want %v to %v", d, least, MaxTimingDuration)}
 	}
 	return nil
 }
