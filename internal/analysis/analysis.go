@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
 	"runtime"
 	"strconv"
 	"strings"
@@ -61,12 +62,22 @@ func ParseShard(s string) (Shard, error) {
 
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.K, s.N) }
 
-// runs is the range [from, to) of run indices the shard holds out of total.
+// runs is the range [from, to) of run indices the shard holds out of total,
+// for 1 ≤ K ≤ N ≤ total or the zero Shard.
 func (s Shard) runs(total int) (from, to int) {
 	if s.N == 0 {
 		return 0, total
 	}
-	return total * (s.K - 1) / s.N, total * s.K / s.N
+	return s.boundary(total, s.K-1), s.boundary(total, s.K)
+}
+
+// boundary is ⌊total·k/N⌋, where shard k+1 starts. total·k can take more
+// than 64 bits (both may be near MaxRuns), so it is taken in 128; the
+// quotient, at most total, fits.
+func (s Shard) boundary(total, k int) int {
+	hi, lo := bits.Mul64(uint64(total), uint64(k))
+	q, _ := bits.Div64(hi, lo, uint64(s.N))
+	return int(q)
 }
 
 // RunSeed is the seed of run i of an analysis seeded with seed: a SplitMix64
@@ -87,7 +98,7 @@ type Config struct {
 	// Options apply to every run; Options.Seed is the analysis seed that
 	// RunSeed derives each run's seed from. Observer must be nil.
 	Options bus.Options
-	// Runs is the number of runs of the whole analysis, at least 1.
+	// Runs is the number of runs of the whole analysis, from 1 to MaxRuns.
 	Runs int
 	// Workers run in parallel (default: GOMAXPROCS). They change how fast
 	// the analysis runs, never its result.
@@ -101,6 +112,17 @@ type Config struct {
 	// error stops the analysis and Run returns it.
 	Each func(Sample) error
 }
+
+// MaxRuns is the most runs an analysis can hold: the statistics count runs
+// in float64 (the mean divides by the count) and take ranks as count·999 in
+// int64, both exact only up to 2^53. Far beyond any run time (2^53 runs of
+// the smallest bus take centuries), the bound only stops a mistyped count
+// from giving wrong numbers.
+const MaxRuns = 1 << 53
+
+// MaxRunsReason says why MaxRuns is the limit, for the messages that quote
+// it.
+const MaxRunsReason = "the statistics count runs exactly only up to 2^53"
 
 // Sample is one run's metrics.
 type Sample struct {
@@ -179,6 +201,12 @@ func Run(ctx context.Context, cfg Config, progress func(done, total int)) (*Summ
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// A run in progress stops soon after ctx ends, not only between runs: a
+	// single run can be long (a coin that never decides runs to its event
+	// budget).
+	cfg.Options.Interrupt = ctx.Done()
 	first, err := bus.NewSimulator(cfg.Topology, cfg.Options)
 	if err != nil {
 		return nil, err
@@ -189,11 +217,7 @@ func Run(ctx context.Context, cfg Config, progress func(done, total int)) (*Summ
 	}
 	from, to := cfg.Shard.runs(cfg.Runs)
 	chunks := chunkCount(to - from)
-	workers := cfg.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = max(min(workers, chunks), 1)
+	workers := workersFor(cfg.Workers, to-from)
 	sims := []*bus.Simulator{first}
 	for len(sims) < workers {
 		sim, err := bus.NewSimulator(cfg.Topology, cfg.Options)
@@ -203,8 +227,6 @@ func Run(ctx context.Context, cfg Config, progress func(done, total int)) (*Summ
 		sims = append(sims, sim)
 	}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	// A worker takes a buffer before it takes a chunk, so the chunk the
 	// collector waits for always has one: the buffers bound the chunks in
 	// flight without a deadlock.
@@ -257,6 +279,15 @@ func Run(ctx context.Context, cfg Config, progress func(done, total int)) (*Summ
 	return sum, nil
 }
 
+// workersFor is how many workers Run starts for runs runs when Config.Workers
+// is workers: one per chunk at most, for there is no smaller share of work.
+func workersFor(workers, runs int) int {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return max(min(workers, chunkCount(runs)), 1)
+}
+
 // chunk is the samples of the index-th chunkRuns runs of a shard.
 type chunk struct {
 	index   int
@@ -288,7 +319,11 @@ func startWorkers(ctx context.Context, sims []*bus.Simulator, seed uint64, from,
 				lo := from + c*chunkRuns
 				for i := lo; i < min(lo+chunkRuns, to); i++ {
 					runSeed := RunSeed(seed, i)
-					buf = append(buf, Sample{Run: i, Seed: runSeed, Metrics: sim.Run(runSeed)})
+					m := sim.Run(runSeed)
+					if sim.Interrupted() {
+						return // ctx ended: the chunk is not finished
+					}
+					buf = append(buf, Sample{Run: i, Seed: runSeed, Metrics: m})
 				}
 				select {
 				case done <- chunk{c, buf}:
@@ -311,6 +346,8 @@ func (cfg *Config) check() error {
 		return fmt.Errorf("%w: no topology", ErrInvalidConfig)
 	case cfg.Runs < 1:
 		return fmt.Errorf("%w: %d runs, want at least 1", ErrInvalidConfig, cfg.Runs)
+	case cfg.Runs > MaxRuns:
+		return fmt.Errorf("%w: %d runs, at most %d, because %s", ErrInvalidConfig, cfg.Runs, MaxRuns, MaxRunsReason)
 	case cfg.Shard != Shard{} && (cfg.Shard.K < 1 || cfg.Shard.K > cfg.Shard.N):
 		return fmt.Errorf("%w: shard %s, want K/N with 1 ≤ K ≤ N", ErrInvalidConfig, cfg.Shard)
 	case cfg.Shard.N > cfg.Runs:
@@ -459,14 +496,18 @@ func (a *accumulator) summary(h Header, deadlines []int64) *Summary {
 	s.Deadlines = []Deadline{}
 	for _, d := range deadlines {
 		for _, name := range TimeMetrics {
-			m := s.Metrics[name]
-			met, of := m.atOrBelow(d), m.N+m.Missing
-			p := 0.0
-			if of > 0 {
-				p = float64(met) / float64(of)
-			}
-			s.Deadlines = append(s.Deadlines, Deadline{Metric: name, DeadlineNs: d, Met: met, Of: of, P: p, CI95: Wilson(met, of)})
+			s.Deadlines = append(s.Deadlines, deadlineOf(name, s.Metrics[name], d))
 		}
 	}
 	return s
+}
+
+// deadlineOf evaluates the deadline ns against the metric m named name.
+func deadlineOf(name string, m *Metric, ns int64) Deadline {
+	met, of := m.atOrBelow(ns), m.N+m.Missing
+	p := 0.0
+	if of > 0 {
+		p = float64(met) / float64(of)
+	}
+	return Deadline{Metric: name, DeadlineNs: ns, Met: met, Of: of, P: p, CI95: Wilson(met, of)}
 }

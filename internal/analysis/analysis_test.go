@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -187,6 +188,11 @@ func TestBadConfigs(t *testing.T) {
 		{Config{Topology: pair, Runs: 1, Shard: Shard{0, 3}}, "shard 0/3"},
 		{Config{Topology: pair, Runs: 2, Shard: Shard{1, 3}}, "3 shards of 2 runs"},
 		{Config{Topology: pair, Runs: 1, Deadlines: []time.Duration{0}}, "deadline 0s"},
+		// Counts the statistics cannot hold: once the chunks of the runs
+		// overflowed and Run summarised no run at all, or a shard's slice
+		// overflowed into negative runs.
+		{Config{Topology: pair, Runs: math.MaxInt64}, "9223372036854775807 runs, at most 9007199254740992, because the statistics count runs exactly only up to 2^53"},
+		{Config{Topology: pair, Runs: 9e18, Shard: Shard{2, 3}}, "9000000000000000000 runs, at most 9007199254740992"},
 	} {
 		_, err := Run(context.Background(), tc.cfg, nil)
 		assert.ErrorIs(t, err, ErrInvalidConfig, tc.want)
@@ -194,6 +200,86 @@ func TestBadConfigs(t *testing.T) {
 	}
 	_, err := Run(context.Background(), Config{Topology: pair, Runs: 1, Options: bus.Options{ForceRoot: "x"}}, nil)
 	assert.ErrorIs(t, err, bus.ErrInvalidOptions)
+}
+
+// The slices of the shards cover every run once, each of total/N or one
+// more runs, however large the total and the number of shards: total·K
+// takes more than 64 bits.
+func TestShardSlicesOfAnyTotal(t *testing.T) {
+	for _, tc := range []struct{ total, n int }{{100, 7}, {MaxRuns, 3}, {MaxRuns, MaxRuns}, {MaxRuns - 1, 1 << 40}, {9e15, 9e15 - 1}} {
+		for _, k := range []int{1, 2, tc.n / 2, tc.n - 1, tc.n} {
+			checkShardSlice(t, tc.total, Shard{k, tc.n})
+		}
+	}
+}
+
+// checkShardSlice checks shard sh's slice of total runs against its
+// neighbours' and the size every slice has.
+func checkShardSlice(t *testing.T, total int, sh Shard) {
+	t.Helper()
+	from, to := sh.runs(total)
+	require.True(t, 0 <= from && from < to && to <= total, "shard %s of %d: [%d, %d)", sh, total, from, to)
+	size := total / sh.N
+	assert.True(t, to-from == size || to-from == size+1, "shard %s of %d holds %d runs, want %d or one more", sh, total, to-from, size)
+	if sh.K > 1 {
+		_, prevTo := Shard{sh.K - 1, sh.N}.runs(total)
+		assert.Equal(t, prevTo, from, "shard %s of %d starts where the one before ends", sh, total)
+	} else {
+		assert.Zero(t, from)
+	}
+	if sh.K == sh.N {
+		assert.Equal(t, total, to)
+	}
+}
+
+// FuzzShardOfRuns: whatever --runs and --shard say, Run's checks refuse
+// them with ErrInvalidConfig or the shard is a non-empty slice of the runs
+// that meets its neighbours.
+func FuzzShardOfRuns(f *testing.F) {
+	for _, tc := range []struct {
+		runs  int64
+		shard string
+	}{{100, "3/7"}, {9e18, "2/3"}, {math.MaxInt64, "1/1"}, {MaxRuns, "9007199254740992/9007199254740992"}, {2, "1/3"}, {0, "1/1"}} {
+		f.Add(tc.runs, tc.shard)
+	}
+	pair, err := bus.Generate("pair")
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, runs int64, shard string) {
+		sh, err := ParseShard(shard)
+		if err != nil {
+			return
+		}
+		cfg := Config{Topology: pair, Runs: int(runs), Shard: sh}
+		if err := cfg.check(); err != nil {
+			require.ErrorIs(t, err, ErrInvalidConfig)
+			require.True(t, runs < 1 || runs > MaxRuns || int64(sh.N) > runs, "%d runs, shard %s: %v", runs, sh, err)
+			return
+		}
+		checkShardSlice(t, cfg.Runs, sh)
+	})
+}
+
+// A run stops inside itself when the context ends: a coin that always
+// says SLOW contends until the event budget, some 0.3 s a run, and a chunk
+// of such runs once held Ctrl-C for half a minute.
+func TestCancelStopsARunInProgress(t *testing.T) {
+	slow := 0.0
+	ctx, cancel := context.WithCancel(context.Background())
+	var cancelled time.Time
+	timer := time.AfterFunc(100*time.Millisecond, func() { cancelled = time.Now(); cancel() })
+	defer timer.Stop()
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, Config{Topology: generate(t, "pair"), Options: bus.Options{CoinBias: &slow}, Runs: 1000, Workers: 1}, nil)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.Less(t, time.Since(cancelled), time.Second, "Run returned long after the cancel")
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return within 5 s of being cancelled")
+	}
 }
 
 func TestEachErrorAndCancelStopTheRun(t *testing.T) {

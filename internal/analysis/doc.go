@@ -41,6 +41,17 @@
 // is counted in Metric.Missing: it misses every deadline and stays out of
 // the statistics. Failures are counted by outcome, never dropped.
 //
+// ReadSummary and Merge refuse a summary that no analysis could have
+// written: a count beyond its runs, counts that disagree with each other, a
+// statistic or deadline its histogram does not give. The error names the
+// field.
+//
+// # Limits and run time
+//
+// An analysis holds at most MaxRuns (2^53) runs, the most its statistics
+// count exactly. Estimate predicts how long Run will take from a pilot of
+// the first runs, on a simulator of its own: it changes nothing Run gives.
+//
 // # Per-run data
 //
 // Config.Each, when set, receives every run's Sample in run order, whatever

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -13,8 +14,10 @@ import (
 
 // Merge joins the summaries of the N shards of one analysis, each exactly
 // once in any order, into the Summary the unsharded analysis gives: equal
-// field for field, and byte for byte once encoded. names, when given, name
-// the parts in errors (their files); otherwise a part is "summary I".
+// field for field, and byte for byte once encoded. Each part must pass the
+// checks of ReadSummary, and the parts must agree on what was analysed.
+// names, when given, name the parts in errors (their files); otherwise a
+// part is "summary I".
 func Merge(parts []*Summary, names ...string) (*Summary, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("%w: no shards to merge", ErrInvalidConfig)
@@ -25,23 +28,29 @@ func Merge(parts []*Summary, names ...string) (*Summary, error) {
 		}
 		return fmt.Sprintf("summary %d", i+1)
 	}
-	first := parts[0]
-	if first.Shard == nil {
-		return nil, fmt.Errorf("%w: %s is not a shard (it has no \"shard\")", ErrInvalidConfig, label(0))
-	}
-	n := first.Shard.N
-	seen := make([]bool, n)
-	acc := newEmptyAccumulator()
-	runs := 0
 	for i, p := range parts {
 		switch {
+		case p == nil:
+			return nil, fmt.Errorf("%w: %s is nil", ErrInvalidConfig, label(i))
 		case p.Shard == nil:
 			return nil, fmt.Errorf("%w: %s is not a shard (it has no \"shard\")", ErrInvalidConfig, label(i))
+		}
+		if err := p.check(); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrInvalidConfig, label(i), err)
+		}
+	}
+	first := parts[0]
+	n := first.Shard.N
+	// A map, not N flags: N comes from the file and may be huge.
+	seen := map[int]bool{}
+	acc := newEmptyAccumulator()
+	for i, p := range parts {
+		switch {
 		case p.Shard.N != n || p.TotalRuns != first.TotalRuns:
 			return nil, fmt.Errorf("%w: %s is shard %s of %d runs, %s shard %s of %d runs", ErrInvalidConfig, label(i), p.Shard, p.TotalRuns, label(0), first.Shard, first.TotalRuns)
 		case p.Header != first.Header:
 			return nil, fmt.Errorf("%w: %s (shard %s) comes from another analysis than %s: %s", ErrInvalidConfig, label(i), p.Shard, label(0), headerDiff(first.Header, p.Header))
-		case seen[p.Shard.K-1]:
+		case seen[p.Shard.K]:
 			return nil, fmt.Errorf("%w: shard %s given twice (again in %s)", ErrInvalidConfig, p.Shard, label(i))
 		case !sameDeadlines(p.Deadlines, first.Deadlines):
 			return nil, fmt.Errorf("%w: %s (shard %s) has other deadlines than %s", ErrInvalidConfig, label(i), p.Shard, label(0))
@@ -49,22 +58,24 @@ func Merge(parts []*Summary, names ...string) (*Summary, error) {
 			// Every shard lists every node of the bus, root or not.
 			return nil, fmt.Errorf("%w: %s (shard %s) lists other nodes under roots than %s", ErrInvalidConfig, label(i), p.Shard, label(0))
 		}
-		seen[p.Shard.K-1] = true
-		runs += p.Runs
+		seen[p.Shard.K] = true
 		acc.addSummary(p)
 	}
-	if k := slices.Index(seen, false); k >= 0 {
-		return nil, fmt.Errorf("%w: shard %d/%d is missing", ErrInvalidConfig, k+1, n)
-	}
-	if runs != first.TotalRuns {
-		return nil, fmt.Errorf("%w: the shards hold %d runs, not the %d of the analysis", ErrInvalidConfig, runs, first.TotalRuns)
+	if len(seen) < n {
+		k := 1
+		for seen[k] {
+			k++
+		}
+		return nil, fmt.Errorf("%w: shard %d/%d is missing", ErrInvalidConfig, k, n)
 	}
 	var deadlines []int64
 	for i := 0; i < len(first.Deadlines); i += len(TimeMetrics) {
 		deadlines = append(deadlines, first.Deadlines[i].DeadlineNs)
 	}
 	sum := acc.summary(first.Header, deadlines)
-	sum.Runs = runs
+	// Each shard holds its slice of the runs (check), every slice once: the
+	// runs add up to the analysis', and no count can exceed them.
+	sum.Runs = first.TotalRuns
 	return sum, nil
 }
 
@@ -94,8 +105,11 @@ func headerDiff(a, b Header) string {
 }
 
 // ReadSummary reads a Summary as the JSON of `fwsim analyze --json` writes
-// it, strictly (no unknown fields), and checks that it is consistent: what
-// Merge needs is the shard, the histograms and the counts.
+// it, strictly (no unknown fields), and checks that Run or Merge could have
+// written it: 1 to MaxRuns runs, those of its slice of total_runs for a
+// shard; every count within the runs and consistent with the others; every
+// statistic and deadline the one its histogram gives. An error names the
+// field as the JSON spells it.
 func ReadSummary(r io.Reader) (*Summary, error) {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
@@ -112,70 +126,198 @@ func ReadSummary(r io.Reader) (*Summary, error) {
 	return &s, nil
 }
 
-// check verifies what a decoded Summary must satisfy for Merge.
+// check verifies a Summary as ReadSummary describes. Counts are compared
+// with what is left of the runs before they are added, so that no sum can
+// overflow, however large the numbers in a file.
 func (s *Summary) check() error {
-	total := s.Runs
-	if s.Shard != nil {
-		if s.Shard.K < 1 || s.Shard.K > s.Shard.N || s.Shard.N > s.TotalRuns {
-			return fmt.Errorf("shard %s of %d runs is not a shard", s.Shard, s.TotalRuns)
-		}
-		from, to := s.Shard.runs(s.TotalRuns)
-		total = to - from
+	if err := s.checkRuns(); err != nil {
+		return err
 	}
-	switch {
-	case s.Runs < 1:
-		return fmt.Errorf("%d runs, want at least 1", s.Runs)
-	case s.Runs != total:
-		return fmt.Errorf("%d runs, want %d", s.Runs, total)
+	if err := s.checkMetrics(); err != nil {
+		return err
 	}
-	for _, name := range MetricNames {
-		m := s.Metrics[name]
-		if m == nil {
-			return fmt.Errorf("metric %s is missing", name)
-		}
-		var n int64
-		for i, b := range m.Hist {
-			if b.Count < 1 || (i > 0 && b.Value <= m.Hist[i-1].Value) {
-				return fmt.Errorf("metric %s: histogram bin %d [%d, %d]: want ascending values with positive counts", name, i, b.Value, b.Count)
-			}
-			n += b.Count
-		}
-		if m.Missing < 0 || n+m.Missing > int64(s.Runs) {
-			return fmt.Errorf("metric %s: %d values and %d missing in %d runs", name, n, m.Missing, s.Runs)
-		}
+	if err := s.checkDeadlines(); err != nil {
+		return err
 	}
-	if len(s.Metrics) != len(MetricNames) {
-		return fmt.Errorf("%d metrics, want %d", len(s.Metrics), len(MetricNames))
+	// A run has at most one root and at most one failure outcome.
+	if err := checkCounts("roots", s.Roots, s.Runs, "a run has one root at most"); err != nil {
+		return err
 	}
-	if len(s.Deadlines)%len(TimeMetrics) != 0 {
-		return fmt.Errorf("%d deadline entries, want %d per deadline", len(s.Deadlines), len(TimeMetrics))
-	}
-	for i, d := range s.Deadlines {
-		if want := TimeMetrics[i%len(TimeMetrics)]; d.Metric != want || d.DeadlineNs != s.Deadlines[i-i%len(TimeMetrics)].DeadlineNs {
-			return fmt.Errorf("deadline entry %d: want metric %s of the deadline before", i+1, want)
-		}
-	}
-	for _, f := range []struct {
-		name   string
-		counts map[string]int64
-	}{{"roots", s.Roots}, {"failures", s.Failures}} {
-		var sum int64
-		for _, k := range slices.Sorted(maps.Keys(f.counts)) {
-			c := f.counts[k]
-			if c < 0 || c > int64(s.Runs) {
-				return fmt.Errorf("count %s: %d of %d runs", k, c, s.Runs)
-			}
-			sum += c
-		}
-		// A run has at most one root and at most one failure outcome.
-		if sum > int64(s.Runs) {
-			return fmt.Errorf("%s: the counts add up to %d in %d runs", f.name, sum, s.Runs)
-		}
-	}
-	for o := range s.Failures {
+	for _, o := range slices.Sorted(maps.Keys(s.Failures)) {
 		if !slices.Contains(failureOutcomes, bus.Outcome(o)) {
 			return fmt.Errorf("failures: unknown outcome %q (want one of %s)", o, strings.Join(outcomeNames(), ", "))
 		}
+	}
+	for _, o := range failureOutcomes {
+		if _, ok := s.Failures[string(o)]; !ok {
+			return fmt.Errorf("failures.%s is missing: every outcome is listed", o)
+		}
+	}
+	return checkCounts("failures", s.Failures, s.Runs, "a run ends one way")
+}
+
+// checkRuns checks runs, shard and total_runs.
+func (s *Summary) checkRuns() error {
+	if s.Runs < 1 || s.Runs > MaxRuns {
+		return fmt.Errorf("runs %d: want 1 to %d", s.Runs, MaxRuns)
+	}
+	if s.Shard == nil {
+		if s.TotalRuns != 0 {
+			return fmt.Errorf("total_runs %d without a shard", s.TotalRuns)
+		}
+		return nil
+	}
+	switch sh := *s.Shard; {
+	case s.TotalRuns < 1 || s.TotalRuns > MaxRuns:
+		return fmt.Errorf("total_runs %d: want 1 to %d", s.TotalRuns, MaxRuns)
+	case sh.K < 1 || sh.K > sh.N || sh.N > s.TotalRuns:
+		return fmt.Errorf("shard %s of %d runs: want K/N with 1 ≤ K ≤ N ≤ total_runs", sh, s.TotalRuns)
+	}
+	if from, to := s.Shard.runs(s.TotalRuns); s.Runs != to-from {
+		return fmt.Errorf("runs %d: shard %s of %d runs holds %d", s.Runs, s.Shard, s.TotalRuns, to-from)
+	}
+	return nil
+}
+
+// checkMetrics checks every metric's histogram and statistics, and how many
+// runs each counts: tree_id_ns and self_id_ns have a value or a missing one
+// in every run, contention_rounds a value in every run, contention_ns one
+// in every run whose rounds are above 0.
+func (s *Summary) checkMetrics() error {
+	if len(s.Metrics) != len(MetricNames) {
+		return fmt.Errorf("metrics: %d, want %s", len(s.Metrics), strings.Join(MetricNames, ", "))
+	}
+	runs := int64(s.Runs)
+	for _, name := range MetricNames {
+		m := s.Metrics[name]
+		if m == nil {
+			return fmt.Errorf("metrics.%s is missing", name)
+		}
+		var n int64
+		for i, b := range m.Hist {
+			switch {
+			case b.Value < 0:
+				return fmt.Errorf("metrics.%s.histogram[%d]: value %d: want 0 or more, as every metric is a duration or a count", name, i, b.Value)
+			case i > 0 && b.Value <= m.Hist[i-1].Value:
+				return fmt.Errorf("metrics.%s.histogram[%d]: value %d after %d: want ascending values", name, i, b.Value, m.Hist[i-1].Value)
+			case n == runs:
+				return fmt.Errorf("metrics.%s.histogram[%d]: one bin too many: the bins before hold all %d runs", name, i, runs)
+			case b.Count < 1 || b.Count > runs-n:
+				return fmt.Errorf("metrics.%s.histogram[%d]: count %d: want 1 to %d, the %d runs less the %d in the bins before", name, i, b.Count, runs-n, runs, n)
+			}
+			n += b.Count
+		}
+		if m.Missing < 0 || m.Missing > runs-n {
+			return fmt.Errorf("metrics.%s.missing %d: want 0 to %d, the runs without a value", name, m.Missing, runs-n)
+		}
+		if diff := statsDiff(m.Stats, statsOf(m.Hist)); diff != "" {
+			return fmt.Errorf("metrics.%s.%s, as the histogram gives", name, diff)
+		}
+	}
+	rounds := s.Metrics[ContentionRounds]
+	if rounds.Missing != 0 {
+		return fmt.Errorf("metrics.%s.missing %d: want 0, as every run has its rounds", ContentionRounds, rounds.Missing)
+	}
+	contended := runs - rounds.atOrBelow(0)
+	for _, c := range []struct {
+		name, which string
+		runs        int64
+	}{
+		{TreeID, "every run", runs},
+		{SelfID, "every run", runs},
+		{ContentionRounds, "every run", runs},
+		{Contention, "every run whose contention_rounds are above 0", contended},
+	} {
+		if m := s.Metrics[c.name]; m.N+m.Missing != c.runs {
+			return fmt.Errorf("metrics.%s: n %d and missing %d: want %d, one for %s", c.name, m.N, m.Missing, c.runs, c.which)
+		}
+	}
+	return nil
+}
+
+// statsDiff names the first field of got that is not the one in want, as
+// "field value: want value"; "" when there is none.
+func statsDiff(got, want Stats) string {
+	if got.N != want.N {
+		return fmt.Sprintf("n %d: want %d", got.N, want.N)
+	}
+	return figureDiff(
+		figure{"min", got.Min, want.Min, false}, figure{"p50", got.P50, want.P50, false},
+		figure{"p90", got.P90, want.P90, false}, figure{"p99", got.P99, want.P99, false},
+		figure{"p999", got.P999, want.P999, false}, figure{"max", got.Max, want.Max, false},
+		figure{"mean", got.Mean, want.Mean, true}, figure{"std", got.Std, want.Std, true},
+		figure{"ci95[0]", got.CI95[0], want.CI95[0], true}, figure{"ci95[1]", got.CI95[1], want.CI95[1], true})
+}
+
+// figure is a number of a summary, got, and the one its histogram gives,
+// want. Values and quotients must be equal; sums of products (near) only to
+// a relative 1e-9, for another machine may round them otherwise (one that
+// fuses multiply-adds).
+type figure struct {
+	name      string
+	got, want float64
+	near      bool
+}
+
+// figureDiff names the first figure that differs, as statsDiff does.
+func figureDiff(figures ...figure) string {
+	for _, f := range figures {
+		if f.got != f.want && (!f.near || math.Abs(f.got-f.want) > 1e-9*max(math.Abs(f.got), math.Abs(f.want))) {
+			return fmt.Sprintf("%s %v: want %v", f.name, f.got, f.want)
+		}
+	}
+	return ""
+}
+
+// checkDeadlines checks that the deadlines come one entry per time metric
+// each, in the order of TimeMetrics, each deadline once, and that every
+// entry is what the metric's histogram gives.
+func (s *Summary) checkDeadlines() error {
+	per := len(TimeMetrics)
+	if len(s.Deadlines)%per != 0 {
+		return fmt.Errorf("deadlines: %d entries, want %d per deadline", len(s.Deadlines), per)
+	}
+	seen := map[int64]bool{}
+	for i, d := range s.Deadlines {
+		first := s.Deadlines[i-i%per]
+		switch want := TimeMetrics[i%per]; {
+		case d.Metric != want:
+			return fmt.Errorf("deadlines[%d].metric %q: want %s", i, d.Metric, want)
+		case d.DeadlineNs != first.DeadlineNs:
+			return fmt.Errorf("deadlines[%d].deadline_ns %d: want %d, as deadlines[%d]", i, d.DeadlineNs, first.DeadlineNs, i-i%per)
+		case d.DeadlineNs <= 0:
+			return fmt.Errorf("deadlines[%d].deadline_ns %d: want a positive deadline", i, d.DeadlineNs)
+		case i%per == 0 && seen[d.DeadlineNs]:
+			return fmt.Errorf("deadlines[%d].deadline_ns %d: given before", i, d.DeadlineNs)
+		}
+		seen[d.DeadlineNs] = true
+		want := deadlineOf(d.Metric, s.Metrics[d.Metric], d.DeadlineNs)
+		for _, f := range []struct {
+			name      string
+			got, want int64
+		}{{"met", d.Met, want.Met}, {"of", d.Of, want.Of}} {
+			if f.got != f.want {
+				return fmt.Errorf("deadlines[%d].%s %d: want %d, as metrics.%s gives", i, f.name, f.got, f.want, d.Metric)
+			}
+		}
+		if diff := figureDiff(figure{"p", d.P, want.P, false},
+			figure{"ci95[0]", d.CI95[0], want.CI95[0], true}, figure{"ci95[1]", d.CI95[1], want.CI95[1], true}); diff != "" {
+			return fmt.Errorf("deadlines[%d].%s, as metrics.%s gives", i, diff, d.Metric)
+		}
+	}
+	return nil
+}
+
+// checkCounts checks the counts of a map (roots, failures): each a number
+// of runs, all of them together at most runs, because why.
+func checkCounts(field string, counts map[string]int64, runs int, why string) error {
+	var sum int64
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		c := counts[k]
+		if c < 0 || c > int64(runs)-sum {
+			return fmt.Errorf("%s.%s %d: want 0 to %d, the %d runs less the %d counted before it (%s)", field, k, c, int64(runs)-sum, runs, sum, why)
+		}
+		sum += c
 	}
 	return nil
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,11 +17,11 @@ import (
 	"github.com/fwsim/fwsim/bus"
 )
 
-// shardJSON is shard k of 2 of a small analysis, as JSON.
-func shardJSON(t testing.TB, k int) []byte {
+// shardJSON is shard k of n of a small analysis, as JSON.
+func shardJSON(t testing.TB, k, n int) []byte {
 	topo, err := bus.Generate("pair")
 	require.NoError(t, err)
-	sum, err := Run(context.Background(), Config{Topology: topo, Runs: 40, Shard: Shard{k, 2},
+	sum, err := Run(context.Background(), Config{Topology: topo, Runs: 40, Shard: Shard{k, n},
 		Deadlines: []time.Duration{time.Microsecond}}, nil)
 	require.NoError(t, err)
 	out, err := json.Marshal(sum)
@@ -27,20 +30,13 @@ func shardJSON(t testing.TB, k int) []byte {
 }
 
 func TestReadSummaryRejectsInconsistentFiles(t *testing.T) {
-	good := string(shardJSON(t, 1))
+	good := string(shardJSON(t, 1, 2))
 	_, err := ReadSummary(strings.NewReader(good))
 	require.NoError(t, err)
 	for _, tc := range []struct{ old, new, want string }{
-		{`"runs":20`, `"runs":21`, "21 runs, want 20"},
 		{`"runs":20`, `"runs":20,"extra":1`, `unknown field "extra"`},
-		{`"shard":{"k":1`, `"shard":{"k":3`, "shard 3/2 of 40 runs is not a shard"},
-		{`"histogram":[[`, `"histogram":[[-5,0],[`, "want ascending values with positive counts"},
-		{`"metric":"self_id_ns"`, `"metric":"tree_id_ns"`, "deadline entry 2"},
-		{`"stalled":0`, `"stalled":-1`, "count stalled: -1 of 20 runs"},
-		{`"runs":20`, `"runs":0`, "0 runs, want at least 1"},
+		{`"metric":"self_id_ns"`, `"metric":"tree_id_ns"`, `deadlines[1].metric "tree_id_ns": want self_id_ns`},
 		{`"stalled":0`, `"stalled":0,"exploded":1`, `failures: unknown outcome "exploded"`},
-		// Each count is at most the runs, but a run has one root at most.
-		{`"roots":{`, `"roots":{"ghost":20,`, "roots: the counts add up to"},
 	} {
 		bad := strings.Replace(good, tc.old, tc.new, 1)
 		require.NotEqual(t, good, bad, tc.old)
@@ -52,14 +48,126 @@ func TestReadSummaryRejectsInconsistentFiles(t *testing.T) {
 	assert.ErrorContains(t, err, "more than one JSON value")
 	_, err = ReadSummary(strings.NewReader(`{"runs":`))
 	assert.ErrorIs(t, err, ErrInvalidConfig)
+
+	// Each change leaves valid JSON that no analysis can have written; the
+	// error names the field. In shard 1/2 of 40 runs of a pair, every run
+	// contends, and misses the 1 µs deadline but for the contention.
+	for _, tc := range []struct {
+		change func(s *Summary)
+		want   string
+	}{
+		{func(s *Summary) { s.Runs = 21 }, "runs 21: shard 1/2 of 40 runs holds 20"},
+		{func(s *Summary) { s.Runs = 0 }, "runs 0: want 1 to 9007199254740992"},
+		{func(s *Summary) { s.Shard.K = 3 }, "shard 3/2 of 40 runs: want K/N with 1 ≤ K ≤ N ≤ total_runs"},
+		{func(s *Summary) { s.TotalRuns = 1 << 62 }, "total_runs 4611686018427387904: want 1 to 9007199254740992"},
+		{func(s *Summary) { s.Shard = nil }, "total_runs 40 without a shard"},
+		// A count of 2^62 once merged into absurd statistics, and two of
+		// them overflowed into a negative n.
+		{func(s *Summary) { s.Metrics[Contention].Hist[0].Count = 1 << 62 },
+			"metrics.contention_ns.histogram[0]: count 4611686018427387904: want 1 to 20, the 20 runs less the 0 in the bins before"},
+		{func(s *Summary) { h := s.Metrics[Contention].Hist; h[0].Count, h[1].Count = 1<<62, 1<<62 },
+			"metrics.contention_ns.histogram[0]: count 4611686018427387904"},
+		{func(s *Summary) { s.Metrics[Contention].Hist[1].Count = 0 }, "metrics.contention_ns.histogram[1]: count 0: want 1 to"},
+		{func(s *Summary) { h := s.Metrics[TreeID].Hist; h[0].Value = -5 },
+			"metrics.tree_id_ns.histogram[0]: value -5: want 0 or more, as every metric is a duration or a count"},
+		{func(s *Summary) { h := s.Metrics[TreeID].Hist; h[1].Value = h[0].Value }, "metrics.tree_id_ns.histogram[1]: value"},
+		{func(s *Summary) { m := s.Metrics[SelfID]; m.Hist = append(m.Hist, Bin{1 << 40, 1}) },
+			"]: one bin too many: the bins before hold all 20 runs"},
+		{func(s *Summary) { s.Metrics[SelfID].Missing = -1 }, "metrics.self_id_ns.missing -1: want 0 to 0, the runs without a value"},
+		{func(s *Summary) { s.Metrics[TreeID].N++ }, "metrics.tree_id_ns.n 21: want 20, as the histogram gives"},
+		{func(s *Summary) { m := s.Metrics[TreeID]; m.Min = m.Max + 1 }, "metrics.tree_id_ns.min"},
+		{func(s *Summary) { s.Metrics[TreeID].Mean = 5 }, "metrics.tree_id_ns.mean 5: want"},
+		{func(s *Summary) { s.Metrics[ContentionRounds].CI95[0] = -0.004 }, "metrics.contention_rounds.ci95[0] -0.004: want"},
+		// Counts that hold together on their own but not with the runs.
+		{func(s *Summary) { dropOne(s.Metrics[TreeID]) }, "metrics.tree_id_ns: n 19 and missing 0: want 20, one for every run"},
+		{func(s *Summary) { dropOne(s.Metrics[ContentionRounds]); s.Metrics[ContentionRounds].Missing = 1 },
+			"metrics.contention_rounds.missing 1: want 0, as every run has its rounds"},
+		{func(s *Summary) { dropOne(s.Metrics[Contention]) },
+			"metrics.contention_ns: n 19 and missing 0: want 20, one for every run whose contention_rounds are above 0"},
+		{func(s *Summary) { s.Deadlines[0].Met++ }, "deadlines[0].met 1: want 0, as metrics.tree_id_ns gives"},
+		{func(s *Summary) { s.Deadlines[2].Of = 1 << 62 }, "deadlines[2].of 4611686018427387904: want 20"},
+		{func(s *Summary) { s.Deadlines[0].P = 0.5 }, "deadlines[0].p 0.5: want 0, as metrics.tree_id_ns gives"},
+		{func(s *Summary) { s.Deadlines[1].CI95[1] = 1.5 }, "deadlines[1].ci95[1] 1.5: want 0.161"},
+		{func(s *Summary) { s.Deadlines[1].DeadlineNs = 7 }, "deadlines[1].deadline_ns 7: want 1000, as deadlines[0]"},
+		{func(s *Summary) { s.Deadlines = append(s.Deadlines, s.Deadlines...) }, "deadlines[3].deadline_ns 1000: given before"},
+		{func(s *Summary) { s.Deadlines = s.Deadlines[:2] }, "deadlines: 2 entries, want 3 per deadline"},
+		{func(s *Summary) { delete(s.Metrics, Contention) }, "metrics: 3, want tree_id_ns, self_id_ns, contention_ns, contention_rounds"},
+		{func(s *Summary) { s.Metrics["x"] = s.Metrics[Contention]; delete(s.Metrics, Contention) }, "metrics.contention_ns is missing"},
+		{func(s *Summary) { s.Failures["stalled"] = -1 }, "failures.stalled -1: want 0 to 20"},
+		{func(s *Summary) { s.Failures["stalled"], s.Failures["inconsistent"] = 15, 15 },
+			"failures.stalled 15: want 0 to 5, the 20 runs less the 15 counted before it (a run ends one way)"},
+		{func(s *Summary) { delete(s.Failures, "stalled") }, "failures.stalled is missing: every outcome is listed"},
+		{func(s *Summary) { s.Roots["ghost"] = 20 }, "roots.ghost 20: want 0 to 0, the 20 runs less the 20 counted before it (a run has one root at most)"},
+	} {
+		var s Summary
+		require.NoError(t, json.Unmarshal([]byte(good), &s))
+		tc.change(&s)
+		_, err := ReadSummary(bytes.NewReader([]byte(encode(t, &s))))
+		assert.ErrorIs(t, err, ErrInvalidConfig, tc.want)
+		assert.ErrorContains(t, err, tc.want)
+	}
+}
+
+// A mean, std or interval rounded otherwise in its last bits, as another
+// machine may round it, is no inconsistency; the count and the values are.
+func TestReadSummaryAllowsOtherRounding(t *testing.T) {
+	var s Summary
+	require.NoError(t, json.Unmarshal(shardJSON(t, 1, 2), &s))
+	m := s.Metrics[TreeID]
+	m.Mean, m.Std = math.Nextafter(m.Mean, 0), math.Nextafter(m.Std, math.Inf(1))
+	m.CI95[1] = math.Nextafter(m.CI95[1], 0)
+	s.Deadlines[2].CI95[0] = math.Nextafter(s.Deadlines[2].CI95[0], 1)
+	_, err := ReadSummary(strings.NewReader(encode(t, &s)))
+	require.NoError(t, err)
+	m.Max = math.Nextafter(m.Max, math.Inf(1))
+	_, err = ReadSummary(strings.NewReader(encode(t, &s)))
+	assert.ErrorContains(t, err, "metrics.tree_id_ns.max")
+}
+
+// dropOne takes one run out of the first bin of m, keeping its statistics
+// those of its histogram.
+func dropOne(m *Metric) {
+	if m.Hist[0].Count--; m.Hist[0].Count == 0 {
+		m.Hist = m.Hist[1:]
+	}
+	m.Stats = statsOf(m.Hist)
+}
+
+// A shard of an analysis of 2^53 runs in as many shards is valid; merging
+// it once allocated a flag per shard, 2^53 of them.
+func TestMergeOfVeryManyShards(t *testing.T) {
+	part, err := Run(context.Background(), Config{Topology: generate(t, "pair"), Runs: MaxRuns, Shard: Shard{1, MaxRuns}}, nil)
+	require.NoError(t, err)
+	back, err := ReadSummary(strings.NewReader(encode(t, part)))
+	require.NoError(t, err)
+	_, err = Merge([]*Summary{back})
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	assert.EqualError(t, err, "invalid analysis: shard 2/9007199254740992 is missing")
+}
+
+// Merge checks its parts as ReadSummary does: a Summary built in memory is
+// no exception.
+func TestMergeChecksEachPart(t *testing.T) {
+	var parts []*Summary
+	for k := 1; k <= 2; k++ {
+		s, err := ReadSummary(bytes.NewReader(shardJSON(t, k, 2)))
+		require.NoError(t, err)
+		parts = append(parts, s)
+	}
+	parts[1].Metrics[TreeID].Hist[0].Count = 1 << 62
+	_, err := Merge(parts, "a.json", "b.json")
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	assert.ErrorContains(t, err, "invalid analysis: b.json: metrics.tree_id_ns.histogram[0]: count 4611686018427387904")
+	_, err = Merge([]*Summary{parts[0], nil})
+	assert.EqualError(t, err, "invalid analysis: summary 2 is nil")
 }
 
 // FuzzReadSummary: whatever the input, ReadSummary returns an error or a
 // Summary that Merge accepts when it is a whole set of shards, and
 // re-encoding it reads back the same. It never panics.
 func FuzzReadSummary(f *testing.F) {
-	f.Add(shardJSON(f, 1))
-	f.Add(shardJSON(f, 2))
+	f.Add(shardJSON(f, 1, 2))
+	f.Add(shardJSON(f, 2, 2))
 	f.Add([]byte(`{"runs":1,"metrics":{}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ReadSummary(bytes.NewReader(data))
@@ -75,6 +183,62 @@ func FuzzReadSummary(f *testing.F) {
 			_, err := Merge([]*Summary{s})
 			require.NoError(t, err)
 		}
+	})
+}
+
+// FuzzMerge merges up to three shard files (an empty input is no file):
+// whatever they hold, Merge never panics, and either refuses them with
+// ErrInvalidConfig or returns a summary whose every count is consistent,
+// each shard counted once, in any order the same.
+func FuzzMerge(f *testing.F) {
+	shards := [][]byte{shardJSON(f, 1, 3), shardJSON(f, 2, 3), shardJSON(f, 3, 3)}
+	f.Add(shards[0], shards[1], shards[2])
+	f.Add(shards[2], shards[0], shards[1])
+	f.Add(shards[0], shards[1], shards[1])
+	f.Add(shardJSON(f, 1, 1), []byte{}, []byte{})
+	f.Add(shardJSON(f, 2, 2), shardJSON(f, 1, 2), []byte{})
+	f.Add(bytes.Replace(shards[0], []byte(`"histogram":[[`), []byte(`"histogram":[[0,4611686018427387904],[`), 1), shards[1], shards[2])
+	f.Fuzz(func(t *testing.T, a, b, c []byte) {
+		var parts []*Summary
+		var names []string
+		for i, data := range [][]byte{a, b, c} {
+			if len(data) == 0 {
+				continue
+			}
+			s, err := ReadSummary(bytes.NewReader(data))
+			if err != nil {
+				require.ErrorIs(t, err, ErrInvalidConfig)
+				return
+			}
+			parts = append(parts, s)
+			names = append(names, fmt.Sprintf("shard-%d.json", i))
+		}
+		sum, err := Merge(parts, names...)
+		if err != nil {
+			require.ErrorIs(t, err, ErrInvalidConfig)
+			return
+		}
+		require.NoError(t, sum.check(), "the merged summary is inconsistent")
+		assert.Nil(t, sum.Shard)
+		assert.Equal(t, parts[0].TotalRuns, sum.Runs)
+		for _, name := range MetricNames {
+			var n, missing int64
+			for _, p := range parts {
+				n += p.Metrics[name].N
+				missing += p.Metrics[name].Missing
+			}
+			assert.Equal(t, n, sum.Metrics[name].N, name)
+			assert.Equal(t, missing, sum.Metrics[name].Missing, name)
+		}
+		var failed int64
+		for _, p := range parts {
+			failed += p.Failed()
+		}
+		assert.Equal(t, failed, sum.Failed())
+		slices.Reverse(parts)
+		again, err := Merge(parts)
+		require.NoError(t, err)
+		assert.Equal(t, sum, again)
 	})
 }
 

@@ -47,7 +47,9 @@ type Stats struct {
 	P999 float64 `json:"p999"`
 	Max  float64 `json:"max"`
 	// CI95 is the 95% confidence interval of the mean, mean ± 1.96·Std/√N
-	// (the normal approximation, sound for the large N Monte Carlo runs).
+	// (the normal approximation, sound for the large N Monte Carlo runs),
+	// its low end raised to 0 when below: every metric is a duration or a
+	// count, never negative, and neither is its mean.
 	CI95 [2]float64 `json:"ci95"`
 }
 
@@ -132,7 +134,11 @@ func statsOf(hist []Bin) Stats {
 		s.Std = math.Sqrt(sq / float64(s.N-1))
 	}
 	half := z95 * s.Std / math.Sqrt(float64(s.N))
-	s.CI95 = [2]float64{s.Mean - half, s.Mean + half}
+	// A skewed count, mostly 0 (the rounds of a bus that rarely contends),
+	// or a handful of runs gives an interval reaching below 0, where no
+	// mean of these metrics can be: it is cut at 0, where the values
+	// themselves stop (ReadSummary refuses a negative one).
+	s.CI95 = [2]float64{max(s.Mean-half, 0), s.Mean + half}
 	s.Min, s.Max = float64(hist[0].Value), float64(hist[len(hist)-1].Value)
 	for _, p := range []struct {
 		perMille int64
@@ -158,9 +164,9 @@ func nearestRank(hist []Bin, n, perMille int64) int64 {
 }
 
 // Wilson is the Wilson score interval at 95% for a proportion of successes
-// out of n trials. Unlike the normal approximation it stays inside [0, 1]
-// and is sound for proportions near 0 or 1, which deadline probabilities
-// often are. With n = 0 it is [0, 1].
+// out of n trials, 0 ≤ successes ≤ n. Unlike the normal approximation it
+// stays inside [0, 1] and is sound for proportions near 0 or 1, which
+// deadline probabilities often are. With n = 0 it is [0, 1].
 func Wilson(successes, n int64) [2]float64 {
 	if n == 0 {
 		return [2]float64{0, 1}
@@ -171,5 +177,9 @@ func Wilson(successes, n int64) [2]float64 {
 	denom := 1 + z2/nf
 	center := (p + z2/(2*nf)) / denom
 	half := z95 / denom * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
-	return [2]float64{max(center-half, 0), min(center+half, 1)}
+	// The interval holds p and lies in [0, 1], as it does in exact
+	// arithmetic; rounding alone leaves the low end of 0 of n a hair off 0
+	// (above for some n, below for others) and the high end of n of n a
+	// hair below 1: a probability outside its own interval.
+	return [2]float64{max(min(center-half, p), 0), min(max(center+half, p), 1)}
 }
