@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"math/big"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -43,31 +43,40 @@ root-contention results.
 With --shard K/N only the K-th of N slices of the runs is run and the output is
 always JSON, for fwsim merge.
 
+Before the runs start, a pilot of the first runs estimates how long they take
+here; beyond --max-duration the command refuses to start. The pilot changes
+no output.
+
 Exit status: 0 every run ended ok and met every deadline; 1 some run failed or
 missed a deadline (a shard always exits 0: fwsim merge judges); 2 usage or
-input error.`
+input error, or runs that would take longer than --max-duration.`
 
 // analyzeFlags are the flags that choose what an analysis runs; sweep and
 // report take them too.
 type analyzeFlags struct {
-	bus       busFlags
-	runs      int
-	workers   int
-	deadlines durationList
-	quiet     bool
+	bus         busFlags
+	runs        int
+	workers     int
+	deadlines   durationList
+	quiet       bool
+	maxDuration time.Duration
 }
 
 // register adds the flags to fs; order lists them for help.
 func (a *analyzeFlags) register(fs *flags) (order []string) {
 	order = a.bus.register(fs, "tree:63:3", "derive every run's seed from `S`, e.g. --seed 42")
-	fs.IntVar(&a.runs, "runs", 1000, "run `N` initialisations, e.g. --runs 100000")
+	fs.IntVar(&a.runs, "runs", 1000,
+		"run `N` initialisations, at most 2^53 (the most the statistics count exactly),\ne.g. --runs 100000")
 	fs.IntVar(&a.workers, "workers", 0,
 		"run on `W` cores; the result does not depend on it, e.g. --workers 2\n(default: every core)")
 	fs.Var(&a.deadlines, "deadline",
 		"report the probability that each time metric is at most `DUR`; repeat for\nseveral, e.g. --deadline 2us --deadline 4us")
 	fs.BoolVar(&a.quiet, "quiet", false,
 		"draw no progress bar (drawn on stderr only when it is a terminal),\ne.g. --quiet 2>log")
-	return append(order[:2:2], append([]string{"runs", "workers", "deadline", "quiet"}, order[2:]...)...)
+	fs.DurationVar(&a.maxDuration, "max-duration", 24*time.Hour,
+		"refuse to start when the runs would take longer than `D` here, as timed from\n"+
+			"the first runs before any output; 0 for no limit, e.g. --max-duration 72h")
+	return append(order[:2:2], append([]string{"runs", "workers", "deadline", "quiet", "max-duration"}, order[2:]...)...)
 }
 
 // progress is the progress bar the flags ask for, nil for none.
@@ -84,8 +93,14 @@ func (a *analyzeFlags) config(e *env, fs *flags) (analysis.Config, int) {
 	if a.runs < 1 {
 		return analysis.Config{}, fs.usageError(e, "--runs %d: want at least 1", a.runs)
 	}
+	if a.runs > analysis.MaxRuns {
+		return analysis.Config{}, fs.usageError(e, "--runs %d: at most %d, because %s", a.runs, analysis.MaxRuns, analysis.MaxRunsReason)
+	}
 	if a.workers < 0 {
 		return analysis.Config{}, fs.usageError(e, "--workers %d: want 0 (every core) or more", a.workers)
+	}
+	if a.maxDuration < 0 {
+		return analysis.Config{}, fs.usageError(e, "--max-duration %s: want 0 (no limit) or a positive duration", shortDuration(a.maxDuration))
 	}
 	topo, source, err := a.bus.load()
 	if err != nil {
@@ -93,6 +108,75 @@ func (a *analyzeFlags) config(e *env, fs *flags) (analysis.Config, int) {
 	}
 	return analysis.Config{Topology: topo, Source: source, Options: a.bus.options(), Runs: a.runs,
 		Workers: a.workers, Deadlines: a.deadlines}, exitOK
+}
+
+// checkDuration refuses work that would outlast --max-duration, before it
+// starts: analysis.Estimate times the analyses cfgs, which run one after
+// the other, and what names them in the message ("1000 runs"). Once the
+// estimate is over the limit the rest go untimed, and the message says "at
+// least". The estimate changes nothing the analyses give.
+func (a *analyzeFlags) checkDuration(ctx context.Context, e *env, fs *flags, what string, cfgs ...analysis.Config) int {
+	if a.maxDuration == 0 {
+		return exitOK
+	}
+	var total time.Duration
+	lowerBound := false
+	for _, cfg := range cfgs {
+		if total > a.maxDuration {
+			lowerBound = true
+			break
+		}
+		d, atLeast, err := analysis.Estimate(ctx, cfg)
+		if err != nil {
+			return a.runError(e, fs, cfg, err)
+		}
+		// Both are at most MaxInt64; their sum saturates there.
+		total = time.Duration(min(uint64(total)+uint64(d), math.MaxInt64))
+		lowerBound = lowerBound || atLeast || total == math.MaxInt64
+	}
+	if total <= a.maxDuration {
+		return exitOK
+	}
+	about := "about"
+	if lowerBound {
+		about = "at least"
+	}
+	return fs.usageError(e, "%s would take %s %s here (timed from the first runs), more than --max-duration %s; give a longer --max-duration, or 0 for no limit",
+		what, about, roughly(total), shortDuration(a.maxDuration))
+}
+
+// shortDuration writes d as time.Duration does, less zero minutes and
+// seconds at the end: "24h", not "24h0m0s".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// roughly writes an estimate in the largest unit it holds two of, to a
+// tenth below 100: "39.4 days", "5.2 hours", "350 milliseconds".
+func roughly(d time.Duration) string {
+	units := []struct {
+		size time.Duration
+		name string
+	}{{24 * time.Hour, "days"}, {time.Hour, "hours"}, {time.Minute, "minutes"}, {time.Second, "seconds"}, {time.Millisecond, "milliseconds"}}
+	u := units[len(units)-1]
+	for _, u = range units {
+		if d >= 2*u.size {
+			break
+		}
+	}
+	v := float64(d) / float64(u.size)
+	decimals := 1
+	if v >= 100 {
+		decimals = 0
+	}
+	return strconv.FormatFloat(v, 'f', decimals, 64) + " " + u.name
 }
 
 // runError reports an error of analysis.Run as an input error, explained as
@@ -139,23 +223,35 @@ func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 		}
 		cfg.Shard, jsonOutput = s, true
 	}
+	what := fmt.Sprintf("%d runs", cfg.Runs)
+	if shard != "" {
+		what = fmt.Sprintf("shard %s of %d runs", cfg.Shard, cfg.Runs)
+	}
+	if code := a.checkDuration(ctx, e, fs, what, cfg); code != exitOK {
+		return code
+	}
+	var out outputs
+	defer out.abort()
+	var rows *runCSV
 	if csvFile != "" {
-		f, err := os.Create(csvFile)
+		f, err := out.create("csv", csvFile)
 		if err != nil {
-			return fs.inputError(e, fmt.Errorf("--csv: %w", err))
+			return fs.inputError(e, err)
 		}
-		defer f.Close()
-		rows := newRunCSV(f)
+		rows = newRunCSV(f)
 		cfg.Each = rows.write
-		defer func() {
-			if err := rows.close(); err != nil && code == exitOK {
-				code = fs.inputError(e, fmt.Errorf("--csv %s: %w", csvFile, err))
-			}
-		}()
 	}
 	sum, err := analysis.Run(ctx, cfg, a.progress(e))
 	if err != nil {
 		return a.runError(e, fs, cfg, err)
+	}
+	if rows != nil {
+		if err := rows.close(); err != nil {
+			return fs.outputError(e, err)
+		}
+	}
+	if err := out.commit(); err != nil {
+		return fs.outputError(e, err)
 	}
 	if err := writeSummary(e.stdout, sum, jsonOutput); err != nil {
 		return fs.inputError(e, err)

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -8,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -58,14 +61,7 @@ func TestAnalyzeIsTheSameAtAnyWorkerCountAndAcrossShards(t *testing.T) {
 	assert.Equal(t, want, got)
 
 	dir := t.TempDir()
-	var files []string
-	for _, k := range []string{"2/3", "3/3", "1/3"} {
-		code, out, stderr := runCLI(t, append(base, "--shard", k)...) // JSON without --json
-		require.Equal(t, exitOK, code, stderr)
-		name := filepath.Join(dir, "shard-"+k[:1]+".json")
-		require.NoError(t, os.WriteFile(name, []byte(out), 0o644))
-		files = append(files, name)
-	}
+	files := writeShards(t, dir, base, "2/3", "3/3", "1/3")
 	code, merged, stderr := runCLI(t, append([]string{"merge", "--json"}, files...)...)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Equal(t, want, merged)
@@ -86,6 +82,21 @@ func TestAnalyzeIsTheSameAtAnyWorkerCountAndAcrossShards(t *testing.T) {
 	code, _, stderr = runCLI(t, "merge")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "no files to merge")
+}
+
+// writeShards runs the analysis args as each of the shards, K/N, and writes
+// the outputs to dir as shard-K.json, whose paths it returns.
+func writeShards(t *testing.T, dir string, args []string, shards ...string) []string {
+	t.Helper()
+	var files []string
+	for _, k := range shards {
+		code, out, stderr := runCLI(t, append(args, "--shard", k)...) // JSON without --json
+		require.Equal(t, exitOK, code, stderr)
+		name := filepath.Join(dir, "shard-"+strings.Split(k, "/")[0]+".json")
+		require.NoError(t, os.WriteFile(name, []byte(out), 0o644))
+		files = append(files, name)
+	}
+	return files
 }
 
 // TestAnalyzeCSVReplays: one row per run, in run order, whose seed makes
@@ -139,6 +150,7 @@ func TestAnalyzeProgressBarOnlyOnATerminal(t *testing.T) {
 }
 
 func TestAnalyzeBadInput(t *testing.T) {
+	noDir := filepath.Join(t.TempDir(), "no", "dir.csv")
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -151,7 +163,7 @@ func TestAnalyzeBadInput(t *testing.T) {
 		{[]string{"--deadline", "-2us"}, "fwsim analyze: invalid value \"-2us\" for flag --deadline: want a positive duration such as 2us or 1.5ms (see 'fwsim help analyze')\n"},
 		{[]string{"--timing", "worst"}, "fwsim analyze: invalid value \"worst\" for flag --timing: want random or min or max (see 'fwsim help analyze')\n"},
 		{[]string{"--topology", prismPair}, "fwsim analyze: "},
-		{[]string{"--gen", "pair", "--csv", filepath.Join(t.TempDir(), "no", "dir.csv")}, "fwsim analyze: --csv: open "},
+		{[]string{"--gen", "pair", "--csv", noDir}, "fwsim analyze: --csv " + noDir + ": the directory " + filepath.Dir(noDir) + " does not exist\n"},
 		{[]string{"stray"}, "fwsim analyze: unexpected argument \"stray\" (analyze takes flags only) (see 'fwsim help analyze')\n"},
 		{[]string{"--runs", "ten"}, "fwsim analyze: invalid value \"ten\" for flag --runs: want an integer (see 'fwsim help analyze')\n"},
 		{[]string{"--workers", "99999999999999999999"}, "fwsim analyze: invalid value \"99999999999999999999\" for flag --workers: want an integer that fits in 64 bits (see 'fwsim help analyze')\n"},
@@ -160,6 +172,12 @@ func TestAnalyzeBadInput(t *testing.T) {
 		{[]string{"--deadline", "1.5ns"}, "fwsim analyze: invalid value \"1.5ns\" for flag --deadline: want a whole number of nanoseconds, not 1ns and a fraction (see 'fwsim help analyze')\n"},
 		{[]string{"--deadline", "2us", "--deadline", "2000ns"}, "fwsim analyze: invalid value \"2000ns\" for flag --deadline: the deadline 2µs is given twice; want each once (see 'fwsim help analyze')\n"},
 		{[]string{"--csv", ""}, "fwsim analyze: invalid value \"\" for flag --csv: want a non-empty value (see 'fwsim help analyze')\n"},
+		// Once the runs' chunks overflowed and the analysis claimed these
+		// runs with n=0 everywhere, or a shard's slice went negative.
+		{[]string{"--runs", "9223372036854775807"}, "fwsim analyze: --runs 9223372036854775807: at most 9007199254740992, because the statistics count runs exactly only up to 2^53 (see 'fwsim help analyze')\n"},
+		{[]string{"--runs", "9000000000000000000", "--shard", "2/3"}, "fwsim analyze: --runs 9000000000000000000: at most 9007199254740992, because "},
+		{[]string{"--max-duration", "-1h"}, "fwsim analyze: --max-duration -1h: want 0 (no limit) or a positive duration (see 'fwsim help analyze')\n"},
+		{[]string{"--max-duration", "soon"}, "fwsim analyze: invalid value \"soon\" for flag --max-duration: want a duration such as 500ms or 10s (see 'fwsim help analyze')\n"},
 	} {
 		code, stdout, stderr := runCLI(t, append([]string{"analyze"}, tc.args...)...)
 		assert.Equal(t, exitUsage, code, tc.args)
@@ -187,6 +205,103 @@ func TestAnalyzeBudgetBeforeTheFirstReset(t *testing.T) {
 	assert.Equal(t, 20, sum.Metrics["self_id_ns"].Missing)
 }
 
+// Work that would outlast --max-duration is refused before it starts, in
+// one line giving the estimate: 10^12 runs of a pair take weeks on one
+// core (days on a core ten times as fast). Each command runs under a context that ends after seconds, so that
+// only a refusal ends it with exit 2.
+func TestLongWorkIsRefusedBeforeItStarts(t *testing.T) {
+	report := filepath.Join(t.TempDir(), "report")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"analyze", "--gen", "pair", "--workers", "1", "--runs", "1000000000000"},
+			`^fwsim analyze: 1000000000000 runs would take about [\d.]+ days here \(timed from the first runs\), more than --max-duration 24h; give a longer --max-duration, or 0 for no limit \(see 'fwsim help analyze'\)\n$`},
+		{[]string{"analyze", "--gen", "pair", "--workers", "1", "--runs", "4000000000000", "--shard", "2/4", "--max-duration", "1h30m"},
+			`^fwsim analyze: shard 2/4 of 4000000000000 runs would take about [\d.]+ days here \(timed from the first runs\), more than --max-duration 1h30m; `},
+		{[]string{"analyze", "--gen", "pair", "--workers", "1", "--runs", "100000", "--max-duration", "1ms"},
+			`^fwsim analyze: 100000 runs would take about [\d.]+ (milliseconds|seconds) here`},
+		// The first point alone is past the limit: the second goes untimed.
+		{[]string{"sweep", "--gen", "pair", "--workers", "1", "--param", "delay=10..20:10", "--runs", "1000000000000"},
+			`^fwsim sweep: 2 points × 1000000000000 runs would take at least [\d.]+ days here \(timed from the first runs\), more than --max-duration 24h; `},
+		{[]string{"report", "--out", report, "--gen", "pair", "--workers", "1", "--runs", "1000000000000"},
+			`^fwsim report: 1000000000000 runs would take about [\d.]+ days here`},
+	} {
+		code, stdout, stderr, _ := runInterrupted(t, 5*time.Second, strings.NewReader(""), tc.args...)
+		assert.Equal(t, exitUsage, code, "%v: %s", tc.args, stderr)
+		assert.Empty(t, stdout, tc.args)
+		assert.Regexp(t, tc.want, stderr, tc.args)
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+	}
+	assert.NoDirExists(t, report, "refused before any output")
+
+	// 0 is no limit: the runs start, until the interrupt.
+	code, _, stderr, _ := runInterrupted(t, 300*time.Millisecond, strings.NewReader(""),
+		"analyze", "--gen", "pair", "--runs", "1000000000000", "--max-duration", "0")
+	assert.Equal(t, exitInterrupted, code, stderr)
+}
+
+// The estimate changes no output: the same flags give the same bytes with
+// it and without.
+func TestTheEstimateChangesNoOutput(t *testing.T) {
+	args := []string{"analyze", "--gen", "tree:12:5", "--runs", "300", "--seed", "9", "--deadline", "200us", "--json"}
+	code, with, _ := runCLI(t, args...)
+	codeWithout, without, stderr := runCLI(t, append(args, "--max-duration", "0")...)
+	assert.Equal(t, code, codeWithout, stderr)
+	assert.Equal(t, with, without)
+}
+
+// A shard file whose counts no analysis can give is refused, naming the
+// file and the field: a count of 2^62 once merged into absurd statistics
+// with exit 0.
+func TestMergeRefusesInconsistentShards(t *testing.T) {
+	files := writeShards(t, t.TempDir(), []string{"analyze", "--gen", "pair", "--runs", "40"}, "1/2", "2/2")
+	b, err := os.ReadFile(files[1])
+	require.NoError(t, err)
+	var s analysis.Summary
+	require.NoError(t, json.Unmarshal(b, &s))
+	s.Metrics[analysis.Contention].Hist[0].Count = 1 << 62
+	b, err = json.Marshal(&s)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(files[1], b, 0o644))
+	code, stdout, stderr := runCLI(t, append([]string{"merge"}, files...)...)
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Equal(t, "fwsim merge: "+files[1]+": invalid analysis: metrics.contention_ns.histogram[0]: count 4611686018427387904: want 1 to 20, the 20 runs less the 0 in the bins before\n", stderr)
+}
+
+// FuzzAnalyzeRunsAndShard gives --runs and --shard any values together, as
+// FuzzFlagValues gives each alone. The context is cancelled before the
+// command starts, so it stops once its flags are checked: it refuses the
+// values in one line, or accepts exactly what the analysis can run.
+func FuzzAnalyzeRunsAndShard(f *testing.F) {
+	for _, tc := range [][2]string{{"9223372036854775807", "1/1"}, {"9000000000000000000", "2/3"}, {"9007199254740992", "3/9007199254740992"},
+		{"9007199254740993", "1/2"}, {"2", "1/3"}, {"100", "3/8"}, {"-1", ""}, {"0x10", "+1/16"}, {"1_000", "1/1"}} {
+		f.Add(tc[0], tc[1])
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	f.Fuzz(func(t *testing.T, runs, shard string) {
+		var out, errOut bytes.Buffer
+		code := Run(ctx, []string{"analyze", "--quiet", "--gen", "pair", "--runs=" + runs, "--shard=" + shard}, strings.NewReader(""), &out, &errOut)
+		// As the flag package reads an int flag.
+		n, errRuns := strconv.ParseInt(runs, 0, strconv.IntSize)
+		sh, errShard := analysis.ParseShard(shard)
+		valid := errRuns == nil && errShard == nil && 1 <= n && n <= analysis.MaxRuns && int64(sh.N) <= n
+		msg := errOut.String()
+		switch code {
+		case exitInterrupted:
+			assert.True(t, valid, "--runs %q --shard %q accepted", runs, shard)
+		case exitUsage:
+			assert.False(t, valid, "--runs %q --shard %q refused: %s", runs, shard, msg)
+			assert.True(t, strings.HasPrefix(msg, "fwsim analyze: ") && strings.Count(msg, "\n") == 1 && strings.HasSuffix(msg, "\n"),
+				"a usage error is one line naming the command: %q", msg)
+		default:
+			t.Errorf("--runs %q --shard %q: exit %d; stderr %q", runs, shard, code, msg)
+		}
+	})
+}
+
 func TestAnalyzeHelp(t *testing.T) {
 	for _, args := range [][]string{{"help", "analyze"}, {"analyze", "-h"}, {"help", "merge"}, {"merge", "-h"}} {
 		code, stdout, stderr := runCLI(t, args...)
@@ -198,5 +313,11 @@ func TestAnalyzeHelp(t *testing.T) {
 		}
 		assert.Contains(t, stdout, "Usage: fwsim "+name, args)
 		assert.Contains(t, stdout, "Examples:\n  fwsim "+name+" ", args)
+	}
+	// The limits are said up front, wherever the flags are.
+	for _, name := range []string{"analyze", "sweep", "report"} {
+		_, stdout, _ := runCLI(t, "help", name)
+		assert.Contains(t, stdout, "--runs N\n        run N initialisations, at most 2^53 (the most the statistics count exactly),\n", name)
+		assert.Contains(t, stdout, "--max-duration D\n        refuse to start when the runs would take longer than D here", name)
 	}
 }

@@ -5,12 +5,17 @@
 //
 // Exit codes: 0 success; 1 the command completed but the outcome it reports
 // is a failure (for run: a generation that did not end "ok"); 2 a usage or
-// input error, reported as one line on stderr.
+// input error, reported as one line on stderr; 3 an output could not be
+// written (a full disk, standard output closed or on a full device); 130
+// interrupted (SIGINT), the shell's convention. Output files are written
+// whole or not at all (output.go).
 //
 // Where things are:
 //   - cli.go: the command table, Run, help, and the flag helpers every
 //     command uses (newFlags, parse, usageError, inputError, choice, list,
 //     uint64Value) and writeJSON;
+//   - output.go: output files, written beside their place and renamed into
+//     it when complete;
 //   - busflags.go: --topology/--gen and the bus.Options flags that run,
 //     analyze, sweep and report share, and how their errors are explained;
 //   - run.go, runview.go (the text output and the --vcd, --trace, --dot and
@@ -26,6 +31,7 @@
 package cli
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -38,20 +44,85 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/election"
 )
 
 // Exit codes.
 const (
-	exitOK      = 0
-	exitFailure = 1 // the command ran; what it found is a failure
-	exitUsage   = 2 // bad flags, arguments or input
+	exitOK          = 0
+	exitFailure     = 1   // the command ran; what it found is a failure
+	exitUsage       = 2   // bad flags, arguments or input
+	exitOutput      = 3   // an output could not be written
+	exitInterrupted = 130 // SIGINT: 128 + its number, as shells report it
 )
 
 // env is what a command sees of the process.
 type env struct {
-	stdin          io.Reader
-	stdout, stderr io.Writer
+	// ctx ends on SIGINT; inputs read through interruptible stop with it.
+	ctx   context.Context
+	stdin io.Reader
+	// stdout records the first write error: Run reports it, so that no
+	// command can exit 0 after output that did not arrive.
+	stdout *checkedWriter
+	// stderr is for messages: a message clears the progress bar first, so
+	// that it starts on a line of its own.
+	stderr *messageWriter
 }
+
+// checkedWriter passes writes to w until one fails, then keeps that error
+// and drops the rest.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err != nil {
+		c.err = &writeError{fmt.Errorf("writing standard output: %w", err)}
+	}
+	return n, c.err
+}
+
+// messageWriter writes messages to the terminal (or file) w, clearing the
+// progress bar first when one is drawn. Control characters other than
+// newline and tab are written escaped (ESC as \x1b): a message quotes what
+// the user gave, and that must never drive the terminal.
+type messageWriter struct {
+	w   io.Writer
+	bar *progressBar
+}
+
+func (m *messageWriter) Write(p []byte) (int, error) {
+	if m.bar != nil {
+		m.bar.clear()
+	}
+	if !bytes.ContainsFunc(p, isEscaped) {
+		return m.w.Write(p)
+	}
+	var b bytes.Buffer
+	for _, r := range string(p) {
+		if isEscaped(r) {
+			fmt.Fprintf(&b, "\\x%02x", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	if _, err := m.w.Write(b.Bytes()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// isEscaped says whether a message shows r escaped: the C0 and C1 controls
+// and DEL, except newline and tab.
+func isEscaped(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }
 
 // command is one entry of the command table.
 type command struct {
@@ -93,22 +164,33 @@ func lookup(name string) (command, bool) {
 // Run is the whole program: args are the arguments after the program name.
 // It returns the exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
-	if len(args) == 0 {
-		writeUsage(stderr)
-		return exitUsage
+	e := &env{ctx: ctx, stdin: interruptible{ctx, stdin}, stdout: &checkedWriter{w: stdout}, stderr: &messageWriter{w: stderr}}
+	name, code := "fwsim", exitUsage
+	switch {
+	case len(args) == 0:
+		writeUsage(e.stderr)
+	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help":
+		writeUsage(e.stdout)
+		code = exitOK
+	default:
+		c, ok := lookup(args[0])
+		if !ok {
+			fmt.Fprintf(e.stderr, "fwsim: unknown command %q (commands: %s; see 'fwsim help')\n", args[0], commandNames())
+			return exitUsage
+		}
+		name, code = "fwsim "+c.name, c.run(ctx, e, args[1:])
 	}
-	switch args[0] {
-	case "-h", "-help", "--help":
-		writeUsage(stdout)
-		return exitOK
+	if e.stdout.err != nil && code != exitInterrupted && code != exitOutput {
+		fmt.Fprintf(e.stderr, "%s: %v\n", name, e.stdout.err)
+		return exitOutput
 	}
-	c, ok := lookup(args[0])
-	if !ok {
-		fmt.Fprintf(stderr, "fwsim: unknown command %q (commands: %s; see 'fwsim help')\n", args[0], commandNames())
-		return exitUsage
-	}
-	return c.run(ctx, e, args[1:])
+	return code
+}
+
+// interrupted reports whether err says the command was interrupted: its
+// context ended (SIGINT), or a run that watched the context stopped.
+func interrupted(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, bus.ErrInterrupted) || errors.Is(err, election.ErrInterrupted)
 }
 
 func commandNames() string {
@@ -138,7 +220,7 @@ Commands:
 	fmt.Fprint(w, `
 Run 'fwsim help <command>' (or 'fwsim <command> -h') for its flags and examples.
 Exit status: 0 success, 1 the run completed but its outcome is a failure,
-2 usage or input error.
+2 usage or input error, 3 an output could not be written, 130 interrupted.
 `)
 }
 
@@ -251,15 +333,44 @@ func (fs *flags) parse(e *env, args []string) (code int, done bool) {
 // usageError reports a problem with the command line: one line on stderr
 // that points to the command's help. It returns exitUsage.
 func (fs *flags) usageError(e *env, format string, args ...any) int {
-	fmt.Fprintf(e.stderr, "fwsim %s: %s (see 'fwsim help %s')\n", fs.name, fmt.Sprintf(format, args...), fs.name)
+	fmt.Fprintf(e.stderr, "fwsim %s: %s (see 'fwsim help %s')\n", fs.name, oneLine(fmt.Sprintf(format, args...)), fs.name)
 	return exitUsage
 }
 
+// oneLine shows the newlines of a message, which may quote what the user
+// gave, as \n: an error is one line, whatever the input.
+func oneLine(msg string) string { return strings.ReplaceAll(msg, "\n", `\n`) }
+
 // inputError reports bad input (a file, a node name): one line on stderr. It
-// returns exitUsage.
+// returns exitUsage; as the error of a run can also be an interruption or a
+// failed write, it returns exitInterrupted or exitOutput for those.
 func (fs *flags) inputError(e *env, err error) int {
-	fmt.Fprintf(e.stderr, "fwsim %s: %v\n", fs.name, err)
+	if interrupted(err) {
+		return fs.interrupt(e)
+	}
+	fmt.Fprintf(e.stderr, "fwsim %s: %s\n", fs.name, oneLine(err.Error()))
+	var we *writeError
+	if errors.As(err, &we) {
+		return exitOutput
+	}
 	return exitUsage
+}
+
+// outputError reports an output that could not be written. It returns
+// exitOutput, or exitInterrupted when err is an interruption.
+func (fs *flags) outputError(e *env, err error) int {
+	if interrupted(err) {
+		return fs.interrupt(e)
+	}
+	fmt.Fprintf(e.stderr, "fwsim %s: %s\n", fs.name, oneLine(err.Error()))
+	return exitOutput
+}
+
+// interrupt reports that the command stopped on SIGINT, having written no
+// partial file, and returns exitInterrupted.
+func (fs *flags) interrupt(e *env) int {
+	fmt.Fprintf(e.stderr, "fwsim %s: interrupted; no output file was written or changed\n", fs.name)
+	return exitInterrupted
 }
 
 // writeHelp writes the intro, every flag as --name ARG with its usage and

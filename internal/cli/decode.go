@@ -53,12 +53,24 @@ func runDecode(_ context.Context, e *env, args []string) int {
 	if done {
 		return code
 	}
+	var files outputs
+	defer files.abort()
+	var emit *outputFile
+	if emitTopology != "" {
+		var err error
+		if emit, err = files.create("emit-topology", emitTopology); err != nil {
+			return fs.inputError(e, err)
+		}
+	}
 	c, err := loadCapture(e, file, hwtest.Format(format))
 	if err != nil {
 		return fs.inputError(e, err)
 	}
-	if emitTopology != "" {
-		if err := writeTopologyOf(c.buses, emitTopology); err != nil {
+	if emit != nil {
+		if err := writeTopologyOf(c.buses, emit); err != nil {
+			return fs.inputError(e, err)
+		}
+		if err := files.commit(); err != nil {
 			return fs.inputError(e, err)
 		}
 	}
@@ -113,50 +125,34 @@ type capture struct {
 	buses  []*hwtest.Bus
 }
 
-// loadCapture reads and decodes a capture file ("" or "-" for stdin).
+// loadCapture reads and decodes a capture file ("" or "-" for stdin). The
+// capture streams through the parser a line at a time: what stays in memory
+// is the decoded bus of each bus reset, which the report needs.
 func loadCapture(e *env, file string, format hwtest.Format) (*capture, error) {
-	var data []byte
+	source, r := "stdin", e.stdin
 	var err error
-	source := file
-	if file == "" || file == "-" {
-		source = "stdin"
-		data, err = io.ReadAll(io.LimitReader(e.stdin, maxCaptureBytes+1))
-	} else {
-		data, err = readLimited(file)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxCaptureBytes {
-		return nil, fmt.Errorf("%s: more than %d MiB; split the capture", source, maxCaptureBytes>>20)
-	}
-	if format == "" {
-		if format, err = hwtest.Detect(data); err != nil {
-			return nil, fmt.Errorf("%s: %w", source, err)
+	if file != "" && file != "-" {
+		var f *os.File
+		if f, err = os.Open(file); err == nil {
+			defer f.Close()
+			source, r = file, interruptible{e.ctx, f}
 		}
 	}
-	gens, err := hwtest.Parse(data, format)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
-	}
-	return newCapture(source, format, gens), nil
-}
-
-// maxCaptureBytes bounds a capture read into memory.
-const maxCaptureBytes = 64 << 20
-
-func readLimited(file string) ([]byte, error) {
-	f, err := os.Open(file)
-	var data []byte
+	c := newCapture(source, format, nil)
 	if err == nil {
-		defer f.Close()
-		data, err = io.ReadAll(io.LimitReader(f, maxCaptureBytes+1))
+		c.format, err = hwtest.Read(r, format, func(g hwtest.Generation) error {
+			c.buses = append(c.buses, hwtest.Decode(g))
+			return nil
+		})
 	}
 	// Both opening and reading (a directory opens) fail with a PathError.
 	if pe, ok := errors.AsType[*os.PathError](err); ok {
 		return nil, fmt.Errorf("capture %s: %w", pe.Path, pe.Err)
 	}
-	return data, err
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	return c, nil
 }
 
 func newCapture(source string, format hwtest.Format, gens []hwtest.Generation) *capture {
@@ -177,15 +173,16 @@ func inconsistent(buses []*hwtest.Bus) int {
 	return n
 }
 
-// writeTopologyOf writes the topology of the last bus that forms a tree.
-func writeTopologyOf(buses []*hwtest.Bus, path string) error {
+// writeTopologyOf writes the topology of the last bus that forms a tree to
+// out, as YAML or, for a .json name, JSON.
+func writeTopologyOf(buses []*hwtest.Bus, out *outputFile) error {
 	for i := len(buses) - 1; i >= 0; i-- {
 		t, _, _, err := buses[i].Topology()
 		if err != nil {
 			continue
 		}
 		format := "yaml"
-		if strings.EqualFold(filepath.Ext(path), ".json") {
+		if strings.EqualFold(filepath.Ext(out.path), ".json") {
 			format = "json"
 		}
 		var b strings.Builder
@@ -196,10 +193,8 @@ func writeTopologyOf(buses []*hwtest.Bus, path string) error {
 		if err := t.Encode(&b, format); err != nil {
 			return err
 		}
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			return fmt.Errorf("--emit-topology: %w", err)
-		}
-		return nil
+		_, err = io.WriteString(out, b.String())
+		return err
 	}
 	return fmt.Errorf("--emit-topology: %w", hwtest.ErrNoTree)
 }

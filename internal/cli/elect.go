@@ -43,7 +43,7 @@ type electConfig struct {
 	compare, jsonOutput bool
 }
 
-func runElect(_ context.Context, e *env, args []string) int {
+func runElect(ctx context.Context, e *env, args []string) int {
 	var algos strings.Builder
 	for _, a := range election.Algorithms() {
 		fmt.Fprintf(&algos, "  %-19s %s\n", a.Name, a.Summary)
@@ -96,6 +96,7 @@ func runElect(_ context.Context, e *env, args []string) int {
 	if k := cfg.opts.InitiatorCount; k > len(topo.Nodes) {
 		return fs.inputError(e, fmt.Errorf("--initiators %d: want all, one or 1 to %d (the bus has %d nodes)", k, len(topo.Nodes), len(topo.Nodes)))
 	}
+	cfg.opts.Interrupt = ctx.Done()
 	if cfg.compare {
 		return cfg.runCompare(e, fs, topo, source)
 	}

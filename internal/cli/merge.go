@@ -14,14 +14,17 @@ const mergeIntro = `Usage: fwsim merge [--json] FILE...
 Combines the JSON outputs of fwsim analyze --shard K/N, every shard of one
 analysis exactly once in any order, and reports the result the unsharded
 analysis gives: the same text, or with --json the same bytes. Shards of
-different analyses (seed, topology, options, deadlines) are refused.
+different analyses (seed, topology, options, deadlines) are refused, and so
+is a file no analysis could have written (a count beyond its runs, a
+statistic its histogram does not give): the error names the file and the
+field.
 docs/timing.md shows how to run the shards as a Slurm job array or a
 Kubernetes indexed Job.
 
 Exit status: 0 every run ended ok and met every deadline; 1 some run failed or
 missed a deadline; 2 usage or input error (a bad file, a missing shard).`
 
-func runMerge(_ context.Context, e *env, args []string) int {
+func runMerge(ctx context.Context, e *env, args []string) int {
 	fs := newFlags("merge", mergeIntro,
 		"fwsim merge shard-*.json",
 		"fwsim merge --json shard-1.json shard-2.json > analysis.json",
@@ -34,7 +37,7 @@ func runMerge(_ context.Context, e *env, args []string) int {
 	}
 	parts := make([]*analysis.Summary, len(files))
 	for i, name := range files {
-		s, err := readSummaryFile(name)
+		s, err := readSummaryFile(ctx, name)
 		if err != nil {
 			return fs.inputError(e, err)
 		}
@@ -68,13 +71,13 @@ func (fs *flags) parseFiles(e *env, args []string) (files []string, code int, do
 	return args[n:], exitOK, false
 }
 
-func readSummaryFile(name string) (*analysis.Summary, error) {
+func readSummaryFile(ctx context.Context, name string) (*analysis.Summary, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, withoutPath(err))
 	}
 	defer f.Close()
-	s, err := analysis.ReadSummary(f)
+	s, err := analysis.ReadSummary(interruptible{ctx, f})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

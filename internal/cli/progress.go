@@ -10,10 +10,11 @@ import (
 // newProgress returns the progress bar's update function, or nil when
 // there is to be none; the bar clears itself when the last run is done.
 func newProgress(e *env, quiet bool) func(done, total int) {
-	if quiet || !stderrIsTerminal(e.stderr) {
+	if quiet || !stderrIsTerminal(e.stderr.w) {
 		return nil
 	}
-	bar := &progressBar{w: e.stderr}
+	bar := &progressBar{w: e.stderr.w}
+	e.stderr.bar = bar
 	return func(done, total int) {
 		bar.update(done, total)
 		if done == total {
@@ -53,9 +54,11 @@ func (b *progressBar) update(done, total int) {
 	fmt.Fprintf(b.w, "\r[%s%s] %3d%% %d/%d runs", strings.Repeat("#", filled), strings.Repeat(" ", barWidth-filled), percent, done, total)
 }
 
-// clear erases the bar, so that what follows starts on a clean line.
+// clear erases the bar, so that what follows starts on a clean line; the
+// next update draws it again.
 func (b *progressBar) clear() {
 	if b.drawn {
 		fmt.Fprintf(b.w, "\r%s\r", strings.Repeat(" ", barWidth+40))
+		b.drawn = false
 	}
 }

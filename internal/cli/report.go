@@ -64,7 +64,7 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 	if dir == "" {
 		return fs.usageError(e, "want --out DIR, the directory to write the report to")
 	}
-	r, code := s.prepare(e, fs, false)
+	r, code := s.prepare(ctx, e, fs, false)
 	if code != exitOK {
 		return code
 	}
@@ -72,18 +72,25 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 		return fs.inputError(e, fmt.Errorf("--out: %w", err))
 	}
 	// data.csv fills as the runs finish, so that a million runs need no
-	// memory for their rows.
-	dataPath := filepath.Join(dir, "data.csv")
-	data, err := os.Create(dataPath)
+	// memory for their rows. It, sweep.csv and index.html are put in place
+	// together once all are complete: a report never links a missing file,
+	// and a failed report leaves the directory as it was.
+	var files outputs
+	defer files.abort()
+	data, err := files.create("out", filepath.Join(dir, "data.csv"))
 	if err != nil {
-		return fs.inputError(e, fmt.Errorf("--out: %w", err))
+		return fs.inputError(e, err)
 	}
-	defer func() {
-		data.Close()
-		if code == exitUsage {
-			os.Remove(dataPath) // no report, so no half-written data beside it
+	var sweepCSV *outputFile
+	if r.grid != nil {
+		if sweepCSV, err = files.create("out", filepath.Join(dir, "sweep.csv")); err != nil {
+			return fs.inputError(e, err)
 		}
-	}()
+	}
+	index, err := files.create("out", filepath.Join(dir, "index.html"))
+	if err != nil {
+		return fs.inputError(e, err)
+	}
 	buffered := bufio.NewWriter(data)
 	rw := &rowPrefixer{w: buffered, atLineStart: true}
 	rows := newRunCSV(rw)
@@ -116,32 +123,26 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 		sum = r.points[0].summary
 		page.Title = "fwsim sweep of " + sum.Topology
 		page.Sections = sweepSections(r)
-		var b bytes.Buffer
-		if err := writeSweepCSV(&b, r); err != nil {
+		if err := writeSweepCSV(sweepCSV, r); err != nil {
 			return fs.inputError(e, err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "sweep.csv"), b.Bytes(), 0o644); err != nil {
-			return fs.inputError(e, fmt.Errorf("--out: %w", err))
 		}
 		page.Files = append(page.Files, report.Link{Href: "sweep.csv", Text: "sweep.csv (one row per point)"})
 	}
 	if err := rows.close(); err != nil {
-		return fs.inputError(e, fmt.Errorf("--out: %w", err))
+		return fs.inputError(e, err)
 	}
 	if err := buffered.Flush(); err != nil {
-		return fs.inputError(e, fmt.Errorf("--out: %w", err))
+		return fs.inputError(e, err)
 	}
 	page.Files = append(page.Files, report.Link{Href: "data.csv", Text: "data.csv (one row per run)"})
 	page.Meta = append(page.Meta, provenance(ctx, sum, r)...)
-	var html bytes.Buffer
-	if err := page.Write(&html); err != nil {
+	if err := page.Write(index); err != nil {
 		return fs.inputError(e, err)
 	}
-	index := filepath.Join(dir, "index.html")
-	if err := os.WriteFile(index, html.Bytes(), 0o644); err != nil {
-		return fs.inputError(e, fmt.Errorf("--out: %w", err))
+	if err := files.commit(); err != nil {
+		return fs.inputError(e, err)
 	}
-	fmt.Fprintf(e.stdout, "wrote %s\n", index)
+	fmt.Fprintf(e.stdout, "wrote %s\n", index.path)
 	if r.grid != nil {
 		return sweepVerdict(e, fs, r)
 	}
@@ -207,7 +208,7 @@ func commandLine(name string, args []string) string {
 // provenance is what produced the report, after the command line.
 func provenance(ctx context.Context, s *analysis.Summary, r *sweepRun) []report.Field {
 	var version bytes.Buffer
-	runVersion(ctx, &env{stdout: &version, stderr: io.Discard}, nil)
+	runVersion(ctx, &env{stdout: &checkedWriter{w: &version}, stderr: &messageWriter{w: io.Discard}}, nil)
 	runs := strconv.Itoa(r.cfg.Runs)
 	if r.grid != nil {
 		runs += fmt.Sprintf(" at each of %d points", r.grid.Len())

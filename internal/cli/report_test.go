@@ -130,6 +130,11 @@ func TestReportErrors(t *testing.T) {
 	code, _, stderr = runCLI(t, "report", "--out", t.TempDir(), "--param", "bogus=1")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, `unknown parameter "bogus"`)
+
+	// Once a report of that many runs summarised none of them.
+	code, _, stderr = runCLI(t, "report", "--out", t.TempDir(), "--gen", "pair", "--runs", "9223372036854775807")
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, "fwsim report: --runs 9223372036854775807: at most 9007199254740992, because the statistics count runs exactly only up to 2^53 (see 'fwsim help report')\n", stderr)
 }
 
 func TestRowPrefixer(t *testing.T) {

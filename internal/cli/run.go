@@ -27,12 +27,17 @@ exhausted budget ...); 2 usage or input error.`
 
 // runConfig is what the flags of "fwsim run" ask for.
 type runConfig struct {
-	bus        busFlags
-	jsonOutput bool
-	views      viewFiles
+	bus            busFlags
+	jsonOutput     bool
+	views          viewFiles
+	maxTraceEvents int
 }
 
-func runRun(_ context.Context, e *env, args []string) int {
+// defaultMaxTraceEvents bounds the trace behind --vcd and --trace: about
+// 150 bytes of JSON lines each, and many runs' worth of any real scenario.
+const defaultMaxTraceEvents = 1_000_000
+
+func runRun(ctx context.Context, e *env, args []string) int {
 	fs := newFlags("run", runIntro,
 		"fwsim run",
 		"fwsim run --gen pair --seed 7",
@@ -58,13 +63,18 @@ func runRun(_ context.Context, e *env, args []string) int {
 		"write the bus of every generation as Graphviz DOT to `FILE`, e.g. --dot bus.dot")
 	fs.StringVar(&cfg.views.svg, "svg", "",
 		"render the DOT to SVG in `FILE` with Graphviz's dot, which must be installed,\ne.g. --svg bus.svg")
-	fs.order(append(order, "json", "vcd", "vcd-dialect", "trace", "dot", "svg")...)
+	fs.IntVar(&cfg.maxTraceEvents, "max-trace-events", defaultMaxTraceEvents,
+		"with --vcd or --trace, stop a run whose trace passes `N` events, which it\nholds in memory, and write no file, e.g. --max-trace-events 5000000")
+	fs.order(append(order, "json", "vcd", "vcd-dialect", "trace", "max-trace-events", "dot", "svg")...)
 
 	if code, done := fs.parse(e, args); done {
 		return code
 	}
 	if err := cfg.bus.check(); err != nil {
 		return fs.usageError(e, "%v", err)
+	}
+	if cfg.maxTraceEvents < 1 {
+		return fs.usageError(e, "--max-trace-events %d: want at least 1", cfg.maxTraceEvents)
 	}
 	if fs.isSet("vcd-dialect") && cfg.views.vcd == "" {
 		return fs.usageError(e, "--vcd-dialect needs --vcd FILE")
@@ -83,17 +93,33 @@ func runRun(_ context.Context, e *env, args []string) int {
 	if err := cfg.views.open(); err != nil {
 		return fs.inputError(e, err)
 	}
-	defer cfg.views.close()
+	defer cfg.views.out.abort()
+	// A trace lives in memory until the views are written: it is bounded,
+	// and a run that passes the bound stops as if interrupted.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	full := false
 	var trace bus.Trace
 	if cfg.views.traced() {
-		opts.Observer = trace.Record
+		opts.Observer = func(ev bus.TraceEvent) {
+			if len(trace.Events) == cfg.maxTraceEvents {
+				full = true
+				stop()
+				return
+			}
+			trace.Record(ev)
+		}
 	}
+	opts.Interrupt = ctx.Done()
 	res, err := bus.Run(topo, opts)
+	if full { // whether or not the run saw the stop before it ended
+		return fs.inputError(e, fmt.Errorf("the run passed --max-trace-events %d, the bound on the trace the --vcd and --trace files are written from; no file was written: raise the bound, or lower --max-events", cfg.maxTraceEvents))
+	}
 	if err != nil {
 		return fs.inputError(e, cfg.bus.explain(topo, err))
 	}
 	if err := cfg.views.write(res, trace.Events); err != nil {
-		return fs.inputError(e, err)
+		return fs.outputError(e, err)
 	}
 	if cfg.jsonOutput {
 		if err := writeRunJSON(e.stdout, source, res); err != nil {

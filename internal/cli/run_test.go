@@ -155,7 +155,7 @@ func TestRunOutOfSpecNamesTheFlag(t *testing.T) {
 
 // runFlags are every flag of "fwsim run", which help must explain.
 var runFlags = []string{"topology", "gen", "seed", "profile", "force-root", "initiator", "policy",
-	"coin-bias", "timing", "clock", "nominal-timers", "allow-out-of-spec", "max-events", "json", "vcd", "vcd-dialect", "trace", "dot", "svg"}
+	"coin-bias", "timing", "clock", "nominal-timers", "allow-out-of-spec", "max-events", "json", "vcd", "vcd-dialect", "trace", "max-trace-events", "dot", "svg"}
 
 func TestRunHelp(t *testing.T) {
 	help, flags := flagHelp(t, "run")
@@ -543,7 +543,7 @@ func TestRunSVG(t *testing.T) {
 	t.Run("dot fails", func(t *testing.T) {
 		useDot(t, fakeDot(t, 3))
 		code, _, stderr := runCLI(t, "run", "--gen", "pair", "--svg", filepath.Join(t.TempDir(), "bus.svg"))
-		assert.Equal(t, exitUsage, code)
+		assert.Equal(t, exitOutput, code)
 		assert.Contains(t, stderr, "exit status 3: Error: fake failure\n")
 		assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
 	})
@@ -568,7 +568,7 @@ func TestRunViewFileErrors(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "run", "--vcd", good, "--dot", missing)
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, stdout)
-	assert.Equal(t, "fwsim run: --dot: open "+missing+": no such file or directory\n", stderr)
+	assert.Equal(t, "fwsim run: --dot "+missing+": the directory "+filepath.Dir(missing)+" does not exist\n", stderr)
 	assert.NoFileExists(t, good, "a file created before the error stays behind")
 
 	same := dir + "/./good.vcd"

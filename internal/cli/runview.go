@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -262,9 +260,9 @@ func (t *table) write(w io.Writer, indent string) {
 type viewFiles struct {
 	vcd, trace, dot, svg string
 	vcdOptions           bus.VCDOptions
-	files                map[string]*os.File // by flag name, once open
-	dotPath              string              // Graphviz's dot, for --svg
-	written              bool
+	out                  outputs
+	files                map[string]*outputFile // by flag name, once open
+	dotPath              string                 // Graphviz's dot, for --svg
 }
 
 // lookPath finds Graphviz's dot; tests replace it.
@@ -274,8 +272,8 @@ var lookPath = exec.LookPath
 // unless one does.
 func (v *viewFiles) traced() bool { return v.vcd != "" || v.trace != "" }
 
-// open finds dot for --svg and creates every file, so that a missing tool or
-// a bad path fails before the run; on failure it leaves no file behind.
+// open finds dot for --svg and opens every file, so that a missing tool or
+// a bad path fails before the run. Nothing is in place until commit.
 func (v *viewFiles) open() error {
 	if v.svg != "" {
 		path, err := lookPath("dot")
@@ -285,41 +283,24 @@ func (v *viewFiles) open() error {
 		}
 		v.dotPath = path
 	}
-	v.files = map[string]*os.File{}
-	flagOf := map[string]string{} // path → the flag that names it
+	v.files = map[string]*outputFile{}
 	for _, f := range []struct{ flag, path string }{{"vcd", v.vcd}, {"trace", v.trace}, {"dot", v.dot}, {"svg", v.svg}} {
 		if f.path == "" {
 			continue
 		}
-		if other, ok := flagOf[filepath.Clean(f.path)]; ok {
-			v.close()
-			return fmt.Errorf("--%s and --%s both name %s", other, f.flag, f.path)
-		}
-		flagOf[filepath.Clean(f.path)] = f.flag
-		file, err := os.Create(f.path)
+		file, err := v.out.create(f.flag, f.path)
 		if err != nil {
-			v.close()
-			return fmt.Errorf("--%s: %w", f.flag, err)
+			v.out.abort()
+			return err
 		}
 		v.files[f.flag] = file
 	}
 	return nil
 }
 
-// close closes the files, and removes them when the run did not get as far
-// as writing them.
-func (v *viewFiles) close() {
-	for _, f := range v.files {
-		f.Close()
-		if !v.written {
-			os.Remove(f.Name())
-		}
-	}
-}
-
-// write writes every view asked for.
+// write writes every view asked for and puts the files in place: all of
+// them, or, when one fails, none.
 func (v *viewFiles) write(res *bus.Result, trace []bus.TraceEvent) error {
-	v.written = true
 	views := []struct {
 		flag  string
 		write func(io.Writer) error
@@ -335,13 +316,14 @@ func (v *viewFiles) write(res *bus.Result, trace []bus.TraceEvent) error {
 			continue
 		}
 		if err := view.write(f); err != nil {
-			return fmt.Errorf("--%s %s: %w", view.flag, f.Name(), err)
-		}
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("--%s: %w", view.flag, err)
+			v.out.abort()
+			if we := (*writeError)(nil); errors.As(err, &we) {
+				return err // it names the file
+			}
+			return &writeError{fmt.Errorf("--%s %s: %w", view.flag, f.path, err)}
 		}
 	}
-	return nil
+	return v.out.commit()
 }
 
 // renderSVG pipes the DOT of res through dot -Tsvg into w.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,8 +90,9 @@ type sweepRun struct {
 }
 
 // prepare builds the grid and checks every point before anything runs: a
-// bad point is a usage error, not a failure found after an hour.
-func (s *sweepFlags) prepare(e *env, fs *flags, required bool) (*sweepRun, int) {
+// bad point is a usage error, not a failure found after an hour, and so is
+// work that would outlast --max-duration.
+func (s *sweepFlags) prepare(ctx context.Context, e *env, fs *flags, required bool) (*sweepRun, int) {
 	cfg, code := s.config(e, fs)
 	if code != exitOK {
 		return nil, code
@@ -100,6 +100,9 @@ func (s *sweepFlags) prepare(e *env, fs *flags, required bool) (*sweepRun, int) 
 	if len(s.params) == 0 {
 		if required {
 			return nil, fs.usageError(e, "want at least one --param, e.g. --param delay=0..400:20")
+		}
+		if code := s.checkDuration(ctx, e, fs, fmt.Sprintf("%d runs", cfg.Runs), cfg); code != exitOK {
+			return nil, code
 		}
 		return &sweepRun{cfg: cfg}, exitOK
 	}
@@ -114,6 +117,23 @@ func (s *sweepFlags) prepare(e *env, fs *flags, required bool) (*sweepRun, int) 
 	}
 	if err != nil {
 		return nil, fs.usageError(e, "--param: %s", strings.TrimPrefix(err.Error(), sweep.ErrBadParam.Error()+": "))
+	}
+	// The progress bar counts the runs of every point in one total: held to
+	// MaxRuns, as the runs of one analysis are, its arithmetic (done·100)
+	// stays far from overflowing.
+	if most := analysis.MaxRuns / grid.Len(); cfg.Runs > most {
+		return nil, fs.usageError(e, "--runs %d: at most %d at %d points, because a sweep counts the runs of all its points in one total, held to the 2^53 of one analysis",
+			cfg.Runs, most, grid.Len())
+	}
+	points := make([]analysis.Config, grid.Len())
+	base := s.base(cfg)
+	for i := range points {
+		points[i] = cfg
+		// Check has applied every point already.
+		points[i].Topology, points[i].Options, _ = base.Apply(grid.Point(i))
+	}
+	if code := s.checkDuration(ctx, e, fs, fmt.Sprintf("%d points × %d runs", grid.Len(), cfg.Runs), points...); code != exitOK {
+		return nil, code
 	}
 	return &sweepRun{grid: grid, cfg: cfg}, exitOK
 }
@@ -191,21 +211,19 @@ func runSweep(ctx context.Context, e *env, args []string) (code int) {
 	if csvFile != "" && jsonOutput {
 		return fs.usageError(e, "--csv and --json are mutually exclusive")
 	}
-	r, code := s.prepare(e, fs, true)
+	r, code := s.prepare(ctx, e, fs, true)
 	if code != exitOK {
 		return code
 	}
 	var out io.Writer = e.stdout
+	// The CSV replaces the table, so "-" may name standard output.
+	files := outputs{stdout: e.stdout}
+	defer files.abort()
 	if csvFile != "" {
-		f, err := os.Create(csvFile)
+		f, err := files.create("csv", csvFile)
 		if err != nil {
-			return fs.inputError(e, fmt.Errorf("--csv: %w", err))
+			return fs.inputError(e, err)
 		}
-		defer func() {
-			if err := f.Close(); err != nil && code != exitUsage {
-				code = fs.inputError(e, fmt.Errorf("--csv: %w", err))
-			}
-		}()
 		out = f
 	}
 	if err := s.run(ctx, r, s.progress(e), nil); err != nil {
@@ -219,6 +237,9 @@ func runSweep(ctx context.Context, e *env, args []string) (code int) {
 		err = writeSweepCSV(out, r)
 	default:
 		writeSweepText(out, r)
+	}
+	if err == nil {
+		err = files.commit()
 	}
 	if err != nil {
 		return fs.inputError(e, err)

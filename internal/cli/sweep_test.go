@@ -186,6 +186,11 @@ func TestSweepErrors(t *testing.T) {
 		{[]string{"--gen", "pair", "--param", "fast_min=300"}, "--param: at fast_min=300 the windows are FAST 300ns–260ns"},
 		{[]string{"--gen", "pair", "--param", "delay=1", "--csv", "x", "--json"}, "--csv and --json are mutually exclusive"},
 		{[]string{"--gen", "pair", "--param", "delay=1", "--runs", "0"}, "--runs 0: want at least 1"},
+		{[]string{"--gen", "pair", "--param", "delay=1", "--runs", "9223372036854775807"}, "--runs 9223372036854775807: at most 9007199254740992, because "},
+		// The runs of all points together are one count.
+		{[]string{"--gen", "pair", "--param", "delay=1..2:1", "--runs", "9007199254740992"},
+			"--runs 9007199254740992: at most 4503599627370496 at 2 points, because a sweep counts the runs of all its points in one total, held to the 2^53 of one analysis"},
+		{[]string{"--gen", "pair", "--param", "delay=1", "--max-duration", "-1s"}, "--max-duration -1s: want 0 (no limit) or a positive duration"},
 		// The parameter would silently override the flag.
 		{[]string{"--gen", "pair", "--param", "coin_bias=0.5", "--coin-bias", "0.2"}, "--coin-bias and --param coin_bias both set the coin's bias; give one"},
 	} {
