@@ -141,6 +141,9 @@ func loadCapture(e *env, file string, format hwtest.Format) (*capture, error) {
 	c := newCapture(source, format, nil)
 	if err == nil {
 		c.format, err = hwtest.Read(r, format, func(g hwtest.Generation) error {
+			if len(c.buses) == maxCaptureResets {
+				return fmt.Errorf("more than %d bus resets: the report keeps every one, so split the capture (e.g. with csplit at the resets)", maxCaptureResets)
+			}
 			c.buses = append(c.buses, hwtest.Decode(g))
 			return nil
 		})
@@ -154,6 +157,12 @@ func loadCapture(e *env, file string, format hwtest.Format) (*capture, error) {
 	}
 	return c, nil
 }
+
+// maxCaptureResets bounds the bus resets of one capture. The parser reads
+// in constant memory, but the report holds every decoded bus (up to about
+// 23 KB each): 10,000 of them are some 230 MB and a report no one reads
+// whole, more than any lab session records.
+const maxCaptureResets = 10_000
 
 func newCapture(source string, format hwtest.Format, gens []hwtest.Generation) *capture {
 	c := &capture{source: source, format: format}

@@ -142,3 +142,13 @@ func TestDecodeEmitTopology(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Equal(t, "fwsim decode: --emit-topology: the self-IDs do not form a tree (see the problems decode reports)\n", stderr)
 }
+
+// A capture of more bus resets than the report can sensibly hold is refused
+// with advice, not read into gigabytes.
+func TestDecodeBoundsTheResets(t *testing.T) {
+	oneNode := "0x807f8c56\n\n" // a one-node bus, then a blank line: the next reset
+	code, stdout, stderr := runCLIInput(t, strings.Repeat(oneNode, maxCaptureResets+1), "decode")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Equal(t, "fwsim decode: stdin: more than 10000 bus resets: the report keeps every one, so split the capture (e.g. with csplit at the resets)\n", stderr)
+}
