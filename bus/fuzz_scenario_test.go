@@ -156,7 +156,7 @@ func scenarioNode(n *Node, f uint32) {
 		gap := int(f>>9) & 63
 		n.GapCount = &gap
 	}
-	n.ClockPPM = float64(int8(f>>16)) * 100 / 127
+	n.ClockPPM = float64(max(int8(f>>16), -127)) * 100 / 127 // -128 would be beyond -100
 }
 
 // scenarioCable gives a cable a length (bit 0 clear) or a delay within the
