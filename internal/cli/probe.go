@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -106,10 +105,7 @@ func runProbe(ctx context.Context, e *env, args []string) int {
 		return nil
 	}
 	if watch {
-		err = p.Watch(ctx, show)
-		if errors.Is(err, context.Canceled) {
-			err = nil
-		}
+		err = p.Watch(ctx, show) // until Ctrl-C: exit 130, as every command
 	} else {
 		var s *hwtest.Snapshot
 		if s, err = p.Read(); err == nil {

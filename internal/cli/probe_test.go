@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -208,4 +209,14 @@ func TestProbeUSBWithoutTheTag(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, stdout)
 	assert.Equal(t, "fwsim probe: "+hwtest.ErrNoUSB.Error()+"\n", stderr)
+}
+
+// --watch runs until Ctrl-C, which ends it as it ends every command.
+func TestProbeWatchStopsOnInterrupt(t *testing.T) {
+	fakeSystem(t, nil)
+	code, stdout, stderr, after := runInterrupted(t, 200*time.Millisecond, strings.NewReader(""), "probe", "--watch")
+	assert.Equal(t, exitInterrupted, code, stderr)
+	assert.Contains(t, stdout, "generation 7")
+	assert.Equal(t, "fwsim probe: interrupted; no output file was written or changed\n", stderr)
+	assert.Less(t, after, time.Second)
 }
