@@ -25,7 +25,8 @@ import (
 //	timing      one word per TimingOverrides field, in order: 0 keeps the
 //	            profile's value, any other picks a value the standard
 //	            allows (scenarioTiming)
-//	per node    its fields (scenarioNode), then its uid; 0 keeps defaults
+//	per node    its fields (scenarioNode; force root on the first node
+//	            that asks), then its uid; 0 keeps defaults
 //	per cable   length_m or delay_ns within 4.5 m (scenarioCable): the
 //	            cables at power-up, then a connect event's
 //	ids         0 keeps n0, n1, …; any other draws every id from the
@@ -75,8 +76,12 @@ func scenarioFromBytes(data []byte) (*Topology, Options) {
 		}
 	}
 	scenarioTiming(topo, next)
+	forceRoot := false
 	for i := range topo.Nodes {
 		scenarioNode(&topo.Nodes[i], next())
+		// One force-root node at most, as a PHY configuration packet leaves it.
+		topo.Nodes[i].ForceRoot = topo.Nodes[i].ForceRoot && !forceRoot
+		forceRoot = forceRoot || topo.Nodes[i].ForceRoot
 		if u := next(); u != 0 {
 			// Above every default uid (index+1), and unique by the index.
 			uid := uint64(u)<<8 | uint64(i)

@@ -31,7 +31,8 @@ type generation struct {
 	treeDone     int64
 	selfIDEnd    int64
 	lastPacketNs int64
-	inflight     int // packet deliveries still scheduled
+	endNs        int64 // when close decided the outcome
+	inflight     int   // packet deliveries still scheduled
 	selfIDs      []phy.SelfID
 	cables       []int  // the cables joining the members when it began
 	links        []Link // the same, named; not kept by a Simulator, which reports no Generation
@@ -61,6 +62,41 @@ func (w *world) onState(i int, s phy.State, now int64) {
 	case phy.A0Idle:
 		w.checkComplete(n.gen)
 	}
+}
+
+// configTimeoutProblem explains node i's CONFIG_TIMEOUT in T0. On a loop it
+// is the standard's loop detection. On a tree it means the neighbours on its
+// ports that are not children had not sent PARENT_NOTIFY in time: they left
+// their reset late (a reset restarted while the others were still in theirs
+// keeps a node in R0 up to RESET_TIME longer) or wait for a subtree that
+// did, possibly held further by force root; the message names them and their
+// states.
+func (w *world) configTimeoutProblem(i int) string {
+	n := &w.nodes[i]
+	nodes, cables := 0, 0
+	for j := range w.nodes {
+		if w.comp[j] == w.comp[i] {
+			nodes++
+		}
+	}
+	for c := range w.cables {
+		if w.cables[c].connected && w.comp[w.cables[c].a.node] == w.comp[i] {
+			cables++
+		}
+	}
+	if cables >= nodes {
+		return fmt.Sprintf("%s: CONFIG_TIMEOUT in T0: the cable graph has a loop", n.cfg.id)
+	}
+	var waiting []string
+	for p, c := range n.cable {
+		if c < 0 || n.m.Ports().Status[p] == phy.PortChild {
+			continue
+		}
+		far := w.cables[c].peer(portRef{i, p})
+		waiting = append(waiting, fmt.Sprintf("%s (%s)", w.nodes[far.node].cfg.id, w.nodes[far.node].state))
+	}
+	return fmt.Sprintf("%s: CONFIG_TIMEOUT in T0 without a loop: no PARENT_NOTIFY yet from %s, whose reset ended late or whose subtree is late (a reset restarted during another, force root)",
+		n.cfg.id, strings.Join(waiting, ", "))
 }
 
 // onReset puts node i, which just entered R0, into the generation of its
@@ -194,7 +230,7 @@ func (w *world) checkComplete(g *generation) {
 }
 
 func (w *world) close(g *generation, o Outcome, problems ...string) {
-	g.done, g.outcome = true, o
+	g.done, g.outcome, g.endNs = true, o, w.k.Now()
 	g.problems = append(g.problems, problems...)
 	if w.openGen[g.comp] == g {
 		delete(w.openGen, g.comp)
@@ -324,7 +360,7 @@ func relative(t, start int64) int64 {
 // snapshot freezes a generation's outcome into its public form.
 func (w *world) snapshot(g *generation) Generation {
 	out := Generation{
-		Index: g.index, StartNs: g.startNs, Cause: g.cause, Outcome: g.outcome,
+		Index: g.index, StartNs: g.startNs, EndNs: g.endNs, Cause: g.cause, Outcome: g.outcome,
 		Problems: g.problems, SelfIDs: g.selfIDs, Tree: g.tree, Links: g.links,
 		Timing: PhaseTiming{
 			ResetEnd:   relative(g.resetEnd, g.startNs),

@@ -3,6 +3,8 @@ package bus
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/fwsim/fwsim/phy"
 )
@@ -14,12 +16,92 @@ import (
 
 // runProblems lists every way res and its trace break the invariants; none
 // for a correct run.
-func runProblems(res *Result, trace []TraceEvent) []string {
+func runProblems(topo *Topology, res *Result, trace []TraceEvent) []string {
 	var problems []string
 	for _, g := range res.Generations {
+		if g.Outcome == OutcomeConfigTimeout {
+			problems = append(problems, configTimeoutProblems(topo, g, trace)...)
+			continue
+		}
 		problems = append(problems, generationProblems(g)...)
 	}
 	return append(problems, traceProblems(trace)...)
+}
+
+// configTimeoutProblems checks a generation that ended in CONFIG_TIMEOUT on
+// a loop-free topology. That is the protocol's own outcome when the node
+// that timed out waited in T0 for neighbours that had not yet left theirs: a
+// reset restarted while the others were still in R0 ends up to RESET_TIME
+// later, and force root holds a node in T0 longer still. So when it timed
+// out, every neighbour across a port that is not the node's child must not
+// have sent PARENT_NOTIFY yet: it is in R0, R1, T0 or T1, or it entered T2
+// so recently that its PARENT_NOTIFY is still on the cable. One further on
+// would mean a lost line state. Cables a scripted disconnect removes are
+// left out: whether they were still there is not known here.
+func configTimeoutProblems(topo *Topology, g Generation, trace []TraceEvent) []string {
+	where := fmt.Sprintf("generation %d at %d ns (%s)", g.Index, g.StartNs, g.Cause)
+	if len(g.Problems) == 0 {
+		return []string{where + ": config-timeout without a problem"}
+	}
+	id, _, _ := strings.Cut(g.Problems[0], ":") // ids hold no ':'
+	byID := map[string]NodeResult{}
+	for _, n := range g.Nodes {
+		byID[n.ID] = n
+	}
+	timedOut, ok := byID[id]
+	if !ok || timedOut.State != phy.T0TreeIDStart {
+		return []string{fmt.Sprintf("%s: %q timed out, but it is not a node in T0 here: %v", where, id, g.Problems)}
+	}
+	cables := slices.Clone(topo.Cables)
+	removed := map[Cable]bool{}
+	for _, e := range topo.Events {
+		if e.Connect != nil {
+			cables = append(cables, *e.Connect)
+		}
+		if e.Disconnect != nil {
+			removed[Cable{From: e.Disconnect.From, To: e.Disconnect.To}] = true
+		}
+	}
+	var problems []string
+	for _, c := range cables {
+		if removed[Cable{From: c.From, To: c.To}] {
+			continue
+		}
+		for _, ends := range [][2]string{{c.From, c.To}, {c.To, c.From}} {
+			node, port, _ := strings.Cut(ends[0], ":")
+			peerID, _, _ := strings.Cut(ends[1], ":")
+			p, err := strconv.Atoi(port)
+			if node != id || err != nil || timedOut.Ports[p] == phy.PortChild {
+				continue
+			}
+			peer, in := byID[peerID]
+			if !in || slices.Contains([]phy.State{phy.R0ResetStart, phy.R1ResetWait, phy.T0TreeIDStart, phy.T1ChildHandshake}, peer.State) ||
+				peer.State == phy.T2ParentHandshake && g.EndNs-stateSince(trace, peerID, g.EndNs) <= inFlightNs {
+				continue
+			}
+			problems = append(problems, fmt.Sprintf("%s: %s timed out in T0 at %d ns while its neighbour on port %d, %s, was in %s: it should have sent PARENT_NOTIFY", where, id, g.EndNs, p, peerID, peer.State))
+		}
+	}
+	return problems
+}
+
+// inFlightNs bounds how long a PARENT_NOTIFY can take to reach the next PHY's
+// evaluation: the longest cable the standard allows (22.7 ns) and a clock
+// cycle of the slowest clock a scenario uses (40.7 ns), with room to spare.
+const inFlightNs = 100
+
+// stateSince is when node last changed state at or before ns, by the trace.
+func stateSince(trace []TraceEvent, node string, ns int64) int64 {
+	since := int64(-1)
+	for _, e := range trace {
+		if e.TimeNs > ns {
+			break
+		}
+		if e.Kind == TraceState && e.Node == node {
+			since = e.TimeNs
+		}
+	}
+	return since
 }
 
 // generationProblems checks one generation: it ended ok or was interrupted by

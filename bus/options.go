@@ -23,8 +23,8 @@ type Options struct {
 	AllowOutOfSpec bool
 
 	// ForceRoot names a node whose RHB is set before the first reset, as a
-	// PHY configuration packet would; "" leaves the topology's force_root
-	// settings alone.
+	// PHY configuration packet would: every other node's is cleared. ""
+	// leaves the topology's force_root settings alone.
 	ForceRoot string
 	// Initiators name the nodes that start the first reset at time 0. Empty
 	// means power-up: every PHY resets itself at once, which is also what

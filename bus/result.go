@@ -69,6 +69,10 @@ type Generation struct {
 	StartNs int64
 	Cause   string
 	Outcome Outcome
+	// EndNs is the virtual time the outcome was decided: the last self-ID's
+	// arrival (ok, inconsistent), a PHY's CONFIG_TIMEOUT, the reset that
+	// interrupted it, or the end of the run.
+	EndNs int64
 	// Problems explains a failed outcome, one finding per entry.
 	Problems []string
 	// Root is the id of the root node, "" when none was elected.

@@ -267,6 +267,7 @@ func TestLoopEndsInConfigTimeout(t *testing.T) {
 		require.Len(t, res.Generations, 1)
 		g := res.Generations[0]
 		assert.Equal(t, OutcomeConfigTimeout, g.Outcome)
+		assert.Regexp(t, `^n\d+: CONFIG_TIMEOUT in T0: the cable graph has a loop$`, g.Problems[0])
 		assert.Empty(t, g.SelfIDs)
 		assert.Equal(t, "", g.Root)
 		assert.Equal(t, int64(-1), g.Timing.TreeIDDone)
@@ -472,4 +473,80 @@ func TestBadOptionsAreErrors(t *testing.T) {
 			assert.ErrorIs(t, err, ErrInvalidOptions, name)
 		}
 	}
+}
+
+// TestConfigTimeoutWithoutALoop: CONFIG_TIMEOUT also ends a generation on a
+// tree when a node waits in T0 longer than it for both its neighbours. Here
+// both ends of the chain restart their reset just before the power-up reset
+// ends: their neighbours y1 and y2 absorb it in R1 while x, whose ports see
+// them drive IDLE, enters T0 on time and waits for them a whole RESET_TIME,
+// longer than its CONFIG_TIMEOUT (both within the standard's ranges). The
+// generation must say so, name the neighbours it waited for, and not blame a
+// loop; the 1394a watchdog then resets the bus, which initialises.
+func TestConfigTimeoutWithoutALoop(t *testing.T) {
+	topo := mustParse(t, `profile: 1394a-2000
+timing: {reset_time: 166.8us, config_timeout: 166.6us}
+nodes:
+  - {id: z1, ports: 1}
+  - {id: y1, ports: 2}
+  - {id: x, ports: 2}
+  - {id: y2, ports: 2}
+  - {id: z2, ports: 1}
+cables:
+  - {from: z1:0, to: y1:0}
+  - {from: y1:1, to: x:0}
+  - {from: x:1, to: y2:0}
+  - {from: y2:1, to: z2:0}
+events:
+  - {at: 166.7us, reset: {node: z1}}
+  - {at: 166.7us, reset: {node: z2}}
+`, "tree.yaml")
+	var tr Trace
+	res := runOK(t, topo, Options{Seed: 1, Observer: tr.Record})
+	g := res.Generations[0]
+	require.Equal(t, OutcomeConfigTimeout, g.Outcome, "%v", g.Problems)
+	require.Len(t, g.Problems, 1)
+	assert.Contains(t, g.Problems[0], "x: CONFIG_TIMEOUT in T0 without a loop")
+	assert.Contains(t, g.Problems[0], "y1 (R1), y2 (R1)")
+	assert.Empty(t, runProblems(topo, res, tr.Events))
+	last := res.Generations[len(res.Generations)-1]
+	assert.Equal(t, OutcomeOK, last.Outcome)
+	assert.Contains(t, last.Cause, "MAX_ARB_STATE_TIME")
+}
+
+// TestForceRootOptionClearsTheOthers: Options.ForceRoot acts as a PHY
+// configuration packet, which clears RHB on every other node. With equal
+// timers and RHB left on both leaves, both would hold off alike and the
+// middle node would become root.
+func TestForceRootOptionClearsTheOthers(t *testing.T) {
+	topo := mustGenerate(t, "chain:3")
+	topo.Nodes[0].ForceRoot = true
+	for seed := range uint64(20) {
+		res := runOK(t, topo, Options{Seed: seed, ForceRoot: "n2", NominalTimers: true})
+		require.Equal(t, OutcomeOK, res.Generations[0].Outcome)
+		assert.Equal(t, "n2", res.Generations[0].Root, "seed %d", seed)
+	}
+}
+
+// TestConfigTimeoutCheckCanFail: the invariant that accepts a config-timeout
+// on a tree rejects one where a neighbour had gone past T0.
+func TestConfigTimeoutCheckCanFail(t *testing.T) {
+	topo := mustGenerate(t, "chain:3")
+	g := Generation{Outcome: OutcomeConfigTimeout, EndNs: 333_000, Problems: []string{"n1: CONFIG_TIMEOUT in T0 without a loop"},
+		Nodes: []NodeResult{
+			{ID: "n0", State: phy.T2ParentHandshake, Ports: []phy.PortStatus{phy.PortNotConnected}},
+			{ID: "n1", State: phy.T0TreeIDStart, Ports: []phy.PortStatus{phy.PortNotConnected, phy.PortNotConnected}},
+			{ID: "n2", State: phy.R1ResetWait, Ports: []phy.PortStatus{phy.PortNotConnected}},
+		}}
+	// n0 entered T2 long before n1 timed out, then just before.
+	trace := []TraceEvent{{TimeNs: 300_000, Kind: TraceState, Node: "n0", ToState: phy.T2ParentHandshake}}
+	problems := configTimeoutProblems(topo, g, trace)
+	require.Len(t, problems, 1)
+	assert.Contains(t, problems[0], "port 0, n0, was in T2")
+	trace[0].TimeNs = 332_990
+	assert.Empty(t, configTimeoutProblems(topo, g, trace))
+	g.Nodes[0].State = phy.S0SelfIDStart
+	assert.Len(t, configTimeoutProblems(topo, g, trace), 1)
+	g.Nodes[0].State = phy.T1ChildHandshake
+	assert.Empty(t, configTimeoutProblems(topo, g, trace))
 }

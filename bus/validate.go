@@ -213,8 +213,18 @@ func (r *resolver) nodes() error {
 		return r.fail(ErrTooManyNodes, "nodes", "%d nodes, more than %d: phy_ID has 6 bits and 63 is the broadcast address", n, phy.MaxNodes)
 	}
 	uidOwner := map[uint64]int{}
+	forceRoot := -1
 	for i, n := range r.t.Nodes {
 		path := fmt.Sprintf("nodes[%d]", i)
+		if n.ForceRoot {
+			if forceRoot >= 0 {
+				// Two held nodes next to one PHY can keep it in T0 past its
+				// CONFIG_TIMEOUT at every reset (docs/protocol.md §4).
+				r.beyondSpec(path+".force_root", "nodes %q and %q both have force_root: a PHY configuration packet sets RHB on one node and clears it on every other", r.t.Nodes[forceRoot].ID, n.ID)
+			} else {
+				forceRoot = i
+			}
+		}
 		rn, err := r.node(n, i, path)
 		if err != nil {
 			return err

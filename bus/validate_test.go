@@ -270,8 +270,8 @@ func TestOutOfSpecListed(t *testing.T) {
 	topo := mustParse(t, `
 profile: 1394a-2000
 nodes:
-  - {id: hub, ports: 20, clock_ppm: 101}
-  - {id: b, ports: 2}
+  - {id: hub, ports: 20, clock_ppm: 101, force_root: true}
+  - {id: b, ports: 2, force_root: true}
 cables:
   - {from: "hub:19", to: "b:0", length_m: 4.6}
 events:
@@ -280,12 +280,13 @@ events:
 	err := topo.Validate(ResolveOptions{})
 	assert.ErrorIs(t, err, ErrOutOfSpec)
 	assert.Equal(t, `t.yaml:4: nodes[0].ports: node "hub" has 20 ports, more than the 16 of a 1394a-2000 PHY `+
-		`(out of spec, and 3 more out-of-spec problems)`, err.Error())
+		`(out of spec, and 4 more out-of-spec problems)`, err.Error())
 
 	rt := mustResolve(t, topo, ResolveOptions{AllowOutOfSpec: true})
 	assert.Equal(t, []string{
 		`nodes[0].ports: node "hub" has 20 ports, more than the 16 of a 1394a-2000 PHY`,
 		`nodes[0].clock_ppm: node "hub" has a clock error of 101 ppm, beyond the ±100 ppm the standard allows`,
+		`nodes[1].force_root: nodes "hub" and "b" both have force_root: a PHY configuration packet sets RHB on one node and clears it on every other`,
 		`cables[0].length_m: cable hub:19–b:0 is 4.6 m long, longer than the 4.5 m the standard allows`,
 		`events[0].connect.delay_ns: cable hub:0–b:1 has a delay of 22.8 ns, more than the 22.725 ns of a 4.5 m cable`,
 	}, rt.outOfSpec)

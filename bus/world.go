@@ -353,7 +353,7 @@ func (w *world) buildNode(i int, rn resolvedNode, clock phy.Clock) error {
 		LinkActive: rn.link,
 		Contender:  rn.contender,
 		PowerClass: rn.powerClass,
-		ForceRoot:  rn.forceRoot || i == w.forced,
+		ForceRoot:  i == w.forced || w.forced < 0 && rn.forceRoot,
 		GapCount:   rn.gapCount,
 		// A gap count in the file counts as written before power-up; 63 is
 		// what the first reset would set anyway.
@@ -635,7 +635,7 @@ func (w *world) afterStep(i int, cycle int64) {
 		}
 	}
 	if n.m.ConfigTimedOut() && n.gen != nil && !n.gen.done {
-		w.close(n.gen, OutcomeConfigTimeout, fmt.Sprintf("%s: CONFIG_TIMEOUT in T0 (a loop in the cable graph?)", n.cfg.id))
+		w.close(n.gen, OutcomeConfigTimeout, w.configTimeoutProblem(i))
 	}
 }
 

@@ -90,7 +90,7 @@ func (b *busFlags) register(fs *flags, genExample, seedHelp string) []string {
 			return nil
 		})
 	fs.StringVar(&b.opts.ForceRoot, "force-root", "",
-		"set force root (RHB) on `NODE` before the first reset, as a PHY configuration\npacket would, e.g. --force-root camera")
+		"set force root (RHB) on `NODE` before the first reset, as a PHY configuration\npacket would (every other node's RHB is cleared), e.g. --force-root camera")
 	fs.Var(&b.initiators, "initiator",
 		"`NODE` starts the first reset; repeat for several,\ne.g. --initiator pc --initiator hub (default: power-up, every PHY resets)")
 	fs.Var(b.policy, "policy",
