@@ -128,7 +128,7 @@ func appendTraceJSON(b []byte, e TraceEvent, quoted map[string][]byte) []byte {
 // lineSignals holds each line state's "(TPA,TPB)", built once.
 var lineSignals = func() (out [9]string) {
 	for l := range phy.LineState(9) {
-		out[l] = l.String()
+		out[l] = l.Signals()
 	}
 	return out
 }()

@@ -97,8 +97,19 @@ func (l LineState) TxName() string { return lineStateNames[l%9].tx }
 // RxName is the name of l as a received line state.
 func (l LineState) RxName() string { return lineStateNames[l%9].rx }
 
-// String shows the pair as "(a,b)".
-func (l LineState) String() string { return "(" + l.A().String() + "," + l.B().String() + ")" }
+// Signals shows the pair as "(a,b)", TPA first.
+func (l LineState) Signals() string { return "(" + l.A().String() + "," + l.B().String() + ")" }
+
+// String gives the standard's name and the pair, e.g. "BUS_RESET (1,1)". A
+// value alone does not say whether it was sent or received, and most pairs
+// have a different name each way, so those show both:
+// "tx PARENT_NOTIFY, rx SELF_ID_GRANT/REQUEST (0,z)".
+func (l LineState) String() string {
+	if tx, rx := l.TxName(), l.RxName(); tx != rx {
+		return "tx " + tx + ", rx " + rx + " " + l.Signals()
+	}
+	return l.TxName() + " " + l.Signals()
+}
 
 // Receive is the line state a port resolves when it transmits local and its
 // peer's transmission peer arrives: the cable crosses TPA of one end to TPB of

@@ -65,3 +65,14 @@ func TestPeerLineStateAgainstAnIdlePort(t *testing.T) {
 	_, ok = phy.PeerLineState(phy.TxChildNotify, phy.RxBusReset)
 	assert.False(t, ok)
 }
+
+func TestLineStateName(t *testing.T) {
+	for l, want := range map[phy.LineState]string{
+		phy.TxBusReset:     "BUS_RESET (1,1)",
+		phy.TxIdle:         "IDLE (z,z)",
+		phy.TxParentNotify: "tx PARENT_NOTIFY, rx SELF_ID_GRANT/REQUEST (0,z)",
+		phy.RxParentNotify: "tx REQUEST/GRANT, rx PARENT_NOTIFY (z,0)",
+	} {
+		assert.Equal(t, want, l.String(), l.Signals())
+	}
+}
