@@ -19,13 +19,18 @@
 // edges; Step drives Ports().Tx, arms at most one timer (Wake) and queues
 // self-ID packets (TakeTransmit). It runs bus reset (R0, R1), hands tree
 // identify (T0–T3) to a TreeIdentifier (package treeid), then runs self
-// identify (S0–S4) and stops in A0:
+// identify (S0–S4) and stops in A0. ExampleMachine (example_test.go; go
+// test -run ExampleMachine -v runs it) drives a leaf PHY by hand through its
+// reset into tree identify:
 //
-//	m, _ := phy.NewMachine(phy.Config{Ports: 3, Timing: p.Timing, Clock: clock, TreeID: election})
+//	m, err := phy.NewMachine(phy.Config{Ports: 2, Timing: timing, Clock: phy.IdealClock(), TreeID: election})
 //	m.Ports().Connected[0] = true
-//	m.InitiateReset(cycle, false) // R0: BUS_RESET on every connected port
+//	m.InitiateReset(0, false)        // R0: BUS_RESET on every connected port
+//	m.Ports().Rx[0] = phy.RxBusReset // the neighbour resets too
+//	now := m.Wake()                  // RESET_TIME later
+//	m.Step(now)                      // R1: IDLE
 //	m.Ports().Rx[0] = phy.RxIdle
-//	m.Step(m.Wake())              // R1, then T0 once every port is idle
+//	m.Step(now + 1)                  // T0, T1, T2: PARENT_NOTIFY
 //
 // Several transitions can happen on one clock edge; Trail lists them. A PHY
 // recognises a neighbour's BUS_RESET whatever it drives itself: it recovers

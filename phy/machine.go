@@ -20,8 +20,9 @@ type Config struct {
 	// GapCount is the gap count register before the first reset.
 	GapCount int
 	// GapCountWritten says GapCount was written by a PHY configuration
-	// packet just before the first reset, so it survives that reset (SPEC
-	// §6); otherwise the first reset sets the power-up value 63.
+	// packet just before the first reset, so it survives that reset
+	// (docs/protocol.md §9.2); otherwise the first reset sets the power-up
+	// value 63.
 	GapCountWritten bool
 	Timing          Timing
 	// Clock converts timing constants into cycle counts.
