@@ -15,10 +15,32 @@
 //	res, err := bus.Run(topo, bus.Options{Seed: 7})
 //	// err is bad input only; res.Generations[0].Outcome says how the bus fared.
 //
-// At time 0 every PHY powers up and resets (or the Options.Initiators do);
-// each scripted event then happens at its time, and every bus reset is a new
-// Generation: root, nodes in phy_ID order, self-IDs, phase times and every
-// root contention with its back-offs. A generation whose bus did not
+// At time 0 every PHY powers up and resets (or the Options.Initiators do),
+// except a node with no cable that a scripted connect plugs in later
+// (Result.AwaitingConnect): it joins the bus then, rather than initialising
+// a bus of its own first. Each scripted event then happens at its time, and
+// every bus reset is a new Generation: root, nodes in phy_ID order
+// (Generation.Node finds one), self-IDs, phase times and every root
+// contention with its back-offs. Generation.Cause says what began it, and
+// Result.CausedBy finds the generations a scripted event began.
+//
+// In Go, Node.Port and CableBetween name cable ends through the nodes, so
+// that a typo in an id is a compile error:
+//
+//	pc, camera := bus.Node{ID: "pc", Ports: 3}, bus.Node{ID: "camera", Ports: 1}
+//	topo := &bus.Topology{Nodes: []bus.Node{pc, camera},
+//		Cables: []bus.Cable{bus.CableBetween(pc.Port(0), camera.Port(0))}}
+//
+// # Time
+//
+// Durations are time.Duration in Options and in phy.Timing. A topology's
+// times (Event.At, the timing block) are Duration, a time.Duration that
+// reads and writes as text such as "2ms" in files (convert with
+// time.Duration(d)). The instants of a Result (fields ending in Ns) are
+// int64 nanoseconds since power-up, the numbers a VCD and a JSONL trace
+// show, and phase times are int64 ns after the generation's StartNs: an
+// instant is not a duration, and keeping the same integers as the views
+// lets a test compare them directly. A generation whose bus did not
 // initialise correctly says so in its Outcome and Problems; nothing is
 // smoothed over. Events may fall at any instant: a reset in tree or self
 // identify, a cable change mid-packet, a PHY configuration during a reset

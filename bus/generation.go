@@ -17,7 +17,7 @@ type generation struct {
 	comp    int
 	members []int // node indices, ascending
 	startNs int64
-	cause   string
+	cause   Cause
 	// reachedT0 counts the members that entered T0 in this generation
 	// since their last R0 entry: once all have, the bus has left its reset,
 	// and an R0 entry starts a new generation. Before, it is part of this
@@ -113,9 +113,9 @@ func (w *world) onReset(i int, now int64) {
 		cause := n.cause
 		switch {
 		case n.m.WatchdogReset():
-			cause = "reset from " + n.cfg.id + ": MAX_ARB_STATE_TIME ran out"
-		case w.initiating != i || cause == "":
-			cause = "bus reset first seen by " + n.cfg.id
+			cause = Cause{Kind: CauseWatchdog, Node: n.cfg.id, Event: -1, Text: "reset from " + n.cfg.id + ": MAX_ARB_STATE_TIME ran out"}
+		case w.initiating != i || cause.Kind == "":
+			cause = Cause{Kind: CauseSeen, Node: n.cfg.id, Event: -1, Text: "bus reset first seen by " + n.cfg.id}
 		}
 		g = w.open(w.comp[i], now, cause)
 	}
@@ -124,7 +124,7 @@ func (w *world) onReset(i int, now int64) {
 	// generation is past the reset.
 	n.leftT0()
 	if w.initiating == i {
-		n.cause = ""
+		n.cause = Cause{}
 	}
 }
 
@@ -161,7 +161,7 @@ func (w *world) join(i int, g *generation, now int64) {
 	}
 }
 
-func (w *world) open(comp int, now int64, cause string) *generation {
+func (w *world) open(comp int, now int64, cause Cause) *generation {
 	var g *generation
 	switch {
 	case !w.lean:

@@ -322,7 +322,7 @@ func TestIdleBusIsNeverStalled(t *testing.T) {
 	require.Equal(t, OutcomeOK, w.gens[0].outcome)
 	// A generation the bookkeeping opened but no reset followed: both PHYs
 	// sit in A0 with the first generation's self-IDs.
-	g := w.open(w.comp[0], w.k.Now(), "test")
+	g := w.open(w.comp[0], w.k.Now(), Cause{Kind: CauseSeen, Event: -1, Text: "test"})
 	w.closeAll(OutcomeStalled, "nothing left to happen")
 	assert.Equal(t, OutcomeInconsistent, g.outcome)
 	assert.Contains(t, strings.Join(g.problems, "\n"), "self-ID quadlets")
@@ -336,10 +336,10 @@ func TestWatchdogResetIsNamed(t *testing.T) {
 	res, problems, err := runTraced(topo, o)
 	require.NoError(t, err)
 	assert.Empty(t, problems)
-	var causes []string
+	var causes []Cause
 	for _, g := range res.Generations {
 		causes = append(causes, g.Cause)
 	}
-	assert.Contains(t, causes, "reset from n5: MAX_ARB_STATE_TIME ran out")
+	assert.Contains(t, causes, Cause{Kind: CauseWatchdog, Node: "n5", Event: -1, Text: "reset from n5: MAX_ARB_STATE_TIME ran out"})
 	assert.Equal(t, OutcomeOK, res.Generations[len(res.Generations)-1].Outcome)
 }

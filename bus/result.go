@@ -44,6 +44,10 @@ type Result struct {
 	// Initiators are the nodes that started the first reset; empty means
 	// power-up, every PHY.
 	Initiators []string
+	// AwaitingConnect lists the nodes that had no cable at power-up and
+	// that a scripted connect plugs in later: they did not power up as a
+	// bus of their own, and join a generation when plugged in.
+	AwaitingConnect []string
 	// IdealClock is set when cycle quantisation was off.
 	IdealClock bool
 	// OutOfSpec lists why the configuration is outside the standard's
@@ -60,6 +64,40 @@ type Result struct {
 	EndNs  int64
 }
 
+// CauseKind says what kind of thing began a generation.
+type CauseKind string
+
+// Cause kinds.
+const (
+	// CausePowerUp: every PHY reset itself at power-up.
+	CausePowerUp CauseKind = "power-up"
+	// CauseInitiators: the nodes of Options.Initiators reset the bus.
+	CauseInitiators CauseKind = "initiators"
+	// CauseEvent: a scripted event (Topology.Events[Cause.Event]): a
+	// connect, a disconnect or a reset.
+	CauseEvent CauseKind = "event"
+	// CauseWatchdog: Cause.Node's MAX_ARB_STATE_TIME ran out.
+	CauseWatchdog CauseKind = "watchdog"
+	// CauseSeen: a reset whose origin the bus does not know, first seen by
+	// Cause.Node.
+	CauseSeen CauseKind = "seen"
+)
+
+// Cause is what began a generation.
+type Cause struct {
+	Kind CauseKind
+	// Node is the node whose reset began the generation; "" when every PHY
+	// did (power-up) or several did (initiators).
+	Node string
+	// Event is the index of the scripted event in Topology.Events for
+	// CauseEvent, -1 otherwise.
+	Event int
+	// Text says it in words, e.g. "disconnect hub:1–camera:0 (event 1)".
+	Text string
+}
+
+func (c Cause) String() string { return c.Text }
+
 // Generation is one bus initialisation (one bus reset) of one connected bus.
 type Generation struct {
 	// Index is the position in Result.Generations.
@@ -67,7 +105,7 @@ type Generation struct {
 	// StartNs is the virtual time of the first R0 entry; Cause says what
 	// reset the bus.
 	StartNs int64
-	Cause   string
+	Cause   Cause
 	Outcome Outcome
 	// EndNs is the virtual time the outcome was decided: the last self-ID's
 	// arrival (ok, inconsistent), a PHY's CONFIG_TIMEOUT, the reset that
@@ -103,6 +141,30 @@ type PhaseTiming struct {
 	TreeIDDone int64
 	// SelfIDDone: the last node received the last self-ID packet.
 	SelfIDDone int64
+}
+
+// Node is the result of the node with id in g, and whether g holds it.
+func (g *Generation) Node(id string) (NodeResult, bool) {
+	for _, n := range g.Nodes {
+		if n.ID == id {
+			return n, true
+		}
+	}
+	return NodeResult{}, false
+}
+
+// CausedBy lists the generations that scripted event Topology.Events[event]
+// began, in order: none for a PHY configuration packet, which resets
+// nothing, or an event absorbed by a reset already under way; two when a
+// disconnect splits the bus, one per part.
+func (r *Result) CausedBy(event int) []Generation {
+	var out []Generation
+	for _, g := range r.Generations {
+		if g.Cause.Kind == CauseEvent && g.Cause.Event == event {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // NodeResult is one node at the end of a generation.

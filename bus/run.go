@@ -21,6 +21,9 @@ func Run(t *Topology, o Options) (*Result, error) {
 		IdealClock: o.IdealClock, OutOfSpec: rt.outOfSpec,
 		Events: w.k.Processed() - w.traceOnly, EndNs: w.lastActive,
 	}
+	for _, i := range w.awaiting {
+		res.AwaitingConnect = append(res.AwaitingConnect, rt.nodes[i].id)
+	}
 	for _, g := range w.gens {
 		res.Generations = append(res.Generations, g.result)
 	}

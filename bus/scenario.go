@@ -22,11 +22,11 @@ func (w *world) scenario(idx int) {
 			return
 		}
 		w.observe(TraceEvent{Kind: TraceScenario, Port: -1, Detail: desc})
-		w.cableChanged(ev.cable, desc)
+		w.cableChanged(ev.cable, idx, desc)
 	case eventDisconnect:
 		desc := fmt.Sprintf("disconnect %s (event %d)", w.cableName(w.cables[ev.cable].resolvedCable), idx)
 		w.observe(TraceEvent{Kind: TraceScenario, Port: -1, Detail: desc})
-		w.cableChanged(ev.cable, desc)
+		w.cableChanged(ev.cable, idx, desc)
 	case eventReset:
 		kind := "long"
 		if ev.short {
@@ -34,7 +34,7 @@ func (w *world) scenario(idx int) {
 		}
 		desc := fmt.Sprintf("%s reset from %s (event %d)", kind, w.nodes[ev.node].cfg.id, idx)
 		w.observe(TraceEvent{Kind: TraceScenario, Node: w.nodes[ev.node].cfg.id, Port: -1, Detail: desc})
-		w.nodes[ev.node].cause = desc
+		w.nodes[ev.node].cause = Cause{Kind: CauseEvent, Node: w.nodes[ev.node].cfg.id, Event: idx, Text: desc}
 		if ev.short {
 			for j := range w.nodes {
 				if w.comp[j] == w.comp[ev.node] {
@@ -119,12 +119,13 @@ func (w *world) sendWaitingConfigs(g *generation) {
 func (w *world) connected(idx int) {
 	desc := fmt.Sprintf("connect %s (event %d)", w.cableName(w.cables[w.topo.events[idx].cable].resolvedCable), idx)
 	w.observe(TraceEvent{Kind: TraceScenario, Port: -1, Detail: desc + ": connection detected"})
-	w.cableChanged(w.topo.events[idx].cable, desc)
+	w.cableChanged(w.topo.events[idx].cable, idx, desc)
 }
 
-// cableChanged plugs or unplugs cable c and has the PHYs at both ends
-// initiate a bus reset, as a PHY does when a port connects or disconnects.
-func (w *world) cableChanged(c int, desc string) {
+// cableChanged plugs or unplugs cable c, as scripted event idx says, and has
+// the PHYs at both ends initiate a bus reset, as a PHY does when a port
+// connects or disconnects.
+func (w *world) cableChanged(c, idx int, desc string) {
 	cs := &w.cables[c]
 	if cs.connected {
 		w.unplug(c)
@@ -139,7 +140,7 @@ func (w *world) cableChanged(c int, desc string) {
 		if g := w.nodes[end.node].gen; g != nil && !g.done {
 			w.close(g, OutcomeInterrupted, desc+" at "+fmt.Sprint(w.k.Now())+" ns")
 		}
-		w.nodes[end.node].cause = desc
+		w.nodes[end.node].cause = Cause{Kind: CauseEvent, Node: w.nodes[end.node].cfg.id, Event: idx, Text: desc}
 		w.scheduleInitiate(end.node, w.k.Now(), false)
 	}
 }

@@ -136,6 +136,22 @@ type Cable struct {
 	DelayNs *float64 `json:"delay_ns,omitempty" yaml:"delay_ns,omitempty"`
 }
 
+// Port names one port of one node, as a cable end: Port{"pc", 0} is "pc:0".
+// Built with Node.Port, it keeps the ids of a topology written in Go checked
+// by the compiler rather than by Validate.
+type Port struct {
+	Node  string
+	Index int
+}
+
+func (p Port) String() string { return p.Node + ":" + strconv.Itoa(p.Index) }
+
+// Port is port i of n.
+func (n Node) Port(i int) Port { return Port{n.ID, i} }
+
+// CableBetween is the cable from a to b, with the default length.
+func CableBetween(a, b Port) Cable { return Cable{From: a.String(), To: b.String()} }
+
 // Event is one scenario step: exactly one of Connect, Disconnect, Reset and
 // PhyConfig, happening At a time after power-up.
 type Event struct {

@@ -205,6 +205,33 @@ func timingPath(field string) string {
 	return path
 }
 
+// awaitingConnect lists the nodes with no cable at power-up that a
+// scripted connect plugs in later, ascending. Such a node models a device
+// plugged in during the run: it does not initialise a bus of its own at
+// power-up, which would be a generation of one node ahead of the real
+// bus's, shifting every index and the first generation's metrics.
+func (rt *resolvedTopology) awaitingConnect() []int {
+	cabled := make([]bool, len(rt.nodes))
+	for _, c := range rt.cables {
+		if c.connectedAtStart {
+			cabled[c.a.node], cabled[c.b.node] = true, true
+		}
+	}
+	var out []int
+	for _, ev := range rt.events {
+		if ev.kind != eventConnect {
+			continue
+		}
+		for _, end := range []portRef{rt.cables[ev.cable].a, rt.cables[ev.cable].b} {
+			if !cabled[end.node] && !slices.Contains(out, end.node) {
+				out = append(out, end.node)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 func (r *resolver) nodes() error {
 	switch n := len(r.t.Nodes); {
 	case n == 0:

@@ -146,7 +146,7 @@ func TestViewsOfUnusualIDs(t *testing.T) {
 // (a cause set by hand, as no node id holds them) read back as written.
 func TestDOTLabelEscapes(t *testing.T) {
 	cause := `a "quoted" \ cause` + "\non two lines"
-	res := &bus.Result{Generations: []bus.Generation{{Cause: cause, Outcome: bus.OutcomeStalled}}}
+	res := &bus.Result{Generations: []bus.Generation{{Cause: bus.Cause{Text: cause}, Outcome: bus.OutcomeStalled}}}
 	var buf bytes.Buffer
 	require.NoError(t, bus.WriteDOT(&buf, res))
 	g, err := parseDOT(buf.Bytes())

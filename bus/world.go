@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,9 +75,9 @@ type node struct {
 	evaluated int64
 	state     phy.State
 	gen       *generation
-	reachedT0 bool   // entered T0 in gen
-	s0At      int64  // when this node last entered S0
-	cause     string // why this node's next initiated reset happens
+	reachedT0 bool  // entered T0 in gen
+	s0At      int64 // when this node last entered S0
+	cause     Cause // why this node's next initiated reset happens; Kind "" if unknown
 }
 
 type cableState struct {
@@ -120,9 +121,12 @@ type world struct {
 	// waitingConfigs are scripted PHY configuration packets, by event,
 	// waiting for their sender's bus to become idle.
 	waitingConfigs []int
-	initiators     []int  // the nodes that start the first reset
-	cause          string // why they do
-	forced         int    // the node Options.ForceRoot names, -1 if none
+	initiators     []int // the nodes that start the first reset
+	// awaiting are the nodes a scripted connect plugs in later that have no
+	// cable at power-up: they stay out of every generation until then.
+	awaiting []int
+	cause    Cause // why they do
+	forced   int   // the node Options.ForceRoot names, -1 if none
 	// rebuild says the PHYs must be built afresh before the next run: they
 	// are new, or the last run may have left registers or states that a
 	// reset does not clear (see reusable).
@@ -163,13 +167,19 @@ func newWorld(rt *resolvedTopology, o Options) (*world, error) {
 			return nil, fmt.Errorf("%w: force root: unknown node %q", ErrInvalidOptions, o.ForceRoot)
 		}
 	}
-	w.cause = "power-up: every PHY resets"
+	w.cause = Cause{Kind: CausePowerUp, Event: -1, Text: "power-up: every PHY resets"}
 	if len(o.Initiators) == 0 {
+		w.awaiting = rt.awaitingConnect()
 		for i := range rt.nodes {
-			w.initiators = append(w.initiators, i)
+			if !slices.Contains(w.awaiting, i) {
+				w.initiators = append(w.initiators, i)
+			}
 		}
 	} else {
-		w.cause = "reset from " + strings.Join(o.Initiators, ", ")
+		w.cause = Cause{Kind: CauseInitiators, Event: -1, Text: "reset from " + strings.Join(o.Initiators, ", ")}
+		if len(o.Initiators) == 1 {
+			w.cause.Node = o.Initiators[0]
+		}
 		for _, id := range o.Initiators {
 			i := rt.nodeIndex(id)
 			if i < 0 {
@@ -321,7 +331,7 @@ func (n *node) resetWires() {
 	clear(n.busyUntil)
 	n.pendingStep, n.pendingTimer, n.evaluated = phy.NoWake, phy.NoWake, -1
 	n.state = phy.A0Idle
-	n.gen, n.reachedT0, n.s0At, n.cause = nil, false, -1, ""
+	n.gen, n.reachedT0, n.s0At, n.cause = nil, false, -1, Cause{}
 }
 
 func (w *world) buildNode(i int, rn resolvedNode, clock phy.Clock) error {

@@ -111,7 +111,7 @@ func writeRunJSON(w io.Writer, source string, res *bus.Result) error {
 	}
 	for _, g := range res.Generations {
 		out.Generations = append(out.Generations, indexedGenerationJSON{
-			Index: g.Index, StartNs: g.StartNs, Cause: g.Cause, generationJSON: newGenerationJSON(&g),
+			Index: g.Index, StartNs: g.StartNs, Cause: g.Cause.String(), generationJSON: newGenerationJSON(&g),
 		})
 	}
 	if len(out.Generations) > 0 {
