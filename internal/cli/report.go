@@ -281,18 +281,20 @@ func cdfOf(s *analysis.Summary, name string) report.CDF {
 	return c
 }
 
+// statsTable has a row per metric, every value of a row in the unit its
+// unit column names.
 func statsTable(s *analysis.Summary) report.Table {
-	t := report.Table{Caption: "Metrics", Header: []string{"metric", "n", "not reached", "mean", "std", "min", "p50", "p90", "p99", "p99.9", "max", "95% CI of the mean"}}
+	t := report.Table{Caption: "Metrics", Header: []string{"metric", "unit", "n", "not reached", "mean", "std", "min", "p50", "p90", "p99", "p99.9", "max", "95% CI of the mean"}}
 	for _, name := range analysis.MetricNames {
-		m, unit := s.Metrics[name], metricUnit(name)
-		row := []string{name, strconv.FormatInt(m.N, 10), strconv.FormatInt(m.Missing, 10)}
+		m := s.Metrics[name]
+		row := []string{name, "", strconv.FormatInt(m.N, 10), strconv.FormatInt(m.Missing, 10)}
 		if m.N == 0 {
 			t.Rows = append(t.Rows, append(row, "–", "–", "–", "–", "–", "–", "–", "–", "–"))
 			continue
 		}
-		v := func(x float64) string { return report.FormatValue(x, unit) }
-		t.Rows = append(t.Rows, append(row, v(m.Mean), v(m.Std), v(m.Min), v(m.P50), v(m.P90), v(m.P99), v(m.P999), v(m.Max),
-			"["+v(m.CI95[0])+", "+v(m.CI95[1])+"]"))
+		unit, v := report.FormatColumn([]float64{m.Mean, m.Std, m.Min, m.P50, m.P90, m.P99, m.P999, m.Max, m.CI95[0], m.CI95[1]}, metricUnit(name))
+		row[1] = unit
+		t.Rows = append(t.Rows, append(row, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], "["+v[8]+", "+v[9]+"]"))
 	}
 	return t
 }
@@ -398,27 +400,57 @@ func (r *sweepRun) series(band string, value func(p gridPoint) report.Point) []r
 }
 
 func (r *sweepRun) pointTable() report.Table {
-	t := report.Table{}
-	for _, p := range r.grid.Params {
-		t.Header = append(t.Header, p.Name)
+	// Each column holds one unit, named in its header.
+	var columns [][]string
+	var headers []string
+	header := func(name, unit string) string {
+		if unit != "" {
+			return name + " (" + unit + ")"
+		}
+		return name
 	}
-	t.Header = append(t.Header, "cable delay", "2·delay < FAST.min", "2·delay + FAST.max < SLOW.min", "runs", "failed",
-		"mean rounds", "mean contention", "mean self-ID done")
-	for _, p := range r.points {
-		var row []string
-		for i, v := range p.point.Values {
-			row = append(row, report.FormatValue(v, r.grid.Params[i].Unit))
+	column := func(name, unit string, value func(p gridPoint) float64) {
+		values := make([]float64, len(r.points))
+		for i, p := range r.points {
+			values[i] = value(p)
 		}
-		c, s := p.conditions, p.summary
-		mean := func(name string) string {
-			m := s.Metrics[name]
-			if m.N == 0 {
-				return "–"
+		label, cells := report.FormatColumn(values, unit)
+		columns = append(columns, cells)
+		headers = append(headers, header(name, label))
+	}
+	text := func(name string, value func(p gridPoint) string) {
+		cells := make([]string, len(r.points))
+		for i, p := range r.points {
+			cells[i] = value(p)
+		}
+		columns = append(columns, cells)
+		headers = append(headers, name)
+	}
+	mean := func(name string) func(p gridPoint) float64 {
+		return func(p gridPoint) float64 {
+			if m := p.summary.Metrics[name]; m.N > 0 {
+				return m.Mean
 			}
-			return report.FormatValue(m.Mean, metricUnit(name))
+			return math.NaN()
 		}
-		row = append(row, report.FormatValue(float64(c.DelayNs), "ns"), holdsText(c.RoundTrip), holdsText(c.Separation),
-			strconv.Itoa(s.Runs), failureText(s), mean(analysis.ContentionRounds), mean(analysis.Contention), mean(analysis.SelfID))
+	}
+	for i, param := range r.grid.Params {
+		column(param.Name, param.Unit, func(p gridPoint) float64 { return p.point.Values[i] })
+	}
+	column("cable delay", "ns", func(p gridPoint) float64 { return float64(p.conditions.DelayNs) })
+	text("2·delay < FAST.min", func(p gridPoint) string { return holdsText(p.conditions.RoundTrip) })
+	text("2·delay + FAST.max < SLOW.min", func(p gridPoint) string { return holdsText(p.conditions.Separation) })
+	text("runs", func(p gridPoint) string { return strconv.Itoa(p.summary.Runs) })
+	text("failed", func(p gridPoint) string { return failureText(p.summary) })
+	column("mean rounds", "", mean(analysis.ContentionRounds))
+	column("mean contention", "ns", mean(analysis.Contention))
+	column("mean self-ID done", "ns", mean(analysis.SelfID))
+	t := report.Table{Header: headers}
+	for i := range r.points {
+		row := make([]string, len(columns))
+		for c := range columns {
+			row[c] = columns[c][i]
+		}
 		t.Rows = append(t.Rows, row)
 	}
 	return t

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 )
 
 // Deadline is a time a CDF plot marks, with the estimated probability P that
@@ -56,14 +57,24 @@ func (p CDF) SVG() SVG {
 	if !slices.IsSortedFunc(steps, byValue) { // a histogram comes sorted
 		slices.SortFunc(steps, byValue)
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
+	var lo, hi float64
 	if len(steps) > 0 {
 		lo, hi = steps[0].v, steps[len(steps)-1].v
+	} else if len(p.Deadlines) > 0 {
+		lo, hi = p.Deadlines[0].X, p.Deadlines[0].X
 	}
-	for _, d := range p.Deadlines {
-		lo, hi = math.Min(lo, d.X), math.Max(hi, d.X)
+	// The axis spans the data, and each deadline that keeps the data at
+	// least a quarter of its width: one far away (a 1 µs deadline on a
+	// 170 µs metric) would squash the curve into a vertical line, so it is
+	// only listed, as off the axis.
+	onAxis := make([]bool, len(p.Deadlines))
+	for i, d := range p.Deadlines {
+		l, h := math.Min(lo, d.X), math.Max(hi, d.X)
+		if len(steps) == 0 || (hi-lo) >= (h-l)/4 {
+			lo, hi, onAxis[i] = l, h, true
+		}
 	}
-	if math.IsInf(lo, 0) {
+	if len(steps) == 0 && len(p.Deadlines) == 0 {
 		lo, hi = 0, 1
 	}
 	x := newAxis(lo, hi, p.Unit, p.XLabel, plotLeft, plotRight, maxXTicks)
@@ -88,19 +99,27 @@ func (p CDF) SVG() SVG {
 	pts = append(pts, [2]float64{plotRight, y.scale.at(float64(below) / float64(total))})
 	c.path(pts, `fill="none" stroke="`+palette[0]+`" stroke-width="1.5"`)
 
+	// Each deadline on the axis is a dashed line with a dot at its
+	// probability, numbered above the plot; the legend below says what each
+	// number means, so no label sits on the curve.
+	var legend []legendEntry
 	for i, d := range p.Deadlines {
+		text := fmt.Sprintf("%d: ≤ %s: P = %s [%s, %s]", i+1, FormatValue(d.X, p.Unit), formatP(d.P), formatP(d.Lo), formatP(d.Hi))
+		if !onAxis[i] {
+			side := "right"
+			if d.X < lo {
+				side = "left"
+			}
+			legend = append(legend, legendEntry{text: text + " (off the axis, to the " + side + ")"})
+			continue
+		}
 		px := x.scale.at(d.X)
 		c.line(px, plotTop, px, plotBottom, dashed(deadlineColour))
 		fmt.Fprintf(&c.b, `<circle cx="%s" cy="%s" r="3.5" fill="%s"/>`+"\n", num(px), num(y.scale.at(d.P)), deadlineColour)
-		// Labels stack down from the top so that close deadlines stay
-		// readable; past the middle they read leftwards.
-		anchor, dx := "start", 4.0
-		if px > (plotLeft+plotRight)/2 {
-			anchor, dx = "end", -4
-		}
-		c.text(px+dx, float64(plotTop+14+i*lineHeight), anchor, "note",
-			fmt.Sprintf("≤ %s: P = %s [%s, %s]", FormatValue(d.X, p.Unit), formatP(d.P), formatP(d.Lo), formatP(d.Hi)))
+		c.text(px, plotTop-4, "middle", "note", strconv.Itoa(i+1))
+		legend = append(legend, legendEntry{colour: deadlineColour, dashed: true, text: text})
 	}
+	c.legend(legend)
 	return c.done()
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -184,4 +185,80 @@ func BenchmarkCDF(b *testing.B) {
 	for b.Loop() {
 		_ = p.SVG()
 	}
+}
+
+// svgText is one <text> element: its anchor point and content.
+type svgText struct {
+	x, y float64
+	s    string
+}
+
+var textElement = regexp.MustCompile(`<text x="([-0-9.]+)" y="([-0-9.]+)"[^>]*>([^<]*)</text>`)
+
+func texts(svg string) []svgText {
+	var out []svgText
+	for _, m := range textElement.FindAllStringSubmatch(svg, -1) {
+		x, y := mustFloat(m[1]), mustFloat(m[2])
+		out = append(out, svgText{x, y, m[3]})
+	}
+	return out
+}
+
+func mustFloat(s string) float64 {
+	var v float64
+	if _, err := fmt.Sscan(s, &v); err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestCDFZoomsToItsData: a metric between 169 and 178 µs is drawn on an
+// axis around those values, with a deadline nearby in view, not from 0
+// because of a 1 µs deadline meant for another metric.
+func TestCDFZoomsToItsData(t *testing.T) {
+	c := CDF{Title: "t", XLabel: "x", Unit: "ns", Deadlines: []Deadline{{X: 1000}, {X: 2000}, {X: 185000, P: 1}}}
+	for v := 169000.0; v <= 178000; v += 250 {
+		c.Values = append(c.Values, v)
+	}
+	svg := c.SVG().String()
+	var ticks []float64
+	for _, tx := range texts(svg) {
+		if tx.y == plotBottom+18 {
+			ticks = append(ticks, mustFloat(tx.s))
+		}
+	}
+	require.NotEmpty(t, ticks)
+	assert.GreaterOrEqual(t, ticks[0], 160.0, "ticks %v (µs)", ticks)
+	assert.LessOrEqual(t, ticks[len(ticks)-1], 190.0, "ticks %v (µs)", ticks)
+	assert.Contains(t, svg, "(µs)")
+	assert.Equal(t, 1, strings.Count(svg, "<circle"), "one deadline drawn in the plot, the 185 µs one")
+	assert.Contains(t, svg, "1: ≤ 1 µs: P = 0.0000 [0.0000, 0.0000] (off the axis, to the left)")
+	assert.Contains(t, svg, "3: ≤ 185 µs: P = 1.0000")
+}
+
+// TestLabelsStayOffTheCurves: no text of a CDF or a line plot is inside the
+// plot area, where the curves, bands and marks are.
+func TestLabelsStayOffTheCurves(t *testing.T) {
+	cdf := CDF{Title: "t", XLabel: "x", Unit: "ns", Values: []float64{100, 200, 300, 400}, Deadlines: []Deadline{{X: 150, P: 0.3}, {X: 390, P: 0.8}}}
+	lines := Lines{Title: "t", XLabel: "x", YLabel: "y",
+		Series: []Series{{Name: "mean", Points: []Point{{X: 0, Y: 1, Lo: 0.5, Hi: 1.5}, {X: 1, Y: 2, Lo: 1.5, Hi: 2.5, Violated: true}}}},
+		Marks:  []Mark{{X: 0.5, Label: "threshold"}}}
+	for name, svg := range map[string]string{"cdf": cdf.SVG().String(), "lines": lines.SVG().String()} {
+		all := texts(svg)
+		require.NotEmpty(t, all)
+		for _, tx := range all {
+			inside := tx.x > plotLeft && tx.x < plotRight && tx.y > plotTop && tx.y < plotBottom
+			assert.False(t, inside, "%s: %q at (%v, %v) is inside the plot area", name, tx.s, tx.x, tx.y)
+		}
+	}
+}
+
+// TestPlotsScaleWithThePage: a plot has proportions, not a size: it fills
+// the width it is given.
+func TestPlotsScaleWithThePage(t *testing.T) {
+	svg := CDF{Title: "t", Values: []float64{1, 2}}.SVG().String()
+	head := svg[:strings.Index(svg, ">")]
+	assert.Contains(t, head, `width="100%"`)
+	assert.Contains(t, head, `viewBox="0 0 640 `)
+	assert.NotContains(t, head, `height="`)
 }

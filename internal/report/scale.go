@@ -122,3 +122,33 @@ type linear struct{ d0, d1, p0, p1 float64 }
 func (s linear) at(v float64) float64 {
 	return s.p0 + (v-s.d0)/(s.d1-s.d0)*(s.p1-s.p0)
 }
+
+// FormatColumn writes values of unit for one table column (or row) in a
+// single unit, the one an axis over them would use, with the same number of
+// decimals: a time in ns to the nanosecond, anything else to about five
+// significant digits of the largest. label names the unit ("µs"; unit itself if it is not a
+// time in ns); NaN values are "–".
+func FormatColumn(values []float64, unit string) (label string, cells []string) {
+	maxAbs := 0.0
+	for _, v := range values {
+		if !math.IsNaN(v) {
+			maxAbs = math.Max(maxAbs, math.Abs(v))
+		}
+	}
+	divisor, label := unitScale(unit, maxAbs)
+	decimals := 0
+	switch {
+	case unit == "ns":
+		decimals = int(math.Round(math.Log10(divisor))) // to the nanosecond
+	case maxAbs > 0:
+		decimals = max(0, 4-int(math.Floor(math.Log10(maxAbs))))
+	}
+	for _, v := range values {
+		if math.IsNaN(v) {
+			cells = append(cells, "–")
+			continue
+		}
+		cells = append(cells, formatNumber(v/divisor, decimals))
+	}
+	return label, cells
+}

@@ -97,3 +97,21 @@ func TestUnitScaleAndLabels(t *testing.T) {
 	assert.Equal(t, "–", FormatValue(math.NaN(), "ns"))
 	assert.Equal(t, "0.0", formatNumber(-0.01, 1), "no negative zero")
 }
+
+func TestFormatColumn(t *testing.T) {
+	for _, c := range []struct {
+		values []float64
+		unit   string
+		label  string
+		cells  []string
+	}{
+		{[]float64{169234, 590, math.NaN()}, "ns", "µs", []string{"169.234", "0.590", "–"}},
+		{[]float64{2990.6, 250}, "ns", "µs", []string{"2.991", "0.250"}},
+		{[]float64{590, 12}, "ns", "ns", []string{"590", "12"}},
+		{[]float64{1.25, 0.5}, "", "", []string{"1.2500", "0.5000"}},
+	} {
+		label, cells := FormatColumn(c.values, c.unit)
+		assert.Equal(t, c.label, label, "%v", c.values)
+		assert.Equal(t, c.cells, cells, "%v", c.values)
+	}
+}

@@ -16,8 +16,11 @@ type SVG struct{ markup string }
 // String returns the SVG document.
 func (s SVG) String() string { return s.markup }
 
-// Plot geometry in px. Every plot has the same size, so that a report's
-// figures line up.
+// Plot geometry in px, in the SVG's own coordinates: a page scales every
+// plot to its width (viewBox, width 100%), so these fix the proportions and
+// the text size relative to the plot, not its size on screen. Every plot
+// area has the same size, so that a report's figures line up; legends go
+// below it, never over the data, and make the plot taller.
 const (
 	width        = 640
 	height       = 360
@@ -42,8 +45,13 @@ const (
 	deadlineColour  = "#555555"
 )
 
-// canvas writes one SVG document.
-type canvas struct{ b strings.Builder }
+// canvas writes one SVG document: the plot area, then a legend of any
+// length below it.
+type canvas struct {
+	title   string
+	b       strings.Builder
+	legends int // lines of legend below the axis title
+}
 
 // style is shared by every plot; the fonts are generic families so that
 // nothing has to be fetched.
@@ -52,18 +60,25 @@ const style = `text{font-family:sans-serif;font-size:11px;fill:#222}` +
 	`.note{font-size:10px}`
 
 func newCanvas(title string) *canvas {
-	c := &canvas{}
-	fmt.Fprintf(&c.b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`+"\n",
-		width, height, width, height, esc(title))
-	fmt.Fprintf(&c.b, "<title>%s</title>\n<style>%s</style>\n", esc(title), style)
-	fmt.Fprintf(&c.b, `<rect width="%d" height="%d" fill="#fff"/>`+"\n", width, height)
+	c := &canvas{title: title}
 	c.text(width/2, 24, "middle", "title", title)
 	return c
 }
 
+// done wraps the drawing in its SVG element, now that its height is known.
 func (c *canvas) done() SVG {
-	c.b.WriteString("</svg>\n")
-	return SVG{c.b.String()}
+	h := height
+	if c.legends > 0 {
+		h += c.legends*lineHeight + 6
+	}
+	var doc strings.Builder
+	fmt.Fprintf(&doc, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="100%%" style="max-width:%dpx;height:auto" role="img" aria-label="%s">`+"\n",
+		width, h, 3*width/2, esc(c.title))
+	fmt.Fprintf(&doc, "<title>%s</title>\n<style>%s</style>\n", esc(c.title), style)
+	fmt.Fprintf(&doc, `<rect width="%d" height="%d" fill="#fff"/>`+"\n", width, h)
+	doc.WriteString(c.b.String())
+	doc.WriteString("</svg>\n")
+	return SVG{doc.String()}
 }
 
 func esc(s string) string { return html.EscapeString(s) }
@@ -183,22 +198,15 @@ type legendEntry struct {
 	text   string
 }
 
-// legend draws entries in the top-left corner of the plot area.
+// legend draws entries below the axis title, one per line, so that no
+// label covers a curve whatever the data.
 func (c *canvas) legend(entries []legendEntry) {
-	if len(entries) == 0 {
-		return
-	}
-	// A translucent backing keeps the text readable over the data.
-	wide := 0
 	for _, e := range entries {
-		wide = max(wide, len([]rune(e.text)))
-	}
-	fmt.Fprintf(&c.b, `<rect x="%d" y="%d" width="%d" height="%d" fill="#fff" fill-opacity="0.8"/>`+"\n",
-		plotLeft+4, plotTop+4, 32+wide*6, len(entries)*lineHeight+6)
-	for i, e := range entries {
-		y := float64(plotTop + 14 + i*lineHeight)
-		x := float64(plotLeft + 10)
+		y := float64(height + 4 + c.legends*lineHeight)
+		c.legends++
+		x := float64(plotLeft)
 		switch {
+		case e.colour == "" && !e.cross: // text only
 		case e.cross:
 			c.cross(x+8, y-4)
 		case e.dashed:
