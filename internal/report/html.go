@@ -51,11 +51,11 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <title>{{.Title}}</title>
 <style>
 body{font-family:sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
-table{border-collapse:collapse;margin:0.5rem 0 1.5rem}
+table{border-collapse:collapse;margin:0.5rem 0 1.5rem;display:block;max-width:100%;overflow-x:auto}
 th,td{border:1px solid #ccc;padding:0.2rem 0.5rem;text-align:right}
 th:first-child,td:first-child{text-align:left}
 caption{text-align:left;font-weight:bold;padding:0.3rem 0}
-code{font-size:0.9em}
+code{font-size:0.9em;overflow-wrap:anywhere}
 figure{margin:0.5rem 0}
 </style>
 </head>
