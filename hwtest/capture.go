@@ -442,6 +442,7 @@ func detect(in *lineReader) (Format, error) {
 	var dump []textLine // the hex dump's lines so far
 	var first []uint32  // its first quadlets, up to a map header's
 	var notDump error   // why the first line of other text is no dump line
+	sawQuadlets := false
 	var scratch []uint32
 	decide := func() Format {
 		in.back = dump
@@ -462,6 +463,7 @@ func detect(in *lineReader) (Format, error) {
 				}
 			}
 		}
+		sawQuadlets = sawQuadlets || err == nil && len(qs) > 0
 		switch {
 		case err == nil && len(qs) == 0:
 			// Raw reads a blank line as the end of a bus reset, one of a
@@ -491,6 +493,10 @@ func detect(in *lineReader) (Format, error) {
 	switch {
 	case len(dump) > 0:
 		return decide(), nil
+	case notDump != nil && !sawQuadlets:
+		// Ordinary text, such as the kernel log of a machine without
+		// FireWire: say so, not why its first line is no hex dump.
+		return "", &ParseError{Field: "format", Reason: "no self-IDs in this input: no line of a capture format fwsim reads (" + formatNames() + ") and no hex quadlets"}
 	case notDump != nil:
 		return "", &ParseError{Field: "format", Reason: "not a capture fwsim can read (formats: " + formatNames() + "); " + notDump.Error()}
 	}

@@ -169,9 +169,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch {
 	case len(args) == 0:
 		writeUsage(e.stderr)
-	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help":
+	case isHelpFlag(args[0]):
 		writeUsage(e.stdout)
 		code = exitOK
+	case args[0] == "-v" || args[0] == "-version" || args[0] == "--version":
+		name, code = "fwsim version", runVersion(ctx, e, args[1:])
 	default:
 		c, ok := lookup(args[0])
 		if !ok {
@@ -186,6 +188,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	return code
 }
+
+// isHelpFlag reports whether arg asks for help, as -h does to every command.
+func isHelpFlag(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
 
 // interrupted reports whether err says the command was interrupted: its
 // context ended (SIGINT), or a run that watched the context stopped.
@@ -218,7 +223,8 @@ Commands:
 		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
 	}
 	fmt.Fprint(w, `
-Run 'fwsim help <command>' (or 'fwsim <command> -h') for its flags and examples.
+Run 'fwsim help <command>' (or 'fwsim <command> -h') for its flags and examples;
+'fwsim --version' (or -v) prints the version, as 'fwsim version' does.
 Exit status: 0 success, 1 the run completed but its outcome is a failure,
 2 usage or input error, 3 an output could not be written, 130 interrupted.
 `)
@@ -230,7 +236,7 @@ func runHelp(ctx context.Context, e *env, args []string) int {
 		writeUsage(e.stdout)
 		return exitOK
 	case 1:
-		if args[0] == "help" {
+		if args[0] == "help" || isHelpFlag(args[0]) {
 			fmt.Fprint(e.stdout, "Usage: fwsim help [command]\n\nExplains a command and its flags; without one, lists the commands.\n\nExample:\n  fwsim help run\n")
 			return exitOK
 		}

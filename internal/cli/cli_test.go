@@ -175,11 +175,9 @@ func TestHelpOfEveryCommand(t *testing.T) {
 		for _, line := range strings.Split(help, "\n") {
 			assert.LessOrEqual(t, len([]rune(line)), 100, "%s: help line too long: %q", c.name, line)
 		}
-		if c.name != "help" {
-			code, again, _ := runCLI(t, c.name, "-h")
-			assert.Equal(t, exitOK, code, c.name)
-			assert.Equal(t, help, again, c.name)
-		}
+		code, again, _ := runCLI(t, c.name, "-h") // "help -h" explains help too
+		assert.Equal(t, exitOK, code, c.name)
+		assert.Equal(t, help, again, c.name)
 	}
 }
 
@@ -208,6 +206,12 @@ func TestVersion(t *testing.T) {
 	assert.Equal(t, exitOK, code)
 	assert.Empty(t, stderr)
 	assert.Regexp(t, `^fwsim (\(devel\)|v\S+)( go\S+)?\n$`, stdout)
+	for _, flag := range []string{"--version", "-version", "-v"} {
+		code, again, stderr := runCLI(t, flag)
+		assert.Equal(t, exitOK, code, flag)
+		assert.Empty(t, stderr, flag)
+		assert.Equal(t, stdout, again, flag)
+	}
 
 	code, stdout, stderr = runCLI(t, "version", "extra")
 	assert.Equal(t, exitUsage, code)

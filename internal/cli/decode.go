@@ -67,12 +67,16 @@ func runDecode(_ context.Context, e *env, args []string) int {
 		return fs.inputError(e, err)
 	}
 	if emit != nil {
-		if err := writeTopologyOf(c.buses, emit); err != nil {
+		gen, nodes, err := writeTopologyOf(c.buses, emit)
+		if err != nil {
 			return fs.inputError(e, err)
 		}
 		if err := files.commit(); err != nil {
 			return fs.inputError(e, err)
 		}
+		// On stderr: stdout holds the report, perhaps JSON.
+		fmt.Fprintf(e.stderr, "fwsim decode: wrote %s: the bus of generation %d (%d node%s); run it with fwsim run --topology %s\n",
+			emit.path, gen, nodes, plural(nodes), emit.path)
 	}
 	return reportCapture(e, fs, c, jsonOutput)
 }
@@ -183,8 +187,9 @@ func inconsistent(buses []*hwtest.Bus) int {
 }
 
 // writeTopologyOf writes the topology of the last bus that forms a tree to
-// out, as YAML or, for a .json name, JSON.
-func writeTopologyOf(buses []*hwtest.Bus, out *outputFile) error {
+// out, as YAML or, for a .json name, JSON, and says which generation (from
+// 1) and how many nodes.
+func writeTopologyOf(buses []*hwtest.Bus, out *outputFile) (generation, nodes int, err error) {
 	for i := len(buses) - 1; i >= 0; i-- {
 		t, _, _, err := buses[i].Topology()
 		if err != nil {
@@ -200,12 +205,12 @@ func writeTopologyOf(buses []*hwtest.Bus, out *outputFile) error {
 			b.WriteString("# Node ids are phy_IDs; cable lengths are unknown (4.5 m assumed).\n")
 		}
 		if err := t.Encode(&b, format); err != nil {
-			return err
+			return 0, 0, err
 		}
 		_, err = io.WriteString(out, b.String())
-		return err
+		return i + 1, len(t.Nodes), err
 	}
-	return fmt.Errorf("--emit-topology: %w", hwtest.ErrNoTree)
+	return 0, 0, fmt.Errorf("--emit-topology: %w", hwtest.ErrNoTree)
 }
 
 // writeDecodeText writes the human report of a decoded capture.

@@ -85,6 +85,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"unreadable", "807f0080 xyz\n", []string{"decode", "--format", "raw"},
 			`fwsim decode: stdin: raw line 1: quadlet: "xyz" is not a hex quadlet (want 1 to 8 hex digits, 0x optional)`},
 		{"not a capture", "hello\n", []string{"decode"},
+			`fwsim decode: stdin: format: no self-IDs in this input: no line of a capture format fwsim reads (firewire-ohci, tracepoint, ieee1394, firebug, topology-map, raw) and no hex quadlets`},
+		{"text, then quadlets", "hello\n807f0080\n", []string{"decode"},
 			`fwsim decode: stdin: format: not a capture fwsim can read (formats: firewire-ohci, tracepoint, ieee1394, firebug, topology-map, raw); raw line 1: quadlet: "hello" is not a hex quadlet (want 1 to 8 hex digits, 0x optional)`},
 		{"bad format flag", "", []string{"decode", "--format", "pcap"},
 			`fwsim decode: invalid value "pcap" for flag --format: (want firewire-ohci, tracepoint, ieee1394, firebug, topology-map, raw) (see 'fwsim help decode')`},
@@ -112,6 +114,7 @@ func TestDecodeEmitTopology(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "lab.yaml")
 	code, _, stderr := runCLI(t, "decode", captures+"ohci-two-resets.log", "--emit-topology", path)
 	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, "fwsim decode: wrote "+path+": the bus of generation 2 (6 nodes); run it with fwsim run --topology "+path+"\n", stderr)
 	topo, err := bus.LoadTopology(path)
 	require.NoError(t, err)
 	assert.Len(t, topo.Nodes, 6)
@@ -151,4 +154,19 @@ func TestDecodeBoundsTheResets(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, stdout)
 	assert.Equal(t, "fwsim decode: stdin: more than 10000 bus resets: the report keeps every one, so split the capture (e.g. with csplit at the resets)\n", stderr)
+}
+
+// A kernel log of a machine without FireWire holds no self-IDs, and decode
+// says just that.
+func TestDecodeKernelLogWithoutFireWire(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dmesg.txt")
+	log := "[    0.000000] Linux version 6.12.0 (gcc 12.2.0)\n" +
+		"[    1.234567] usb 1-1: new high-speed USB device number 2 using xhci_hcd\n" +
+		"[    2.345678] e1000e 0000:00:19.0 eth0: NIC Link is Up 1000 Mbps Full Duplex\n"
+	require.NoError(t, os.WriteFile(path, []byte(log), 0o644))
+	code, stdout, stderr := runCLI(t, "decode", path)
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Equal(t, "fwsim decode: "+path+": format: no self-IDs in this input: no line of a capture format fwsim reads "+
+		"(firewire-ohci, tracepoint, ieee1394, firebug, topology-map, raw) and no hex quadlets\n", stderr)
 }
