@@ -211,7 +211,7 @@ func Run(ctx context.Context, cfg Config, progress func(done, total int)) (*Summ
 	if err != nil {
 		return nil, err
 	}
-	header, err := headerOf(cfg)
+	header, err := HeaderOf(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -369,10 +369,10 @@ func deadlinesNs(ds []time.Duration) []int64 {
 	return out
 }
 
-// headerOf describes the analysis; the hash covers the topology as
+// HeaderOf describes the analysis of cfg; the hash covers the topology as
 // serialised and the options, less the seed (in the header) and the
 // observer (not allowed).
-func headerOf(cfg Config) (Header, error) {
+func HeaderOf(cfg Config) (Header, error) {
 	o := cfg.Options
 	profile := o.Profile
 	if profile == "" {

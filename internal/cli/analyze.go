@@ -204,7 +204,7 @@ func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 		"run only the `K/N`-th slice of the runs and write it as JSON for fwsim merge,\ne.g. --shard 3/8")
 	fs.BoolVar(&jsonOutput, "json", false, "write one JSON object instead of the text report, e.g. --json | jq .metrics")
 	fs.StringVar(&csvFile, "csv", "",
-		"also write one row per run to `FILE`: run, seed, outcome, the metrics, root,\ne.g. --csv runs.csv")
+		"also write one row per run to `FILE`: run, seed, outcome, the metrics, root;\n- writes them to standard output instead of the summary, e.g. --csv runs.csv")
 	fs.order(append(order, "shard", "json", "csv")...)
 	if code, done := fs.parse(e, args); done {
 		return code
@@ -230,7 +230,11 @@ func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 	if code := a.checkDuration(ctx, e, fs, what, cfg); code != exitOK {
 		return code
 	}
-	var out outputs
+	csvToStdout := csvFile == "-"
+	if csvToStdout && jsonOutput {
+		return fs.usageError(e, "--csv - and --json both want standard output: give --csv a file name")
+	}
+	out := outputs{stdout: e.stdout}
 	defer out.abort()
 	var rows *runCSV
 	if csvFile != "" {
@@ -238,7 +242,11 @@ func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 		if err != nil {
 			return fs.inputError(e, err)
 		}
-		rows = newRunCSV(f)
+		h, err := analysis.HeaderOf(cfg)
+		if err != nil {
+			return fs.inputError(e, err)
+		}
+		rows = newRunCSV(f, csvPreamble(commandLine("analyze", args), h))
 		cfg.Each = rows.write
 	}
 	sum, err := analysis.Run(ctx, cfg, a.progress(e))
@@ -253,8 +261,10 @@ func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 	if err := out.commit(); err != nil {
 		return fs.outputError(e, err)
 	}
-	if err := writeSummary(e.stdout, sum, jsonOutput); err != nil {
-		return fs.inputError(e, err)
+	if !csvToStdout {
+		if err := writeSummary(e.stdout, sum, jsonOutput); err != nil {
+			return fs.inputError(e, err)
+		}
 	}
 	if cfg.Shard.N > 0 {
 		return exitOK
@@ -417,8 +427,10 @@ type runCSV struct {
 	row []string
 }
 
-func newRunCSV(w io.Writer) *runCSV {
+// newRunCSV starts the CSV with preamble (csvPreamble) and the header row.
+func newRunCSV(w io.Writer, preamble string) *runCSV {
 	c := &runCSV{w: csv.NewWriter(w), row: make([]string, 8)}
+	_, _ = io.WriteString(w, preamble) // an error recurs at the first row
 	_ = c.w.Write([]string{"run", "seed", "outcome", analysis.TreeID, analysis.SelfID,
 		analysis.Contention, analysis.ContentionRounds, "root"})
 	return c

@@ -321,3 +321,26 @@ func TestAnalyzeHelp(t *testing.T) {
 		assert.Contains(t, stdout, "--max-duration D\n        refuse to start when the runs would take longer than D here", name)
 	}
 }
+
+// --csv means the same in analyze and sweep: FILE is written as well as the
+// summary; - puts the rows on standard output instead of it.
+func TestAnalyzeCSVMeaning(t *testing.T) {
+	args := []string{"analyze", "--gen", "pair", "--runs", "20", "--seed", "4"}
+	_, summary, _ := runCLI(t, args...)
+	path := filepath.Join(t.TempDir(), "runs.csv")
+	code, stdout, stderr := runCLI(t, append(args, "--csv", path)...)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, summary, stdout)
+	fromFile := readCSV(t, path)
+	assert.Len(t, fromFile, 21)
+
+	code, stdout, stderr = runCLI(t, append(args, "--csv", "-")...)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, fromFile, parseCSV(t, stdout), "the same rows, and nothing else")
+	assert.Contains(t, stdout, "# seed 4, profile 1394-1995, ")
+
+	code, stdout, stderr = runCLI(t, append(args, "--csv", "-", "--json")...)
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, "--csv - and --json both want standard output: give --csv a file name")
+}

@@ -39,7 +39,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -256,18 +255,7 @@ func runVersion(_ context.Context, e *env, args []string) int {
 	if code, done := fs.parse(e, args); done {
 		return code
 	}
-	version, goVersion := "(devel)", ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" {
-			version = bi.Main.Version
-		}
-		goVersion = bi.GoVersion
-	}
-	if goVersion != "" {
-		fmt.Fprintf(e.stdout, "fwsim %s %s\n", version, goVersion)
-	} else {
-		fmt.Fprintf(e.stdout, "fwsim %s\n", version)
-	}
+	fmt.Fprintf(e.stdout, "fwsim %s\n", fwsimVersion())
 	return exitOK
 }
 

@@ -102,13 +102,36 @@ func testUsageErrors(t *testing.T, cases []usageError) {
 	}
 }
 
-// readCSV reads the whole CSV file at path.
+// readCSV reads the whole CSV file at path, after checking that it starts
+// with fwsim's three comment lines (csvPreamble), which it leaves out.
 func readCSV(t *testing.T, path string) [][]string {
 	t.Helper()
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	require.NoError(t, err)
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
+	return parseCSV(t, string(data))
+}
+
+// csvForGolden is a CSV of fwsim with what varies from machine to machine
+// in its preamble replaced: the version line and path, the file's name.
+func csvForGolden(t *testing.T, text, path string) string {
+	t.Helper()
+	parseCSV(t, text)
+	first, rest, _ := strings.Cut(text, "\n")
+	require.True(t, strings.HasPrefix(first, "# fwsim "))
+	return "# fwsim VERSION\n" + strings.ReplaceAll(rest, path, "FILE")
+}
+
+// parseCSV is readCSV of text.
+func parseCSV(t *testing.T, text string) [][]string {
+	t.Helper()
+	lines := strings.SplitN(text, "\n", 4)
+	require.Len(t, lines, 4, "a CSV of fwsim has a preamble and a header:\n%.300s", text)
+	assert.Regexp(t, `^# fwsim \S`, lines[0])
+	assert.Regexp(t, `^# command: fwsim `, lines[1])
+	assert.Regexp(t, `^# seed \d+, profile [a-z0-9-]+, timing `, lines[2])
+	r := csv.NewReader(strings.NewReader(text))
+	r.Comment = '#'
+	rows, err := r.ReadAll()
 	require.NoError(t, err)
 	return rows
 }

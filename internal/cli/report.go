@@ -92,8 +92,13 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 		return fs.inputError(e, err)
 	}
 	buffered := bufio.NewWriter(data)
+	preamble, err := r.csvPreamble(commandLine("report", args))
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	buffered.WriteString(preamble) // before the prefixer, which leads rows only
 	rw := &rowPrefixer{w: buffered, atLineStart: true}
-	rows := newRunCSV(rw)
+	rows := newRunCSV(rw, "")
 	page := report.Page{Title: "fwsim report", Meta: []report.Field{{Name: "command", Value: commandLine("report", args)}}}
 	var sum *analysis.Summary
 	if r.grid == nil {
@@ -123,7 +128,7 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 		sum = r.points[0].summary
 		page.Title = "fwsim sweep of " + sum.Topology
 		page.Sections = sweepSections(r)
-		if err := writeSweepCSV(sweepCSV, r); err != nil {
+		if err := writeSweepCSV(sweepCSV, r, preamble); err != nil {
 			return fs.inputError(e, err)
 		}
 		page.Files = append(page.Files, report.Link{Href: "sweep.csv", Text: "sweep.csv (one row per point)"})
@@ -207,8 +212,6 @@ func commandLine(name string, args []string) string {
 
 // provenance is what produced the report, after the command line.
 func provenance(ctx context.Context, s *analysis.Summary, r *sweepRun) []report.Field {
-	var version bytes.Buffer
-	runVersion(ctx, &env{stdout: &checkedWriter{w: &version}, stderr: &messageWriter{w: io.Discard}}, nil)
 	runs := strconv.Itoa(r.cfg.Runs)
 	if r.grid != nil {
 		runs += fmt.Sprintf(" at each of %d points", r.grid.Len())
@@ -223,7 +226,7 @@ func provenance(ctx context.Context, s *analysis.Summary, r *sweepRun) []report.
 		{Name: "policy", Value: s.Policy},
 		{Name: "coin bias", Value: strconv.FormatFloat(s.CoinBias, 'g', -1, 64)},
 		{Name: "config sha256", Value: s.ConfigSHA256},
-		{Name: "fwsim version", Value: strings.TrimSpace(strings.TrimPrefix(version.String(), "fwsim "))},
+		{Name: "fwsim version", Value: fwsimVersion()},
 	}
 }
 

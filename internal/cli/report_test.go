@@ -78,7 +78,8 @@ func TestReportOfAnAnalysis(t *testing.T) {
 	require.Equal(t, exitFailure, code)
 	want, err := os.ReadFile(csvPath)
 	require.NoError(t, err)
-	assert.Equal(t, string(want), files["data.csv"])
+	assert.Equal(t, withoutPreamble(t, string(want)), withoutPreamble(t, files["data.csv"]))
+	assert.Contains(t, files["data.csv"], "\n# command: fwsim report --out ")
 
 	golden(t, "report/analysis.html", versionCell.ReplaceAllString(strings.ReplaceAll(files["index.html"], dir, "DIR"), "${1}VERSION$2"))
 }
@@ -102,10 +103,10 @@ func TestReportOfASweep(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	want, err := os.ReadFile(csvPath)
 	require.NoError(t, err)
-	assert.Equal(t, string(want), files["sweep.csv"])
+	assert.Equal(t, withoutPreamble(t, string(want)), withoutPreamble(t, files["sweep.csv"]))
 
 	// data.csv: one row per run and point, led by the point's delay.
-	lines := strings.Split(strings.TrimSuffix(files["data.csv"], "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(withoutPreamble(t, files["data.csv"]), "\n"), "\n")
 	require.Len(t, lines, 1+3*100)
 	assert.Equal(t, "delay,run,seed,outcome,tree_id_ns,self_id_ns,contention_ns,contention_rounds,root", lines[0])
 	for i, line := range lines[1:] {
@@ -151,4 +152,13 @@ func TestRowPrefixer(t *testing.T) {
 func TestCommandLineQuotesForTheShell(t *testing.T) {
 	assert.Equal(t, `fwsim report --out 'my dir' --deadline 2us --x 'it'\''s' ''`,
 		commandLine("report", []string{"--out", "my dir", "--deadline", "2us", "--x", "it's", ""}))
+}
+
+// withoutPreamble is a CSV of fwsim without its comment lines, which name
+// the command that wrote it.
+func withoutPreamble(t *testing.T, text string) string {
+	t.Helper()
+	parseCSV(t, text)
+	parts := strings.SplitN(text, "\n", 4)
+	return parts[3]
 }

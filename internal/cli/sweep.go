@@ -202,41 +202,45 @@ func runSweep(ctx context.Context, e *env, args []string) (code int) {
 		jsonOutput bool
 	)
 	order := s.register(fs)
-	fs.StringVar(&csvFile, "csv", "", "write the rows as CSV to `FILE` instead of the text table, e.g. --csv sweep.csv")
+	fs.StringVar(&csvFile, "csv", "", "also write the rows as CSV to `FILE`; - writes them to standard output instead\nof the table, e.g. --csv sweep.csv")
 	fs.BoolVar(&jsonOutput, "json", false, "write one JSON object instead of the text table, e.g. --json | jq '.points[0]'")
 	fs.order(append(order, "csv", "json")...)
 	if code, done := fs.parse(e, args); done {
 		return code
 	}
-	if csvFile != "" && jsonOutput {
-		return fs.usageError(e, "--csv and --json are mutually exclusive")
+	csvToStdout := csvFile == "-"
+	if csvToStdout && jsonOutput {
+		return fs.usageError(e, "--csv - and --json both want standard output: give --csv a file name")
 	}
 	r, code := s.prepare(ctx, e, fs, true)
 	if code != exitOK {
 		return code
 	}
-	var out io.Writer = e.stdout
-	// The CSV replaces the table, so "-" may name standard output.
 	files := outputs{stdout: e.stdout}
 	defer files.abort()
+	var csvOut *outputFile
 	if csvFile != "" {
-		f, err := files.create("csv", csvFile)
-		if err != nil {
+		var err error
+		if csvOut, err = files.create("csv", csvFile); err != nil {
 			return fs.inputError(e, err)
 		}
-		out = f
 	}
 	if err := s.run(ctx, r, s.progress(e), nil); err != nil {
 		return s.runError(e, fs, r.cfg, err)
 	}
 	var err error
+	if csvOut != nil {
+		var preamble string
+		if preamble, err = r.csvPreamble(commandLine("sweep", args)); err == nil {
+			err = writeSweepCSV(csvOut, r, preamble)
+		}
+	}
 	switch {
+	case err != nil, csvToStdout:
 	case jsonOutput:
-		err = writeSweepJSON(out, r)
-	case csvFile != "":
-		err = writeSweepCSV(out, r)
+		err = writeSweepJSON(e.stdout, r)
 	default:
-		writeSweepText(out, r)
+		writeSweepText(e.stdout, r)
 	}
 	if err == nil {
 		err = files.commit()
@@ -370,7 +374,22 @@ func (r *sweepRun) csvHeader() []string {
 	return h
 }
 
-func writeSweepCSV(w io.Writer, r *sweepRun) error {
+// csvPreamble is the comment lines of the run's CSV files: a sweep's
+// (without a configuration hash, which each point has its own of) or an
+// analysis'.
+func (r *sweepRun) csvPreamble(command string) (string, error) {
+	h, err := analysis.HeaderOf(r.cfg)
+	if r.grid != nil {
+		h.ConfigSHA256 = ""
+	}
+	return csvPreamble(command, h), err
+}
+
+// writeSweepCSV writes preamble (csvPreamble), then a row per point.
+func writeSweepCSV(w io.Writer, r *sweepRun, preamble string) error {
+	if _, err := io.WriteString(w, preamble); err != nil {
+		return err
+	}
 	cw := csv.NewWriter(w)
 	_ = cw.Write(r.csvHeader())
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

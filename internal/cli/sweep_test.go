@@ -34,10 +34,13 @@ func TestSweepGolden(t *testing.T) {
 			require.Equal(t, exitOK, code, "failures beyond the threshold are data: %s", stderr)
 			assert.Empty(t, stderr)
 			if csvPath != "" {
-				assert.Empty(t, stdout, "with --csv the rows go to the file")
+				// --csv also writes the rows: the table is on stdout as
+				// without it.
+				_, table, _ := runCLI(t, args[:len(args)-2]...)
+				assert.Equal(t, table, stdout)
 				b, err := os.ReadFile(csvPath)
 				require.NoError(t, err)
-				stdout = string(b)
+				stdout = csvForGolden(t, string(b), csvPath)
 			}
 			golden(t, filepath.Join("sweep", "chain4."+format), stdout)
 		})
@@ -184,7 +187,7 @@ func TestSweepErrors(t *testing.T) {
 		{[]string{"--param", "delay=1", "--param", "delay=2"}, "--param: delay is swept twice"},
 		{[]string{"--param", "nodes=2..4:1", "--topology", "../../examples/pair.yaml"}, "--param: nodes needs a generated bus"},
 		{[]string{"--gen", "pair", "--param", "fast_min=300"}, "--param: at fast_min=300 the windows are FAST 300ns–260ns"},
-		{[]string{"--gen", "pair", "--param", "delay=1", "--csv", "x", "--json"}, "--csv and --json are mutually exclusive"},
+		{[]string{"--gen", "pair", "--param", "delay=1", "--csv", "-", "--json"}, "--csv - and --json both want standard output: give --csv a file name"},
 		{[]string{"--gen", "pair", "--param", "delay=1", "--runs", "0"}, "--runs 0: want at least 1"},
 		{[]string{"--gen", "pair", "--param", "delay=1", "--runs", "9223372036854775807"}, "--runs 9223372036854775807: at most 9007199254740992, because "},
 		// The runs of all points together are one count.
