@@ -6,5 +6,7 @@ require (
 	github.com/google/gousb v1.1.3
 	github.com/stretchr/testify v1.12.1
 	go.yaml.in/yaml/v3 v3.0.6
-	golang.org/x/sys v0.49.0
+	golang.org/x/sys v0.50.0
 )
+
+require golang.org/x/term v0.48.0

@@ -5,6 +5,9 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
+
+	"golang.org/x/term"
 )
 
 // newProgress returns the progress bar's update function, or nil when
@@ -13,7 +16,8 @@ func newProgress(e *env, quiet bool) func(done, total int) {
 	if quiet || !stderrIsTerminal(e.stderr.w) {
 		return nil
 	}
-	bar := &progressBar{w: e.stderr.w}
+	bar := &progressBar{w: e.stderr.w, columns: terminalColumns(e.stderr.w), now: time.Now}
+	bar.start = bar.now()
 	e.stderr.bar = bar
 	return func(done, total int) {
 		bar.update(done, total)
@@ -35,30 +39,110 @@ var stderrIsTerminal = func(w io.Writer) bool {
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
-// progressBar redraws one line on a terminal, at most once per percent.
-type progressBar struct {
-	w       io.Writer
-	percent int
-	drawn   bool
+// terminalColumns asks the terminal behind w for its width at every redraw,
+// so that a resized window is followed; 80 when it cannot tell.
+func terminalColumns(w io.Writer) func() int {
+	return func() int {
+		if f, ok := w.(*os.File); ok {
+			if width, _, err := term.GetSize(int(f.Fd())); err == nil && width > 0 {
+				return width
+			}
+		}
+		return 80
+	}
 }
 
-const barWidth = 40
+// progressBar redraws one line on a terminal: the bar, the share and count
+// of runs done, the rate, the time elapsed and the time left. It redraws
+// once per percent, or every second when runs are slow, and never writes
+// more than the terminal's width less one column: a full line would wrap,
+// and every redraw would leave a line behind.
+type progressBar struct {
+	w       io.Writer
+	columns func() int
+	now     func() time.Time
+	start   time.Time
+
+	percent int
+	drawn   time.Time // when the bar was last drawn; zero when it is not shown
+	shown   int       // the length of the line on screen, in runes
+}
+
+// minBar is the narrowest bar worth drawing; a narrower terminal gets the
+// figures alone. maxBar is the widest.
+const minBar, maxBar = 10, 40
 
 func (b *progressBar) update(done, total int) {
+	now := b.now()
 	percent := done * 100 / total
-	if b.drawn && percent == b.percent {
+	if !b.drawn.IsZero() && percent == b.percent && now.Sub(b.drawn) < time.Second {
 		return
 	}
-	b.percent, b.drawn = percent, true
-	filled := done * barWidth / total
-	fmt.Fprintf(b.w, "\r[%s%s] %3d%% %d/%d runs", strings.Repeat("#", filled), strings.Repeat(" ", barWidth-filled), percent, done, total)
+	b.percent, b.drawn = percent, now
+	line := b.line(done, total, now.Sub(b.start), b.columns()-1)
+	pad := max(b.shown-len([]rune(line)), 0) // the rest of a longer line before
+	fmt.Fprintf(b.w, "\r%s%s", line, strings.Repeat(" ", pad))
+	if pad > 0 {
+		fmt.Fprintf(b.w, "\r%s", line)
+	}
+	b.shown = len([]rune(line))
+}
+
+// line is the richest line that fits in room runes: the bar and every
+// figure, then the figures alone, then fewer of them; the time left goes
+// last, as it is what one looks for.
+func (b *progressBar) line(done, total int, elapsed time.Duration, room int) string {
+	count := fmt.Sprintf("%3d%% %d/%d runs", done*100/total, done, total)
+	candidates := []string{count}
+	if done > 0 && elapsed > 0 {
+		rate := float64(done) / elapsed.Seconds()
+		eta := "ETA " + roundDuration(time.Duration(float64(total-done)/rate*float64(time.Second))).String()
+		candidates = []string{
+			fmt.Sprintf("%s, %s runs/s, %s elapsed, %s", count, formatRate(rate), roundDuration(elapsed), eta),
+			count + ", " + eta,
+			fmt.Sprintf("%3d%% %s", done*100/total, eta),
+		}
+	}
+	for i, text := range candidates {
+		if i == 0 {
+			// A bar of a fixed share of the width, so that it does not
+			// jitter as the figures change length.
+			if bar := min(room/3, maxBar); bar >= minBar && bar+3+len([]rune(text)) <= room {
+				filled := done * bar / total
+				return "[" + strings.Repeat("#", filled) + strings.Repeat(" ", bar-filled) + "] " + text
+			}
+		}
+		if len([]rune(text)) <= room {
+			return text
+		}
+	}
+	r := []rune(candidates[len(candidates)-1])
+	return string(r[:max(min(room, len(r)), 0)])
 }
 
 // clear erases the bar, so that what follows starts on a clean line; the
 // next update draws it again.
 func (b *progressBar) clear() {
-	if b.drawn {
-		fmt.Fprintf(b.w, "\r%s\r", strings.Repeat(" ", barWidth+40))
-		b.drawn = false
+	if !b.drawn.IsZero() {
+		fmt.Fprintf(b.w, "\r%s\r", strings.Repeat(" ", b.shown))
+		b.drawn, b.shown = time.Time{}, 0
 	}
+}
+
+// formatRate writes a rate with three significant digits, "12.3k" above
+// 10,000.
+func formatRate(r float64) string {
+	if r >= 1e4 {
+		return fmt.Sprintf("%.3gk", r/1e3)
+	}
+	return fmt.Sprintf("%.3g", r)
+}
+
+// roundDuration keeps a duration to what a person reads at a glance:
+// tenths of a second below a minute, whole seconds above.
+func roundDuration(d time.Duration) time.Duration {
+	if d < time.Minute {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
 }
