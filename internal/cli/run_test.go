@@ -322,7 +322,7 @@ func TestRunTextSections(t *testing.T) {
 	assert.Equal(t, "first reset: power-up, every PHY", lines[2])
 	for _, want := range []string{
 		"\ngeneration 0 at ", "\n  root: ", "\n  id  phy_ID  role ", "\n  root contention:\n    a:0 - b:0: ",
-		"\n  timeline (µs from the start):\n      0.000  reset starts\n", "  reset done; tree identify starts\n",
+		"\n  timeline (ns; waits in ns):\n        at  since start\n", "  0  reset starts\n", "  reset done; tree identify starts\n",
 		"  root contention a:0 - b:0, round 1: a ", "  tree identify done, root ", "  self identify done: ok\n",
 		"\n  self-IDs (2):\n    0x80",
 	} {
@@ -453,7 +453,7 @@ func TestReadingABusResetDoc(t *testing.T) {
 
 	report, err := os.ReadFile("testdata/run-pair-seed7.txt")
 	require.NoError(t, err)
-	timeline := regexp.MustCompile(`(?m)^ +\d+\.\d{3}  root contention .*$`).FindAllString(string(doc), -1)
+	timeline := regexp.MustCompile(`(?m)^ +\d+ +\d+  root contention .*$`).FindAllString(string(doc), -1)
 	require.Len(t, timeline, 2)
 	for _, line := range timeline {
 		assert.Contains(t, strings.Split(string(report), "\n"), line)
@@ -584,19 +584,28 @@ func TestRunViewFileErrors(t *testing.T) {
 }
 
 // TestRunTimeline checks the timeline against the JSON output of the same
-// run: every phase end and every round, at its time in µs.
+// run: every phase end and every round, at its time since power-up and
+// since the generation's start, in ns.
 func TestRunTimeline(t *testing.T) {
+	entry := regexp.MustCompile(`(?m)^ +(\d+) +(\d+)  (.*)$`)
 	for _, seed := range []string{"1", "7", "12"} {
 		out := runJSONOutput(t, exitOK, "run", "--gen", "pair", "--seed", seed)
 		code, text, stderr := runCLI(t, "run", "--gen", "pair", "--seed", seed)
 		require.Equal(t, exitOK, code, stderr)
-		_, timeline, ok := strings.Cut(text, "  timeline (µs from the start):\n")
+		_, timeline, ok := strings.Cut(text, "  timeline (ns; waits in ns):\n")
 		require.True(t, ok)
 		timeline, _, _ = strings.Cut(timeline, "  self-IDs")
-		us := func(ns int64) string { return fmt.Sprintf(" %d.%03d  ", ns/1000, ns%1000) }
-		assert.Contains(t, timeline, us(*out.TimingNs.ResetEnd)+"reset done")
-		assert.Contains(t, timeline, us(*out.TimingNs.TreeIDDone)+"tree identify done, root "+*out.Root)
-		assert.Contains(t, timeline, us(*out.TimingNs.SelfIDDone)+"self identify done: ok")
+		at := map[string]int64{} // since the start, by the entry's text up to its first comma
+		for _, m := range entry.FindAllStringSubmatch(timeline, -1) {
+			abs, _ := strconv.ParseInt(m[1], 10, 64)
+			rel, _ := strconv.ParseInt(m[2], 10, 64)
+			assert.Equal(t, out.Generations[0].StartNs+rel, abs, "seed %s: %s", seed, m[0])
+			what, _, _ := strings.Cut(m[3], ",")
+			at[what] = rel
+		}
+		assert.Equal(t, *out.TimingNs.ResetEnd, at["reset done; tree identify starts"], "seed %s", seed)
+		assert.Equal(t, *out.TimingNs.TreeIDDone, at["tree identify done"], "seed %s", seed)
+		assert.Equal(t, *out.TimingNs.SelfIDDone, at["self identify done: ok"], "seed %s", seed)
 		require.Len(t, out.Contention, 1)
 		c := out.Contention[0]
 		assert.Equal(t, c.Rounds, strings.Count(timeline, "root contention a:0 - b:0, round "), "seed %s", seed)
@@ -608,7 +617,7 @@ func TestRunTimeline(t *testing.T) {
 			i := strings.Index(timeline, line)
 			require.GreaterOrEqual(t, i, 0, "seed %s: no %q", seed, line)
 			rest, _, _ := strings.Cut(timeline[i:], "\n")
-			assert.Contains(t, rest, fmt.Sprintf("%s %s %d.%03d", b.Node, fastSlow(b.Fast), b.WaitNs/1000, b.WaitNs%1000), "seed %s", seed)
+			assert.Contains(t, rest, fmt.Sprintf("%s %s %d", b.Node, fastSlow(b.Fast), b.WaitNs), "seed %s", seed)
 		}
 	}
 }

@@ -16,13 +16,17 @@ import (
 )
 
 // writeRunText writes the human report of a run: a header, each generation,
-// and a summary line. Times are integer nanoseconds; generation-internal
-// times count from the generation's start.
+// and a summary line. Every time is in integer nanoseconds since power-up,
+// as in the VCD and JSONL views; the timeline also gives each time after
+// its generation's start.
 func writeRunText(w io.Writer, source string, res *bus.Result) {
 	fmt.Fprintf(w, "fwsim run: seed %d, profile %s, policy %s, coin bias %g, timing %s, clock %s\n",
 		res.Seed, res.Profile, res.Policy, res.CoinBias, res.Corner, clockName(res.IdealClock))
 	fmt.Fprintf(w, "topology: %s\n", source)
 	first := "power-up, every PHY"
+	if len(res.AwaitingConnect) > 0 {
+		first += " but " + strings.Join(res.AwaitingConnect, ", ") + ", which a scripted connect plugs in later"
+	}
 	if len(res.Initiators) > 0 {
 		first = "from " + strings.Join(res.Initiators, ", ")
 	}
@@ -81,9 +85,9 @@ func writeGenerationText(w io.Writer, g *bus.Generation) {
 	} else {
 		fmt.Fprintln(w, "  root contention:")
 		for _, c := range g.Contention {
-			span := fmt.Sprintf("from %d ns, unresolved", c.StartNs)
+			span := fmt.Sprintf("from %d ns, unresolved", g.StartNs+c.StartNs)
 			if c.EndNs >= 0 {
-				span = fmt.Sprintf("%d to %d ns (%d ns)", c.StartNs, c.EndNs, c.EndNs-c.StartNs)
+				span = fmt.Sprintf("%d to %d ns (%d ns)", g.StartNs+c.StartNs, g.StartNs+c.EndNs, c.EndNs-c.StartNs)
 			}
 			fmt.Fprintf(w, "    %s:%d - %s:%d: %d round%s, %s, parent %s\n",
 				c.Nodes[0], c.Ports[0], c.Nodes[1], c.Ports[1], c.Rounds, plural(c.Rounds),
@@ -132,7 +136,7 @@ func writeTimeline(w io.Writer, g *bus.Generation) {
 					if at < 0 || b.StartNs < at {
 						at = b.StartNs
 					}
-					parts = append(parts, fmt.Sprintf("%s %s %s", b.Node, fastSlow(b.Fast), micros(b.WaitNs)))
+					parts = append(parts, fmt.Sprintf("%s %s %d", b.Node, fastSlow(b.Fast), b.WaitNs))
 				}
 			}
 			entries = append(entries, entry{at, fmt.Sprintf("root contention %s:%d - %s:%d, round %d: %s",
@@ -146,21 +150,13 @@ func writeTimeline(w io.Writer, g *bus.Generation) {
 		entries = append(entries, entry{g.Timing.SelfIDDone, "self identify done: " + string(g.Outcome)})
 	}
 	slices.SortStableFunc(entries, func(a, b entry) int { return cmp.Compare(a.at, b.at) })
-	fmt.Fprintln(w, "  timeline (µs from the start):")
+	fmt.Fprintln(w, "  timeline (ns; waits in ns):")
 	var t table
+	t.add("at", "since start", "")
 	for _, e := range entries {
-		t.add(micros(e.at), e.what)
+		t.add(strconv.FormatInt(g.StartNs+e.at, 10), strconv.FormatInt(e.at, 10), e.what)
 	}
-	t.writeRight(w, "    ")
-}
-
-// micros renders ns as µs with ns precision: 1234 → "1.234".
-func micros(ns int64) string {
-	sign := ""
-	if ns < 0 {
-		sign, ns = "-", -ns
-	}
-	return fmt.Sprintf("%s%d.%03d", sign, ns/1000, ns%1000)
+	t.writeRight(w, "    ", 2)
 }
 
 func clockName(ideal bool) string {
@@ -220,14 +216,16 @@ type table struct{ rows [][]string }
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 
-// writeRight is write with the first column aligned right, for numbers.
-func (t *table) writeRight(w io.Writer, indent string) {
-	width := 0
-	for _, r := range t.rows {
-		width = max(width, len([]rune(r[0])))
-	}
-	for _, r := range t.rows {
-		r[0] = strings.Repeat(" ", width-len([]rune(r[0]))) + r[0]
+// writeRight is write with the first columns aligned right, for numbers.
+func (t *table) writeRight(w io.Writer, indent string, columns int) {
+	for c := range columns {
+		width := 0
+		for _, r := range t.rows {
+			width = max(width, len([]rune(r[c])))
+		}
+		for _, r := range t.rows {
+			r[c] = strings.Repeat(" ", width-len([]rune(r[c]))) + r[c]
+		}
 	}
 	t.write(w, indent)
 }
