@@ -147,8 +147,17 @@ type Header struct {
 	CoinBias     float64 `json:"coin_bias"`
 }
 
+// SchemaVersion is the version of the JSON every fwsim command writes,
+// shards included (docs/schema/README.md says when it changes).
+const SchemaVersion = 1
+
 // Summary is the result of an analysis or of one shard of it.
 type Summary struct {
+	// SchemaVersion is SchemaVersion when written; a shard of another
+	// version does not merge. FwsimVersion is the fwsim that wrote it, set
+	// by the command that writes the Summary.
+	SchemaVersion int    `json:"schema_version"`
+	FwsimVersion  string `json:"fwsim_version"`
 	// Runs is the number of runs summarised.
 	Runs int `json:"runs"`
 	Header
@@ -489,7 +498,7 @@ func (a *accumulator) addTime(name string, ns int64) {
 }
 
 func (a *accumulator) summary(h Header, deadlines []int64) *Summary {
-	s := &Summary{Header: h, Metrics: map[string]*Metric{}, Roots: a.roots, Failures: a.failures}
+	s := &Summary{SchemaVersion: SchemaVersion, Header: h, Metrics: map[string]*Metric{}, Roots: a.roots, Failures: a.failures}
 	for name, hist := range a.hists {
 		s.Metrics[name] = hist.metric()
 	}

@@ -120,6 +120,12 @@ func ReadSummary(r io.Reader) (*Summary, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("%w: more than one JSON value", ErrInvalidConfig)
 	}
+	switch {
+	case s.SchemaVersion == 0:
+		return nil, fmt.Errorf("%w: no schema_version: written by an fwsim older than schema version %d; run it again with this one", ErrInvalidConfig, SchemaVersion)
+	case s.SchemaVersion != SchemaVersion:
+		return nil, fmt.Errorf("%w: schema_version %d (fwsim %s), but this fwsim reads %d; run it again with the same fwsim", ErrInvalidConfig, s.SchemaVersion, s.FwsimVersion, SchemaVersion)
+	}
 	if err := s.check(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}

@@ -278,6 +278,7 @@ func writeSummary(w io.Writer, s *analysis.Summary, asJSON bool) error {
 		writeSummaryText(w, s)
 		return nil
 	}
+	s.FwsimVersion = fwsimVersion()
 	return writePairedJSON(w, s)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -268,6 +269,41 @@ func TestMergeRefusesInconsistentShards(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, stdout)
 	assert.Equal(t, "fwsim merge: "+files[1]+": invalid analysis: metrics.contention_ns.histogram[0]: count 4611686018427387904: want 1 to 20, the 20 runs less the 0 in the bins before\n", stderr)
+}
+
+// Shards carry schema_version and fwsim_version; merge takes shards of
+// another fwsim with the same schema version, and refuses another schema
+// version, or none, by name.
+func TestMergeChecksTheSchemaVersion(t *testing.T) {
+	files := writeShards(t, t.TempDir(), []string{"analyze", "--gen", "pair", "--runs", "40"}, "1/2", "2/2")
+	b, err := os.ReadFile(files[1])
+	require.NoError(t, err)
+	var s analysis.Summary
+	require.NoError(t, json.Unmarshal(b, &s))
+	require.Equal(t, analysis.SchemaVersion, s.SchemaVersion)
+	require.Equal(t, fwsimVersion(), s.FwsimVersion)
+	rewrite := func(edit func(*analysis.Summary)) {
+		c := s
+		edit(&c)
+		b, err := json.Marshal(&c)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(files[1], b, 0o644))
+	}
+	rewrite(func(c *analysis.Summary) { c.FwsimVersion = "v0.9.0 go1.26.0" })
+	code, _, stderr := runCLI(t, append([]string{"merge"}, files...)...)
+	assert.Equal(t, exitOK, code, stderr)
+
+	rewrite(func(c *analysis.Summary) { c.SchemaVersion, c.FwsimVersion = analysis.SchemaVersion+1, "v9.0.0" })
+	code, stdout, stderr := runCLI(t, append([]string{"merge"}, files...)...)
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Equal(t, fmt.Sprintf("fwsim merge: %s: invalid analysis: schema_version %d (fwsim v9.0.0), but this fwsim reads %d; run it again with the same fwsim\n",
+		files[1], analysis.SchemaVersion+1, analysis.SchemaVersion), stderr)
+
+	rewrite(func(c *analysis.Summary) { c.SchemaVersion = 0 })
+	code, _, stderr = runCLI(t, append([]string{"merge"}, files...)...)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, files[1]+": invalid analysis: no schema_version: written by an fwsim older than schema version 1; run it again with this one\n")
 }
 
 // FuzzAnalyzeRunsAndShard gives --runs and --shard any values together, as

@@ -137,8 +137,11 @@ func parseCSV(t *testing.T, text string) [][]string {
 }
 
 // golden compares got with testdata/name, or rewrites the file with -update.
+// The fwsim version in JSON, which names the Go release, reads VERSION.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
+	version, _ := json.Marshal(fwsimVersion())
+	got = strings.ReplaceAll(got, `"fwsim_version": `+string(version), `"fwsim_version": "VERSION"`)
 	path := filepath.Join("testdata", name)
 	if *update {
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))

@@ -185,6 +185,7 @@ func quadletAt[T ~uint32](s []T, index int) string {
 }
 
 type crosscheckJSON struct {
+	versionJSON
 	Source      string                `json:"source"`
 	Format      string                `json:"format"`
 	Seed        uint64                `json:"seed"`
@@ -215,7 +216,7 @@ type diffJSON struct {
 }
 
 func newCrosscheckJSON(c *capture, seed uint64, rs []crossResult) crosscheckJSON {
-	out := crosscheckJSON{Source: c.source, Format: string(c.format), Seed: seed, Generations: []crossGenerationJSON{}}
+	out := crosscheckJSON{versionJSON: newVersionJSON(), Source: c.source, Format: string(c.format), Seed: seed, Generations: []crossGenerationJSON{}}
 	for _, r := range rs {
 		g := crossGenerationJSON{Match: r.match(), Initiators: []string{}, Notes: []string{}, Problems: []string{},
 			Diffs: []diffJSON{}, Real: quadletStrings(r.bus.SelfIDs), Emulated: []string{}}

@@ -318,6 +318,7 @@ func phyOrNone(id int) string {
 // decodeJSON is the --json output of decode. The first generation's fields
 // appear at the top level too, for the common one-reset capture.
 type decodeJSON struct {
+	versionJSON
 	Source string `json:"source"`
 	Format string `json:"format"`
 	busJSON
@@ -372,7 +373,7 @@ type problemJSON struct {
 }
 
 func newDecodeJSON(c *capture) decodeJSON {
-	out := decodeJSON{Source: c.source, Format: string(c.format), Generations: []busJSON{}}
+	out := decodeJSON{versionJSON: newVersionJSON(), Source: c.source, Format: string(c.format), Generations: []busJSON{}}
 	for _, b := range c.buses {
 		out.Generations = append(out.Generations, newBusJSON(b))
 	}

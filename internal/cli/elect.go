@@ -336,6 +336,7 @@ func orDash(s string) string {
 // electJSON is the --json output of one election. Field order is the order
 // of the struct fields; names are stable.
 type electJSON struct {
+	versionJSON
 	Algo       string   `json:"algo"`
 	Mode       string   `json:"mode"` // async, sync or timed (1394, on the PHY's ns)
 	Topology   string   `json:"topology"`
@@ -379,7 +380,8 @@ type electTraceJSON struct {
 
 func newElectJSON(source string, res *election.Result) electJSON {
 	out := electJSON{
-		Algo: res.Algo, Mode: res.Mode.String(), Topology: source, Seed: res.Seed, IDs: res.IDOrder,
+		versionJSON: newVersionJSON(),
+		Algo:        res.Algo, Mode: res.Mode.String(), Topology: source, Seed: res.Seed, IDs: res.IDOrder,
 		Suppress: res.Suppress, Announce: res.Announce,
 		Initiators: nonNil(res.Initiators), Crashed: nonNil(res.Crashed),
 		Leader: nullIfEmpty(res.Leader), NoLeader: nullIfEmpty(res.NoLeader), Announced: res.Announced,
@@ -514,6 +516,7 @@ func compareLeader(res *election.Result) string {
 }
 
 type compareJSON struct {
+	versionJSON
 	Topology   string           `json:"topology"`
 	Seed       uint64           `json:"seed"`
 	IDs        string           `json:"ids"`
@@ -538,7 +541,7 @@ type compareRowJSON struct {
 }
 
 func (c *electConfig) compareJSON(source string, rows []compareRow) compareJSON {
-	out := compareJSON{Topology: source, Seed: c.opts.Seed, IDs: c.idsName(), Delays: delayName(c.opts.UnitDelays),
+	out := compareJSON{versionJSON: newVersionJSON(), Topology: source, Seed: c.opts.Seed, IDs: c.idsName(), Delays: delayName(c.opts.UnitDelays),
 		Initiators: nullIfEmpty(c.initiators), Suppress: c.opts.Suppress, Announce: c.opts.Announce,
 		Crashed: nonNil(c.opts.Crashed), Results: []compareRowJSON{}}
 	for _, r := range rows {

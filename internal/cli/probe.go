@@ -165,6 +165,7 @@ func nodeID(id uint32) string {
 }
 
 type probeJSON struct {
+	versionJSON
 	Device      string  `json:"device"`
 	Generation  uint32  `json:"generation"`
 	LocalNodeID uint32  `json:"local_node_id"`
@@ -175,12 +176,26 @@ type probeJSON struct {
 }
 
 func newProbeJSON(s *hwtest.Snapshot, b *hwtest.Bus) probeJSON {
-	out := probeJSON{Device: s.Path, Generation: s.Info.Generation, LocalNodeID: s.Info.LocalNodeID,
+	out := probeJSON{versionJSON: newVersionJSON(), Device: s.Path, Generation: s.Info.Generation, LocalNodeID: s.Info.LocalNodeID,
 		RootNodeID: s.Info.RootNodeID, IRMNodeID: s.Info.IRMNodeID, busJSON: newBusJSON(b)}
 	if s.Info.BMNodeID&0xffff != 0xffff {
 		out.BMNodeID = &s.Info.BMNodeID
 	}
 	return out
+}
+
+// usbListJSON is the --json output of probe --usb list.
+type usbListJSON struct {
+	versionJSON
+	Devices []usbDeviceJSON `json:"devices"`
+}
+
+type usbDeviceJSON struct {
+	Bus     int    `json:"bus"`
+	Address int    `json:"address"`
+	VID     string `json:"vid"` // four hex digits
+	PID     string `json:"pid"`
+	Class   string `json:"class"`
 }
 
 // probeUSB lists USB devices or reads a capture device's stream.
@@ -196,16 +211,9 @@ func probeUSB(ctx context.Context, e *env, fs *flags, list bool, vid, pid uint16
 			return fs.inputError(e, err)
 		}
 		if jsonOutput {
-			type usbJSON struct {
-				Bus     int    `json:"bus"`
-				Address int    `json:"address"`
-				VID     string `json:"vid"`
-				PID     string `json:"pid"`
-				Class   string `json:"class"`
-			}
-			out := []usbJSON{}
+			out := usbListJSON{versionJSON: newVersionJSON(), Devices: []usbDeviceJSON{}}
 			for _, d := range devs {
-				out = append(out, usbJSON{d.Bus, d.Address, fmt.Sprintf("%04x", d.VID), fmt.Sprintf("%04x", d.PID), d.Class})
+				out.Devices = append(out.Devices, usbDeviceJSON{d.Bus, d.Address, fmt.Sprintf("%04x", d.VID), fmt.Sprintf("%04x", d.PID), d.Class})
 			}
 			if err := writeJSON(e.stdout, out); err != nil {
 				return fs.inputError(e, err)

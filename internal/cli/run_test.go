@@ -188,7 +188,7 @@ func TestRunJSONFieldOrder(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "run", "--gen", "pair", "--json")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Equal(t, []string{
-		"topology", "seed", "profile", "policy", "coin_bias", "force_root", "initiators", "timing", "clock", "out_of_spec",
+		"schema_version", "fwsim_version", "topology", "seed", "profile", "policy", "coin_bias", "force_root", "initiators", "timing", "clock", "out_of_spec",
 		"outcome", "problems", "root", "nodes", "self_ids", "timing_ns", "contention", "links",
 		"generations", "events", "end_ns",
 	}, topLevelKeys(t, stdout))

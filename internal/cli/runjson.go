@@ -11,6 +11,7 @@ import (
 // the struct fields; names are stable. The first generation's fields appear
 // at the top level as well as in generations, for the common one-reset case.
 type runJSON struct {
+	versionJSON
 	Topology string  `json:"topology"` // the file, "gen SPEC" or "default"
 	Seed     uint64  `json:"seed"`
 	Profile  string  `json:"profile"`
@@ -93,6 +94,7 @@ type backoffJSON struct {
 
 func writeRunJSON(w io.Writer, source string, res *bus.Result) error {
 	out := runJSON{
+		versionJSON: newVersionJSON(),
 		Topology:    source,
 		Seed:        res.Seed,
 		Profile:     res.Profile,

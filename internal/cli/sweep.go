@@ -264,6 +264,7 @@ func sweepVerdict(e *env, fs *flags, r *sweepRun) int {
 
 // sweepJSON is the --json output; field names are stable.
 type sweepJSON struct {
+	versionJSON
 	Topology string      `json:"topology"`
 	Seed     uint64      `json:"seed"`
 	Runs     int         `json:"runs"` // per point
@@ -337,7 +338,8 @@ func (r *sweepRun) pointJSON(p gridPoint) pointJSON {
 func writeSweepJSON(w io.Writer, r *sweepRun) error {
 	first := r.points[0].summary
 	out := sweepJSON{
-		Topology: first.Topology, Seed: first.Seed, Runs: r.cfg.Runs, Profile: first.Profile,
+		versionJSON: newVersionJSON(),
+		Topology:    first.Topology, Seed: first.Seed, Runs: r.cfg.Runs, Profile: first.Profile,
 		Timing: first.Timing, Clock: first.Clock, Policy: first.Policy,
 	}
 	for _, p := range r.grid.Params {

@@ -22,6 +22,17 @@ func fwsimVersion() string {
 	return strings.TrimSpace(version + " " + goVersion)
 }
 
+// versionJSON leads every JSON output of fwsim: the schema version of the
+// output (docs/schema) and the fwsim that wrote it.
+type versionJSON struct {
+	SchemaVersion int    `json:"schema_version"`
+	FwsimVersion  string `json:"fwsim_version"`
+}
+
+func newVersionJSON() versionJSON {
+	return versionJSON{SchemaVersion: analysis.SchemaVersion, FwsimVersion: fwsimVersion()}
+}
+
 // csvPreamble is the comment lines every CSV file of fwsim starts with:
 // what wrote it and everything needed to run it again. CSV readers take
 // them as comments with e.g. pandas' comment="#", or skip 3 lines.
