@@ -188,7 +188,7 @@ func TestRunJSONFieldOrder(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "run", "--gen", "pair", "--json")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Equal(t, []string{
-		"schema_version", "fwsim_version", "topology", "seed", "profile", "policy", "coin_bias", "force_root", "initiators", "timing", "clock", "out_of_spec",
+		"schema_version", "fwsim_version", "topology", "seed", "profile", "policy", "coin_bias", "force_root", "initiators", "awaiting_connect", "timing", "clock", "out_of_spec",
 		"outcome", "problems", "root", "nodes", "self_ids", "timing_ns", "contention", "links",
 		"generations", "events", "end_ns",
 	}, topLevelKeys(t, stdout))
@@ -199,7 +199,7 @@ func TestRunJSONFieldOrder(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
 	require.Len(t, doc.Generations, 1)
 	assert.Equal(t, []string{
-		"index", "start_ns", "cause", "outcome", "problems", "root", "nodes", "self_ids",
+		"index", "start_ns", "end_ns", "cause", "cause_kind", "cause_node", "cause_event", "outcome", "problems", "root", "nodes", "self_ids",
 		"timing_ns", "contention", "links",
 	}, topLevelKeys(t, string(doc.Generations[0])))
 }

@@ -21,9 +21,12 @@ type runJSON struct {
 	// Initiators start the first reset, [] for power-up (every PHY).
 	ForceRoot  *string  `json:"force_root"`
 	Initiators []string `json:"initiators"`
-	Timing     string   `json:"timing"` // the corner: random, min or max
-	Clock      string   `json:"clock"`  // cycle or ideal
-	OutOfSpec  []string `json:"out_of_spec"`
+	// AwaitingConnect are the nodes with no cable at power-up that a
+	// scripted connect plugs in later: they join the bus then.
+	AwaitingConnect []string `json:"awaiting_connect"`
+	Timing          string   `json:"timing"` // the corner: random, min or max
+	Clock           string   `json:"clock"`  // cycle or ideal
+	OutOfSpec       []string `json:"out_of_spec"`
 	// The first generation (a run always has one: the power-up reset).
 	generationJSON
 	Generations []indexedGenerationJSON `json:"generations"`
@@ -33,9 +36,17 @@ type runJSON struct {
 
 // indexedGenerationJSON is one element of "generations".
 type indexedGenerationJSON struct {
-	Index   int    `json:"index"`
-	StartNs int64  `json:"start_ns"`
-	Cause   string `json:"cause"`
+	Index   int   `json:"index"`
+	StartNs int64 `json:"start_ns"`
+	EndNs   int64 `json:"end_ns"` // when the outcome was decided
+	// Cause says in words what began the generation; CauseKind is
+	// power-up, initiators, event, watchdog or seen (a reset of unknown
+	// origin); CauseNode the node whose reset began it and CauseEvent the
+	// index of the scripted event, each null when there is none.
+	Cause      string  `json:"cause"`
+	CauseKind  string  `json:"cause_kind"`
+	CauseNode  *string `json:"cause_node"`
+	CauseEvent *int    `json:"cause_event"`
 	generationJSON
 }
 
@@ -94,27 +105,36 @@ type backoffJSON struct {
 
 func writeRunJSON(w io.Writer, source string, res *bus.Result) error {
 	out := runJSON{
-		versionJSON: newVersionJSON(),
-		Topology:    source,
-		Seed:        res.Seed,
-		Profile:     res.Profile,
-		Policy:      res.Policy.String(),
-		CoinBias:    res.CoinBias,
-		Initiators:  nonNil(res.Initiators),
-		Timing:      res.Corner.String(),
-		Clock:       clockName(res.IdealClock),
-		OutOfSpec:   nonNil(res.OutOfSpec),
-		Generations: []indexedGenerationJSON{},
-		Events:      res.Events,
-		EndNs:       res.EndNs,
+		versionJSON:     newVersionJSON(),
+		Topology:        source,
+		Seed:            res.Seed,
+		Profile:         res.Profile,
+		Policy:          res.Policy.String(),
+		CoinBias:        res.CoinBias,
+		Initiators:      nonNil(res.Initiators),
+		AwaitingConnect: nonNil(res.AwaitingConnect),
+		Timing:          res.Corner.String(),
+		Clock:           clockName(res.IdealClock),
+		OutOfSpec:       nonNil(res.OutOfSpec),
+		Generations:     []indexedGenerationJSON{},
+		Events:          res.Events,
+		EndNs:           res.EndNs,
 	}
 	if res.ForceRoot != "" {
 		out.ForceRoot = &res.ForceRoot
 	}
 	for _, g := range res.Generations {
-		out.Generations = append(out.Generations, indexedGenerationJSON{
-			Index: g.Index, StartNs: g.StartNs, Cause: g.Cause.String(), generationJSON: newGenerationJSON(&g),
-		})
+		ig := indexedGenerationJSON{
+			Index: g.Index, StartNs: g.StartNs, EndNs: g.EndNs, Cause: g.Cause.Text, CauseKind: string(g.Cause.Kind),
+			generationJSON: newGenerationJSON(&g),
+		}
+		if g.Cause.Node != "" {
+			ig.CauseNode = &g.Cause.Node
+		}
+		if g.Cause.Event >= 0 {
+			ig.CauseEvent = &g.Cause.Event
+		}
+		out.Generations = append(out.Generations, ig)
 	}
 	if len(out.Generations) > 0 {
 		out.generationJSON = out.Generations[0].generationJSON
