@@ -10,7 +10,7 @@ import (
 )
 
 // WriteDOT writes the buses of a run as a Graphviz digraph, one cluster per
-// generation: each node labelled with its id and phy_ID, the root drawn with
+// generation, stacked in order from the top: each node labelled with its id and phy_ID, the root drawn with
 // a double border, each cable an edge from child to parent labelled with the
 // port at either end, and each unconnected port a small dashed stub. A
 // generation whose self-IDs did not build a tree (a loop, a stall) draws its
@@ -20,10 +20,12 @@ import (
 func WriteDOT(w io.Writer, res *Result) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "digraph fwsim {\n  label=%s;\n  labelloc=t;\n  rankdir=BT;\n", dotQuote(runSummary(res)))
-	bw.WriteString("  node [shape=box, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n")
+	// Port labels stand beside the cable's ends, clear of the arrowheads.
+	bw.WriteString("  node [shape=box, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10, labeldistance=2, labelangle=35];\n")
 	for gi := range res.Generations {
 		writeDOTGeneration(bw, &res.Generations[gi])
 	}
+	writeDOTStacking(bw, res.Generations)
 	bw.WriteString("}\n")
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("writing DOT: %w", err)
@@ -109,6 +111,25 @@ func writeDOTGeneration(bw *bufio.Writer, g *Generation) {
 		}
 	}
 	bw.WriteString("  }\n")
+}
+
+// writeDOTStacking stacks the generations, the first on top: an invisible
+// point between two generations lies below every node of the one and above
+// every node of the next, so that a run of many resets reads downwards
+// rather than spreading across the page.
+func writeDOTStacking(bw *bufio.Writer, gens []Generation) {
+	for i := 1; i < len(gens); i++ {
+		between := dotQuote(fmt.Sprintf("between g%d and g%d", i-1, i)) // no node id holds a blank
+		fmt.Fprintf(bw, "  %s [shape=point, style=invis, width=0];\n", between)
+		// rankdir=BT: an edge's tail is drawn below its head. The weight
+		// keeps the generations in one column.
+		for _, n := range gens[i-1].Nodes {
+			fmt.Fprintf(bw, "  %s -> %s [style=invis, weight=100];\n", between, dotQuote(fmt.Sprintf("g%d/%s", gens[i-1].Index, n.ID)))
+		}
+		for _, n := range gens[i].Nodes {
+			fmt.Fprintf(bw, "  %s -> %s [style=invis, weight=100];\n", dotQuote(fmt.Sprintf("g%d/%s", gens[i].Index, n.ID)), between)
+		}
+	}
 }
 
 var dotEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)

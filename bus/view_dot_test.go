@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -101,7 +102,7 @@ func TestDOTRenders(t *testing.T) {
 	}
 }
 
-func renderDOT(t *testing.T, dot []byte) {
+func renderDOT(t *testing.T, dot []byte) []byte {
 	t.Helper()
 	path, err := exec.LookPath("dot")
 	if err != nil {
@@ -115,4 +116,27 @@ func renderDOT(t *testing.T, dot []byte) {
 	require.NoError(t, err, "dot: %s", stderr.String())
 	assert.Empty(t, stderr.String(), "dot warns")
 	assert.Contains(t, string(svg), "<svg")
+	return svg
+}
+
+// TestDOTStacksGenerations: the six generations of the hot-plug example are
+// drawn one above the other, each generation's nodes below the one
+// before's, so the picture is taller than wide and fits a screen's width
+// (side by side it was 3560 px wide).
+func TestDOTStacksGenerations(t *testing.T) {
+	res, _ := runTraced(t, viewRuns[2])
+	require.Equal(t, "hotplug", viewRuns[2].name)
+	var buf bytes.Buffer
+	require.NoError(t, bus.WriteDOT(&buf, res))
+	for i := 1; i < len(res.Generations); i++ {
+		assert.Contains(t, buf.String(), fmt.Sprintf("\"between g%d and g%d\"", i-1, i))
+	}
+	assert.Contains(t, buf.String(), "labelangle=35", "port labels beside the arrowheads")
+	svg := renderDOT(t, buf.Bytes())
+	m := regexp.MustCompile(`<svg width="(\d+)pt" height="(\d+)pt"`).FindSubmatch(svg)
+	require.NotNil(t, m)
+	width, _ := strconv.Atoi(string(m[1]))
+	height, _ := strconv.Atoi(string(m[2]))
+	assert.Less(t, width*4/3, 1400, "px wide")
+	assert.Greater(t, height, width, "stacked: taller than wide")
 }

@@ -45,8 +45,9 @@ func ExampleWriteVCD() {
 	// $var string 1 9 line_rx $end
 }
 
-// The same waveform for PulseView and sigrok-cli: the text signals become
-// reals that number their texts, and a comment holds the legend.
+// The same run for PulseView and sigrok-cli, as a logic analyzer with
+// window comparators would record it: two channels per pair (driven to 1,
+// driven to 0; Z is both 0), named in full.
 func ExampleWriteVCDWith() {
 	topo, err := bus.Generate("pair")
 	if err != nil {
@@ -62,15 +63,15 @@ func ExampleWriteVCDWith() {
 		log.Fatal(err)
 	}
 	for _, line := range strings.Split(vcd.String(), "\n") {
-		if strings.Contains(line, " state") || strings.HasPrefix(line, "  state:") || strings.HasPrefix(line, "  gen:") {
+		if strings.HasPrefix(line, "$var") && strings.Contains(line, " a.") {
 			fmt.Println(line)
 		}
 	}
 	// Output:
-	// $var real 64 % state $end
-	// $var real 64 / state $end
-	//   gen: 0=- 1=reset 2=tree_id 3=self_id 4=ok
-	//   state: 0=R0 1=R1 2=T0 3=T1 4=T2 5=T3 6=S0 7=S1 8=S2 9=S3 10=S4 11=A0
+	// $var wire 1 ' a.p0.tpa.hi $end
+	// $var wire 1 ( a.p0.tpa.lo $end
+	// $var wire 1 ) a.p0.tpb.hi $end
+	// $var wire 1 * a.p0.tpb.lo $end
 }
 
 // The event trace as JSON lines: the run's settings, then every event.
@@ -113,7 +114,7 @@ func ExampleWriteDOT() {
 	//   labelloc=t;
 	//   rankdir=BT;
 	//   node [shape=box, fontname="Helvetica"];
-	//   edge [fontname="Helvetica", fontsize=10];
+	//   edge [fontname="Helvetica", fontsize=10, labeldistance=2, labelangle=35];
 	//   subgraph cluster_g0 {
 	//     label="generation 0 at 15 ns (power-up: every PHY resets): ok";
 	//     "g0/n1" [label="n1\nphy_ID 0"];

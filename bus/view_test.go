@@ -88,6 +88,9 @@ func TestViewsGolden(t *testing.T) {
 				}},
 				{"jsonl", func(b *bytes.Buffer) error { return bus.WriteTraceJSONL(b, res, trace) }},
 				{"dot", func(b *bytes.Buffer) error { return bus.WriteDOT(b, res) }},
+				{"gtkw", func(b *bytes.Buffer) error {
+					return bus.WriteGTKW(b, res, trace, bus.GTKWOptions{DumpFile: r.name + ".vcd"})
+				}},
 			} {
 				var first bytes.Buffer
 				require.NoError(t, view.write(&first))

@@ -22,10 +22,16 @@ const (
 	// variables, which GTKWave shows as text. sigrok skips them, with a
 	// warning for each.
 	VCDGTKWave VCDDialect = iota
-	// VCDSigrok writes each text signal as an IEEE 1364 real variable that
-	// numbers its texts, with the legend in a $comment: PulseView and
-	// sigrok-cli read every variable without a warning (reals as analog
-	// channels), and GTKWave opens it too.
+	// VCDSigrok writes what a logic analyzer with window comparators on
+	// every pair would record, for PulseView and sigrok-cli: per port and
+	// pair two one-bit channels, <node>.p<n>.tpa.hi (the pair is driven to
+	// 1) and <node>.p<n>.tpa.lo (driven to 0), both 0 for Z; the levels are
+	// those the port receives, the resolved pair on the cable at that port.
+	// libsigrok names a channel by its variable alone, without the scopes,
+	// and reads Z as 0, so each variable carries the whole name and a pair
+	// takes two channels. Nothing else is in it: the states, phases,
+	// back-offs and self-IDs are text, which a logic analyzer does not
+	// record (the GTKWave dialect and the JSONL trace have them).
 	VCDSigrok
 )
 
@@ -55,8 +61,8 @@ type VCDOptions struct {
 // file. The header records the seed and how the run was set, and holds no
 // date, so the same run gives the same bytes.
 //
-// Scopes and variables (text is a string variable, or a numbered real in
-// the sigrok dialect; see docs/reading-a-bus-reset.md for a walkthrough):
+// Scopes and variables (text is a string variable; see
+// docs/reading-a-bus-reset.md for a walkthrough):
 //
 //	bus.scenario             the last scripted event
 //	bus.gen<i>               generation i's phase: reset, tree_id, self_id, then its outcome
@@ -77,45 +83,32 @@ func WriteVCD(w io.Writer, res *Result, trace []TraceEvent) error {
 	return WriteVCDWith(w, res, trace, VCDOptions{})
 }
 
-// WriteVCDWith is WriteVCD in the dialect opts asks for. In the sigrok
-// dialect each text variable is a real whose values 0, 1, 2 … stand for the
-// texts a $comment before $enddefinitions lists, per variable name:
-//
-//	state: 0=R0 1=R1 2=T0 …
-//
-// States, line states and the first phases have fixed numbers (the order
-// of the standard); other texts are numbered as they first occur.
+// WriteVCDWith is WriteVCD in the dialect opts asks for (see VCDDialect).
 func WriteVCDWith(w io.Writer, res *Result, trace []TraceEvent, opts VCDOptions) error {
-	if opts.Dialect != VCDGTKWave && opts.Dialect != VCDSigrok {
+	vw := vcd.NewWriter(w)
+	switch opts.Dialect {
+	case VCDGTKWave:
+	case VCDSigrok:
+		return writeSigrokVCD(vw, res, trace)
+	default:
 		return fmt.Errorf("%w: VCD dialect %d", ErrInvalidOptions, opts.Dialect)
 	}
-	vw := vcd.NewWriter(w)
 	if err := vw.Comment(runSummary(res)); err != nil {
 		return err
 	}
-	var leg *legend
-	if opts.Dialect == VCDSigrok {
-		leg = newLegend()
-	}
-	v, err := declareVCD(vw, res, trace, leg)
+	v, err := declareVCD(vw, res, trace)
 	if err != nil {
 		return err
-	}
-	changes := v.changes(res, trace)
-	if leg != nil {
-		for i := range changes {
-			if g := v.groups[changes[i].v]; g != nil {
-				changes[i].value = g.number(changes[i].value)
-			}
-		}
-		if err := vw.Comment(leg.String()); err != nil {
-			return err
-		}
 	}
 	if err := vw.EndDefinitions(); err != nil {
 		return err
 	}
-	end := res.EndNs
+	return writeChanges(vw, v.changes(res, trace), res.EndNs)
+}
+
+// writeChanges writes changes, in time order, and ends the file at the
+// last of them or end.
+func writeChanges(vw *vcd.Writer, changes []vcdChange, end int64) error {
 	for _, c := range changes {
 		if err := vw.Change(c.at, c.v, c.value); err != nil {
 			return err
@@ -125,69 +118,66 @@ func WriteVCDWith(w io.Writer, res *Result, trace []TraceEvent, opts VCDOptions)
 	return vw.Finish(end)
 }
 
-// legend numbers the texts of the sigrok dialect, one group per variable
-// name.
-type legend struct {
-	scenario, gen, state, backoff, selfID, lineTx, lineRx *textGroup
-}
+// sigrokPair is the two channels of one pair in the sigrok dialect.
+type sigrokPair struct{ hi, lo vcd.Var }
 
-// textGroup numbers the texts of the variables of one name.
-type textGroup struct {
-	name    string
-	texts   []string
-	numbers map[string]int
-}
-
-func newTextGroup(name string, fixed ...string) *textGroup {
-	g := &textGroup{name: name, numbers: map[string]int{}}
-	for _, t := range fixed {
-		g.number(t)
+// writeSigrokVCD writes the sigrok dialect: the received levels of every
+// pair of every port, two channels each (see VCDSigrok).
+func writeSigrokVCD(vw *vcd.Writer, res *Result, trace []TraceEvent) error {
+	if err := vw.Comment(runSummary(res)); err != nil {
+		return err
 	}
-	return g
-}
-
-func newLegend() *legend {
-	var states, tx, rx []string
-	for s := phy.R0ResetStart; s <= phy.A0Idle; s++ {
-		states = append(states, s.String())
+	if err := vw.Comment("sigrok dialect: per port and pair, <node>.p<n>.tpa.hi is 1 while the pair port n receives is driven to 1 " +
+		"and .lo while it is driven to 0; both 0 is Z (undriven, or two drivers cancelling). States, phases and self-IDs " +
+		"are in the GTKWave dialect."); err != nil {
+		return err
 	}
-	for line := range phy.LineState(9) {
-		tx = append(tx, vcd.Text(line.TxName()))
-		rx = append(rx, vcd.Text(line.RxName()))
+	if err := vw.Scope("fwsim"); err != nil {
+		return err
 	}
-	return &legend{
-		scenario: newTextGroup("scenario", "-"),
-		gen:      newTextGroup("gen", "-", "reset", "tree_id", "self_id"),
-		state:    newTextGroup("state", states...),
-		backoff:  newTextGroup("backoff", "-"),
-		selfID:   newTextGroup("self_id", "-"),
-		lineTx:   newTextGroup("line_tx", tx...),
-		lineRx:   newTextGroup("line_rx", rx...),
-	}
-}
-
-// number is the number of text, given the next one on first sight.
-func (g *textGroup) number(text string) string {
-	n, ok := g.numbers[text]
-	if !ok {
-		n = len(g.texts)
-		g.numbers[text] = n
-		g.texts = append(g.texts, text)
-	}
-	return strconv.Itoa(n)
-}
-
-func (l *legend) String() string {
-	var b strings.Builder
-	b.WriteString("sigrok dialect: each text signal is a real; its values stand for these texts")
-	// In declaration order, so that the legend reads like the scopes.
-	for _, g := range []*textGroup{l.scenario, l.gen, l.state, l.backoff, l.selfID, l.lineTx, l.lineRx} {
-		b.WriteString("\n" + g.name + ":")
-		for i, t := range g.texts {
-			b.WriteString(" " + strconv.Itoa(i) + "=" + t)
+	pairs := map[string][][2]sigrokPair{} // by node, per port: TPA, TPB
+	for _, n := range viewNodes(res, trace) {
+		for p := range n.ports {
+			var pp [2]sigrokPair
+			for k, pair := range [2]string{"tpa", "tpb"} {
+				name := fmt.Sprintf("%s.p%d.%s", vcdScope(n.id), p, pair)
+				hi, err := vw.Declare(vcd.Wire, name+".hi", "0")
+				if err != nil {
+					return err
+				}
+				lo, err := vw.Declare(vcd.Wire, name+".lo", "0")
+				if err != nil {
+					return err
+				}
+				pp[k] = sigrokPair{hi, lo}
+			}
+			pairs[n.id] = append(pairs[n.id], pp)
 		}
 	}
-	return b.String()
+	if err := vw.Upscope(); err != nil {
+		return err
+	}
+	if err := vw.EndDefinitions(); err != nil {
+		return err
+	}
+	var changes []vcdChange
+	for _, e := range trace {
+		if e.Kind != TraceReceive {
+			continue
+		}
+		pp := pairs[e.Node][e.Port]
+		for k, sig := range [2]phy.Signal{e.ToLine.A(), e.ToLine.B()} {
+			hi, lo := "0", "0"
+			switch sig {
+			case phy.Sig1:
+				hi = "1"
+			case phy.Sig0:
+				lo = "1"
+			}
+			changes = append(changes, vcdChange{e.TimeNs, pp[k].hi, hi}, vcdChange{e.TimeNs, pp[k].lo, lo})
+		}
+	}
+	return writeChanges(vw, changes, res.EndNs)
 }
 
 // runSummary is one line that reproduces the run: its seed and settings.
@@ -215,7 +205,6 @@ type vcdVars struct {
 	scenario vcd.Var
 	gens     []vcd.Var
 	nodes    map[string]*vcdNode
-	groups   []*textGroup // by variable: the sigrok dialect's numbering of a text variable
 }
 
 // viewNode is a node as the views list it.
@@ -260,14 +249,9 @@ func viewNodes(res *Result, trace []TraceEvent) []viewNode {
 	return out
 }
 
-// declareVCD declares the variables; with a legend (the sigrok dialect) the
-// text variables are reals that number their texts.
-func declareVCD(vw *vcd.Writer, res *Result, trace []TraceEvent, leg *legend) (*vcdVars, error) {
+// declareVCD declares the variables of the GTKWave dialect.
+func declareVCD(vw *vcd.Writer, res *Result, trace []TraceEvent) (*vcdVars, error) {
 	v := &vcdVars{nodes: map[string]*vcdNode{}}
-	groups := leg // the group of each text variable
-	if groups == nil {
-		groups = &legend{} // unused: text variables are strings
-	}
 	var err error
 	declare := func(k vcd.Kind, name, initial string) vcd.Var {
 		if err != nil {
@@ -275,19 +259,9 @@ func declareVCD(vw *vcd.Writer, res *Result, trace []TraceEvent, leg *legend) (*
 		}
 		x, e := vw.Declare(k, name, initial)
 		err = e
-		v.groups = append(v.groups, nil)
 		return x
 	}
-	text := func(g *textGroup, name, initial string) vcd.Var {
-		if leg == nil {
-			return declare(vcd.String, name, initial)
-		}
-		x := declare(vcd.Real, name, g.number(initial))
-		if err == nil {
-			v.groups[x] = g
-		}
-		return x
-	}
+	text := func(name, initial string) vcd.Var { return declare(vcd.String, name, initial) }
 	scope := func(name string) {
 		if err == nil {
 			err = vw.Scope(name)
@@ -299,27 +273,27 @@ func declareVCD(vw *vcd.Writer, res *Result, trace []TraceEvent, leg *legend) (*
 		}
 	}
 	scope("bus")
-	v.scenario = text(groups.scenario, "scenario", "-")
+	v.scenario = text("scenario", "-")
 	for i := range res.Generations {
-		v.gens = append(v.gens, text(groups.gen, "gen"+strconv.Itoa(i), "-"))
+		v.gens = append(v.gens, text("gen"+strconv.Itoa(i), "-"))
 	}
 	upscope()
 	for _, n := range viewNodes(res, trace) {
 		vn := &vcdNode{}
 		v.nodes[n.id] = vn
 		scope(vcdScope(n.id))
-		vn.state = text(groups.state, "state", n.state.String())
-		vn.backoff = text(groups.backoff, "backoff", "-")
-		vn.selfID = text(groups.selfID, "self_id", "-")
+		vn.state = text("state", n.state.String())
+		vn.backoff = text("backoff", "-")
+		vn.selfID = text("self_id", "-")
 		for p := range n.ports {
 			scope("p" + strconv.Itoa(p))
 			vn.ports = append(vn.ports, vcdPort{
 				tpaTx:  declare(vcd.Wire, "tpa_tx", "z"),
 				tpbTx:  declare(vcd.Wire, "tpb_tx", "z"),
-				lineTx: text(groups.lineTx, "line_tx", vcd.Text(phy.TxIdle.TxName())),
+				lineTx: text("line_tx", vcd.Text(phy.TxIdle.TxName())),
 				tpaRx:  declare(vcd.Wire, "tpa_rx", "z"),
 				tpbRx:  declare(vcd.Wire, "tpb_rx", "z"),
-				lineRx: text(groups.lineRx, "line_rx", vcd.Text(phy.RxIdle.RxName())),
+				lineRx: text("line_rx", vcd.Text(phy.RxIdle.RxName())),
 			})
 			upscope()
 		}

@@ -1,13 +1,16 @@
 package bus_test
 
 import (
+	"bufio"
 	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/vcd"
@@ -22,32 +25,55 @@ func writeVCD(t *testing.T, res *bus.Result, trace []bus.TraceEvent, d bus.VCDDi
 	return buf.Bytes()
 }
 
-// parseLegend reads the sigrok dialect's legend back: per variable name,
-// the text of each number. Words "name:" open a group, words "N=text" add to
-// it.
-func parseLegend(t *testing.T, comment string) map[string][]string {
-	t.Helper()
-	out := map[string][]string{}
-	group := ""
-	for _, w := range strings.Fields(comment) {
-		if n, text, ok := strings.Cut(w, "="); ok && group != "" {
-			i, err := strconv.Atoi(n)
-			require.NoError(t, err, "legend entry %q", w)
-			require.Equal(t, len(out[group]), i, "legend %s: numbers in order from 0", group)
-			out[group] = append(out[group], text)
-			continue
+// sigrokChannel is the name of a channel of the sigrok dialect.
+var sigrokChannel = regexp.MustCompile(`^(.+)\.p(\d+)\.(tpa|tpb)\.(hi|lo)$`)
+
+// levelAt is a pair's level from some time on: "0", "1" or "z".
+type levelAt struct {
+	at    int64
+	level string
+}
+
+// pairLevels replays f: for every pair, keyed "<node>.p<n>.tpa", each level
+// it takes and when. pair names a variable's pair and the part it holds
+// ("" for the level itself, "hi" or "lo"), ok false for other variables.
+func pairLevels(f *vcd.File, pair func(d vcd.Declaration) (key, part string, ok bool)) map[string][]levelAt {
+	type part struct{ key, part string }
+	parts := map[string]part{}
+	for _, d := range f.Vars {
+		if key, p, ok := pair(d); ok {
+			parts[d.ID] = part{key, p}
 		}
-		if name, ok := strings.CutSuffix(w, ":"); ok {
-			group = name
+	}
+	now := map[string]map[string]string{}
+	out := map[string][]levelAt{}
+	for i, c := range f.Changes {
+		if p, ok := parts[c.ID]; ok {
+			if now[p.key] == nil {
+				now[p.key] = map[string]string{}
+			}
+			now[p.key][p.part] = c.Value
+		}
+		if i+1 < len(f.Changes) && f.Changes[i+1].Time == c.Time {
+			continue // the instant is not over
+		}
+		for key, v := range now {
+			level := v[""]
+			if level == "" {
+				level = map[string]string{"10": "1", "01": "0", "00": "z", "11": "both"}[v["hi"]+v["lo"]]
+			}
+			if l := out[key]; len(l) == 0 || l[len(l)-1].level != level {
+				out[key] = append(out[key], levelAt{c.Time, level})
+			}
 		}
 	}
 	return out
 }
 
-// TestVCDSigrokDialect: the sigrok dialect holds only what libsigrok's VCD
-// input reads without a warning — one-bit wires with 0, 1 or z, and reals
-// (64 bits, "r<number> <id>") — and loses nothing: its numbers, read back
-// through the legend, give the GTKWave dialect's file change for change.
+// TestVCDSigrokDialect: the sigrok dialect is what window comparators on
+// every pair record — per pair a .hi and a .lo one-bit channel, 0 or 1
+// only, never both 1, named in full — and at every instant it shows the
+// levels the GTKWave dialect's tpa_rx and tpb_rx give (Z: both 0).
 func TestVCDSigrokDialect(t *testing.T) {
 	for _, run := range viewRuns {
 		t.Run(run.name, func(t *testing.T) {
@@ -56,81 +82,112 @@ func TestVCDSigrokDialect(t *testing.T) {
 			require.NoError(t, err)
 			sig, err := vcd.Parse(bytes.NewReader(writeVCD(t, res, trace, bus.VCDSigrok)))
 			require.NoError(t, err)
+			assert.Equal(t, gtk.Comments[0], sig.Comments[0], "the run's settings")
 
-			// The dialect's rules.
-			require.Len(t, sig.Comments, 2, "the run, then the legend")
-			assert.Equal(t, gtk.Comments[0], sig.Comments[0])
-			legend := parseLegend(t, sig.Comments[1])
-			kinds := map[string]vcd.Kind{}
-			names := map[string]string{} // identifier → legend group
+			names := map[string]bool{}
 			for _, d := range sig.Vars {
-				kinds[d.ID] = d.Kind
-				switch d.Kind {
-				case vcd.Wire:
-					assert.Equal(t, 1, d.Size, d.Path())
-				case vcd.Real:
-					assert.Equal(t, 64, d.Size, "%s: libsigrok notes any other width", d.Path())
-					names[d.ID] = strings.TrimRight(d.Name, "0123456789")
-					assert.Contains(t, legend, names[d.ID], "%s has no legend", d.Path())
-				default:
-					t.Errorf("%s is a %s: libsigrok skips it with a warning", d.Path(), d.Kind)
+				assert.Equal(t, vcd.Wire, d.Kind, d.Name)
+				assert.Equal(t, 1, d.Size, d.Name)
+				assert.Regexp(t, sigrokChannel, d.Name, "libsigrok names a channel by its variable alone")
+				assert.False(t, names[d.Name], "%s twice", d.Name)
+				names[d.Name] = true
+			}
+			// Every port of the GTKWave file has its four channels.
+			rxPorts := 0
+			for _, d := range gtk.Vars {
+				if d.Name == "tpa_rx" {
+					rxPorts++
+					prefix := strings.Join(d.Scope, ".") + ".tpa"
+					assert.True(t, names[prefix+".hi"] && names[prefix+".lo"], "%s has no channels", prefix)
 				}
 			}
-			for _, c := range sig.Changes {
-				if kinds[c.ID] == vcd.Wire {
-					assert.Contains(t, []string{"0", "1", "z"}, c.Value, "wire %s at %d", c.ID, c.Time)
-				}
-			}
+			assert.Equal(t, 4*rxPorts, len(sig.Vars))
 
-			// Nothing lost: the same variables, and the same changes once
-			// the numbers are read through the legend.
-			require.Len(t, sig.Vars, len(gtk.Vars))
-			for i, d := range gtk.Vars {
-				assert.Equal(t, d.Path(), sig.Vars[i].Path())
-				assert.Equal(t, d.ID, sig.Vars[i].ID)
-				if d.Kind == vcd.String {
-					assert.Equal(t, vcd.Real, sig.Vars[i].Kind, d.Path())
-				}
-			}
-			require.Len(t, sig.Changes, len(gtk.Changes))
-			for i, c := range sig.Changes {
-				if kinds[c.ID] == vcd.Real {
-					n, err := strconv.Atoi(c.Value)
-					require.NoError(t, err, "real %s = %q at %d: want a number of the legend", c.ID, c.Value, c.Time)
-					texts := legend[names[c.ID]]
-					require.True(t, n >= 0 && n < len(texts), "%s = %d at %d: not in the legend of %s", c.ID, n, c.Time, names[c.ID])
-					c.Value = texts[n]
-				}
-				assert.Equal(t, gtk.Changes[i], c, "change %d", i)
-			}
-			assert.Equal(t, gtk.End, sig.End)
+			want := pairLevels(gtk, func(d vcd.Declaration) (string, string, bool) {
+				pair, ok := strings.CutSuffix(d.Name, "_rx")
+				return strings.Join(d.Scope, ".") + "." + pair, "", ok && pair != "line"
+			})
+			got := pairLevels(sig, func(d vcd.Declaration) (string, string, bool) {
+				m := sigrokChannel.FindStringSubmatch(d.Name)
+				return strings.TrimSuffix(d.Name, "."+m[4]), m[4], true
+			})
+			assert.Equal(t, want, got)
 		})
 	}
 }
 
-// TestVCDSigrokCLI opens the waveforms with sigrok-cli, when it is
-// installed: the sigrok dialect must draw no warning at all, and the GTKWave
-// dialect, which it must warn about, shows that warnings are seen.
+// TestVCDSigrokCLI reads the sigrok dialect with sigrok-cli, when it is
+// installed: no warning, every channel by its full name, and root
+// contention — both pairs pulled to 0 by the two ends — in the samples.
+// The GTKWave dialect, which sigrok warns about, shows that warnings are
+// seen.
 func TestVCDSigrokCLI(t *testing.T) {
 	cli, err := exec.LookPath("sigrok-cli")
 	if err != nil {
-		t.Skip("sigrok-cli is not on PATH (apt install sigrok-cli): TestVCDSigrokDialect checks the dialect's rules without it")
+		t.Skip("sigrok-cli is not on PATH (apt-get install sigrok-cli): TestVCDSigrokDialect checks the dialect without it")
 	}
-	open := func(t *testing.T, data []byte) string {
+	sigrok := func(t *testing.T, data []byte, args ...string) (stdout, stderr string) {
 		t.Helper()
 		path := filepath.Join(t.TempDir(), "run.vcd")
 		require.NoError(t, os.WriteFile(path, data, 0o644))
-		var stderr bytes.Buffer
-		cmd := exec.Command(cli, "--loglevel", "2", "-I", "vcd", "-i", path, "-O", "null")
-		cmd.Stderr = &stderr
-		require.NoError(t, cmd.Run(), "sigrok-cli: %s", stderr.String())
-		return stderr.String()
+		var out, errOut bytes.Buffer
+		cmd := exec.Command(cli, append([]string{"--loglevel", "2", "-I", "vcd", "-i", path}, args...)...)
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		require.NoError(t, cmd.Run(), "sigrok-cli: %s", errOut.String())
+		return out.String(), errOut.String()
 	}
 	for _, run := range viewRuns {
 		t.Run(run.name, func(t *testing.T) {
 			res, trace := runTraced(t, run)
-			assert.Empty(t, open(t, writeVCD(t, res, trace, bus.VCDSigrok)), "sigrok dialect")
-			assert.NotEmpty(t, open(t, writeVCD(t, res, trace, bus.VCDGTKWave)), "GTKWave dialect: string variables")
+			if res.EndNs > time.Millisecond.Nanoseconds() {
+				// sigrok samples every ns: 9 million samples for the
+				// hot-plug run, which TestVCDSigrokDialect checks alone.
+				t.Skipf("%d ns: too many samples for a quick test", res.EndNs)
+			}
+			data := writeVCD(t, res, trace, bus.VCDSigrok)
+			file, err := vcd.Parse(bytes.NewReader(data))
+			require.NoError(t, err)
+			var want []string
+			for _, d := range file.Vars {
+				want = append(want, d.Name)
+			}
+			show, warnings := sigrok(t, data, "--show")
+			assert.Empty(t, warnings)
+			var got []string
+			for _, line := range strings.Split(show, "\n") {
+				if name, ok := strings.CutPrefix(line, "- "); ok {
+					got = append(got, strings.TrimSuffix(name, ": logic"))
+				}
+			}
+			assert.Equal(t, want, got, "the channels sigrok sees")
+
+			_, warnings = sigrok(t, writeVCD(t, res, trace, bus.VCDGTKWave), "-O", "null")
+			assert.NotEmpty(t, warnings, "GTKWave dialect: string variables")
+
+			if len(res.Generations[0].Contention) == 0 {
+				return
+			}
+			c := res.Generations[0].Contention[0]
+			samples, _ := sigrok(t, data, "-O", "csv")
+			contended := 0
+			var header []string
+			scanner := bufio.NewScanner(strings.NewReader(samples))
+			for scanner.Scan() {
+				line := scanner.Text()
+				if channels, ok := strings.CutPrefix(line, "; Channels ("); ok {
+					_, list, _ := strings.Cut(channels, "): ")
+					header = strings.Split(list, ", ")
+				}
+				values := strings.Split(line, ",")
+				if len(values) != len(header) || values[0] == "logic" {
+					continue
+				}
+				prefix := c.Nodes[0] + ".p" + string(rune('0'+c.Ports[0])) + "."
+				if values[slices.Index(header, prefix+"tpa.lo")] == "1" && values[slices.Index(header, prefix+"tpb.lo")] == "1" {
+					contended++
+				}
+			}
+			assert.Positive(t, contended, "no sample shows ROOT_CONTENTION (0,0) at %s:%d", c.Nodes[0], c.Ports[0])
 		})
 	}
 }

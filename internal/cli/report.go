@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/analysis"
 	"github.com/fwsim/fwsim/internal/report"
 	"github.com/fwsim/fwsim/internal/sweep"
@@ -91,6 +92,14 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 	if err != nil {
 		return fs.inputError(e, err)
 	}
+	waves, err := files.create("out", filepath.Join(dir, firstRunVCD))
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	save, err := files.create("out", filepath.Join(dir, firstRunGTKW))
+	if err != nil {
+		return fs.inputError(e, err)
+	}
 	buffered := bufio.NewWriter(data)
 	preamble, err := r.csvPreamble(commandLine("report", args))
 	if err != nil {
@@ -140,6 +149,20 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 		return fs.inputError(e, err)
 	}
 	page.Files = append(page.Files, report.Link{Href: "data.csv", Text: "data.csv (one row per run)"})
+	first := r.cfg
+	if r.grid != nil {
+		first = r.points[0].cfg
+	}
+	if err := writeFirstRun(first, waves, save); err != nil {
+		return fs.inputError(e, err)
+	}
+	which := "run 0"
+	if r.grid != nil {
+		which += " of the first point"
+	}
+	page.Files = append(page.Files,
+		report.Link{Href: firstRunVCD, Text: firstRunVCD + " (" + which + " as a waveform)"},
+		report.Link{Href: firstRunGTKW, Text: firstRunGTKW + " (its GTKWave view: gtkwave " + firstRunVCD + " " + firstRunGTKW + ")"})
 	page.Meta = append(page.Meta, provenance(ctx, sum, r)...)
 	if err := page.Write(index); err != nil {
 		return fs.inputError(e, err)
@@ -152,6 +175,26 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 		return sweepVerdict(e, fs, r)
 	}
 	return verdict(e, fs, sum)
+}
+
+// The waveform of a report's first run and its GTKWave save file.
+const firstRunVCD, firstRunGTKW = "first-run.vcd", "first-run.gtkw"
+
+// writeFirstRun runs run 0 of the analysis cfg again, traced, and writes it
+// as a waveform and a GTKWave save file for it.
+func writeFirstRun(cfg analysis.Config, waves, save io.Writer) error {
+	opts := cfg.Options
+	opts.Seed = analysis.RunSeed(opts.Seed, 0)
+	var trace bus.Trace
+	opts.Observer = trace.Record
+	res, err := bus.Run(cfg.Topology, opts)
+	if err != nil {
+		return err
+	}
+	if err := bus.WriteVCD(waves, res, trace.Events); err != nil {
+		return err
+	}
+	return bus.WriteGTKW(save, res, trace.Events, bus.GTKWOptions{DumpFile: firstRunVCD})
 }
 
 // rowPrefixer writes prefix at the start of every line: it puts a sweep

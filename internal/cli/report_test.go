@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/fwsim/fwsim/internal/analysis"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -67,7 +69,17 @@ func TestReportOfAnAnalysis(t *testing.T) {
 	require.Equal(t, exitFailure, code, stderr)
 	assert.Equal(t, "wrote "+filepath.Join(dir, "index.html")+"\n", stdout)
 	files := readReport(t, dir)
-	assert.ElementsMatch(t, []string{"index.html", "data.csv"}, slices.Collect(maps.Keys(files)))
+	assert.ElementsMatch(t, []string{"index.html", "data.csv", "first-run.vcd", "first-run.gtkw"}, slices.Collect(maps.Keys(files)))
+	// The first run's waveform is fwsim run's of the same seed, and its save
+	// file opens it.
+	vcdPath := filepath.Join(t.TempDir(), "run.vcd")
+	code, _, stderr = runCLI(t, "run", "--gen", "pair", "--seed", strconv.FormatUint(analysis.RunSeed(4, 0), 10), "--vcd", vcdPath)
+	require.Equal(t, exitOK, code, stderr)
+	want, err := os.ReadFile(vcdPath)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), files["first-run.vcd"])
+	assert.Contains(t, files["first-run.gtkw"], "[dumpfile] \"first-run.vcd\"\n")
+	assert.Contains(t, files["index.html"], `<a href="first-run.gtkw">`)
 	checkPage(t, files["index.html"], "fwsim report "+strings.Join(args, " "))
 	assert.Equal(t, 3, strings.Count(files["index.html"], "<svg"), "two CDFs and the rounds histogram")
 	assert.Contains(t, files["index.html"], `<a href="data.csv">`)
@@ -76,7 +88,7 @@ func TestReportOfAnAnalysis(t *testing.T) {
 	csvPath := filepath.Join(t.TempDir(), "runs.csv")
 	code, _, _ = runCLI(t, "analyze", "--gen", "pair", "--runs", "300", "--seed", "4", "--deadline", "1us", "--csv", csvPath)
 	require.Equal(t, exitFailure, code)
-	want, err := os.ReadFile(csvPath)
+	want, err = os.ReadFile(csvPath)
 	require.NoError(t, err)
 	assert.Equal(t, withoutPreamble(t, string(want)), withoutPreamble(t, files["data.csv"]))
 	assert.Contains(t, files["data.csv"], "\n# command: fwsim report --out ")
@@ -90,7 +102,7 @@ func TestReportOfASweep(t *testing.T) {
 	code, _, stderr := runCLI(t, append([]string{"report", "--out", dir}, sweepArgs...)...)
 	require.Equal(t, exitOK, code, stderr)
 	files := readReport(t, dir)
-	assert.ElementsMatch(t, []string{"index.html", "data.csv", "sweep.csv"}, slices.Collect(maps.Keys(files)))
+	assert.ElementsMatch(t, []string{"index.html", "data.csv", "sweep.csv", "first-run.vcd", "first-run.gtkw"}, slices.Collect(maps.Keys(files)))
 	page := files["index.html"]
 	checkPage(t, page, "fwsim report --out "+dir+" "+strings.Join(sweepArgs, " "))
 	assert.Equal(t, 4, strings.Count(page, "<svg"))

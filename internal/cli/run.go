@@ -17,10 +17,11 @@ phase times, a timeline and the self-ID packets. Without --topology or --gen
 it runs the built-in default bus (examples/default.yaml). The same flags and
 seed always give the same output, and the same files.
 
---vcd, --trace, --dot and --svg also write the run to files: a waveform for
-GTKWave (or, with --vcd-dialect sigrok, for PulseView and sigrok-cli), every
-event as JSON lines, and the bus as Graphviz DOT or SVG (see
-docs/reading-a-bus-reset.md).
+--vcd, --gtkw, --trace, --dot and --svg also write the run to files: a
+waveform for GTKWave with a save file that opens it on the handshake (or,
+with --vcd-dialect sigrok, a logic analyzer's channels for PulseView and
+sigrok-cli), every event as JSON lines, and the bus as Graphviz DOT or SVG
+(see docs/reading-a-bus-reset.md).
 
 Exit status: 0 every generation ended ok; 1 one did not (a loop, a stall, an
 exhausted budget ...); 2 usage or input error.`
@@ -45,7 +46,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		"fwsim run --topology examples/hotplug.yaml --json",
 		"fwsim run --gen chain:4 --initiator n3 --force-root n0 --clock ideal",
 		"fwsim run --gen pair --seed 7 --vcd pair.vcd --trace pair.jsonl --svg pair.svg",
-		"fwsim run --gen pair --seed 7 --vcd pair.vcd --vcd-dialect sigrok",
+		"fwsim run --gen pair --seed 7 --vcd pair.vcd --gtkw pair.gtkw && gtkwave pair.vcd pair.gtkw",
+		"fwsim run --gen pair --seed 7 --vcd pair.sigrok.vcd --vcd-dialect sigrok",
 	)
 	var cfg runConfig
 	dialect := newChoice(bus.VCDGTKWave.String(), bus.VCDGTKWave.String(), bus.VCDSigrok.String())
@@ -56,7 +58,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&cfg.views.vcd, "vcd", "",
 		"write the run as a Value Change Dump to `FILE`: per node the PHY state, per port\nthe TPA/TPB drive and receive values and line states, e.g. --vcd reset.vcd")
 	fs.Var(dialect, "vcd-dialect",
-		"write the --vcd file for `TOOL`: gtkwave writes the text signals (states, line\nstate names ...) as GTKWave string variables; sigrok writes each as a real\nthat numbers its texts, with the legend in the header, which PulseView and\nsigrok-cli read without a warning, e.g. --vcd-dialect sigrok")
+		"write the --vcd file for `TOOL`: gtkwave writes every signal, text (states, line\nstate names ...) as GTKWave string variables; sigrok writes what a logic\nanalyzer records, two channels per pair (node.pN.tpa.hi, .lo: driven 1, driven\n0), which PulseView and sigrok-cli read, e.g. --vcd-dialect sigrok")
+	fs.StringVar(&cfg.views.gtkw, "gtkw", "",
+		"with --vcd, also write a GTKWave save file to `FILE`: the signals grouped per node,\nzoomed to tree identify, the phase boundaries marked; open both with gtkwave\nrun.vcd run.gtkw, e.g. --gtkw run.gtkw")
 	fs.StringVar(&cfg.views.trace, "trace", "",
 		"write every event to `FILE`, one JSON object per line (time_ns, kind, node,\nport, from, to, ...), e.g. --trace reset.jsonl")
 	fs.StringVar(&cfg.views.dot, "dot", "",
@@ -65,7 +69,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		"render the DOT to SVG in `FILE` with Graphviz's dot, which must be installed,\ne.g. --svg bus.svg")
 	fs.IntVar(&cfg.maxTraceEvents, "max-trace-events", defaultMaxTraceEvents,
 		"with --vcd or --trace, stop a run whose trace passes `N` events, which it\nholds in memory, and write no file, e.g. --max-trace-events 5000000")
-	fs.order(append(order, "json", "vcd", "vcd-dialect", "trace", "max-trace-events", "dot", "svg")...)
+	fs.order(append(order, "json", "vcd", "vcd-dialect", "gtkw", "trace", "max-trace-events", "dot", "svg")...)
 
 	if code, done := fs.parse(e, args); done {
 		return code
@@ -83,6 +87,13 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		if dialect.value == d.String() {
 			cfg.views.vcdOptions.Dialect = d
 		}
+	}
+	switch {
+	case cfg.views.gtkw == "":
+	case cfg.views.vcd == "" || cfg.views.vcd == "-":
+		return fs.usageError(e, "--gtkw needs --vcd FILE: the save file names the waveform it opens")
+	case cfg.views.vcdOptions.Dialect != bus.VCDGTKWave:
+		return fs.usageError(e, "--gtkw goes with the gtkwave dialect of --vcd, not --vcd-dialect %s", cfg.views.vcdOptions.Dialect)
 	}
 	opts := cfg.bus.options()
 	topo, source, err := cfg.bus.load()

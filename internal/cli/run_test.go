@@ -155,7 +155,7 @@ func TestRunOutOfSpecNamesTheFlag(t *testing.T) {
 
 // runFlags are every flag of "fwsim run", which help must explain.
 var runFlags = []string{"topology", "gen", "seed", "profile", "force-root", "initiator", "policy",
-	"coin-bias", "timing", "clock", "nominal-timers", "allow-out-of-spec", "max-events", "json", "vcd", "vcd-dialect", "trace", "max-trace-events", "dot", "svg"}
+	"coin-bias", "timing", "clock", "nominal-timers", "allow-out-of-spec", "max-events", "json", "vcd", "vcd-dialect", "gtkw", "trace", "max-trace-events", "dot", "svg"}
 
 func TestRunHelp(t *testing.T) {
 	help, flags := flagHelp(t, "run")
@@ -634,4 +634,33 @@ cables:
 	code, stdout, _ := runCLI(t, "run", "--topology", path, "--allow-out-of-spec", "--seed", "2")
 	require.Equal(t, exitFailure, code)
 	assert.Regexp(t, `\n    a:0 - b:0: 1 round, from \d+ ns, unresolved, parent none\n`, stdout)
+}
+
+// --gtkw writes a save file beside the VCD that names it as the save file
+// finds it, and needs a GTKWave-dialect VCD file.
+func TestRunGTKW(t *testing.T) {
+	dir := t.TempDir()
+	vcdPath, gtkwPath := filepath.Join(dir, "waves", "run.vcd"), filepath.Join(dir, "run.gtkw")
+	require.NoError(t, os.Mkdir(filepath.Dir(vcdPath), 0o755))
+	code, _, stderr := runCLI(t, "run", "--gen", "pair", "--vcd", vcdPath, "--gtkw", gtkwPath)
+	require.Equal(t, exitOK, code, stderr)
+	save, err := os.ReadFile(gtkwPath)
+	require.NoError(t, err)
+	assert.Contains(t, string(save), "[dumpfile] \"waves/run.vcd\"\n")
+	assert.Contains(t, string(save), "+{a.p0.line_rx} a.p0.line_rx\n")
+	assert.FileExists(t, vcdPath)
+
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--gtkw", gtkwPath}, "--gtkw needs --vcd FILE"},
+		{[]string{"--gtkw", gtkwPath, "--vcd", "-"}, "--gtkw needs --vcd FILE"},
+		{[]string{"--gtkw", gtkwPath, "--vcd", vcdPath, "--vcd-dialect", "sigrok"}, "--gtkw goes with the gtkwave dialect of --vcd, not --vcd-dialect sigrok"},
+	} {
+		code, stdout, stderr := runCLI(t, append([]string{"run", "--gen", "pair"}, tc.args...)...)
+		assert.Equal(t, exitUsage, code, tc.args)
+		assert.Empty(t, stdout)
+		assert.Contains(t, stderr, tc.msg, tc.args)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -256,11 +257,11 @@ func (t *table) write(w io.Writer, indent string) {
 // viewFiles are the files the view flags of "fwsim run" name; "" is a view
 // not asked for.
 type viewFiles struct {
-	vcd, trace, dot, svg string
-	vcdOptions           bus.VCDOptions
-	out                  outputs
-	files                map[string]*outputFile // by flag name, once open
-	dotPath              string                 // Graphviz's dot, for --svg
+	vcd, gtkw, trace, dot, svg string
+	vcdOptions                 bus.VCDOptions
+	out                        outputs
+	files                      map[string]*outputFile // by flag name, once open
+	dotPath                    string                 // Graphviz's dot, for --svg
 }
 
 // lookPath finds Graphviz's dot; tests replace it.
@@ -282,7 +283,7 @@ func (v *viewFiles) open() error {
 		v.dotPath = path
 	}
 	v.files = map[string]*outputFile{}
-	for _, f := range []struct{ flag, path string }{{"vcd", v.vcd}, {"trace", v.trace}, {"dot", v.dot}, {"svg", v.svg}} {
+	for _, f := range []struct{ flag, path string }{{"vcd", v.vcd}, {"gtkw", v.gtkw}, {"trace", v.trace}, {"dot", v.dot}, {"svg", v.svg}} {
 		if f.path == "" {
 			continue
 		}
@@ -304,6 +305,9 @@ func (v *viewFiles) write(res *bus.Result, trace []bus.TraceEvent) error {
 		write func(io.Writer) error
 	}{
 		{"vcd", func(w io.Writer) error { return bus.WriteVCDWith(w, res, trace, v.vcdOptions) }},
+		{"gtkw", func(w io.Writer) error {
+			return bus.WriteGTKW(w, res, trace, bus.GTKWOptions{DumpFile: dumpFileFrom(v.gtkw, v.vcd)})
+		}},
 		{"trace", func(w io.Writer) error { return bus.WriteTraceJSONL(w, res, trace) }},
 		{"dot", func(w io.Writer) error { return bus.WriteDOT(w, res) }},
 		{"svg", func(w io.Writer) error { return v.renderSVG(w, res) }},
@@ -322,6 +326,15 @@ func (v *viewFiles) write(res *bus.Result, trace []bus.TraceEvent) error {
 		}
 	}
 	return v.out.commit()
+}
+
+// dumpFileFrom names the VCD at vcd as a save file at gtkw finds it: by its
+// path relative to the save file's directory when there is one.
+func dumpFileFrom(gtkw, vcd string) string {
+	if rel, err := filepath.Rel(filepath.Dir(gtkw), vcd); err == nil && !filepath.IsAbs(vcd) == !filepath.IsAbs(gtkw) {
+		return rel
+	}
+	return vcd
 }
 
 // renderSVG pipes the DOT of res through dot -Tsvg into w.

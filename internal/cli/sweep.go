@@ -77,7 +77,8 @@ func (s *sweepFlags) register(fs *flags) []string {
 type gridPoint struct {
 	point      sweep.Point
 	conditions sweep.Conditions
-	outOfSpec  string // the first reason the point is out of spec, "" if in spec
+	outOfSpec  string          // the first reason the point is out of spec, "" if in spec
+	cfg        analysis.Config // the point's analysis
 	summary    *analysis.Summary
 }
 
@@ -162,6 +163,7 @@ func (s *sweepFlags) run(ctx context.Context, r *sweepRun, progress func(done, t
 		}
 		cfg := r.cfg
 		cfg.Topology, cfg.Options = topo, opts
+		gp.cfg = cfg
 		if each != nil {
 			cfg.Each = func(sample analysis.Sample) error { return each(i, sample) }
 		}

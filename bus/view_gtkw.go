@@ -1,0 +1,181 @@
+package bus
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+)
+
+// GTKWOptions sets what WriteGTKW writes.
+type GTKWOptions struct {
+	// DumpFile is the name of the VCD file the save file opens, as
+	// GTKWave will be given it (usually relative to where gtkwave runs);
+	// "" leaves it out, and gtkwave then needs both files on its command
+	// line: gtkwave run.vcd run.gtkw.
+	DumpFile string
+	// WindowWidth is the width of the GTKWave window in pixels, which the
+	// zoom is computed for; 0 means 1400.
+	WindowWidth int
+}
+
+// Layout of the GTKWave window the save file sets up.
+const (
+	gtkwDefaultWidth = 1400
+	gtkwSignalsWidth = 320 // wide enough for the longest full signal name
+	gtkwWindowHeight = 900
+	// gtkwMargin is how much of the window before the reset end and after
+	// tree identify the zoom shows, as a share of tree identify's length.
+	gtkwMargin = 0.1
+)
+
+// GTKWave trace flags (the "@" lines of a save file).
+const (
+	gtkwFlagHex       = 0x2
+	gtkwFlagRJustify  = 0x20
+	gtkwFlagBlank     = 0x200
+	gtkwFlagGroupOpen = 0x800000
+	gtkwFlagGroupEnd  = 0x1000000
+)
+
+// WriteGTKW writes a GTKWave save file for the VCD that WriteVCD writes of
+// the same run (the GTKWave dialect), so that GTKWave opens on the
+// handshake rather than on an empty pane at 0 ns:
+//
+//   - the bus group: the phase of every generation (bus.gen<i>) and the
+//     scripted events (bus.scenario);
+//   - a group per node, in the VCD's order: its PHY state, its root-
+//     contention back-off, and for each port that is ever connected the
+//     transmitted and received line-state names, each under its full
+//     name (node.p<n>.line_tx);
+//   - the window zoomed to the first generation's tree identify, from a
+//     little before its reset ends to a little after a root is elected;
+//   - the primary marker at that reset end, and the named markers A, B, C,
+//     D … at the phase boundaries of the generations (reset start, reset
+//     end, tree identify done, self identify done) in time order, the first
+//     26; the save file's comments say which is which.
+func WriteGTKW(w io.Writer, res *Result, trace []TraceEvent, opts GTKWOptions) error {
+	width := opts.WindowWidth
+	if width == 0 {
+		width = gtkwDefaultWidth
+	}
+	if width <= gtkwSignalsWidth {
+		return fmt.Errorf("%w: GTKWave window width %d: want more than the %d px of the signal names", ErrInvalidOptions, width, gtkwSignalsWidth)
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "[*] fwsim: GTKWave save file for the VCD of this run\n[*] %s\n", runSummary(res))
+	if opts.DumpFile != "" {
+		fmt.Fprintf(bw, "[dumpfile] %s\n", strconv.Quote(opts.DumpFile))
+	}
+	markers := gtkwMarkers(res)
+	for i, m := range markers {
+		fmt.Fprintf(bw, "[*] marker %c at %d ns: %s\n", 'A'+i, m.at, m.what)
+	}
+	from, to, primary := gtkwWindow(res)
+	// GTKWave shows 2^-zoom time units per pixel of the wave pane.
+	zoom := -math.Log2(float64(to-from) / float64(width-gtkwSignalsWidth))
+	fmt.Fprintf(bw, "[size] %d %d\n[pos] -1 -1\n", width, gtkwWindowHeight)
+	fmt.Fprintf(bw, "[timestart] %d\n", from)
+	fmt.Fprintf(bw, "*%.6f %d", zoom, primary)
+	for i := range 26 {
+		at := int64(-1)
+		if i < len(markers) {
+			at = markers[i].at
+		}
+		fmt.Fprintf(bw, " %d", at)
+	}
+	fmt.Fprintf(bw, "\n[sst_expanded] 0\n[signals_width] %d\n", gtkwSignalsWidth)
+
+	group := func(name string, signals []string) {
+		fmt.Fprintf(bw, "@%x\n-%s\n@%x\n", gtkwFlagGroupOpen|gtkwFlagBlank, name, gtkwFlagHex|gtkwFlagRJustify)
+		for _, s := range signals {
+			fmt.Fprintf(bw, "+{%s} %s\n", s, s)
+		}
+		fmt.Fprintf(bw, "@%x\n-%s\n", gtkwFlagGroupEnd|gtkwFlagBlank, name)
+	}
+	var busSignals []string
+	for i := range res.Generations {
+		busSignals = append(busSignals, "bus.gen"+strconv.Itoa(i))
+	}
+	group("bus", append(busSignals, "bus.scenario"))
+	connected := gtkwConnectedPorts(res)
+	for _, n := range viewNodes(res, trace) {
+		scope := vcdScope(n.id)
+		signals := []string{scope + ".state", scope + ".backoff"}
+		for _, p := range connected[n.id] {
+			prefix := scope + ".p" + strconv.Itoa(p)
+			signals = append(signals, prefix+".line_tx", prefix+".line_rx")
+		}
+		group(scope, signals)
+	}
+	return bw.Flush()
+}
+
+// gtkwMarker is a phase boundary the save file marks.
+type gtkwMarker struct {
+	at   int64
+	what string
+}
+
+// gtkwMarkers lists the phase boundaries of every generation in time order
+// (the parts of a split bus run side by side), the first 26: as many as
+// GTKWave's named markers hold.
+func gtkwMarkers(res *Result) []gtkwMarker {
+	var out []gtkwMarker
+	for _, g := range res.Generations {
+		for _, b := range []struct {
+			rel  int64
+			what string
+		}{{0, "reset starts"}, {g.Timing.ResetEnd, "reset ends, tree identify starts"},
+			{g.Timing.TreeIDDone, "tree identify done, self identify starts"}, {g.Timing.SelfIDDone, "self identify done"}} {
+			if b.rel >= 0 {
+				out = append(out, gtkwMarker{g.StartNs + b.rel, fmt.Sprintf("generation %d: %s", g.Index, b.what)})
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b gtkwMarker) int { return cmp.Compare(a.at, b.at) })
+	return out[:min(len(out), 26)]
+}
+
+// gtkwWindow is the time range the save file shows, and where its primary
+// marker goes: the first generation's tree identify with a margin, the
+// marker at its reset end. A generation that never left its reset shows
+// the reset.
+func gtkwWindow(res *Result) (from, to, primary int64) {
+	if len(res.Generations) == 0 {
+		return 0, max(res.EndNs, 1), -1
+	}
+	g := res.Generations[0]
+	start, end := g.StartNs, g.EndNs
+	if g.Timing.ResetEnd >= 0 {
+		start = g.StartNs + g.Timing.ResetEnd
+		if g.Timing.TreeIDDone >= 0 {
+			end = g.StartNs + g.Timing.TreeIDDone
+		}
+	}
+	end = max(end, start+1)
+	margin := max(int64(float64(end-start)*gtkwMargin), 20)
+	return max(start-margin, 0), end + margin, start
+}
+
+// gtkwConnectedPorts lists, per node, the ports a cable joins in any
+// generation, ascending.
+func gtkwConnectedPorts(res *Result) map[string][]int {
+	out := map[string][]int{}
+	for _, g := range res.Generations {
+		for _, l := range g.Links {
+			for end := range 2 {
+				if id, p := l.Nodes[end], l.Ports[end]; !slices.Contains(out[id], p) {
+					out[id] = append(out[id], p)
+				}
+			}
+		}
+	}
+	for _, ports := range out {
+		slices.Sort(ports)
+	}
+	return out
+}

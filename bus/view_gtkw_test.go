@@ -1,0 +1,165 @@
+package bus_test
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/vcd"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// gtkwSave is what a test reads back from a GTKWave save file.
+type gtkwSave struct {
+	signals   []string // the traced variables, in order
+	groups    []string // the group names, in order
+	timestart int64
+	zoom      float64
+	primary   int64
+	markers   []int64 // A–Z, -1 when unset
+	width     int
+}
+
+func parseGTKW(t *testing.T, text string) gtkwSave {
+	t.Helper()
+	var s gtkwSave
+	open := ""
+	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(line, "+{"):
+			alias, name, ok := strings.Cut(strings.TrimPrefix(line, "+{"), "} ")
+			require.True(t, ok, line)
+			assert.Equal(t, name, alias, "the alias is the full name")
+			require.NotEmpty(t, open, "%s outside a group", name)
+			s.signals = append(s.signals, name)
+		case strings.HasPrefix(line, "-"):
+			if name := line[1:]; open == "" {
+				open = name
+				s.groups = append(s.groups, name)
+			} else {
+				require.Equal(t, open, name, "groups nest")
+				open = ""
+			}
+		case strings.HasPrefix(line, "[timestart] "):
+			s.timestart, _ = strconv.ParseInt(strings.TrimPrefix(line, "[timestart] "), 10, 64)
+		case strings.HasPrefix(line, "[size] "):
+			s.width, _ = strconv.Atoi(strings.Fields(line)[1])
+		case strings.HasPrefix(line, "*"):
+			f := strings.Fields(line[1:])
+			require.Len(t, f, 28, "zoom, primary marker, A–Z")
+			s.zoom, _ = strconv.ParseFloat(f[0], 64)
+			s.primary, _ = strconv.ParseInt(f[1], 10, 64)
+			for _, m := range f[2:] {
+				at, err := strconv.ParseInt(m, 10, 64)
+				require.NoError(t, err)
+				s.markers = append(s.markers, at)
+			}
+		case strings.HasPrefix(line, "@"), strings.HasPrefix(line, "[*]"), strings.HasPrefix(line, "["):
+		default:
+			t.Errorf("unknown line %q", line)
+		}
+	}
+	assert.Empty(t, open, "a group is not closed")
+	return s
+}
+
+// TestGTKWFitsItsVCD: the save file traces only variables the VCD of the
+// same run declares, groups them per node, and opens on the first
+// generation's tree identify with every phase boundary marked.
+func TestGTKWFitsItsVCD(t *testing.T) {
+	for _, run := range viewRuns {
+		t.Run(run.name, func(t *testing.T) {
+			res, trace := runTraced(t, run)
+			var vb, gb bytes.Buffer
+			require.NoError(t, bus.WriteVCD(&vb, res, trace))
+			require.NoError(t, bus.WriteGTKW(&gb, res, trace, bus.GTKWOptions{DumpFile: "run.vcd"}))
+			f, err := vcd.Parse(&vb)
+			require.NoError(t, err)
+			declared := map[string]bool{}
+			nodes := []string{"bus"}
+			for _, d := range f.Vars {
+				declared[d.Path()] = true
+				if d.Name == "state" {
+					nodes = append(nodes, d.Scope[0])
+				}
+			}
+			s := parseGTKW(t, gb.String())
+			assert.Contains(t, gb.String(), "[dumpfile] \"run.vcd\"\n")
+			assert.Equal(t, nodes, s.groups, "the bus, then a group per node in the VCD's order")
+			for _, name := range s.signals {
+				assert.True(t, declared[name], "%s is not in the VCD", name)
+			}
+			// Both line states of every port a cable joins.
+			for _, g := range res.Generations {
+				for _, l := range g.Links {
+					for end := range 2 {
+						port := l.Nodes[end] + ".p" + strconv.Itoa(l.Ports[end])
+						assert.Contains(t, s.signals, port+".line_tx")
+						assert.Contains(t, s.signals, port+".line_rx")
+					}
+				}
+			}
+
+			g := res.Generations[0]
+			resetEnd := g.StartNs + g.Timing.ResetEnd
+			assert.Equal(t, resetEnd, s.primary, "the primary marker at the reset end")
+			assert.Less(t, s.timestart, resetEnd)
+			// The wave pane (the window less the signal names) at 2^-zoom ns per pixel.
+			shownTo := s.timestart + int64(float64(s.width-320)*math.Pow(2, -s.zoom))
+			if g.Timing.TreeIDDone >= 0 {
+				assert.Greater(t, shownTo, g.StartNs+g.Timing.TreeIDDone, "tree identify is in view")
+				assert.Less(t, shownTo-s.timestart, 2*g.Timing.TreeIDDone-g.Timing.ResetEnd+1000, "and fills it")
+			}
+			assert.Equal(t, g.StartNs, s.markers[0], "A: the reset starts")
+			assert.Equal(t, resetEnd, s.markers[1], "B: the reset ends")
+			last := int64(-1)
+			for _, m := range s.markers {
+				if m >= 0 {
+					assert.GreaterOrEqual(t, m, last, "markers in time order")
+					last = m
+				}
+			}
+		})
+	}
+}
+
+func TestGTKWRejectsANarrowWindow(t *testing.T) {
+	res, trace := runTraced(t, viewRuns[0])
+	err := bus.WriteGTKW(&bytes.Buffer{}, res, trace, bus.GTKWOptions{WindowWidth: 300})
+	assert.ErrorIs(t, err, bus.ErrInvalidOptions)
+	assert.ErrorContains(t, err, "GTKWave window width 300")
+}
+
+// TestGTKWaveOpensTheSaveFile loads a run with its save file into GTKWave,
+// when gtkwave and xvfb-run are installed, and asks it, through its Tcl
+// interface, which signals it shows and where the primary marker is.
+func TestGTKWaveOpensTheSaveFile(t *testing.T) {
+	gtkwave, err1 := exec.LookPath("gtkwave")
+	xvfb, err2 := exec.LookPath("xvfb-run")
+	if err1 != nil || err2 != nil {
+		t.Skip("needs gtkwave and xvfb-run on PATH (apt-get install gtkwave xvfb): TestGTKWFitsItsVCD checks the file without them")
+	}
+	res, trace := runTraced(t, viewRuns[0])
+	dir := t.TempDir()
+	var vb, gb bytes.Buffer
+	require.NoError(t, bus.WriteVCD(&vb, res, trace))
+	require.NoError(t, bus.WriteGTKW(&gb, res, trace, bus.GTKWOptions{DumpFile: "run.vcd"}))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "run.vcd"), vb.Bytes(), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "run.gtkw"), gb.Bytes(), 0o644))
+	script := "puts \"SHOWN: [gtkwave::getDisplayedSignals]\"\nputs \"MARKER: [gtkwave::getMarker]\"\ngtkwave::/File/Quit\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "q.tcl"), []byte(script), 0o644))
+	cmd := exec.Command(xvfb, "-a", gtkwave, "-S", "q.tcl", "run.gtkw")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	s := parseGTKW(t, gb.String())
+	assert.Contains(t, string(out), "SHOWN: "+strings.Join(s.signals, " ")+" \n", "GTKWave shows the save file's signals, its dump file found")
+	assert.Contains(t, string(out), "MARKER: "+strconv.FormatInt(s.primary, 10)+"\n")
+}
