@@ -18,10 +18,10 @@
 //
 // A Real is declared "$var real 64 <id> <name> $end" and changes as
 // "r<number> <id>". GTKWave shows it as a number, current sigrok as an
-// analog channel, and sigrok 0.5 skips it without a warning: the way to
-// carry text to sigrok (bus's sigrok dialect numbers the texts). Bit
-// vectors would not do: sigrok 0.5 stops reading a block of the file at the
-// first multi-bit value.
+// analog channel, and sigrok 0.5 skips it without a warning. Bit vectors
+// would not do for sigrok: sigrok 0.5 stops reading a block of the file at
+// the first multi-bit value, which is why bus's sigrok dialect writes
+// one-bit wires only.
 //
 // # String variables
 //
