@@ -103,15 +103,14 @@ func (b *progressBar) line(done, total int, elapsed time.Duration, room int) str
 			fmt.Sprintf("%3d%% %s", done*100/total, eta),
 		}
 	}
-	for i, text := range candidates {
-		if i == 0 {
-			// A bar of a fixed share of the width, so that it does not
-			// jitter as the figures change length.
-			if bar := min(room/3, maxBar); bar >= minBar && bar+3+len([]rune(text)) <= room {
-				filled := done * bar / total
-				return "[" + strings.Repeat("#", filled) + strings.Repeat(" ", bar-filled) + "] " + text
-			}
-		}
+	// The bar takes what the longest figures could leave it, so that it
+	// neither jitters nor comes and goes as the figures change length.
+	widest := len([]rune(fmt.Sprintf("%3d%% %d/%d runs, %s runs/s, %s elapsed, ETA %s", 100, total, total, "999M", "99h59m59s", "99h59m59s")))
+	if bar := min(room-3-widest, maxBar); bar >= minBar && len(candidates) > 1 {
+		filled := done * bar / total
+		return "[" + strings.Repeat("#", filled) + strings.Repeat(" ", bar-filled) + "] " + candidates[0]
+	}
+	for _, text := range candidates {
 		if len([]rune(text)) <= room {
 			return text
 		}
@@ -129,10 +128,13 @@ func (b *progressBar) clear() {
 	}
 }
 
-// formatRate writes a rate with three significant digits, "12.3k" above
-// 10,000.
+// formatRate writes a rate with three significant digits at most: "950",
+// "12.3k", "4.5M".
 func formatRate(r float64) string {
-	if r >= 1e4 {
+	switch {
+	case r >= 999.5e3:
+		return fmt.Sprintf("%.3gM", r/1e6)
+	case r >= 999.5:
 		return fmt.Sprintf("%.3gk", r/1e3)
 	}
 	return fmt.Sprintf("%.3g", r)

@@ -70,3 +70,34 @@ func TestProgressBarCoversTheLastLine(t *testing.T) {
 	bar.clear()
 	assert.True(t, strings.HasSuffix(out.String(), "\r"+strings.Repeat(" ", shown)+"\r"))
 }
+
+// The bar keeps its place and width while the figures change length, as
+// the rate goes from hundreds to millions of runs a second.
+func TestProgressBarIsSteady(t *testing.T) {
+	for _, columns := range []int{80, 120} {
+		var out bytes.Buffer
+		clock := time.Unix(0, 0)
+		bar := &progressBar{w: &out, columns: func() int { return columns }, now: func() time.Time { return clock }, start: clock}
+		for done := 1; done <= 100000; done++ {
+			step := 10 * time.Millisecond
+			if done > 100 {
+				step = 100 * time.Nanosecond
+			}
+			clock = clock.Add(step)
+			bar.update(done, 100000)
+		}
+		var widths []int // of the bar, -1 for none
+		for _, line := range strings.Split(out.String(), "\r")[1:] {
+			if line = strings.TrimRight(line, " "); line != "" {
+				widths = append(widths, strings.Index(line, "]"))
+			}
+		}
+		require.NotEmpty(t, widths)
+		for _, w := range widths {
+			assert.Equal(t, widths[0], w, "%d columns: the bar came, went or changed width", columns)
+		}
+		if columns == 120 {
+			assert.Positive(t, widths[0], "a bar at 120 columns")
+		}
+	}
+}
