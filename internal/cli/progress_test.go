@@ -74,17 +74,23 @@ func TestProgressBarCoversTheLastLine(t *testing.T) {
 // The bar keeps its place and width while the figures change length, as
 // the rate goes from hundreds to millions of runs a second.
 func TestProgressBarIsSteady(t *testing.T) {
-	for _, columns := range []int{80, 120} {
+	for _, tc := range []struct{ columns, total int }{{80, 200}, {80, 100000}, {120, 100000}} {
+		columns := tc.columns
 		var out bytes.Buffer
 		clock := time.Unix(0, 0)
 		bar := &progressBar{w: &out, columns: func() int { return columns }, now: func() time.Time { return clock }, start: clock}
-		for done := 1; done <= 100000; done++ {
-			step := 10 * time.Millisecond
-			if done > 100 {
+		for done := 1; done <= tc.total; done++ {
+			// From 13k runs a second to 25.6k (the digits CI saw change),
+			// then to millions.
+			step := 77 * time.Microsecond
+			switch {
+			case done > tc.total/2:
 				step = 100 * time.Nanosecond
+			case done > tc.total/3:
+				step = 39 * time.Microsecond
 			}
 			clock = clock.Add(step)
-			bar.update(done, 100000)
+			bar.update(done, tc.total)
 		}
 		var widths []int // of the bar, -1 for none
 		for _, line := range strings.Split(out.String(), "\r")[1:] {
