@@ -106,7 +106,7 @@ func renderDOT(t *testing.T, dot []byte) []byte {
 	t.Helper()
 	path, err := exec.LookPath("dot")
 	if err != nil {
-		t.Skip("Graphviz's dot is not installed")
+		t.Skip("Graphviz's dot is not on PATH (apt-get install graphviz): the DOT tests check the text without it")
 	}
 	cmd := exec.Command(path, "-Tsvg")
 	cmd.Stdin = bytes.NewReader(dot)

@@ -122,8 +122,9 @@ func FuzzViews(f *testing.F) {
 
 // TestViewsOfUnusualIDs: ids with letters of other scripts, a combining
 // mark and every punctuation character ids may hold give views that read
-// back, Graphviz included when it is installed. The id "a/p3" is what the
-// stub of a's unconnected port 3 was once called in DOT, merging the two.
+// back, in Graphviz and sigrok-cli too when they are installed. The id
+// "a/p3" is what the stub of a's unconnected port 3 was once called in
+// DOT, merging the two.
 func TestViewsOfUnusualIDs(t *testing.T) {
 	kamera, cafe := "Kamera_ü-1.2+x@y#z", "cafe\u0301"
 	topo := &bus.Topology{
@@ -148,6 +149,12 @@ func TestViewsOfUnusualIDs(t *testing.T) {
 		}
 	}
 	assert.ElementsMatch(t, []string{"Kamera_%C3%BC-1%2E2+x@y#z", "a", "a/p3", "bus", "cafe%CC%81", "%E6%97%A5%E6%9C%AC"}, scopes)
+	t.Run("sigrok-cli", func(t *testing.T) {
+		sigrok := sigrokCLI(t)
+		buf.Reset()
+		require.NoError(t, bus.WriteVCDWith(&buf, res, trace.Events, bus.VCDOptions{Dialect: bus.VCDSigrok}))
+		assertSigrokChannels(t, sigrok, buf.Bytes())
+	})
 
 	buf.Reset()
 	require.NoError(t, bus.WriteDOT(&buf, res))

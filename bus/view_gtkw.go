@@ -54,9 +54,10 @@ const (
 //   - the window zoomed to the first generation's tree identify, from a
 //     little before its reset ends to a little after a root is elected;
 //   - the primary marker at that reset end, and the named markers A, B, C,
-//     D … at the phase boundaries of the generations (reset start, reset
-//     end, tree identify done, self identify done) in time order, the first
-//     26; the save file's comments say which is which.
+//     D … at the phase boundaries of the generations in time order, the
+//     first 26, each named after the generation and the value bus.gen<i>
+//     takes there: "g0 reset", "g0 tree_id", "g0 self_id", then its
+//     outcome ("g0 ok").
 func WriteGTKW(w io.Writer, res *Result, trace []TraceEvent, opts GTKWOptions) error {
 	width := opts.WindowWidth
 	if width == 0 {
@@ -71,9 +72,6 @@ func WriteGTKW(w io.Writer, res *Result, trace []TraceEvent, opts GTKWOptions) e
 		fmt.Fprintf(bw, "[dumpfile] %s\n", strconv.Quote(opts.DumpFile))
 	}
 	markers := gtkwMarkers(res)
-	for i, m := range markers {
-		fmt.Fprintf(bw, "[*] marker %c at %d ns: %s\n", 'A'+i, m.at, m.what)
-	}
 	from, to, primary := gtkwWindow(res)
 	// GTKWave shows 2^-zoom time units per pixel of the wave pane.
 	zoom := -math.Log2(float64(to-from) / float64(width-gtkwSignalsWidth))
@@ -87,7 +85,12 @@ func WriteGTKW(w io.Writer, res *Result, trace []TraceEvent, opts GTKWOptions) e
 		}
 		fmt.Fprintf(bw, " %d", at)
 	}
-	fmt.Fprintf(bw, "\n[sst_expanded] 0\n[signals_width] %d\n", gtkwSignalsWidth)
+	bw.WriteByte('\n')
+	// GTKWave draws a named marker's name above its line.
+	for i, m := range markers {
+		fmt.Fprintf(bw, "[markername] %c%s\n", 'A'+i, m.name)
+	}
+	fmt.Fprintf(bw, "[sst_expanded] 0\n[signals_width] %d\n", gtkwSignalsWidth)
 
 	group := func(name string, signals []string) {
 		fmt.Fprintf(bw, "@%x\n-%s\n@%x\n", gtkwFlagGroupOpen|gtkwFlagBlank, name, gtkwFlagHex|gtkwFlagRJustify)
@@ -117,7 +120,7 @@ func WriteGTKW(w io.Writer, res *Result, trace []TraceEvent, opts GTKWOptions) e
 // gtkwMarker is a phase boundary the save file marks.
 type gtkwMarker struct {
 	at   int64
-	what string
+	name string
 }
 
 // gtkwMarkers lists the phase boundaries of every generation in time order
@@ -125,15 +128,9 @@ type gtkwMarker struct {
 // GTKWave's named markers hold.
 func gtkwMarkers(res *Result) []gtkwMarker {
 	var out []gtkwMarker
-	for _, g := range res.Generations {
-		for _, b := range []struct {
-			rel  int64
-			what string
-		}{{0, "reset starts"}, {g.Timing.ResetEnd, "reset ends, tree identify starts"},
-			{g.Timing.TreeIDDone, "tree identify done, self identify starts"}, {g.Timing.SelfIDDone, "self identify done"}} {
-			if b.rel >= 0 {
-				out = append(out, gtkwMarker{g.StartNs + b.rel, fmt.Sprintf("generation %d: %s", g.Index, b.what)})
-			}
+	for i := range res.Generations {
+		for _, ph := range generationPhases(&res.Generations[i]) {
+			out = append(out, gtkwMarker{ph.at, "g" + strconv.Itoa(i) + " " + ph.phase})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b gtkwMarker) int { return cmp.Compare(a.at, b.at) })

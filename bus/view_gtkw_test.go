@@ -2,10 +2,12 @@ package bus_test
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,13 +25,14 @@ type gtkwSave struct {
 	timestart int64
 	zoom      float64
 	primary   int64
-	markers   []int64 // A–Z, -1 when unset
+	markers   []int64         // A–Z, -1 when unset
+	names     map[byte]string // the named markers' names, by letter
 	width     int
 }
 
 func parseGTKW(t *testing.T, text string) gtkwSave {
 	t.Helper()
-	var s gtkwSave
+	s := gtkwSave{names: map[byte]string{}}
 	open := ""
 	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 		switch {
@@ -47,6 +50,10 @@ func parseGTKW(t *testing.T, text string) gtkwSave {
 				require.Equal(t, open, name, "groups nest")
 				open = ""
 			}
+		case strings.HasPrefix(line, "[markername] "):
+			named := strings.TrimPrefix(line, "[markername] ")
+			require.Greater(t, len(named), 1, line)
+			s.names[named[0]] = named[1:]
 		case strings.HasPrefix(line, "[timestart] "):
 			s.timestart, _ = strconv.ParseInt(strings.TrimPrefix(line, "[timestart] "), 10, 64)
 		case strings.HasPrefix(line, "[size] "):
@@ -126,6 +133,32 @@ func TestGTKWFitsItsVCD(t *testing.T) {
 					last = m
 				}
 			}
+
+			// Each named marker is named after the value a bus.gen<i>
+			// takes where it stands, and each such change is marked (up
+			// to the 26 markers GTKWave has).
+			genPath := map[string]string{} // by VCD id
+			for _, d := range f.Vars {
+				if strings.HasPrefix(d.Path(), "bus.gen") {
+					genPath[d.ID] = d.Name
+				}
+			}
+			var phases []string // "g<i> <phase>@<ns>"
+			for _, c := range f.Changes {
+				if name, ok := genPath[c.ID]; ok && c.Value != "-" {
+					phases = append(phases, "g"+strings.TrimPrefix(name, "gen")+" "+c.Value+"@"+strconv.FormatInt(c.Time, 10))
+				}
+			}
+			var named []string
+			for i, at := range s.markers {
+				if at >= 0 {
+					letter := byte('A' + i)
+					require.Contains(t, s.names, letter, "marker %c has no name", letter)
+					named = append(named, s.names[letter]+"@"+strconv.FormatInt(at, 10))
+				}
+			}
+			assert.Len(t, s.names, len(named), "a name for an unset marker")
+			assert.ElementsMatch(t, phases[:min(len(phases), 26)], named)
 		})
 	}
 }
@@ -138,8 +171,10 @@ func TestGTKWRejectsANarrowWindow(t *testing.T) {
 }
 
 // TestGTKWaveOpensTheSaveFile loads a run with its save file into GTKWave,
-// when gtkwave and xvfb-run are installed, and asks it, through its Tcl
-// interface, which signals it shows and where the primary marker is.
+// when gtkwave and xvfb-run are installed, asks it, through its Tcl
+// interface, which signals it shows, where the markers are and at what
+// zoom, and has it write the save file again: what it read, it writes back
+// (the named markers' names included).
 func TestGTKWaveOpensTheSaveFile(t *testing.T) {
 	gtkwave, err1 := exec.LookPath("gtkwave")
 	xvfb, err2 := exec.LookPath("xvfb-run")
@@ -153,13 +188,35 @@ func TestGTKWaveOpensTheSaveFile(t *testing.T) {
 	require.NoError(t, bus.WriteGTKW(&gb, res, trace, bus.GTKWOptions{DumpFile: "run.vcd"}))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "run.vcd"), vb.Bytes(), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "run.gtkw"), gb.Bytes(), 0o644))
-	script := "puts \"SHOWN: [gtkwave::getDisplayedSignals]\"\nputs \"MARKER: [gtkwave::getMarker]\"\ngtkwave::/File/Quit\n"
+	s := parseGTKW(t, gb.String())
+	script := "puts \"SHOWN: [gtkwave::getDisplayedSignals]\"\nputs \"MARKER: [gtkwave::getMarker]\"\n" +
+		"puts \"ZOOM: [gtkwave::getZoomFactor]\"\n"
+	var want strings.Builder
+	for i, at := range s.markers {
+		letter := string(rune('A' + i))
+		script += "puts \"NAMED " + letter + ": [gtkwave::getNamedMarker " + letter + "]\"\n"
+		fmt.Fprintf(&want, "NAMED %s: %d\n", letter, at)
+	}
+	script += "gtkwave::/File/Write_Save_File\ngtkwave::/File/Quit\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "q.tcl"), []byte(script), 0o644))
 	cmd := exec.Command(xvfb, "-a", gtkwave, "-S", "q.tcl", "run.gtkw")
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	s := parseGTKW(t, gb.String())
 	assert.Contains(t, string(out), "SHOWN: "+strings.Join(s.signals, " ")+" \n", "GTKWave shows the save file's signals, its dump file found")
 	assert.Contains(t, string(out), "MARKER: "+strconv.FormatInt(s.primary, 10)+"\n")
+	assert.Contains(t, string(out), want.String(), "the named markers")
+	m := regexp.MustCompile(`ZOOM: (\S+)\n`).FindStringSubmatch(string(out))
+	require.NotNil(t, m, "%s", out)
+	zoom, err := strconv.ParseFloat(m[1], 64)
+	require.NoError(t, err)
+	assert.InDelta(t, s.zoom, zoom, 1e-5)
+
+	rewritten, err := os.ReadFile(filepath.Join(dir, "run.gtkw"))
+	require.NoError(t, err)
+	again := parseGTKW(t, string(rewritten))
+	assert.Equal(t, s.signals, again.signals)
+	assert.Equal(t, s.groups, again.groups)
+	assert.Equal(t, s.names, again.names, "GTKWave kept the markers' names")
+	assert.Equal(t, s.markers, again.markers)
 }

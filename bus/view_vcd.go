@@ -378,15 +378,10 @@ func (v *vcdVars) changes(res *Result, trace []TraceEvent) []vcdChange {
 			add(e.TimeNs, n.selfID, value)
 		}
 	}
-	for i, g := range res.Generations {
-		add(g.StartNs, v.gens[i], "reset")
-		for _, ph := range []struct {
-			rel   int64
-			value string
-		}{{g.Timing.ResetEnd, "tree_id"}, {g.Timing.TreeIDDone, "self_id"}, {g.Timing.SelfIDDone, string(g.Outcome)}} {
-			if ph.rel >= 0 {
-				add(g.StartNs+ph.rel, v.gens[i], ph.value)
-			}
+	for i := range res.Generations {
+		g := &res.Generations[i]
+		for _, ph := range generationPhases(g) {
+			add(ph.at, v.gens[i], ph.phase)
 		}
 		for _, c := range g.Contention {
 			for _, b := range c.Backoffs {
@@ -398,6 +393,27 @@ func (v *vcdVars) changes(res *Result, trace []TraceEvent) []vcdChange {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b vcdChange) int { return cmp.Compare(a.at, b.at) })
+	return out
+}
+
+// phaseStart is where a generation enters a phase.
+type phaseStart struct {
+	at    int64  // ns since power-up
+	phase string // as bus.gen<i> shows it: reset, tree_id, self_id, then the outcome
+}
+
+// generationPhases lists the phases g entered, in order: a generation that
+// stopped in a phase has no later ones, and no outcome.
+func generationPhases(g *Generation) []phaseStart {
+	out := []phaseStart{{g.StartNs, "reset"}}
+	for _, ph := range []struct {
+		rel   int64
+		phase string
+	}{{g.Timing.ResetEnd, "tree_id"}, {g.Timing.TreeIDDone, "self_id"}, {g.Timing.SelfIDDone, string(g.Outcome)}} {
+		if ph.rel >= 0 {
+			out = append(out, phaseStart{g.StartNs + ph.rel, ph.phase})
+		}
+	}
 	return out
 }
 

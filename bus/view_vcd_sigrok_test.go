@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -122,20 +123,7 @@ func TestVCDSigrokDialect(t *testing.T) {
 // The GTKWave dialect, which sigrok warns about, shows that warnings are
 // seen.
 func TestVCDSigrokCLI(t *testing.T) {
-	cli, err := exec.LookPath("sigrok-cli")
-	if err != nil {
-		t.Skip("sigrok-cli is not on PATH (apt-get install sigrok-cli): TestVCDSigrokDialect checks the dialect without it")
-	}
-	sigrok := func(t *testing.T, data []byte, args ...string) (stdout, stderr string) {
-		t.Helper()
-		path := filepath.Join(t.TempDir(), "run.vcd")
-		require.NoError(t, os.WriteFile(path, data, 0o644))
-		var out, errOut bytes.Buffer
-		cmd := exec.Command(cli, append([]string{"--loglevel", "2", "-I", "vcd", "-i", path}, args...)...)
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		require.NoError(t, cmd.Run(), "sigrok-cli: %s", errOut.String())
-		return out.String(), errOut.String()
-	}
+	sigrok := sigrokCLI(t)
 	for _, run := range viewRuns {
 		t.Run(run.name, func(t *testing.T) {
 			res, trace := runTraced(t, run)
@@ -145,23 +133,9 @@ func TestVCDSigrokCLI(t *testing.T) {
 				t.Skipf("%d ns: too many samples for a quick test", res.EndNs)
 			}
 			data := writeVCD(t, res, trace, bus.VCDSigrok)
-			file, err := vcd.Parse(bytes.NewReader(data))
-			require.NoError(t, err)
-			var want []string
-			for _, d := range file.Vars {
-				want = append(want, d.Name)
-			}
-			show, warnings := sigrok(t, data, "--show")
-			assert.Empty(t, warnings)
-			var got []string
-			for _, line := range strings.Split(show, "\n") {
-				if name, ok := strings.CutPrefix(line, "- "); ok {
-					got = append(got, strings.TrimSuffix(name, ": logic"))
-				}
-			}
-			assert.Equal(t, want, got, "the channels sigrok sees")
+			assertSigrokChannels(t, sigrok, data)
 
-			_, warnings = sigrok(t, writeVCD(t, res, trace, bus.VCDGTKWave), "-O", "null")
+			_, warnings := sigrok(t, writeVCD(t, res, trace, bus.VCDGTKWave), "-O", "null")
 			assert.NotEmpty(t, warnings, "GTKWave dialect: string variables")
 
 			if len(res.Generations[0].Contention) == 0 {
@@ -182,14 +156,57 @@ func TestVCDSigrokCLI(t *testing.T) {
 				if len(values) != len(header) || values[0] == "logic" {
 					continue
 				}
-				prefix := c.Nodes[0] + ".p" + string(rune('0'+c.Ports[0])) + "."
-				if values[slices.Index(header, prefix+"tpa.lo")] == "1" && values[slices.Index(header, prefix+"tpb.lo")] == "1" {
+				prefix := c.Nodes[0] + ".p" + strconv.Itoa(c.Ports[0]) + "."
+				tpaLo, tpbLo := slices.Index(header, prefix+"tpa.lo"), slices.Index(header, prefix+"tpb.lo")
+				require.True(t, tpaLo >= 0 && tpbLo >= 0, "sigrok's CSV has no %stpa.lo or %[1]stpb.lo: %v", prefix, header)
+				if values[tpaLo] == "1" && values[tpbLo] == "1" {
 					contended++
 				}
 			}
 			assert.Positive(t, contended, "no sample shows ROOT_CONTENTION (0,0) at %s:%d", c.Nodes[0], c.Ports[0])
 		})
 	}
+}
+
+// sigrokCLI returns a function that runs sigrok-cli on a VCD file holding
+// data, with args, and gives its output and warnings; it skips t when
+// sigrok-cli is not installed.
+func sigrokCLI(t *testing.T) func(t *testing.T, data []byte, args ...string) (stdout, stderr string) {
+	cli, err := exec.LookPath("sigrok-cli")
+	if err != nil {
+		t.Skip("sigrok-cli is not on PATH (apt-get install sigrok-cli): TestVCDSigrokDialect checks the dialect without it")
+	}
+	return func(t *testing.T, data []byte, args ...string) (stdout, stderr string) {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), "run.vcd")
+		require.NoError(t, os.WriteFile(path, data, 0o644))
+		var out, errOut bytes.Buffer
+		cmd := exec.Command(cli, append([]string{"--loglevel", "2", "-I", "vcd", "-i", path}, args...)...)
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		require.NoError(t, cmd.Run(), "sigrok-cli: %s", errOut.String())
+		return out.String(), errOut.String()
+	}
+}
+
+// assertSigrokChannels: sigrok reads the sigrok dialect in data without a
+// warning and lists every variable as a channel of the same name.
+func assertSigrokChannels(t *testing.T, sigrok func(t *testing.T, data []byte, args ...string) (string, string), data []byte) {
+	t.Helper()
+	file, err := vcd.Parse(bytes.NewReader(data))
+	require.NoError(t, err)
+	var want []string
+	for _, d := range file.Vars {
+		want = append(want, d.Name)
+	}
+	show, warnings := sigrok(t, data, "--show")
+	assert.Empty(t, warnings)
+	var got []string
+	for _, line := range strings.Split(show, "\n") {
+		if name, ok := strings.CutPrefix(line, "- "); ok {
+			got = append(got, strings.TrimSuffix(name, ": logic"))
+		}
+	}
+	assert.Equal(t, want, got, "the channels sigrok sees")
 }
 
 func TestVCDDialectRejected(t *testing.T) {
