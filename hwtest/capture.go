@@ -389,7 +389,7 @@ func Read(r io.Reader, f Format, each func(Generation) error) (Format, error) {
 		return f, err
 	}
 	if !found {
-		return f, &ParseError{Format: f, Field: "input", Reason: "no self-ID quadlets found"}
+		return f, &ParseError{Format: f, Field: "input", Reason: noSelfIDs}
 	}
 	return f, nil
 }
@@ -496,12 +496,16 @@ func detect(in *lineReader) (Format, error) {
 	case notDump != nil && !sawQuadlets:
 		// Ordinary text, such as the kernel log of a machine without
 		// FireWire: say so, not why its first line is no hex dump.
-		return "", &ParseError{Field: "format", Reason: "no self-IDs in this input: no line of a capture format fwsim reads (" + formatNames() + ") and no hex quadlets"}
+		return "", &ParseError{Field: "format", Reason: noSelfIDs + ": no line of a capture format fwsim reads (" + formatNames() + ") and no hex quadlets"}
 	case notDump != nil:
 		return "", &ParseError{Field: "format", Reason: "not a capture fwsim can read (formats: " + formatNames() + "); " + notDump.Error()}
 	}
-	return "", &ParseError{Field: "format", Reason: "no self-ID quadlets found"}
+	return "", &ParseError{Field: "format", Reason: noSelfIDs}
 }
+
+// noSelfIDs is the one message of an input without a self-ID: empty, only
+// comments, or ordinary text such as a kernel log without FireWire.
+const noSelfIDs = "no self-IDs in this input"
 
 func isBlank(l string) bool { return strings.TrimSpace(l) == "" }
 

@@ -161,7 +161,7 @@ func TestHostileInput(t *testing.T) {
 			_, err := Parse([]byte(input), f)
 			var pe *ParseError
 			require.ErrorAs(t, err, &pe, "%q as %q", input, f)
-			assert.Contains(t, err.Error(), "no self-ID quadlets found", "%q as %q", input, f)
+			assert.Contains(t, err.Error(), "no self-IDs in this input", "%q as %q", input, f)
 		}
 	}
 	for _, tc := range []struct {

@@ -47,7 +47,7 @@ func runDecode(_ context.Context, e *env, args []string) int {
 	fs.BoolVar(&jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .root")
 	fs.StringVar(&emitTopology, "emit-topology", "",
-		"write the bus of the last generation that forms a tree as a topology `FILE`\n(YAML, or JSON for a .json name) to edit and run, e.g. --emit-topology bus.yaml")
+		"write the bus of the last generation that forms a tree as a topology `FILE`\n(YAML, or JSON for a .json name) to edit and run; standard error says\nwhich generation it wrote, e.g. --emit-topology bus.yaml")
 	fs.order("format", "json", "emit-topology")
 	file, code, done := parseFileArg(fs, e, args)
 	if done {
@@ -319,10 +319,10 @@ func phyOrNone(id int) string {
 // appear at the top level too, for the common one-reset capture.
 type decodeJSON struct {
 	versionJSON
-	Source string `json:"source"`
-	Format string `json:"format"`
+	Source string `json:"source"` // the capture file, "stdin" or the device
+	Format string `json:"format"` // the capture's format, as --format names it
 	busJSON
-	Generations []busJSON `json:"generations"`
+	Generations []busJSON `json:"generations"` // every generation of the capture, in order
 }
 
 // busJSON is one generation of a capture.
@@ -330,46 +330,49 @@ type busJSON struct {
 	Line          *int          `json:"line"`               // null when not from a text line
 	Generation    *int          `json:"generation"`         // the bus generation, null when unknown
 	LocalPhyID    *int          `json:"local_phy_id"`       // the capturing node, null when unknown
-	Consistent    bool          `json:"consistent"`         //
-	Nodes         []busNodeJSON `json:"nodes"`              //
+	Consistent    bool          `json:"consistent"`         // no check found a problem: errors is []
+	Nodes         []busNodeJSON `json:"nodes"`              // in phy_ID order; [] when the packets do not split into nodes
 	Root          *int          `json:"root"`               // null without a tree
 	Hops          *int          `json:"hops"`               // null without a tree
 	IRM           *int          `json:"irm"`                // null when no node qualifies
 	GapCount      int           `json:"gap_count"`          // 0 when mismatched
-	GapConsistent bool          `json:"gap_consistent"`     //
+	GapConsistent bool          `json:"gap_consistent"`     // every node reports the same gap count
 	GapForHops    *int          `json:"gap_count_for_hops"` // null without a tree
-	Errors        []problemJSON `json:"errors"`             //
+	Errors        []problemJSON `json:"errors"`             // what reading the capture and the checks found
 	SelfIDs       []string      `json:"self_ids"`           // "0x%08x", no inverses
 }
 
+// busNodeJSON is one node as its self-ID packets describe it.
 type busNodeJSON struct {
-	PhyID          int         `json:"phy_id"`
-	LinkActive     bool        `json:"link_active"`
-	GapCount       int         `json:"gap_count"`
-	Speed          string      `json:"speed"`
-	Delay          int         `json:"delay"`
-	Contender      bool        `json:"contender"`
-	PowerClass     int         `json:"power_class"`
-	InitiatedReset bool        `json:"initiated_reset"`
-	Ports          []string    `json:"ports"`
-	Parent         *int        `json:"parent"`      // null for the root or without a tree
-	ParentPort     *int        `json:"parent_port"` // null for the root or without a tree
-	Children       []childJSON `json:"children"`
-	SelfIDs        []string    `json:"self_ids"`
+	PhyID          int         `json:"phy_id"`          // the self-ID's phy_ID
+	LinkActive     bool        `json:"link_active"`     // the L bit: the link layer is active
+	GapCount       int         `json:"gap_count"`       // the node's gap_cnt
+	Speed          string      `json:"speed"`           // S100, S200, S400 or S800
+	Delay          int         `json:"delay"`           // the del field (1394-1995 only, 0 in 1394a)
+	Contender      bool        `json:"contender"`       // the c bit: an IRM and bus manager contender
+	PowerClass     int         `json:"power_class"`     // the pwr field, 0 to 7
+	InitiatedReset bool        `json:"initiated_reset"` // the i bit: the node initiated the reset
+	Ports          []string    `json:"ports"`           // port p at index p: child, parent, ncon or absent
+	Parent         *int        `json:"parent"`          // null for the root or without a tree
+	ParentPort     *int        `json:"parent_port"`     // null for the root or without a tree
+	Children       []childJSON `json:"children"`        // in ascending port order; [] without a tree
+	SelfIDs        []string    `json:"self_ids"`        // the node's packets, "0x%08x", no inverses
 }
 
+// childJSON is the cable from a node's port to a child.
 type childJSON struct {
-	Port      int `json:"port"`
-	Child     int `json:"child"`
-	ChildPort int `json:"child_port"`
+	Port      int `json:"port"`       // the node's port
+	Child     int `json:"child"`      // the child's phy_ID
+	ChildPort int `json:"child_port"` // the child's port, toward this node
 }
 
+// problemJSON is what one check of the capture found.
 type problemJSON struct {
-	Check   string  `json:"check"`
+	Check   string  `json:"check"`   // the check, e.g. "inverse", "PHY ID mismatch" or "gap count"
 	Node    *int    `json:"node"`    // null for the whole bus
 	Index   *int    `json:"index"`   // null when no quadlet is to blame
 	Quadlet *string `json:"quadlet"` // null when no quadlet is to blame
-	Message string  `json:"message"`
+	Message string  `json:"message"` // what is wrong, in words
 }
 
 func newDecodeJSON(c *capture) decodeJSON {

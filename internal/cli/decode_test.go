@@ -86,6 +86,10 @@ func TestDecodeErrors(t *testing.T) {
 			`fwsim decode: stdin: raw line 1: quadlet: "xyz" is not a hex quadlet (want 1 to 8 hex digits, 0x optional)`},
 		{"not a capture", "hello\n", []string{"decode"},
 			`fwsim decode: stdin: format: no self-IDs in this input: no line of a capture format fwsim reads (firewire-ohci, tracepoint, ieee1394, firebug, topology-map, raw) and no hex quadlets`},
+		{"empty", "", []string{"decode"}, `fwsim decode: stdin: format: no self-IDs in this input`},
+		{"only comments", "# a capture to come\n\n", []string{"decode"}, `fwsim decode: stdin: format: no self-IDs in this input`},
+		{"a log without self-IDs, format given", "[    1.1] firewire_ohci 0000:05:00.0: added OHCI v1.10 device as card 0\n",
+			[]string{"decode", "--format", "firewire-ohci"}, `fwsim decode: stdin: firewire-ohci: input: no self-IDs in this input`},
 		{"text, then quadlets", "hello\n807f0080\n", []string{"decode"},
 			`fwsim decode: stdin: format: not a capture fwsim can read (formats: firewire-ohci, tracepoint, ieee1394, firebug, topology-map, raw); raw line 1: quadlet: "hello" is not a hex quadlet (want 1 to 8 hex digits, 0x optional)`},
 		{"bad format flag", "", []string{"decode", "--format", "pcap"},
@@ -160,9 +164,15 @@ func TestDecodeBoundsTheResets(t *testing.T) {
 // says just that.
 func TestDecodeKernelLogWithoutFireWire(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "dmesg.txt")
-	log := "[    0.000000] Linux version 6.12.0 (gcc 12.2.0)\n" +
+	// Hex numbers, blank lines and PCI addresses, as in a real boot log.
+	log := "[    0.000000] Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) (gcc-12 (Debian 12.2.0-14) 12.2.0) #1 SMP PREEMPT_DYNAMIC\n" +
+		"[    0.000000] Command line: BOOT_IMAGE=/boot/vmlinuz-6.1.0-18-amd64 root=UUID=3f1b2c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d ro quiet\n" +
+		"[    0.000000] BIOS-e820: [mem 0x0000000000000000-0x000000000009fbff] usable\n" +
+		"\n" +
+		"[    0.004000] ACPI: RSDP 0x00000000000F0490 000024 (v02 BOCHS )\n" +
+		"[    0.412345] pci 0000:00:1f.2: [8086:2922] type 00 class 0x010601\n" +
 		"[    1.234567] usb 1-1: new high-speed USB device number 2 using xhci_hcd\n" +
-		"[    2.345678] e1000e 0000:00:19.0 eth0: NIC Link is Up 1000 Mbps Full Duplex\n"
+		"[    2.345678] e1000e 0000:00:19.0 eth0: NIC Link is Up 1000 Mbps Full Duplex, Flow Control: Rx/Tx\n"
 	require.NoError(t, os.WriteFile(path, []byte(log), 0o644))
 	code, stdout, stderr := runCLI(t, "decode", path)
 	assert.Equal(t, exitUsage, code)
