@@ -232,7 +232,16 @@ func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 	}
 	csvToStdout := csvFile == "-"
 	if csvToStdout && jsonOutput {
-		return fs.usageError(e, "--csv - and --json both want standard output: give --csv a file name")
+		jsonFlag := "--json" // or --shard, whose slice is JSON on standard output
+		if shard != "" {
+			jsonFlag = "--shard"
+		}
+		return fs.usageError(e, "--csv - and %s both want standard output: give --csv a file name", jsonFlag)
+	}
+	if csvToStdout && isTerminal(e.stdout.w) {
+		// The rows stream to the terminal as the runs finish: a bar
+		// redrawn between them would break their lines.
+		a.quiet = true
 	}
 	out := outputs{stdout: e.stdout}
 	defer out.abort()

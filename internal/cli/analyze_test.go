@@ -138,9 +138,9 @@ func TestAnalyzeProgressBarOnlyOnATerminal(t *testing.T) {
 	_, _, stderr := runCLI(t, args...)
 	assert.Empty(t, stderr, "stderr is no terminal in tests")
 
-	saved := stderrIsTerminal
-	t.Cleanup(func() { stderrIsTerminal = saved })
-	stderrIsTerminal = func(io.Writer) bool { return true }
+	saved := isTerminal
+	t.Cleanup(func() { isTerminal = saved })
+	isTerminal = func(io.Writer) bool { return true }
 	code, stdout, stderr := runCLI(t, args...)
 	require.Equal(t, exitOK, code)
 	assert.Contains(t, stderr, "] 100% 200/200 runs")
@@ -148,6 +148,15 @@ func TestAnalyzeProgressBarOnlyOnATerminal(t *testing.T) {
 	assert.NotContains(t, stdout, "\r")
 	_, _, stderr = runCLI(t, append(args, "--quiet")...)
 	assert.Empty(t, stderr)
+
+	// Rows streaming to the terminal are the progress; the bar would
+	// break their lines. To a file, they leave the bar as it was.
+	code, stdout, stderr = runCLI(t, append(args, "--csv", "-")...)
+	require.Equal(t, exitOK, code)
+	assert.Empty(t, stderr)
+	assert.Contains(t, stdout, "\n199,")
+	_, _, stderr = runCLI(t, append(args, "--csv", filepath.Join(t.TempDir(), "runs.csv"))...)
+	assert.Contains(t, stderr, "] 100% 200/200 runs")
 }
 
 func TestAnalyzeBadInput(t *testing.T) {
@@ -379,4 +388,9 @@ func TestAnalyzeCSVMeaning(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, stdout)
 	assert.Contains(t, stderr, "--csv - and --json both want standard output: give --csv a file name")
+
+	code, stdout, stderr = runCLI(t, append(args, "--csv", "-", "--shard", "1/2")...)
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, "--csv - and --shard both want standard output: give --csv a file name")
 }

@@ -89,9 +89,9 @@ func TestWaitingForInputStopsOnInterrupt(t *testing.T) {
 // The interrupt message starts on a line of its own, not on the progress
 // bar's.
 func TestInterruptClearsTheProgressBar(t *testing.T) {
-	saved := stderrIsTerminal
-	t.Cleanup(func() { stderrIsTerminal = saved })
-	stderrIsTerminal = func(io.Writer) bool { return true }
+	saved := isTerminal
+	t.Cleanup(func() { isTerminal = saved })
+	isTerminal = func(io.Writer) bool { return true }
 	code, _, stderr, _ := runInterrupted(t, 200*time.Millisecond, strings.NewReader(""),
 		"analyze", "--gen", "pair", "--runs", "10000000", "--workers", "1")
 	require.Equal(t, exitInterrupted, code, stderr)

@@ -13,7 +13,7 @@ import (
 // newProgress returns the progress bar's update function, or nil when
 // there is to be none; the bar clears itself when the last run is done.
 func newProgress(e *env, quiet bool) func(done, total int) {
-	if quiet || !stderrIsTerminal(e.stderr.w) {
+	if quiet || !isTerminal(e.stderr.w) {
 		return nil
 	}
 	bar := &progressBar{w: e.stderr.w, columns: terminalColumns(e.stderr.w), now: time.Now}
@@ -27,10 +27,10 @@ func newProgress(e *env, quiet bool) func(done, total int) {
 	}
 }
 
-// stderrIsTerminal reports whether w is a character device: a terminal,
-// where a progress bar belongs (or /dev/null, where it does no harm). It
-// needs no system call, so it works on every platform. Tests replace it.
-var stderrIsTerminal = func(w io.Writer) bool {
+// isTerminal reports whether w is a character device: a terminal, where
+// a progress bar belongs (or /dev/null, where it does no harm). It needs no
+// system call, so it works on every platform. Tests replace it.
+var isTerminal = func(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -79,8 +79,11 @@ func (b *progressBar) update(done, total int) {
 		return
 	}
 	b.percent, b.drawn = percent, now
-	line := b.line(done, total, now.Sub(b.start), b.columns()-1)
-	pad := max(b.shown-len([]rune(line)), 0) // the rest of a longer line before
+	room := b.columns() - 1
+	line := b.line(done, total, now.Sub(b.start), room)
+	// Blank the rest of a longer line before, but no further than the
+	// room: after the window shrank, blanks past it would wrap.
+	pad := max(min(b.shown, room)-len([]rune(line)), 0)
 	fmt.Fprintf(b.w, "\r%s%s", line, strings.Repeat(" ", pad))
 	if pad > 0 {
 		fmt.Fprintf(b.w, "\r%s", line)
@@ -103,12 +106,16 @@ func (b *progressBar) line(done, total int, elapsed time.Duration, room int) str
 			fmt.Sprintf("%3d%% %s", done*100/total, eta),
 		}
 	}
-	// The bar takes what the longest figures could leave it, so that it
-	// neither jitters nor comes and goes as the figures change length.
-	widest := len([]rune(fmt.Sprintf("%3d%% %d/%d runs, %s runs/s, %s elapsed, ETA %s", 100, total, total, "999M", "99h59m59s", "99h59m59s")))
-	if bar := min(room-3-widest, maxBar); bar >= minBar && len(candidates) > 1 {
-		filled := done * bar / total
-		return "[" + strings.Repeat("#", filled) + strings.Repeat(" ", bar-filled) + "] " + candidates[0]
+	// The bar takes what the figures of any run shorter than an hour, at
+	// 0.1 runs/s or more, leave it, so that it neither jitters nor comes
+	// and goes as they change length; longer figures shrink it or, on a
+	// narrow terminal, drop it, rather than wrap.
+	usual := len([]rune(fmt.Sprintf("%3d%% %d/%d runs, %s runs/s, %s elapsed, ETA %s", 100, total, total, "12.3k", "59m59s", "59m59s")))
+	if len(candidates) > 1 {
+		if bar := min(room-3-max(usual, len([]rune(candidates[0]))), maxBar); bar >= minBar {
+			filled := done * bar / total
+			return "[" + strings.Repeat("#", filled) + strings.Repeat(" ", bar-filled) + "] " + candidates[0]
+		}
 	}
 	for _, text := range candidates {
 		if len([]rune(text)) <= room {
@@ -120,10 +127,11 @@ func (b *progressBar) line(done, total int, elapsed time.Duration, room int) str
 }
 
 // clear erases the bar, so that what follows starts on a clean line; the
-// next update draws it again.
+// next update draws it again. Like update, it writes no more than the
+// terminal's width less one column.
 func (b *progressBar) clear() {
 	if !b.drawn.IsZero() {
-		fmt.Fprintf(b.w, "\r%s\r", strings.Repeat(" ", b.shown))
+		fmt.Fprintf(b.w, "\r%s\r", strings.Repeat(" ", max(min(b.shown, b.columns()-1), 0)))
 		b.drawn, b.shown = time.Time{}, 0
 	}
 }
