@@ -17,7 +17,9 @@ analysis gives: the same text, or with --json the same bytes. Shards of
 different analyses (seed, topology, options, deadlines) are refused, and so
 is a file no analysis could have written (a count beyond its runs, a
 statistic its histogram does not give): the error names the file and the
-field.
+field. A shard of another schema_version (docs/schema), or of none (an
+older fwsim), is refused too; shards of another fwsim release with the same
+schema_version merge.
 docs/timing.md shows how to run the shards as a Slurm job array or a
 Kubernetes indexed Job.
 

@@ -664,3 +664,19 @@ func TestRunGTKW(t *testing.T) {
 		assert.Contains(t, stderr, tc.msg, tc.args)
 	}
 }
+
+// TestRunViewsRefuseDash: run's report goes to standard output, so a view
+// named "-" is refused, and no file named "-" is written either.
+func TestRunViewsRefuseDash(t *testing.T) {
+	for _, flag := range []string{"--vcd", "--gtkw", "--trace", "--dot"} {
+		args := []string{"run", "--gen", "pair", flag, "-"}
+		if flag == "--gtkw" {
+			args = append(args, "--vcd", filepath.Join(t.TempDir(), "run.vcd"))
+		}
+		code, stdout, stderr := runCLI(t, args...)
+		assert.Equal(t, exitUsage, code, flag)
+		assert.Empty(t, stdout, flag)
+		assert.Contains(t, stderr, "fwsim run: "+flag+" -: standard output carries the command's report", flag)
+		assert.NoFileExists(t, "-")
+	}
+}

@@ -17,7 +17,7 @@ import (
 	"github.com/fwsim/fwsim/internal/sweep"
 )
 
-var sweepIntro = `Usage: fwsim sweep --param NAME=FROM..TO:STEP [--param ...] [analyze flags] [--csv FILE | --json]
+var sweepIntro = `Usage: fwsim sweep --param NAME=FROM..TO:STEP [--param ...] [analyze flags] [--csv FILE] [--json]
 
 Runs the analysis of fwsim analyze at every point of a parameter grid and
 writes one row per point: the parameter values; the cable delay and the
@@ -267,52 +267,55 @@ func sweepVerdict(e *env, fs *flags, r *sweepRun) int {
 // sweepJSON is the --json output; field names are stable.
 type sweepJSON struct {
 	versionJSON
-	Topology string      `json:"topology"`
-	Seed     uint64      `json:"seed"`
-	Runs     int         `json:"runs"` // per point
-	Profile  string      `json:"profile"`
-	Timing   string      `json:"timing"`
-	Clock    string      `json:"clock"`
-	Policy   string      `json:"policy"`
-	Params   []paramJSON `json:"params"`
-	Points   []pointJSON `json:"points"`
+	Topology string      `json:"topology"` // the file, "gen SPEC" or "default"
+	Seed     uint64      `json:"seed"`     // the analysis seed, the same at every point
+	Runs     int         `json:"runs"`     // per point
+	Profile  string      `json:"profile"`  // the PHY timing profile, e.g. 1394a-2000
+	Timing   string      `json:"timing"`   // the corner of the back-off windows: random, min or max
+	Clock    string      `json:"clock"`    // cycle or ideal
+	Policy   string      `json:"policy"`   // how a node in root contention picks its wait: coin or larger-id-wins
+	Params   []paramJSON `json:"params"`   // the --param flags, the last varying fastest
+	Points   []pointJSON `json:"points"`   // every point of the grid, in order
 }
 
+// paramJSON is one --param NAME=FROM..TO:STEP.
 type paramJSON struct {
-	Name string  `json:"name"`
-	Unit string  `json:"unit"`
-	From float64 `json:"from"`
-	To   float64 `json:"to"`
-	Step float64 `json:"step"`
+	Name string  `json:"name"` // the parameter, as fwsim help sweep lists it
+	Unit string  `json:"unit"` // the unit of from, to, step and the point values: ns, m, or "" for none
+	From float64 `json:"from"` // the first value
+	To   float64 `json:"to"`   // the last value
+	Step float64 `json:"step"` // the distance between values
 }
 
+// pointJSON is the analysis at one point of the grid.
 type pointJSON struct {
-	Values   map[string]float64 `json:"values"`
-	DelayNs  int64              `json:"delay_ns"`
-	FastNs   [2]int64           `json:"fast_ns"`
-	SlowNs   [2]int64           `json:"slow_ns"`
-	CoinBias float64            `json:"coin_bias"`
+	Values   map[string]float64 `json:"values"`    // each parameter's value here, keyed by name
+	DelayNs  int64              `json:"delay_ns"`  // the longest one-way cable delay in ns
+	FastNs   [2]int64           `json:"fast_ns"`   // the FAST back-off window [min, max] in ns
+	SlowNs   [2]int64           `json:"slow_ns"`   // the SLOW back-off window [min, max] in ns
+	CoinBias float64            `json:"coin_bias"` // the probability of FAST
 	// ThresholdNs is the delay below which the conditions hold with these
 	// windows.
 	ThresholdNs    float64 `json:"threshold_ns"`
-	RoundTrip      bool    `json:"round_trip"`
-	Separation     bool    `json:"separation"`
-	ConditionsHold bool    `json:"conditions_hold"`
-	OutOfSpec      *string `json:"out_of_spec"` // null when in spec
-	Runs           int     `json:"runs"`
-	Failed         int64   `json:"failed"`
-	// Failures counts every failure outcome.
+	RoundTrip      bool    `json:"round_trip"`      // 2·delay < FAST min
+	Separation     bool    `json:"separation"`      // 2·delay + FAST max < SLOW min
+	ConditionsHold bool    `json:"conditions_hold"` // both conditions hold
+	OutOfSpec      *string `json:"out_of_spec"`     // why the point is beyond the standard's limits; null when in spec
+	Runs           int     `json:"runs"`            // the runs at this point
+	Failed         int64   `json:"failed"`          // the runs that did not end ok
+	// Failures counts the runs by failure outcome, every outcome listed.
 	Failures  map[string]int64          `json:"failures"`
-	Metrics   map[string]pointStatsJSON `json:"metrics"`
-	Deadlines []analysis.Deadline       `json:"deadlines"`
+	Metrics   map[string]pointStatsJSON `json:"metrics"`   // keyed by metric name, as analyze's metrics
+	Deadlines []analysis.Deadline       `json:"deadlines"` // as analyze's deadlines
 }
 
+// pointStatsJSON is a metric at one point, as analyze gives it.
 type pointStatsJSON struct {
-	N       int64      `json:"n"`
-	Missing int64      `json:"missing"`
-	Mean    float64    `json:"mean"`
-	CI95    [2]float64 `json:"ci95"`
-	P99     float64    `json:"p99"`
+	N       int64      `json:"n"`       // the runs that reached the metric
+	Missing int64      `json:"missing"` // the runs it applies to that never reached it
+	Mean    float64    `json:"mean"`    // the sample mean, in the metric's unit
+	CI95    [2]float64 `json:"ci95"`    // the 95% confidence interval of the mean
+	P99     float64    `json:"p99"`     // the nearest-rank 99th percentile
 }
 
 func (r *sweepRun) pointJSON(p gridPoint) pointJSON {

@@ -216,3 +216,23 @@ func TestSweepHelpListsTheParameters(t *testing.T) {
 		assert.Contains(t, stdout, name)
 	}
 }
+
+// --csv means what it means to analyze: FILE is written as well as the
+// table (or the JSON); - puts the rows on standard output instead of the
+// table.
+func TestSweepCSVMeaning(t *testing.T) {
+	args := []string{"sweep", "--gen", "pair", "--param", "delay=10..30:20", "--runs", "4", "--seed", "3"}
+	path := filepath.Join(t.TempDir(), "sweep.csv")
+	code, stdout, stderr := runCLI(t, append(args, "--csv", path, "--json")...)
+	require.Equal(t, exitOK, code, stderr)
+	var out sweepOut
+	require.NoError(t, json.Unmarshal([]byte(stdout), &out), "the JSON is on standard output as without --csv")
+	assert.Len(t, out.Points, 2)
+	fromFile := readCSV(t, path)
+	assert.Len(t, fromFile, 3)
+
+	code, stdout, stderr = runCLI(t, append(args, "--csv", "-")...)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, fromFile, parseCSV(t, stdout), "the same rows, and no table")
+	assert.Contains(t, stdout, "# command: fwsim sweep --gen pair --param delay=10..30:20 --runs 4 --seed 3 --csv -\n")
+}
