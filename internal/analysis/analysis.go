@@ -45,8 +45,8 @@ var failureOutcomes = []bus.Outcome{bus.OutcomeConfigTimeout, bus.OutcomeInconsi
 // Shard is the K-th (1-based) of N disjoint, contiguous slices of the run
 // indices; the zero Shard is every run.
 type Shard struct {
-	K int `json:"k"`
-	N int `json:"n"`
+	K int `json:"k"` // this slice, from 1
+	N int `json:"n"` // the number of slices
 }
 
 // ParseShard reads "K/N" with 1 ≤ K ≤ N.
@@ -134,17 +134,18 @@ type Sample struct {
 // Header says what was analysed: shards merge only if their headers are
 // equal.
 type Header struct {
-	Seed     uint64 `json:"seed"`
-	Topology string `json:"topology"`
+	Seed     uint64 `json:"seed"`     // the analysis seed, from which every run's own seed derives
+	Topology string `json:"topology"` // the file, "gen SPEC" or "default"
 	// ConfigSHA256 hashes the topology and every option that changes the
 	// runs, including those the other fields do not show (force root,
 	// initiators, budgets, timing overrides).
-	ConfigSHA256 string  `json:"config_sha256"`
-	Profile      string  `json:"profile"`
-	Timing       string  `json:"timing"`
-	Clock        string  `json:"clock"`
-	Policy       string  `json:"policy"`
-	CoinBias     float64 `json:"coin_bias"`
+	ConfigSHA256 string `json:"config_sha256"`
+
+	Profile  string  `json:"profile"`   // the PHY timing profile, e.g. 1394a-2000
+	Timing   string  `json:"timing"`    // the corner of the back-off windows: random, min or max
+	Clock    string  `json:"clock"`     // cycle or ideal
+	Policy   string  `json:"policy"`    // how a node in root contention picks its wait: coin or larger-id-wins
+	CoinBias float64 `json:"coin_bias"` // the probability of FAST
 }
 
 // SchemaVersion is the version of the JSON every fwsim command writes,
@@ -153,34 +154,36 @@ const SchemaVersion = 1
 
 // Summary is the result of an analysis or of one shard of it.
 type Summary struct {
-	// SchemaVersion is SchemaVersion when written; a shard of another
-	// version does not merge. FwsimVersion is the fwsim that wrote it, set
-	// by the command that writes the Summary.
-	SchemaVersion int    `json:"schema_version"`
-	FwsimVersion  string `json:"fwsim_version"`
+	SchemaVersion int    `json:"schema_version"` // the version of docs/schema the output follows; shards of another one do not merge
+	FwsimVersion  string `json:"fwsim_version"`  // the fwsim that wrote it, as fwsim version prints it
 	// Runs is the number of runs summarised.
 	Runs int `json:"runs"`
 	Header
-	// Shard and TotalRuns are set in a shard's summary only.
+	// Shard is the slice of the runs a shard summarises and TotalRuns the
+	// runs of the whole analysis; a shard's summary alone has them.
 	Shard     *Shard `json:"shard,omitempty"`
 	TotalRuns int    `json:"total_runs,omitempty"`
-	// Metrics are keyed by the metric names above.
-	Metrics   map[string]*Metric `json:"metrics"`
-	Deadlines []Deadline         `json:"deadlines"`
+	// Metrics are keyed by metric name, of the first generation of each
+	// run: tree_id_ns and self_id_ns, the end of tree and self identify in
+	// ns from the generation's start; contention_ns, the root contention's
+	// duration in ns; contention_rounds, its rounds.
+	Metrics map[string]*Metric `json:"metrics"`
+	// Deadlines has one entry per deadline and time metric: for each
+	// deadline in turn, tree_id_ns, self_id_ns and contention_ns.
+	Deadlines []Deadline `json:"deadlines"`
 	// Roots counts, for every node, the runs it became root in.
 	Roots map[string]int64 `json:"roots"`
-	// Failures counts the runs by failure outcome (bus.Outcome), every
-	// outcome listed.
+	// Failures counts the runs by failure outcome, every outcome listed.
 	Failures map[string]int64 `json:"failures"`
 }
 
 // Deadline is the probability that a time metric is at or below a deadline,
 // over the runs the metric applies to (missing values miss).
 type Deadline struct {
-	Metric     string `json:"metric"`
-	DeadlineNs int64  `json:"deadline_ns"`
-	Met        int64  `json:"met"`
-	Of         int64  `json:"of"`
+	Metric     string `json:"metric"`      // a time metric's name, ending in _ns
+	DeadlineNs int64  `json:"deadline_ns"` // the deadline in ns
+	Met        int64  `json:"met"`         // the runs whose value is at or below the deadline
+	Of         int64  `json:"of"`          // the runs the metric applies to, missing ones included
 	// P is Met/Of and CI95 its Wilson interval.
 	P    float64    `json:"p"`
 	CI95 [2]float64 `json:"ci95"`

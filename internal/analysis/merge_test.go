@@ -108,6 +108,28 @@ func TestReadSummaryRejectsInconsistentFiles(t *testing.T) {
 	}
 }
 
+// A summary carries the schema version of its JSON: another one, or none
+// (an fwsim older than the field), is refused with the version found and
+// the one expected; the fwsim that wrote it does not matter.
+func TestReadSummaryChecksTheSchemaVersion(t *testing.T) {
+	good := string(shardJSON(t, 1, 2))
+	field := fmt.Sprintf(`"schema_version":%d,`, SchemaVersion)
+	require.Contains(t, good, field)
+
+	s, err := ReadSummary(strings.NewReader(strings.Replace(good, `"fwsim_version":""`, `"fwsim_version":"v0.1.0 go1.20"`, 1)))
+	require.NoError(t, err)
+	assert.Equal(t, "v0.1.0 go1.20", s.FwsimVersion)
+
+	_, err = ReadSummary(strings.NewReader(strings.Replace(good, field, "", 1)))
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	assert.ErrorContains(t, err, fmt.Sprintf("no schema_version: written by an fwsim older than schema version %d", SchemaVersion))
+
+	newer := strings.Replace(good, field, fmt.Sprintf(`"schema_version":%d,`, SchemaVersion+1), 1)
+	_, err = ReadSummary(strings.NewReader(strings.Replace(newer, `"fwsim_version":""`, `"fwsim_version":"v9.0.0"`, 1)))
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	assert.ErrorContains(t, err, fmt.Sprintf("schema_version %d (fwsim v9.0.0), but this fwsim reads %d", SchemaVersion+1, SchemaVersion))
+}
+
 // A mean, std or interval rounded otherwise in its last bits, as another
 // machine may round it, is no inconsistency; the count and the values are.
 func TestReadSummaryAllowsOtherRounding(t *testing.T) {

@@ -184,35 +184,42 @@ func quadletAt[T ~uint32](s []T, index int) string {
 	return fmt.Sprintf("%d: 0x%08x", index, uint32(s[index]))
 }
 
+// crosscheckJSON is the --json output of crosscheck.
 type crosscheckJSON struct {
 	versionJSON
-	Source      string                `json:"source"`
-	Format      string                `json:"format"`
-	Seed        uint64                `json:"seed"`
-	Generations []crossGenerationJSON `json:"generations"`
+	Source      string                `json:"source"`      // the capture file, "stdin" or the probed device
+	Format      string                `json:"format"`      // the capture's format, as decode --format names it
+	Seed        uint64                `json:"seed"`        // the seed of the emulations
+	Generations []crossGenerationJSON `json:"generations"` // one per generation of the capture
 }
 
+// crossGenerationJSON is one captured generation against its emulation.
 type crossGenerationJSON struct {
-	Match      bool       `json:"match"`
-	Error      *string    `json:"error"` // why there was no emulation, null otherwise
-	Profile    string     `json:"profile"`
-	ForceRoot  *string    `json:"force_root"`
-	Initiators []string   `json:"initiators"`
-	Outcome    string     `json:"outcome"`
-	Notes      []string   `json:"notes"`
-	Problems   []string   `json:"problems"`
-	Diffs      []diffJSON `json:"diffs"`
-	Real       []string   `json:"real_self_ids"`
-	Emulated   []string   `json:"emulated_self_ids"`
+	Match      bool       `json:"match"`             // the emulation ended ok and its self-IDs equal the capture's
+	Error      *string    `json:"error"`             // why there was no emulation, null otherwise
+	Profile    string     `json:"profile"`           // the PHY timing profile of the emulation, "" without one
+	ForceRoot  *string    `json:"force_root"`        // the node given RHB in the emulation (by default the captured root), null if none
+	Initiators []string   `json:"initiators"`        // the nodes that start the emulated reset (by default those whose i bit is set); [] for power-up
+	Outcome    string     `json:"outcome"`           // how the emulation ended, as run's outcome; "" without one
+	Notes      []string   `json:"notes"`             // what the comparison could not take from the capture
+	Problems   []string   `json:"problems"`          // why the emulation's outcome failed, one finding each
+	Diffs      []diffJSON `json:"diffs"`             // every difference between the captured and the emulated self-IDs
+	Real       []string   `json:"real_self_ids"`     // the captured self-IDs, "0x%08x", no inverses
+	Emulated   []string   `json:"emulated_self_ids"` // the emulated self-IDs, "0x%08x"; [] without an emulation
 }
 
+// diffJSON is one difference of a captured self-ID from the emulated one.
 type diffJSON struct {
-	Node     int     `json:"node"`
+	Node int `json:"node"` // the phy_ID
+	// Field is the self-ID field (phy_id, link_active, gap_count, speed,
+	// delay, contender, power_class, initiated_reset, "port N"), or
+	// "packets", "reserved bits", "node" or "quadlet" when whole packets
+	// differ.
 	Field    string  `json:"field"`
-	Real     string  `json:"real"`
-	Emulated string  `json:"emulated"`
-	Index    *int    `json:"index"`   // the real quadlet's position, null when it has none
-	Quadlet  *string `json:"quadlet"` // the real quadlet, null when it has none
+	Real     string  `json:"real"`     // the captured value
+	Emulated string  `json:"emulated"` // the emulated value
+	Index    *int    `json:"index"`    // the real quadlet's position, null when it has none
+	Quadlet  *string `json:"quadlet"`  // the real quadlet, null when it has none
 }
 
 func newCrosscheckJSON(c *capture, seed uint64, rs []crossResult) crosscheckJSON {

@@ -337,45 +337,50 @@ func orDash(s string) string {
 // of the struct fields; names are stable.
 type electJSON struct {
 	versionJSON
-	Algo       string   `json:"algo"`
-	Mode       string   `json:"mode"` // async, sync or timed (1394, on the PHY's ns)
-	Topology   string   `json:"topology"`
-	Seed       uint64   `json:"seed"`
-	IDs        string   `json:"ids"`    // ascending, descending, random, explicit or none
-	Delays     *string  `json:"delays"` // random or unit; null unless the mode is async
-	Suppress   bool     `json:"suppress"`
-	Announce   bool     `json:"announce"`
-	Initiators []string `json:"initiators"` // [] for every node
-	Crashed    []string `json:"crashed"`
-	Leader     *string  `json:"leader"`    // null when none was elected
-	LeaderID   *int64   `json:"leader_id"` // null when there is no leader or no IDs
-	NoLeader   *string  `json:"no_leader"` // why there is none; null when there is one
-	Announced  bool     `json:"announced"` // every node learns the leader
-	Messages   struct {
-		Total  int            `json:"total"`
-		ByType map[string]int `json:"by_type"`
-	} `json:"messages"`
-	Time     float64          `json:"time"`
-	TimeUnit string           `json:"time_unit"` // delays, rounds or ns
-	Rounds   *int             `json:"rounds"`    // null unless the mode is sync
-	Nodes    []electNodeJSON  `json:"nodes"`
-	Trace    []electTraceJSON `json:"trace,omitempty"` // with --trace only
+	Algo       string           `json:"algo"`            // the algorithm, as --algo names it
+	Mode       string           `json:"mode"`            // async, sync or timed (1394, on the PHY's ns)
+	Topology   string           `json:"topology"`        // the file, "gen SPEC" or "default"
+	Seed       uint64           `json:"seed"`            // the seed of the delays, random IDs and directions
+	IDs        string           `json:"ids"`             // ascending, descending, random, explicit or none
+	Delays     *string          `json:"delays"`          // random or unit; null unless the mode is async
+	Suppress   bool             `json:"suppress"`        // --suppress: chang-roberts sends no ID of its own once woken by a larger one
+	Announce   bool             `json:"announce"`        // --announce: the optional leader announcement was added
+	Initiators []string         `json:"initiators"`      // [] for every node
+	Crashed    []string         `json:"crashed"`         // the crashed nodes (bully)
+	Leader     *string          `json:"leader"`          // null when none was elected
+	LeaderID   *int64           `json:"leader_id"`       // null when there is no leader or no IDs
+	NoLeader   *string          `json:"no_leader"`       // why there is none; null when there is one
+	Announced  bool             `json:"announced"`       // every node learns the leader
+	Messages   electCountJSON   `json:"messages"`        // every message sent, lost ones included
+	Time       float64          `json:"time"`            // the last delivery or decision, in time_unit
+	TimeUnit   string           `json:"time_unit"`       // delays, rounds or ns
+	Rounds     *int             `json:"rounds"`          // null unless the mode is sync
+	Nodes      []electNodeJSON  `json:"nodes"`           // every node, in topology order
+	Trace      []electTraceJSON `json:"trace,omitempty"` // with --trace only
 }
 
+// electCountJSON counts an election's messages.
+type electCountJSON struct {
+	Total  int            `json:"total"`   // every message
+	ByType map[string]int `json:"by_type"` // by type, every type of the algorithm, zero counts included
+}
+
+// electNodeJSON is one node at the end of an election.
 type electNodeJSON struct {
-	ID         string  `json:"id"`
+	ID         string  `json:"id"`          // the node's name in the topology
 	ElectionID *int64  `json:"election_id"` // null when the algorithm has no IDs
 	State      string  `json:"state"`       // leader, follower, undecided, asleep or crashed
 	Leader     *string `json:"leader"`      // whom it knows as leader, null if nobody
 }
 
+// electTraceJSON is one message of --trace.
 type electTraceJSON struct {
-	Sent    float64  `json:"sent"`
-	Arrived *float64 `json:"arrived"` // null when lost
-	From    string   `json:"from"`
-	To      string   `json:"to"`
-	Type    string   `json:"type"`
-	Payload string   `json:"payload"`
+	Sent    float64  `json:"sent"`    // when it was sent, in time_unit
+	Arrived *float64 `json:"arrived"` // when it arrived, in time_unit; null when lost
+	From    string   `json:"from"`    // the sender
+	To      string   `json:"to"`      // the receiver
+	Type    string   `json:"type"`    // the message type, e.g. ELECTION
+	Payload string   `json:"payload"` // its content; for 1394 the port that drives it
 }
 
 func newElectJSON(source string, res *election.Result) electJSON {
@@ -515,29 +520,32 @@ func compareLeader(res *election.Result) string {
 	return fmt.Sprintf("%s (id %d)", res.Leader, res.LeaderID)
 }
 
+// compareJSON is the --json output of elect --compare.
 type compareJSON struct {
 	versionJSON
-	Topology   string           `json:"topology"`
-	Seed       uint64           `json:"seed"`
-	IDs        string           `json:"ids"`
-	Delays     string           `json:"delays"`
-	Initiators *string          `json:"initiators"` // null: each algorithm's own
-	Suppress   bool             `json:"suppress"`
-	Announce   bool             `json:"announce"`
-	Crashed    []string         `json:"crashed"` // bully's; [] for its default
-	Results    []compareRowJSON `json:"results"`
+	Topology   string           `json:"topology"`   // the file, "gen SPEC" or "default"
+	Seed       uint64           `json:"seed"`       // the seed of every algorithm's run
+	IDs        string           `json:"ids"`        // ascending, descending, random, or "from FILE" for --ids FILE
+	Delays     string           `json:"delays"`     // random or unit, for the asynchronous runs
+	Initiators *string          `json:"initiators"` // --initiators; null: each algorithm's own
+	Suppress   bool             `json:"suppress"`   // --suppress was given
+	Announce   bool             `json:"announce"`   // --announce was given
+	Crashed    []string         `json:"crashed"`    // bully's; [] for its default
+	Results    []compareRowJSON `json:"results"`    // one per algorithm
 }
 
+// compareRowJSON is one algorithm's election; every field but algo,
+// applicable and reason is null when the algorithm does not apply.
 type compareRowJSON struct {
-	Algo       string   `json:"algo"`
-	Applicable bool     `json:"applicable"`
-	Reason     *string  `json:"reason"` // why not applicable; null when it is
-	Mode       *string  `json:"mode"`
-	Messages   *int     `json:"messages"`
-	Time       *float64 `json:"time"`
-	TimeUnit   *string  `json:"time_unit"`
-	Rounds     *int     `json:"rounds"`
-	Leader     *string  `json:"leader"`
+	Algo       string   `json:"algo"`       // the algorithm, as --algo names it
+	Applicable bool     `json:"applicable"` // it runs on this topology
+	Reason     *string  `json:"reason"`     // why not applicable; null when it is
+	Mode       *string  `json:"mode"`       // async, sync or timed
+	Messages   *int     `json:"messages"`   // every message sent, lost ones included
+	Time       *float64 `json:"time"`       // the last delivery or decision, in time_unit
+	TimeUnit   *string  `json:"time_unit"`  // delays, rounds or ns
+	Rounds     *int     `json:"rounds"`     // null unless the mode is sync
+	Leader     *string  `json:"leader"`     // null when none was elected
 }
 
 func (c *electConfig) compareJSON(source string, rows []compareRow) compareJSON {

@@ -164,14 +164,16 @@ func nodeID(id uint32) string {
 	return fmt.Sprintf("%#04x (phy %d)", id, hwtest.PhyID(id))
 }
 
+// probeJSON is the --json output of probe: what the kernel says of the
+// bus, then the bus its self-IDs describe, as decode writes it.
 type probeJSON struct {
 	versionJSON
-	Device      string  `json:"device"`
-	Generation  uint32  `json:"generation"`
-	LocalNodeID uint32  `json:"local_node_id"`
-	RootNodeID  uint32  `json:"root_node_id"`
-	IRMNodeID   uint32  `json:"irm_node_id"`
-	BMNodeID    *uint32 `json:"bm_node_id"` // null while no bus manager is elected
+	Device      string  `json:"device"`        // the /dev/fw* device read
+	Generation  uint32  `json:"generation"`    // the kernel's bus generation
+	LocalNodeID uint32  `json:"local_node_id"` // this machine's node ID (bus number and phy_ID)
+	RootNodeID  uint32  `json:"root_node_id"`  // the root's node ID
+	IRMNodeID   uint32  `json:"irm_node_id"`   // the isochronous resource manager's node ID
+	BMNodeID    *uint32 `json:"bm_node_id"`    // null while no bus manager is elected
 	busJSON
 }
 
@@ -187,15 +189,16 @@ func newProbeJSON(s *hwtest.Snapshot, b *hwtest.Bus) probeJSON {
 // usbListJSON is the --json output of probe --usb list.
 type usbListJSON struct {
 	versionJSON
-	Devices []usbDeviceJSON `json:"devices"`
+	Devices []usbDeviceJSON `json:"devices"` // every USB device seen
 }
 
+// usbDeviceJSON is one USB device.
 type usbDeviceJSON struct {
-	Bus     int    `json:"bus"`
-	Address int    `json:"address"`
-	VID     string `json:"vid"` // four hex digits
-	PID     string `json:"pid"`
-	Class   string `json:"class"`
+	Bus     int    `json:"bus"`     // the USB bus number
+	Address int    `json:"address"` // the device's address on that bus
+	VID     string `json:"vid"`     // the vendor ID, four hex digits
+	PID     string `json:"pid"`     // the product ID, four hex digits
+	Class   string `json:"class"`   // the device class
 }
 
 // probeUSB lists USB devices or reads a capture device's stream.

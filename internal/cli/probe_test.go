@@ -156,7 +156,10 @@ func (s *oneShot) Read(ctx context.Context, buf []byte) (int, error) {
 
 func (s *oneShot) Close() error { return nil }
 
-func TestProbeUSB(t *testing.T) {
+// fakeUSBCapture replaces the USB devices for one test with a capture
+// device on 1d50:6018 endpoint 2 that streams generation 3 of
+// raw-two-resets.txt.
+func fakeUSBCapture(t *testing.T) {
 	gens, err := hwtest.Parse(mustRead(t, captures+"raw-two-resets.txt"), "")
 	require.NoError(t, err)
 	var stream []byte
@@ -171,7 +174,10 @@ func TestProbeUSB(t *testing.T) {
 	saved := openUSB
 	t.Cleanup(func() { openUSB = saved })
 	openUSB = func() (hwtest.USB, error) { return fakeUSB{stream: stream}, nil }
+}
 
+func TestProbeUSB(t *testing.T) {
+	fakeUSBCapture(t)
 	code, stdout, stderr := runCLI(t, "probe", "--usb", "list")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "1d50:6018")

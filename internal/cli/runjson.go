@@ -12,10 +12,10 @@ import (
 // at the top level as well as in generations, for the common one-reset case.
 type runJSON struct {
 	versionJSON
-	Topology string  `json:"topology"` // the file, "gen SPEC" or "default"
-	Seed     uint64  `json:"seed"`
-	Profile  string  `json:"profile"`
-	Policy   string  `json:"policy"`
+	Topology string  `json:"topology"`  // the file, "gen SPEC" or "default"
+	Seed     uint64  `json:"seed"`      // the seed of the run's random choices
+	Profile  string  `json:"profile"`   // the PHY timing profile, e.g. 1394a-2000
+	Policy   string  `json:"policy"`    // how a node in root contention picks its wait: coin or larger-id-wins
 	CoinBias float64 `json:"coin_bias"` // the probability of FAST
 	// ForceRoot is the node given RHB before the first reset, null if none;
 	// Initiators start the first reset, [] for power-up (every PHY).
@@ -24,21 +24,25 @@ type runJSON struct {
 	// AwaitingConnect are the nodes with no cable at power-up that a
 	// scripted connect plugs in later: they join the bus then.
 	AwaitingConnect []string `json:"awaiting_connect"`
-	Timing          string   `json:"timing"` // the corner: random, min or max
-	Clock           string   `json:"clock"`  // cycle or ideal
-	OutOfSpec       []string `json:"out_of_spec"`
+	Timing          string   `json:"timing"`      // the corner of the back-off windows: random, min or max
+	Clock           string   `json:"clock"`       // cycle or ideal
+	OutOfSpec       []string `json:"out_of_spec"` // why the configuration is outside the standard's limits; [] when within
 	// The first generation (a run always has one: the power-up reset).
 	generationJSON
+	// Generations lists every bus initialisation in the order they began,
+	// one per part when a disconnect splits the bus.
 	Generations []indexedGenerationJSON `json:"generations"`
-	Events      uint64                  `json:"events"`
-	EndNs       int64                   `json:"end_ns"`
+	// Events counts the emulator's events; EndNs is the instant in ns from
+	// power-up of the last one that changed anything.
+	Events uint64 `json:"events"`
+	EndNs  int64  `json:"end_ns"`
 }
 
 // indexedGenerationJSON is one element of "generations".
 type indexedGenerationJSON struct {
-	Index   int   `json:"index"`
-	StartNs int64 `json:"start_ns"`
-	EndNs   int64 `json:"end_ns"` // when the outcome was decided
+	Index   int   `json:"index"`    // the position in generations, from 0
+	StartNs int64 `json:"start_ns"` // the first node's entry into R0, in ns from power-up
+	EndNs   int64 `json:"end_ns"`   // when the outcome was decided, in ns from power-up
 	// Cause says in words what began the generation; CauseKind is
 	// power-up, initiators, event, watchdog or seen (a reset of unknown
 	// origin); CauseNode the node whose reset began it and CauseEvent the
@@ -52,55 +56,57 @@ type indexedGenerationJSON struct {
 
 // generationJSON is what one generation produced.
 type generationJSON struct {
-	Outcome    string           `json:"outcome"`
-	Problems   []string         `json:"problems"`
-	Root       *string          `json:"root"` // null when none was elected
-	Nodes      []nodeJSON       `json:"nodes"`
-	SelfIDs    []string         `json:"self_ids"` // "0x%08x", bus order, no inverses
-	TimingNs   timingJSON       `json:"timing_ns"`
-	Contention []contentionJSON `json:"contention"`
-	Links      []linkJSON       `json:"links"` // the cables as wired when the generation began
+	Outcome    string           `json:"outcome"`    // ok, config-timeout, inconsistent, interrupted, stalled or budget-exhausted
+	Problems   []string         `json:"problems"`   // why a failed outcome failed, one finding each; [] when ok
+	Root       *string          `json:"root"`       // null when none was elected
+	Nodes      []nodeJSON       `json:"nodes"`      // in phy_ID order, then the nodes that took none
+	SelfIDs    []string         `json:"self_ids"`   // "0x%08x", bus order, no inverses
+	TimingNs   timingJSON       `json:"timing_ns"`  // when each phase ended
+	Contention []contentionJSON `json:"contention"` // every root contention, one per contended cable
+	Links      []linkJSON       `json:"links"`      // the cables as wired when the generation began
 }
 
 type linkJSON struct {
-	Nodes [2]string `json:"nodes"`
-	Ports [2]int    `json:"ports"`
+	Nodes [2]string `json:"nodes"` // the nodes at the two ends
+	Ports [2]int    `json:"ports"` // the port of each end, from 0
 }
 
 type nodeJSON struct {
-	ID               string   `json:"id"`
-	PhyID            *int     `json:"phy_id"` // null when the node took none
-	Root             bool     `json:"root"`
-	ParentPort       *int     `json:"parent_port"` // null for the root or when unknown
-	Ports            []string `json:"ports"`       // child, parent, ncon or absent
-	ContentionRounds int      `json:"contention_rounds"`
-	Initiated        bool     `json:"initiated"`
-	State            string   `json:"state"` // the PHY state at the end, "A0" when idle
+	ID               string   `json:"id"`                // the node's name in the topology
+	PhyID            *int     `json:"phy_id"`            // null when the node took none
+	Root             bool     `json:"root"`              // the node ended as root
+	ParentPort       *int     `json:"parent_port"`       // null for the root or when unknown
+	Ports            []string `json:"ports"`             // child, parent, ncon or absent
+	ContentionRounds int      `json:"contention_rounds"` // its entries into root contention
+	Initiated        bool     `json:"initiated"`         // the self-ID i bit: it initiated the reset
+	State            string   `json:"state"`             // the PHY state at the end, "A0" when idle
 }
 
 // timingJSON holds phase ends in ns from the generation's start; null for a
 // phase not reached.
 type timingJSON struct {
-	ResetEnd   *int64 `json:"reset_end"`
-	TreeIDDone *int64 `json:"tree_id_done"`
-	SelfIDDone *int64 `json:"self_id_done"`
+	ResetEnd   *int64 `json:"reset_end"`    // the last node left R1 for T0, in ns from the generation's start
+	TreeIDDone *int64 `json:"tree_id_done"` // the last node left tree identify, in ns from the generation's start
+	SelfIDDone *int64 `json:"self_id_done"` // the last node received the last self-ID, in ns from the generation's start
 }
 
+// contentionJSON is the root contention on one cable.
 type contentionJSON struct {
-	Nodes    [2]string     `json:"nodes"`
-	Ports    [2]int        `json:"ports"`
-	Parent   *string       `json:"parent"` // null when unresolved
-	Rounds   int           `json:"rounds"`
-	StartNs  int64         `json:"start_ns"`
-	EndNs    *int64        `json:"end_ns"` // null when unresolved
-	Backoffs []backoffJSON `json:"backoffs"`
+	Nodes    [2]string     `json:"nodes"`    // the two nodes that sent each other PARENT_NOTIFY
+	Ports    [2]int        `json:"ports"`    // their ports on the cable
+	Parent   *string       `json:"parent"`   // the node that became parent; null when unresolved
+	Rounds   int           `json:"rounds"`   // the most rounds either node entered
+	StartNs  int64         `json:"start_ns"` // the first ROOT_CONTENTION, in ns from the generation's start
+	EndNs    *int64        `json:"end_ns"`   // the child saw the parent's handshake, in ns from the generation's start; null when unresolved
+	Backoffs []backoffJSON `json:"backoffs"` // every wait of both nodes, in time order
 }
 
+// backoffJSON is one node's wait in one round of root contention.
 type backoffJSON struct {
-	Node    string `json:"node"`
-	StartNs int64  `json:"start_ns"`
-	Fast    bool   `json:"fast"`
-	WaitNs  int64  `json:"wait_ns"`
+	Node    string `json:"node"`     // the node that waited
+	StartNs int64  `json:"start_ns"` // the wait began, in ns from the generation's start
+	Fast    bool   `json:"fast"`     // the node drew FAST (the short wait), not SLOW
+	WaitNs  int64  `json:"wait_ns"`  // the wait's length in ns
 }
 
 func writeRunJSON(w io.Writer, source string, res *bus.Result) error {
@@ -125,7 +131,7 @@ func writeRunJSON(w io.Writer, source string, res *bus.Result) error {
 	}
 	for _, g := range res.Generations {
 		ig := indexedGenerationJSON{
-			Index: g.Index, StartNs: g.StartNs, EndNs: g.EndNs, Cause: g.Cause.Text, CauseKind: string(g.Cause.Kind),
+			Index: g.Index, StartNs: g.StartNs, EndNs: g.EndNs, Cause: g.Cause.String(), CauseKind: string(g.Cause.Kind),
 			generationJSON: newGenerationJSON(&g),
 		}
 		if g.Cause.Node != "" {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -94,8 +95,26 @@ func (d fieldDocs) load(t *testing.T, pkgPath string) {
 			if !ok {
 				return true
 			}
+			// A comment above a run of fields with no blank line between
+			// them documents each field of the run that has none of its own,
+			// e.g. "Mean and Std are ..." above Mean and Std.
+			groupDoc, prevLine := "", -1
 			for _, field := range st.Fields.List {
-				doc := strings.TrimSpace(field.Doc.Text() + " " + field.Comment.Text())
+				line := fset.Position(field.Pos()).Line
+				if field.Doc != nil {
+					groupDoc = field.Doc.Text()
+				} else if line != prevLine+1 {
+					groupDoc = ""
+				}
+				prevLine = fset.Position(field.End()).Line
+				if len(field.Names) == 0 {
+					groupDoc = "" // an embedded struct's comment is not about the fields after it
+					continue
+				}
+				doc := field.Comment.Text()
+				if field.Doc != nil || doc == "" {
+					doc = strings.TrimSpace(groupDoc + " " + doc)
+				}
 				for _, name := range field.Names {
 					d[pkgPath+"."+spec.Name.Name+"."+name.Name] = strings.Join(strings.Fields(doc), " ")
 				}
@@ -163,19 +182,39 @@ func (d fieldDocs) fields(t *testing.T, typ reflect.Type, props map[string]any, 
 		if tag != "" {
 			name = tag
 		}
-		s := d.schemaOf(t, f.Type)
-		if doc := d[typ.PkgPath()+"."+typ.Name()+"."+f.Name]; doc != "" {
-			withDoc := map[string]any{"description": doc}
-			for k, v := range s {
-				withDoc[k] = v
-			}
-			s = withDoc
+		doc := d[typ.PkgPath()+"."+typ.Name()+"."+f.Name]
+		if doc == "" {
+			t.Errorf("%s.%s (%q) has no comment, which its description in the schema would be", typ, f.Name, name)
 		}
-		props[name] = s
+		withDoc := map[string]any{"description": jsonNames(typ, doc)}
+		for k, v := range d.schemaOf(t, f.Type) {
+			withDoc[k] = v
+		}
+		props[name] = withDoc
 		if !strings.Contains(opts, "omitempty") {
 			*required = append(*required, name)
 		}
 	}
+}
+
+// jsonNames replaces the Go names of typ's fields, as its comments use
+// them, with the names JSON readers see, e.g. CauseKind with cause_kind.
+// Abbreviations (ID, IDs, N, CI95) stay: as words they mean the same, and
+// "self-ID" is no field.
+func jsonNames(typ reflect.Type, doc string) string {
+	abbreviation := regexp.MustCompile(`^[A-Z0-9]+s?$`)
+	names := map[string]string{}
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); tag != "" && tag != "-" && !abbreviation.MatchString(f.Name) {
+			names[f.Name] = tag
+		}
+	}
+	if len(names) == 0 {
+		return doc
+	}
+	words := regexp.MustCompile(`\b(` + strings.Join(slices.Sorted(maps.Keys(names)), "|") + `)\b`)
+	return words.ReplaceAllStringFunc(doc, func(name string) string { return names[name] })
 }
 
 // schemaFor is the whole schema document of command.
@@ -365,7 +404,7 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		},
 		"merge":      {append([]string{"merge", "--json"}, shards...)},
 		"sweep":      {{"sweep", "--gen", "pair", "--param", "delay=0..200:100", "--runs", "20", "--deadline", "2us", "--json"}},
-		"decode":     {{"decode", captures + "ohci-two-resets.log", "--json"}, {"decode", captures + "raw-linux-checks.txt", "--json"}},
+		"decode":     {},
 		"crosscheck": {{"crosscheck", "--capture", captures + "ohci-two-resets.log", "--json"}, {"crosscheck", "--capture", captures + "raw-port-absent.txt", "--json"}},
 		"elect":      {{"elect", "--compare", "--gen", "ring:5", "--json"}},
 	}
@@ -373,21 +412,40 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		"bully": "complete:5", "echo": "tree:6:2", "floodmax": "tree:6:2", "1394": "tree:6:2"} {
 		cases["elect"] = append(cases["elect"], []string{"elect", "--algo", algo, "--gen", gen, "--trace", "--json"})
 	}
+	// Every capture format, and captures with problems.
+	captureFiles, err := filepath.Glob(captures + "*.*")
+	require.NoError(t, err)
+	for _, file := range captureFiles {
+		cases["decode"] = append(cases["decode"], []string{"decode", file, "--json"})
+	}
+	// The probe reaches the fake devices.
+	fakeSystem(t, nil)
+	fakeUSBCapture(t)
+	cases["probe"] = [][]string{{"probe", "--json"}, {"probe", "--usb", "list", "--json"}, {"probe", "--usb", "1d50:6018,2", "--duration", "20ms", "--json"}}
 	checked := 0
 	for command, runs := range cases {
 		schema := loadSchema(t, command)
 		for _, args := range runs {
 			_, stdout, stderr := runCLI(t, args...)
 			require.NotEmpty(t, stdout, "%v: %s", args, stderr)
-			assert.Empty(t, validate(schema, decodeJSONDoc(t, stdout), "$"), "%v", args)
+			doc := decodeJSONDoc(t, stdout)
+			assert.Empty(t, validate(schema, doc, "$"), "%v", args)
+			assertVersions(t, doc, args)
 			checked++
 		}
 	}
-	fakeSystem(t, nil)
-	_, stdout, stderr := runCLI(t, "probe", "--json")
-	require.NotEmpty(t, stdout, stderr)
-	assert.Empty(t, validate(loadSchema(t, "probe"), decodeJSONDoc(t, stdout), "$"))
-	assert.Greater(t, checked, 20)
+	assert.Greater(t, checked, 30)
+}
+
+// assertVersions checks the two fields every JSON output starts with: the
+// schema version of this fwsim and the fwsim that wrote it.
+func assertVersions(t *testing.T, doc any, args []string) {
+	t.Helper()
+	top, ok := doc.(map[string]any)
+	require.True(t, ok, "%v: not an object", args)
+	assert.Equal(t, float64(analysis.SchemaVersion), top["schema_version"], "%v", args)
+	assert.NotEmpty(t, top["fwsim_version"], "%v", args)
+	assert.Equal(t, fwsimVersion(), top["fwsim_version"], "%v", args)
 }
 
 // The check fails a document with a field the schema does not have, one

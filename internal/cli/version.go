@@ -25,8 +25,8 @@ func fwsimVersion() string {
 // versionJSON leads every JSON output of fwsim: the schema version of the
 // output (docs/schema) and the fwsim that wrote it.
 type versionJSON struct {
-	SchemaVersion int    `json:"schema_version"`
-	FwsimVersion  string `json:"fwsim_version"`
+	SchemaVersion int    `json:"schema_version"` // the version of docs/schema the output follows
+	FwsimVersion  string `json:"fwsim_version"`  // the fwsim that wrote it, as fwsim version prints it
 }
 
 func newVersionJSON() versionJSON {
