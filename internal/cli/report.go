@@ -9,9 +9,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/analysis"
@@ -307,8 +307,8 @@ func analysisSections(s *analysis.Summary) []report.Section {
 				"that never reached a metric count below no deadline, so a curve may end below 1.",
 			Figures: figures,
 		},
-		{Heading: "Statistics", Tables: []report.Table{statsTable(s), deadlineTable(s), countTable("Roots", "node", s.Roots),
-			countTable("Failures", "outcome", s.Failures)}},
+		{Heading: "Statistics", Tables: append(statsTables(s), deadlineTable(s), countTable("Roots", "node", s.Roots),
+			countTable("Failures", "outcome", s.Failures))},
 	}
 }
 
@@ -327,28 +327,69 @@ func cdfOf(s *analysis.Summary, name string) report.CDF {
 	return c
 }
 
-// statsTable has a row per metric, every value of a row in the unit its
-// unit column names.
-func statsTable(s *analysis.Summary) report.Table {
-	t := report.Table{Caption: "Metrics", Header: []string{"metric", "unit", "n", "not reached", "mean", "std", "min", "p50", "p90", "p99", "p99.9", "max", "95% CI of the mean"}}
+// withUnit is a column header: name, and the unit of its values if any.
+func withUnit(name, unit string) string {
+	if unit == "" {
+		return name
+	}
+	return name + " (" + unit + ")"
+}
+
+// statsTables give the metrics' statistics in one table per unit, times
+// then counts, so that every value column holds one unit, named in its
+// header.
+func statsTables(s *analysis.Summary) []report.Table {
+	var times, counts []string
 	for _, name := range analysis.MetricNames {
+		if metricUnit(name) == "ns" {
+			times = append(times, name)
+		} else {
+			counts = append(counts, name)
+		}
+	}
+	return []report.Table{statsTable(s, "Times", times, "ns"), statsTable(s, "Counts", counts, "")}
+}
+
+// statsTable has a row per metric of names, all of unit, written in the
+// one unit its largest value needs.
+func statsTable(s *analysis.Summary, caption string, names []string, unit string) report.Table {
+	const perRow = 10 // eight statistics and the interval's two ends
+	var values []float64
+	for _, name := range names {
 		m := s.Metrics[name]
-		row := []string{name, "", strconv.FormatInt(m.N, 10), strconv.FormatInt(m.Missing, 10)}
-		if m.N == 0 {
-			t.Rows = append(t.Rows, append(row, "–", "–", "–", "–", "–", "–", "–", "–", "–"))
+		if m.N == 0 { // no statistics: "–", and no say in the unit
+			values = append(values, slices.Repeat([]float64{math.NaN()}, perRow)...)
 			continue
 		}
-		unit, v := report.FormatColumn([]float64{m.Mean, m.Std, m.Min, m.P50, m.P90, m.P99, m.P999, m.Max, m.CI95[0], m.CI95[1]}, metricUnit(name))
-		row[1] = unit
-		t.Rows = append(t.Rows, append(row, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], "["+v[8]+", "+v[9]+"]"))
+		values = append(values, m.Mean, m.Std, m.Min, m.P50, m.P90, m.P99, m.P999, m.Max, m.CI95[0], m.CI95[1])
+	}
+	label, cells := report.FormatColumn(values, unit)
+	t := report.Table{Caption: caption, Header: []string{"metric", "n", "not reached"}}
+	for _, stat := range []string{"mean", "std", "min", "p50", "p90", "p99", "p99.9", "max", "95% CI of the mean"} {
+		t.Header = append(t.Header, withUnit(stat, label))
+	}
+	for i, name := range names {
+		m, v := s.Metrics[name], cells[i*perRow:(i+1)*perRow]
+		interval := "–"
+		if m.N > 0 {
+			interval = "[" + v[8] + ", " + v[9] + "]"
+		}
+		row := append([]string{metricTitles[name], strconv.FormatInt(m.N, 10), strconv.FormatInt(m.Missing, 10)}, v[:8]...)
+		t.Rows = append(t.Rows, append(row, interval))
 	}
 	return t
 }
 
+// deadlineTable writes every deadline in one unit, named in its header.
 func deadlineTable(s *analysis.Summary) report.Table {
-	t := report.Table{Caption: "Deadlines", Header: []string{"metric", "deadline", "P(at most)", "95% Wilson interval", "met"}}
-	for _, d := range s.Deadlines {
-		t.Rows = append(t.Rows, []string{d.Metric, time.Duration(d.DeadlineNs).String(), strconv.FormatFloat(d.P, 'f', 5, 64),
+	deadlines := make([]float64, len(s.Deadlines))
+	for i, d := range s.Deadlines {
+		deadlines[i] = float64(d.DeadlineNs)
+	}
+	unit, cells := report.FormatColumn(deadlines, "ns")
+	t := report.Table{Caption: "Deadlines", Header: []string{"metric", withUnit("deadline", unit), "P(at most)", "95% Wilson interval", "met"}}
+	for i, d := range s.Deadlines {
+		t.Rows = append(t.Rows, []string{metricTitles[d.Metric], cells[i], strconv.FormatFloat(d.P, 'f', 5, 64),
 			fmt.Sprintf("[%.5f, %.5f]", d.CI95[0], d.CI95[1]), fmt.Sprintf("%d of %d", d.Met, d.Of)})
 	}
 	return t
@@ -449,12 +490,6 @@ func (r *sweepRun) pointTable() report.Table {
 	// Each column holds one unit, named in its header.
 	var columns [][]string
 	var headers []string
-	header := func(name, unit string) string {
-		if unit != "" {
-			return name + " (" + unit + ")"
-		}
-		return name
-	}
 	column := func(name, unit string, value func(p gridPoint) float64) {
 		values := make([]float64, len(r.points))
 		for i, p := range r.points {
@@ -462,7 +497,7 @@ func (r *sweepRun) pointTable() report.Table {
 		}
 		label, cells := report.FormatColumn(values, unit)
 		columns = append(columns, cells)
-		headers = append(headers, header(name, label))
+		headers = append(headers, withUnit(name, label))
 	}
 	text := func(name string, value func(p gridPoint) string) {
 		cells := make([]string, len(r.points))

@@ -58,6 +58,41 @@ func checkPage(t *testing.T, html, command string) {
 			require.NoError(t, err)
 		}
 	}
+	checkTableUnits(t, html)
+}
+
+var (
+	tableElement  = regexp.MustCompile(`(?s)<table>.*?</table>`)
+	tableRow      = regexp.MustCompile(`<tr>(.*?)</tr>`)
+	tableCell     = regexp.MustCompile(`<t[hd]>(.*?)</t[hd]>`)
+	timeHeader    = regexp.MustCompile(` \((ns|µs|ms)\)$`)
+	plainQuantity = regexp.MustCompile(`^(–|-?[0-9]+(\.[0-9]+)?|\[-?[0-9]+(\.[0-9]+)?, -?[0-9]+(\.[0-9]+)?\])$`)
+)
+
+// checkTableUnits checks that the tables of a report page (not its
+// metadata) hold one unit per column: a time column names its unit in its
+// header and its cells are bare numbers, and no metric's name in ns
+// (self_id_ns) heads a row or column whose values may be in µs.
+func checkTableUnits(t *testing.T, html string) {
+	t.Helper()
+	tables := tableElement.FindAllString(html, -1)
+	require.NotEmpty(t, tables)
+	timeColumns := 0
+	for _, table := range tables {
+		rows := tableRow.FindAllStringSubmatch(table, -1)
+		require.NotEmpty(t, rows)
+		header := tableCell.FindAllStringSubmatch(rows[0][1], -1)
+		for _, row := range rows {
+			for i, cell := range tableCell.FindAllStringSubmatch(row[1], -1) {
+				assert.NotContains(t, cell[1], "_ns", "a table cell names a metric in ns:\n%s", table)
+				if row[0] != rows[0][0] && i < len(header) && timeHeader.MatchString(header[i][1]) {
+					timeColumns++
+					assert.Regexp(t, plainQuantity, cell[1], "column %q holds more than a number in its unit", header[i][1])
+				}
+			}
+		}
+	}
+	assert.NotZero(t, timeColumns, "no time column with its unit in its header")
 }
 
 func TestReportOfAnAnalysis(t *testing.T) {
@@ -94,6 +129,18 @@ func TestReportOfAnAnalysis(t *testing.T) {
 	assert.Contains(t, files["data.csv"], "\n# command: fwsim report --out ")
 
 	golden(t, "report/analysis.html", versionCell.ReplaceAllString(strings.ReplaceAll(files["index.html"], dir, "DIR"), "${1}VERSION$2"))
+}
+
+// TestReportOfRunsThatFail: a metric no run reached has a row of "–" in
+// its table, and the columns keep their one unit.
+func TestReportOfRunsThatFail(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--out", dir, "--gen", "ring:3", "--runs", "3", "--quiet"}
+	code, _, stderr := runCLI(t, append([]string{"report"}, args...)...)
+	require.Equal(t, exitFailure, code, stderr) // a loop: config-timeout
+	page := readReport(t, dir)["index.html"]
+	checkPage(t, page, "fwsim report "+strings.Join(args, " "))
+	assert.Contains(t, page, "<tr><th>bus initialisation (self-ID done)</th><td>0</td><td>3</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td></tr>")
 }
 
 func TestReportOfASweep(t *testing.T) {

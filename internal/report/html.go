@@ -54,6 +54,7 @@ body{font-family:sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;colo
 table{border-collapse:collapse;margin:0.5rem 0 1.5rem;display:block;max-width:100%;overflow-x:auto}
 th,td{border:1px solid #ccc;padding:0.2rem 0.5rem;text-align:right}
 th:first-child,td:first-child{text-align:left}
+.meta td{text-align:left}
 caption{text-align:left;font-weight:bold;padding:0.3rem 0}
 code{font-size:0.9em;overflow-wrap:anywhere}
 figure{margin:0.5rem 0}

@@ -66,7 +66,7 @@ func (p CDF) SVG() SVG {
 	// The axis spans the data, and each deadline that keeps the data at
 	// least a quarter of its width: one far away (a 1 µs deadline on a
 	// 170 µs metric) would squash the curve into a vertical line, so it is
-	// only listed, as off the axis.
+	// only listed, as left or right of the axis.
 	onAxis := make([]bool, len(p.Deadlines))
 	for i, d := range p.Deadlines {
 		l, h := math.Min(lo, d.X), math.Max(hi, d.X)
@@ -77,6 +77,15 @@ func (p CDF) SVG() SVG {
 	if len(steps) == 0 && len(p.Deadlines) == 0 {
 		lo, hi = 0, 1
 	}
+	// A margin either side, so that the first and last steps are not drawn
+	// on the frame; none below zero for a metric that cannot be negative.
+	pad := (hi - lo) / 50
+	if lo >= 0 {
+		lo = math.Max(lo-pad, 0)
+	} else {
+		lo -= pad
+	}
+	hi += pad
 	x := newAxis(lo, hi, p.Unit, p.XLabel, plotLeft, plotRight, maxXTicks)
 	y := newAxis(0, 1, "", "fraction of runs at or below", plotBottom, plotTop, maxYTicks)
 	c.frame(x, y)
@@ -103,6 +112,7 @@ func (p CDF) SVG() SVG {
 	// probability, numbered above the plot; the legend below says what each
 	// number means, so no label sits on the curve.
 	var legend []legendEntry
+	var numbers []label
 	for i, d := range p.Deadlines {
 		text := fmt.Sprintf("%d: ≤ %s: P = %s [%s, %s]", i+1, FormatValue(d.X, p.Unit), formatP(d.P), formatP(d.Lo), formatP(d.Hi))
 		if !onAxis[i] {
@@ -110,17 +120,46 @@ func (p CDF) SVG() SVG {
 			if d.X < lo {
 				side = "left"
 			}
-			legend = append(legend, legendEntry{text: text + " (off the axis, to the " + side + ")"})
+			legend = append(legend, legendEntry{text: text + " (" + side + " of the axis)"})
 			continue
 		}
 		px := x.scale.at(d.X)
 		c.line(px, plotTop, px, plotBottom, dashed(deadlineColour))
 		fmt.Fprintf(&c.b, `<circle cx="%s" cy="%s" r="3.5" fill="%s"/>`+"\n", num(px), num(y.scale.at(d.P)), deadlineColour)
-		c.text(px, plotTop-4, "middle", "note", strconv.Itoa(i+1))
+		numbers = append(numbers, label{px, strconv.Itoa(i + 1)})
 		legend = append(legend, legendEntry{colour: deadlineColour, dashed: true, text: text})
+	}
+	for _, n := range joinTouching(numbers) {
+		c.text(n.x, plotTop-8, "middle", "", n.text)
 	}
 	c.legend(legend)
 	return c.done()
+}
+
+// label is a text centred at x.
+type label struct {
+	x    float64
+	text string
+}
+
+// joinTouching joins labels that would touch into one, "1,2" over the
+// leftmost of them, so that close deadlines keep legible numbers.
+func joinTouching(labels []label) []label {
+	slices.SortStableFunc(labels, func(a, b label) int { return cmp.Compare(a.x, b.x) })
+	var out []label
+	for _, l := range labels {
+		// A joined label is wider, so it may touch the one before in turn.
+		for len(out) > 0 {
+			last := out[len(out)-1]
+			if last.x+textWidth(last.text, fontSize)/2+4 < l.x-textWidth(l.text, fontSize)/2 {
+				break
+			}
+			l = label{last.x, last.text + "," + l.text}
+			out = out[:len(out)-1]
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // formatP writes a probability with four decimals.
@@ -165,6 +204,12 @@ func (p Histogram) SVG() SVG {
 	y := newAxis(0, float64(most)/float64(total), "", "share of runs", plotBottom, plotTop, maxYTicks)
 	c.frame(x, y)
 	slot := x.scale.at(1) - x.scale.at(0)
+	// Counts go above the bars when each fits over its bar and the gaps
+	// beside it, short of the next bar; otherwise none, rather than some.
+	counted := true
+	for _, n := range counts {
+		counted = counted && textWidth(strconv.Itoa(n), fontSize) <= slot*1.2-2
+	}
 	for v := lo; v <= hi; v++ {
 		n := counts[v]
 		if n == 0 {
@@ -174,8 +219,8 @@ func (p Histogram) SVG() SVG {
 		left := x.scale.at(float64(v)) - slot*0.4
 		fmt.Fprintf(&c.b, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"/>`+"\n",
 			num(left), num(top), num(slot*0.8), num(plotBottom-top), palette[0])
-		if hi-lo < maxLabelledInts {
-			c.text(x.scale.at(float64(v)), top-3, "middle", "note", fmt.Sprint(n))
+		if counted {
+			c.text(x.scale.at(float64(v)), top-4, "middle", "", strconv.Itoa(n))
 		}
 	}
 	return c.done()

@@ -123,11 +123,11 @@ func (s linear) at(v float64) float64 {
 	return s.p0 + (v-s.d0)/(s.d1-s.d0)*(s.p1-s.p0)
 }
 
-// FormatColumn writes values of unit for one table column (or row) in a
+// FormatColumn writes values of unit for one table column (or table) in a
 // single unit, the one an axis over them would use, with the same number of
 // decimals: a time in ns to the nanosecond, anything else to about five
-// significant digits of the largest. label names the unit ("µs"; unit itself if it is not a
-// time in ns); NaN values are "–".
+// significant digits of the largest. label names the unit ("µs"; unit
+// itself if it is not a time in ns); NaN values are "–".
 func FormatColumn(values []float64, unit string) (label string, cells []string) {
 	maxAbs := 0.0
 	for _, v := range values {

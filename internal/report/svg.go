@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // SVG is a finished plot: a standalone SVG document that can also be
@@ -26,7 +27,7 @@ const (
 	height       = 360
 	marginLeft   = 72
 	marginRight  = 24
-	marginTop    = 44
+	marginTop    = 48
 	marginBottom = 52
 	plotLeft     = marginLeft
 	plotRight    = width - marginRight
@@ -34,8 +35,21 @@ const (
 	plotBottom   = height - marginBottom
 	maxXTicks    = 8
 	maxYTicks    = 5
-	lineHeight   = 14
+	// The text is large for a 640-wide drawing so that it stays legible
+	// where a phone shrinks the plot to 70% (9 px), and the page caps the
+	// plot's width (maxScale) so that it does not grow past 16 px on a
+	// desktop.
+	fontSize   = 13
+	titleSize  = 16
+	lineHeight = 17
+	maxScale   = 1.25
 )
+
+// textWidth bounds the width of s in the plots' sans-serif font: 0.6 em a
+// character is more than digits, spaces, punctuation and most letters take.
+func textWidth(s string, size float64) float64 {
+	return float64(utf8.RuneCountInString(s)) * 0.6 * size
+}
 
 // palette colours the series of a plot in turn.
 var palette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b"}
@@ -55,9 +69,8 @@ type canvas struct {
 
 // style is shared by every plot; the fonts are generic families so that
 // nothing has to be fetched.
-const style = `text{font-family:sans-serif;font-size:11px;fill:#222}` +
-	`.title{font-size:14px;font-weight:bold}.grid{stroke:#e4e4e4}.frame{stroke:#444;fill:none}` +
-	`.note{font-size:10px}`
+var style = fmt.Sprintf(`text{font-family:sans-serif;font-size:%dpx;fill:#222}`+
+	`.title{font-size:%dpx;font-weight:bold}.grid{stroke:#e4e4e4}.frame{stroke:#444;fill:none}`, fontSize, titleSize)
 
 func newCanvas(title string) *canvas {
 	c := &canvas{title: title}
@@ -69,11 +82,11 @@ func newCanvas(title string) *canvas {
 func (c *canvas) done() SVG {
 	h := height
 	if c.legends > 0 {
-		h += c.legends*lineHeight + 6
+		h += c.legends*lineHeight + 4
 	}
 	var doc strings.Builder
-	fmt.Fprintf(&doc, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="100%%" style="max-width:%dpx;height:auto" role="img" aria-label="%s">`+"\n",
-		width, h, 3*width/2, esc(c.title))
+	fmt.Fprintf(&doc, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="100%%" style="max-width:%gpx;height:auto" role="img" aria-label="%s">`+"\n",
+		width, h, float64(width*maxScale), esc(c.title))
 	fmt.Fprintf(&doc, "<title>%s</title>\n<style>%s</style>\n", esc(c.title), style)
 	fmt.Fprintf(&doc, `<rect width="%d" height="%d" fill="#fff"/>`+"\n", width, h)
 	doc.WriteString(c.b.String())
@@ -148,15 +161,14 @@ func newAxis(lo, hi float64, unit, label string, p0, p1 float64, maxTicks int) a
 	}
 }
 
-// maxLabelledInts is how many integers an integer axis can tick, and a
-// histogram annotate with their counts, one by one without crowding.
-const maxLabelledInts = 25
-
-// integerAxis labels every integer from lo to hi when they are few, else
-// round integer ticks; values sit in the middle of unit-wide slots.
+// integerAxis labels every integer from lo to hi when their labels fit
+// side by side, else round integer ticks; values sit in the middle of
+// unit-wide slots.
 func integerAxis(lo, hi int, label string, p0, p1 float64) axis {
 	a := axis{title: label, scale: linear{float64(lo) - 0.5, float64(hi) + 0.5, p0, p1}}
-	if hi-lo < maxLabelledInts {
+	slot := math.Abs(p1-p0) / float64(hi-lo+1)
+	widest := max(textWidth(strconv.Itoa(lo), fontSize), textWidth(strconv.Itoa(hi), fontSize))
+	if widest <= slot-4 {
 		for v := lo; v <= hi; v++ {
 			a.ticks = append(a.ticks, float64(v))
 		}
@@ -186,8 +198,16 @@ func (c *canvas) frame(x, y axis) {
 	fmt.Fprintf(&c.b, `<rect class="frame" x="%d" y="%d" width="%d" height="%d"/>`+"\n",
 		plotLeft, plotTop, plotRight-plotLeft, plotBottom-plotTop)
 	c.text((plotLeft+plotRight)/2, height-12, "middle", "", x.title)
-	fmt.Fprintf(&c.b, `<text transform="translate(16 %s) rotate(-90)" text-anchor="middle">%s</text>`+"\n",
-		num((plotTop+plotBottom)/2), esc(y.title))
+	// The y title, turned, stands clear of the widest tick label: its
+	// glyphs rise to the left of its baseline, and descend a quarter em to
+	// the right of it.
+	widest := 0.0
+	for _, l := range y.labels {
+		widest = math.Max(widest, textWidth(l, fontSize))
+	}
+	titleX := math.Max(plotLeft-6-widest-6-fontSize/4, fontSize)
+	fmt.Fprintf(&c.b, `<text transform="translate(%s %s) rotate(-90)" text-anchor="middle">%s</text>`+"\n",
+		num(titleX), num((plotTop+plotBottom)/2), esc(y.title))
 }
 
 // legendEntry is one line of a legend: a swatch and its text.
@@ -198,13 +218,12 @@ type legendEntry struct {
 	text   string
 }
 
-// legend draws entries below the axis title, one per line, so that no
-// label covers a curve whatever the data.
+// legend draws entries below the axis title, one under the other, so that
+// no label covers a curve whatever the data; a long text wraps rather than
+// running off the drawing.
 func (c *canvas) legend(entries []legendEntry) {
 	for _, e := range entries {
-		y := float64(height + 4 + c.legends*lineHeight)
-		c.legends++
-		x := float64(plotLeft)
+		y, x := c.legendBaseline(), float64(plotLeft)
 		switch {
 		case e.colour == "" && !e.cross: // text only
 		case e.cross:
@@ -214,8 +233,35 @@ func (c *canvas) legend(entries []legendEntry) {
 		default:
 			c.line(x, y-4, x+16, y-4, `stroke="`+e.colour+`" stroke-width="2"`)
 		}
-		c.text(x+22, y, "start", "note", e.text)
+		for _, line := range wrap(e.text, width-4-(x+22)) {
+			c.text(x+22, c.legendBaseline(), "start", "", line)
+			c.legends++
+		}
 	}
+}
+
+// legendBaseline is where the next line of the legend goes.
+func (c *canvas) legendBaseline() float64 {
+	return float64(height + 8 + c.legends*lineHeight)
+}
+
+// wrap breaks s at spaces into lines at most maxWidth wide, as textWidth
+// measures them; a word wider than that gets a line of its own.
+func wrap(s string, maxWidth float64) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case textWidth(line+" "+word, fontSize) <= maxWidth:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	return append(lines, line)
 }
 
 // noData writes a note in the middle of an empty plot.
