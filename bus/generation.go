@@ -238,7 +238,8 @@ func (w *world) close(g *generation, o Outcome, problems ...string) {
 	if !w.lean {
 		g.result = w.snapshot(g)
 	} else if g.index == 0 {
-		w.metrics = w.firstMetrics(g)
+		w.first = w.readFirstMarks(g)
+		w.metrics = w.firstMetrics(g, w.first)
 	}
 	if len(w.waitingConfigs) > 0 && (o == OutcomeOK || o == OutcomeInconsistent) {
 		w.sendWaitingConfigs(g)

@@ -62,6 +62,25 @@ type Options struct {
 	// ErrInterrupted and Simulator.Run reports it with Interrupted. A
 	// context's Done channel is the usual value.
 	Interrupt <-chan struct{}
+
+	// Replay, when not nil, makes the run take the choices of a recorded
+	// path (fwsim explore's counterexamples) instead of drawing them: its
+	// coins, waits, and the phases and event times its Space opens. Run
+	// fails with ErrInvalidOptions when the run asks for a choice the path
+	// does not hold, or ends before using all of it.
+	Replay *Path
+
+	// follow is set by NewFollower: past its list, a choice stops the run.
+	follow bool
+}
+
+// choiceSpace is the space of the choices a replay or an exploration
+// opens.
+func (o *Options) choiceSpace() ChoiceSpace {
+	if o.Replay != nil {
+		return o.Replay.Space
+	}
+	return ChoiceSpace{}
 }
 
 // DefaultMaxEvents is the event budget when Options.MaxEvents is zero.

@@ -1,5 +1,7 @@
 package bus
 
+import "fmt"
+
 // Run emulates the bus initialisation of t: the first reset at time 0 from
 // the initiators, then every scripted event. It returns an error only for
 // bad input (the topology or the options); a bus that fails to initialise is
@@ -11,9 +13,20 @@ func Run(t *Topology, o Options) (*Result, error) {
 		return nil, err
 	}
 	rt := w.topo
+	if ch := w.choices; ch != nil && ch.err != nil {
+		return nil, ch.err // a phase or event shift the path does not fit
+	}
 	w.run()
 	if w.interrupted {
 		return nil, ErrInterrupted
+	}
+	if ch := w.choices; ch != nil {
+		if ch.err != nil {
+			return nil, ch.err
+		}
+		if ch.next < len(ch.path) {
+			return nil, fmt.Errorf("%w: replay: the run ended after %d of the path's %d choices: the path is of another bus or options", ErrInvalidOptions, ch.next, len(ch.path))
+		}
 	}
 	res := &Result{
 		Seed: o.Seed, Profile: rt.profile.Name, Policy: o.Policy, CoinBias: w.bias, Corner: o.Corner,

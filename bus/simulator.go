@@ -46,6 +46,9 @@ func NewSimulator(t *Topology, o Options) (*Simulator, error) {
 	if o.Observer != nil {
 		return nil, fmt.Errorf("%w: a Simulator does not trace: Options.Observer must be nil", ErrInvalidOptions)
 	}
+	if o.Replay != nil {
+		return nil, fmt.Errorf("%w: a Simulator draws its choices: Options.Replay must be nil", ErrInvalidOptions)
+	}
 	w, err := build(t, o)
 	if err != nil {
 		return nil, err
@@ -92,20 +95,58 @@ func (s *Simulator) Interrupted() bool { return s.w.interrupted }
 // firstMetrics takes the metrics of the first generation g as it closes,
 // as snapshot would record them in its Generation; it builds no Generation,
 // so that a Simulator run allocates nothing.
-func (w *world) firstMetrics(g *generation) Metrics {
+func (w *world) firstMetrics(g *generation, f FirstMarks) Metrics {
 	m := Metrics{
-		TreeIDNs:     relative(g.treeDone, g.startNs),
-		SelfIDNs:     relative(g.selfIDEnd, g.startNs),
+		TreeIDNs:     relative(f.TreeIDNs, g.startNs),
+		SelfIDNs:     relative(f.SelfIDNs, g.startNs),
 		ContentionNs: -1,
 	}
 	if roots := w.rootClaims(g); len(roots) == 1 {
 		m.Root = roots[0]
 	}
-	if cable := w.firstContendedCable(g); cable >= 0 {
-		m.Contended = true
-		m.ContentionRounds, m.ContentionNs = w.contentionFigures(cable, g)
+	if f.ContentionStartNs >= 0 {
+		m.Contended, m.ContentionRounds = true, f.ContentionRounds
+		if f.ContentionEndNs >= 0 {
+			m.ContentionNs = f.ContentionEndNs - f.ContentionStartNs
+		}
 	}
 	return m
+}
+
+// FirstMarks are the instants, in ns since power-up, between which the
+// metrics of the first generation are measured (Metrics), as far as the
+// run has got: -1 until reached.
+type FirstMarks struct {
+	// StartNs is the generation's start; -1 before the first reset.
+	StartNs int64
+	// Closed reports that the generation has ended: the marks are final.
+	Closed bool
+	// TreeIDNs and SelfIDNs are the ends of tree and self identify.
+	TreeIDNs, SelfIDNs int64
+	// ContentionStartNs and ContentionEndNs bound its first root
+	// contention (the one Metrics measures) and ContentionRounds counts its
+	// rounds so far.
+	ContentionStartNs, ContentionEndNs int64
+	ContentionRounds                   int
+	// ContentionLead is how many more rounds the cable's first end has
+	// begun than its second: with the state, it says how the next rounds
+	// change ContentionRounds.
+	ContentionLead int
+}
+
+// readFirstMarks reads the marks of generation g as it stands.
+func (w *world) readFirstMarks(g *generation) FirstMarks {
+	f := FirstMarks{StartNs: g.startNs, Closed: g.done, TreeIDNs: g.treeDone, SelfIDNs: g.selfIDEnd,
+		ContentionStartNs: -1, ContentionEndNs: -1}
+	if cable := w.firstContendedCable(g); cable >= 0 {
+		var start, end int64
+		f.ContentionRounds, f.ContentionLead, start, end = w.contentionSpan(cable, g)
+		f.ContentionStartNs = g.startNs + start
+		if end >= 0 {
+			f.ContentionEndNs = g.startNs + end
+		}
+	}
+	return f
 }
 
 // firstContendedCable is the lowest-numbered cable with a root contention
@@ -123,12 +164,14 @@ func (w *world) firstContendedCable(g *generation) int {
 	return cable
 }
 
-// contentionFigures are the Rounds and EndNs−StartNs of the contention on
-// cable in g, as contentions computes them (ns is -1 if it never resolved).
-func (w *world) contentionFigures(cable int, g *generation) (rounds int, ns int64) {
-	start := int64(-1)
-	for _, end := range [2]portRef{w.cables[cable].a, w.cables[cable].b} {
-		n := &w.nodes[end.node]
+// contentionSpan gives the Rounds, StartNs and EndNs of the contention on
+// cable in g, as contentions computes them (end is -1 if it never
+// resolved), and how many more rounds the cable's first end began than its
+// second.
+func (w *world) contentionSpan(cable int, g *generation) (rounds, lead int, start, end int64) {
+	start = -1
+	for side, e := range [2]portRef{w.cables[cable].a, w.cables[cable].b} {
+		n := &w.nodes[e.node]
 		own := 0
 		for _, r := range n.election.Rounds() {
 			if n.cable[r.Port] != cable {
@@ -140,11 +183,10 @@ func (w *world) contentionFigures(cable int, g *generation) (rounds int, ns int6
 			}
 		}
 		rounds = max(rounds, own)
+		lead += own * (1 - 2*side)
 	}
-	if parent, endNs := w.contentionEnd(cable, g); parent >= 0 {
-		return rounds, endNs - start
-	}
-	return rounds, -1
+	_, end = w.contentionEnd(cable, g)
+	return rounds, lead, start, end
 }
 
 // builtTree is a self-ID stream verify checked, and what treeid.Build made

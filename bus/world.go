@@ -46,7 +46,7 @@ type simEvent struct {
 	short bool  // evInitiate
 	port  int16 // evArrive, evTracePacket
 	node  int32
-	index int32 // evArrive: cable epoch; evDelivered, evTracePacket: transmission; evScenario, evConnected: event
+	index int32 // evArrive: cable epoch; evTimer: arming; evDelivered, evTracePacket: transmission; evScenario, evConnected: event
 	cycle int64 // evStep, evTimer, evInitiate
 }
 
@@ -69,6 +69,10 @@ type node struct {
 
 	pendingStep  int64 // cycle of a queued input evaluation, -1 if none
 	pendingTimer int64 // cycle of the armed timer's evaluation, -1 if none
+	// timerArm counts the arming of the timer: only the event of the last
+	// arming fires it, so a timer armed again for a cycle it once had does
+	// not fire twice, and a stale timer event never matters again.
+	timerArm int32
 	// evaluated is the last clock cycle the PHY evaluated: it samples its
 	// inputs and decides once per edge, so anything that arrives after
 	// that evaluation waits for the next edge.
@@ -133,12 +137,18 @@ type world struct {
 	rebuild bool
 	draws   *rand.PCG // scratch stream for one-off draws (clock phases)
 	draw    *rand.Rand
+	// choices, when not nil, makes the choices a replay or an explorer
+	// drives; shiftNs is how far it moved the scripted events.
+	choices  *chooser
+	shiftNs  int64
+	follower *Follower
 
 	// lean is set by a Simulator: generations are not snapshotted into a
 	// Result, only the first one's Metrics are kept, and the scratch below
 	// is reused from run to run.
 	lean    bool
 	metrics Metrics
+	first   FirstMarks // the first generation's, once it has closed
 	genPool []*generation
 	roots   []string    // rootClaims' scratch
 	owner   [64]int32   // verify's scratch: 1 + the node that took each phy_ID
@@ -201,7 +211,16 @@ func newWorld(rt *resolvedTopology, o Options) (*world, error) {
 		for _, ev := range rt.events {
 			last = max(last, ev.at)
 		}
+		if win := o.choiceSpace().EventWindow; win != nil && len(rt.events) > 0 {
+			last += max(0, win.To-rt.firstEventAt())
+		}
 		w.maxTime = last + int64(time.Second) + int64(w.timing.ConnectTimeout)
+	}
+	if o.Replay != nil {
+		if err := w.checkSpace(o.Replay.Space); err != nil {
+			return nil, err
+		}
+		w.choices = &chooser{w: w, space: o.Replay.Space, path: o.Replay.Choices, follow: o.follow}
 	}
 	w.draws = rand.NewPCG(0, 0)
 	w.draw = rand.New(w.draws)
@@ -224,12 +243,19 @@ func (w *world) start(seed uint64) error {
 	w.gens, w.tx, w.txData, w.txGen = w.gens[:0], w.tx[:0], w.txData[:0], w.txGen[:0]
 	w.traceOnly, w.lastActive, w.initiating = 0, 0, -1
 	w.waitingConfigs = w.waitingConfigs[:0]
+	if w.choices != nil {
+		w.choices.restart()
+	}
 	for i, rn := range w.topo.nodes {
 		clock := phy.IdealClock()
 		if !w.opts.IdealClock {
 			period := (1e9 + w.timing.ClockHz - 1) / w.timing.ClockHz
 			w.draws.Seed(seed, streamID(i, streamClock))
-			c, err := phy.NewClock(w.timing.ClockHz, w.draw.Int64N(period), int64(rn.clockPPM*1000))
+			phase := w.draw.Int64N(period)
+			if w.choices != nil && w.choices.space.PhaseGrid > 0 {
+				phase = w.choices.phase(i, period)
+			}
+			c, err := phy.NewClock(w.timing.ClockHz, phase, int64(rn.clockPPM*1000))
 			if err != nil {
 				return fmt.Errorf("node %q: %w", rn.id, err)
 			}
@@ -257,8 +283,12 @@ func (w *world) start(seed uint64) error {
 		w.nodes[i].cause = w.cause
 		w.scheduleInitiate(i, 0, false)
 	}
+	w.shiftNs = 0
+	if w.choices != nil {
+		w.shiftNs = w.choices.shift()
+	}
 	for i, ev := range w.topo.events {
-		w.k.Schedule(ev.at, simEvent{kind: evScenario, index: int32(i)})
+		w.k.Schedule(ev.at+w.shiftNs, simEvent{kind: evScenario, index: int32(i)})
 	}
 	return nil
 }
@@ -353,6 +383,7 @@ func (w *world) buildNode(i int, rn resolvedNode, clock phy.Clock) error {
 		UID:             rn.uid,
 		PeerUIDs:        n.peerUIDs,
 		Rand:            rand.New(n.coins),
+		Chooser:         w.electionChooser(i),
 	})
 	if err != nil {
 		return fmt.Errorf("%w: node %q: %w", ErrInvalidOptions, rn.id, err)
@@ -511,14 +542,20 @@ func (w *world) run() {
 			w.closeAll(OutcomeBudgetExhausted, fmt.Sprintf("event budget of %d events ran out", w.maxEv))
 			return
 		}
+		if w.follower != nil {
+			w.follower.beforeEvent()
+		}
 		_, ev, _ := w.k.Next()
 		w.dispatch(ev)
+		if w.choices != nil && w.choices.stopped() {
+			return
+		}
 	}
 }
 
 func (w *world) dispatch(ev simEvent) {
 	n := &w.nodes[ev.node]
-	if ev.kind != evTimer || n.pendingTimer == ev.cycle {
+	if ev.kind != evTimer || n.live(ev) {
 		w.lastActive = w.k.Now()
 	}
 	switch ev.kind {
@@ -535,7 +572,7 @@ func (w *world) dispatch(ev simEvent) {
 		}
 		w.step(int(ev.node), ev.cycle)
 	case evTimer:
-		if n.pendingTimer != ev.cycle {
+		if !n.live(ev) {
 			return // re-armed or disarmed since
 		}
 		n.pendingTimer = phy.NoWake
@@ -567,6 +604,10 @@ func (w *world) dispatch(ev simEvent) {
 		w.connected(int(ev.index))
 	}
 }
+
+// live reports whether timer event ev is the one of the timer's last
+// arming.
+func (n *node) live(ev simEvent) bool { return n.pendingTimer == ev.cycle && n.timerArm == ev.index }
 
 // step evaluates node i's PHY on clock edge cycle, unless it already did:
 // inputs that changed after an edge's evaluation are sampled on the next.
@@ -640,8 +681,9 @@ func (w *world) afterStep(i int, cycle int64) {
 	}
 	if wake != n.pendingTimer {
 		n.pendingTimer = wake
+		n.timerArm++
 		if wake != phy.NoWake {
-			w.k.Schedule(n.clock.Edge(wake), simEvent{kind: evTimer, node: int32(i), cycle: wake})
+			w.k.Schedule(n.clock.Edge(wake), simEvent{kind: evTimer, node: int32(i), cycle: wake, index: n.timerArm})
 		}
 	}
 	if n.m.ConfigTimedOut() && n.gen != nil && !n.gen.done {

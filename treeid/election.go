@@ -1,6 +1,7 @@
 package treeid
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -73,8 +74,30 @@ type ElectionConfig struct {
 	UID      uint64
 	PeerUIDs []uint64
 	// Rand draws coins and waits; required unless Policy is LargerIDWins and
-	// Corner is not CornerRandom.
+	// Corner is not CornerRandom, or Chooser is set.
 	Rand *rand.Rand
+	// Chooser, when not nil, makes the choices Rand would: the coin of the
+	// Coin policy and a CornerRandom wait. An explorer that enumerates every
+	// choice sets it; LargerIDWins and the min and max corners stay as they
+	// are, since they leave nothing to choose.
+	Chooser Chooser
+}
+
+// Chooser makes the random choices of root contention in place of Rand.
+// A wait is decided as it runs, one clock edge at a time, not when it
+// begins: that is how a scheduler of a model checker's timed model
+// decides when time passes, and it keeps an explorer's states few (what
+// the node will do is then its elapsed time, not a wait chosen ahead).
+// Ending on each edge with probability 1/(hi − waited + 1) gives the
+// uniform wait of Rand.
+type Chooser interface {
+	// ChooseFast returns whether the node waits FAST.
+	ChooseFast() bool
+	// EndWait returns whether a wait of the FAST (fast) or SLOW window,
+	// whose whole cycle counts are lo to hi, ends now, after waited cycles.
+	// It is asked on each edge from waited = lo to hi − 1; at hi the wait
+	// ends without asking.
+	EndWait(fast bool, waited, lo, hi int64) bool
 }
 
 // Round is one entry into root contention (T3).
@@ -100,9 +123,14 @@ type Election struct {
 	children  int
 	forceRoot bool
 	parent    int
-	wait      int64
-	rounds    []Round
-	trail     *phy.Trail // where the step in progress records its states
+	// wait is the back-off in T3, in cycles; with a Chooser it is
+	// undecided (-1) until the Chooser ends it, in the window waitLo to
+	// waitHi.
+	wait           int64
+	waitLo, waitHi int64
+	fast           bool
+	rounds         []Round
+	trail          *phy.Trail // where the step in progress records its states
 }
 
 // NewElection checks cfg and returns an election ready for Begin.
@@ -119,8 +147,8 @@ func NewElection(cfg ElectionConfig) (*Election, error) {
 	if !(cfg.FastProbability >= 0 && cfg.FastProbability <= 1) {
 		return nil, fmt.Errorf("treeid: coin bias %v outside [0, 1]", cfg.FastProbability)
 	}
-	if cfg.Rand == nil && (cfg.Policy == Coin || cfg.Corner == CornerRandom) {
-		return nil, errors.New("treeid: ElectionConfig.Rand is required for a coin or random waits")
+	if cfg.Rand == nil && cfg.Chooser == nil && (cfg.Policy == Coin || cfg.Corner == CornerRandom) {
+		return nil, errors.New("treeid: ElectionConfig.Rand or Chooser is required for a coin or random waits")
 	}
 	e := &Election{cfg: cfg, state: phy.T0TreeIDStart, parent: -1}
 	e.cyc.fastLo, e.cyc.fastHi = cfg.Clock.CycleWindow(cfg.Fast)
@@ -213,7 +241,10 @@ func (e *Election) advance(now int64, p *phy.Ports) (phy.TreeOutcome, bool) {
 			return phy.TreePending, true
 		}
 	case phy.T3RootContention:
-		if elapsed < e.wait {
+		if e.wait < 0 {
+			e.decideWait(elapsed)
+		}
+		if e.wait < 0 || elapsed < e.wait {
 			break
 		}
 		switch p.Rx[e.parent] {
@@ -274,23 +305,41 @@ func (e *Election) enterT3(now int64, p *phy.Ports) {
 	if fast {
 		lo, hi = e.cyc.fastLo, e.cyc.fastHi
 	}
+	e.fast, e.waitLo, e.waitHi = fast, lo, hi
 	e.wait = e.pickWait(lo, hi)
 	e.rounds = append(e.rounds, Round{Start: now, Port: e.parent, Fast: fast, Wait: e.wait})
+}
+
+// decideWait asks the Chooser whether the wait ends now, after elapsed
+// cycles, once it is inside its window.
+func (e *Election) decideWait(elapsed int64) {
+	switch {
+	case elapsed < e.waitLo:
+		return
+	case elapsed >= e.waitHi || e.cfg.Chooser.EndWait(e.fast, elapsed, e.waitLo, e.waitHi):
+		e.wait = elapsed
+		e.rounds[len(e.rounds)-1].Wait = elapsed
+	}
 }
 
 func (e *Election) chooseFast() bool {
 	if e.cfg.Policy == LargerIDWins {
 		return e.cfg.UID < e.cfg.PeerUIDs[e.parent]
 	}
+	if e.cfg.Chooser != nil {
+		return e.cfg.Chooser.ChooseFast()
+	}
 	return e.cfg.Rand.Float64() < e.cfg.FastProbability
 }
 
 func (e *Election) pickWait(lo, hi int64) int64 {
-	switch e.cfg.Corner {
-	case CornerMin:
+	switch {
+	case e.cfg.Corner == CornerMin:
 		return lo
-	case CornerMax:
+	case e.cfg.Corner == CornerMax:
 		return hi
+	case e.cfg.Chooser != nil:
+		return -1 // decided as it runs: decideWait
 	}
 	return lo + e.cfg.Rand.Int64N(hi-lo+1)
 }
@@ -306,9 +355,49 @@ func (e *Election) wake(now int64) int64 {
 		}
 		return e.entry + e.cyc.config
 	case phy.T3RootContention:
-		if now < e.entry+e.wait {
+		switch {
+		case e.wait < 0 && now < e.entry+e.waitLo:
+			return e.entry + e.waitLo
+		case e.wait < 0:
+			return now + 1 // the next edge decides again
+		case now < e.entry+e.wait:
 			return e.entry + e.wait
 		}
 	}
 	return phy.NoWake
+}
+
+// AppendKey appends the key of the election's state at cycle now (see
+// phy.AppendCycleKey): what its next steps read. The rounds are history and
+// stay out, so that repeated contention rounds reach the same key.
+func (e *Election) AppendKey(b []byte, now int64) []byte {
+	b = append(b, byte(e.state))
+	flags := byte(0)
+	if e.forceRoot {
+		flags = 1
+	}
+	b = append(b, flags)
+	b = binary.AppendVarint(b, int64(e.nport))
+	b = binary.AppendVarint(b, int64(e.children))
+	b = binary.AppendVarint(b, int64(e.parent))
+	switch e.state {
+	case phy.T0TreeIDStart:
+		// T0 times out CONFIG_TIMEOUT (or FORCE_ROOT_TIMEOUT) after its
+		// entry: beyond the longer, older entries are alike.
+		b = phy.AppendCycleKey(b, max(e.entry, now-max(e.cyc.config, e.cyc.forceRoot)), now)
+	case phy.T3RootContention:
+		if e.wait >= 0 {
+			b = phy.AppendCycleKey(b, max(e.entry+e.wait, now), now)
+			break
+		}
+		// Undecided: the window and how far into it the wait is.
+		b = append(b, 'U')
+		if e.fast {
+			b = append(b, 1)
+		}
+		b = binary.AppendVarint(b, e.waitLo)
+		b = binary.AppendVarint(b, e.waitHi)
+		b = phy.AppendCycleKey(b, e.entry, now)
+	}
+	return b
 }

@@ -3,9 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/fwsim/fwsim/bus"
@@ -65,17 +65,26 @@ type busFlags struct {
 	topologyFlags
 	opts       bus.Options // the fields the flags set directly
 	initiators list
-	coinBias   *float64
+	coinBias   *big.Rat // exact, as written: 0.25 or 1/4
 	policy     *choice
 	corner     *choice
 	clock      *choice
+	// nondet offers --timing nondet, the adversary's waits of fwsim
+	// explore; set before register.
+	nondet bool
 }
 
 // register adds the flags to fs and returns their names in help order.
 // seedHelp says what --seed seeds, which differs between one run and many.
 func (b *busFlags) register(fs *flags, genExample, seedHelp string) []string {
 	b.policy = newChoice(treeid.Coin.String(), treeid.Coin.String(), treeid.LargerIDWins.String())
-	b.corner = newChoice(treeid.CornerRandom.String(), treeid.CornerRandom.String(), treeid.CornerMin.String(), treeid.CornerMax.String())
+	corners := []string{treeid.CornerRandom.String(), treeid.CornerMin.String(), treeid.CornerMax.String()}
+	timingHelp := "place root-contention waits in their windows at `CORNER`: random (uniform), min\n(lower bound) or max (upper bound), e.g. --timing max"
+	if b.nondet {
+		corners = slices.Insert(corners, 1, "nondet")
+		timingHelp = "choose root-contention waits by `T`: random (uniform over the window's whole\ncycle counts), nondet (an adversary: every answer is [min, max] over all\nschedulers), min or max (the window's bound), e.g. --timing nondet"
+	}
+	b.corner = newChoice(treeid.CornerRandom.String(), corners...)
 	b.clock = newChoice("cycle", "cycle", "ideal")
 
 	b.topologyFlags.register(fs, "", genExample)
@@ -96,17 +105,16 @@ func (b *busFlags) register(fs *flags, genExample, seedHelp string) []string {
 	fs.Var(b.policy, "policy",
 		"resolve root contention by `POLICY`: coin, the standard's coin flip, or\nlarger-id-wins, the larger uid waits SLOW and becomes parent,\ne.g. --policy larger-id-wins")
 	fs.Func("coin-bias",
-		"the coin picks FAST with probability `P` in [0,1], e.g. --coin-bias 0.25\n(default 0.5, a fair coin)",
+		"the coin picks FAST with probability `P` in [0,1], a decimal or a fraction,\ne.g. --coin-bias 0.25 or --coin-bias 1/3 (default 0.5, a fair coin)",
 		func(s string) error {
-			p, err := strconv.ParseFloat(s, 64)
-			if err != nil || !(p >= 0 && p <= 1) {
-				return errors.New("want a probability from 0 to 1")
+			p, ok := new(big.Rat).SetString(s)
+			if !ok || p.Sign() < 0 || p.Cmp(big.NewRat(1, 1)) > 0 {
+				return errors.New("want a probability from 0 to 1, e.g. 0.25 or 1/4")
 			}
-			b.coinBias = &p
+			b.coinBias = p
 			return nil
 		})
-	fs.Var(b.corner, "timing",
-		"place root-contention waits in their windows at `CORNER`: random (uniform), min\n(lower bound) or max (upper bound), e.g. --timing max")
+	fs.Var(b.corner, "timing", timingHelp)
 	fs.Var(b.clock, "clock",
 		"run PHY clocks as `CLOCK`: cycle quantises to each PHY's clock with a random\nphase and its ppm error; ideal samples every nanosecond, e.g. --clock ideal")
 	fs.BoolVar(&b.opts.NominalTimers, "nominal-timers", false,
@@ -125,7 +133,10 @@ func (b *busFlags) register(fs *flags, genExample, seedHelp string) []string {
 func (b *busFlags) options() bus.Options {
 	o := b.opts
 	o.Initiators = b.initiators
-	o.CoinBias = b.coinBias
+	if b.coinBias != nil {
+		p, _ := b.coinBias.Float64()
+		o.CoinBias = &p
+	}
 	if b.policy.value == treeid.LargerIDWins.String() {
 		o.Policy = treeid.LargerIDWins
 	}

@@ -139,6 +139,7 @@ func commands() []command {
 	return []command{
 		{"run", "emulate a bus initialisation and report the result", runRun},
 		{"analyze", "run many seeded initialisations: distributions, deadlines, roots, failures", runAnalyze},
+		{"explore", "every choice of a small bus: exact probabilities, bounds and counterexamples", runExplore},
 		{"merge", "combine the shard outputs of analyze --shard into one result", runMerge},
 		{"sweep", "analyze over a parameter grid; mark where the correctness conditions fail", runSweep},
 		{"report", "write an HTML report with SVG plots of an analysis or a sweep", runReport},

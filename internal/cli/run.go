@@ -32,6 +32,7 @@ type runConfig struct {
 	jsonOutput     bool
 	views          viewFiles
 	maxTraceEvents int
+	replay         string // --replay: a counterexample file of fwsim explore
 }
 
 // defaultMaxTraceEvents bounds the trace behind --vcd and --trace: about
@@ -67,9 +68,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		"write the bus of every generation as Graphviz DOT to `FILE`, e.g. --dot bus.dot")
 	fs.StringVar(&cfg.views.svg, "svg", "",
 		"render the DOT to SVG in `FILE` with Graphviz's dot, which must be installed,\ne.g. --svg bus.svg")
+	fs.StringVar(&cfg.replay, "replay", "",
+		"run again the path in `FILE`, a counterexample of fwsim explore, with the bus\nand every option it records (no other bus flag), e.g. --replay cex/stalled.json")
 	fs.IntVar(&cfg.maxTraceEvents, "max-trace-events", defaultMaxTraceEvents,
 		"with --vcd or --trace, stop a run whose trace passes `N` events, which it\nholds in memory, and write no file, e.g. --max-trace-events 5000000")
-	fs.order(append(order, "json", "vcd", "vcd-dialect", "gtkw", "trace", "max-trace-events", "dot", "svg")...)
+	fs.order(append(order, "replay", "json", "vcd", "vcd-dialect", "gtkw", "trace", "max-trace-events", "dot", "svg")...)
 
 	if code, done := fs.parse(e, args); done {
 		return code
@@ -97,6 +100,15 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 	opts := cfg.bus.options()
 	topo, source, err := cfg.bus.load()
+	if cfg.replay != "" {
+		for _, name := range order {
+			if fs.isSet(name) {
+				return fs.usageError(e, "--replay takes the bus and every option of its run from %s: drop --%s", cfg.replay, name)
+			}
+		}
+		source = "replay " + cfg.replay
+		topo, opts, err = readPathFile(cfg.replay)
+	}
 	if err != nil {
 		return fs.inputError(e, err)
 	}

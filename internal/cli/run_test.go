@@ -101,9 +101,9 @@ func TestRunErrors(t *testing.T) {
 		{"initiator twice", []string{"run", "--initiator", "pc", "--initiator", "pc"},
 			`fwsim run: invalid value "pc" for flag --initiator: "pc" is given twice; want each once (see 'fwsim help run')`},
 		{"coin bias above 1", []string{"run", "--coin-bias", "1.5"},
-			`fwsim run: invalid value "1.5" for flag --coin-bias: want a probability from 0 to 1 (see 'fwsim help run')`},
+			`fwsim run: invalid value "1.5" for flag --coin-bias: want a probability from 0 to 1, e.g. 0.25 or 1/4 (see 'fwsim help run')`},
 		{"coin bias not a number", []string{"run", "--coin-bias", "NaN"},
-			`fwsim run: invalid value "NaN" for flag --coin-bias: want a probability from 0 to 1 (see 'fwsim help run')`},
+			`fwsim run: invalid value "NaN" for flag --coin-bias: want a probability from 0 to 1, e.g. 0.25 or 1/4 (see 'fwsim help run')`},
 		{"timing", []string{"run", "--timing", "bogus"},
 			`fwsim run: invalid value "bogus" for flag --timing: want random or min or max (see 'fwsim help run')`},
 		{"clock", []string{"run", "--clock", "bogus"},
@@ -155,7 +155,7 @@ func TestRunOutOfSpecNamesTheFlag(t *testing.T) {
 
 // runFlags are every flag of "fwsim run", which help must explain.
 var runFlags = []string{"topology", "gen", "seed", "profile", "force-root", "initiator", "policy",
-	"coin-bias", "timing", "clock", "nominal-timers", "allow-out-of-spec", "max-events", "json", "vcd", "vcd-dialect", "gtkw", "trace", "max-trace-events", "dot", "svg"}
+	"coin-bias", "timing", "clock", "nominal-timers", "allow-out-of-spec", "max-events", "replay", "json", "vcd", "vcd-dialect", "gtkw", "trace", "max-trace-events", "dot", "svg"}
 
 func TestRunHelp(t *testing.T) {
 	help, flags := flagHelp(t, "run")

@@ -44,6 +44,7 @@ var outputTypes = map[string][]any{
 	"decode":     {decodeJSON{}},
 	"crosscheck": {crosscheckJSON{}},
 	"probe":      {probeJSON{}, usbListJSON{}, decodeJSON{}},
+	"explore":    {exploreJSON{}},
 }
 
 var outputTitles = map[string]string{
@@ -55,6 +56,7 @@ var outputTitles = map[string]string{
 	"decode":     "fwsim decode --json: the buses of a capture",
 	"crosscheck": "fwsim crosscheck --json: a capture against the emulation of its buses",
 	"probe":      "fwsim probe --json: the local bus; with --usb list the USB devices; with --usb a capture device's stream, as decode writes it",
+	"explore":    "fwsim explore --json: every reachable outcome, deadline probabilities and expectations, exact or as bounds",
 }
 
 // schemaOverrides are the types that encode themselves.
@@ -407,6 +409,10 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		"decode":     {},
 		"crosscheck": {{"crosscheck", "--capture", captures + "ohci-two-resets.log", "--json"}, {"crosscheck", "--capture", captures + "raw-port-absent.txt", "--json"}},
 		"elect":      {{"elect", "--compare", "--gen", "ring:5", "--json"}},
+		"explore": {
+			{"explore", "--gen", "pair", "--clock", "ideal", "--timing", "max", "--deadline", "2us", "--json"},
+			{"explore", "--gen", "pair", "--clock", "ideal", "--max-states", "20", "--json"},
+		},
 	}
 	for algo, gen := range map[string]string{"chang-roberts": "ring:5", "lelann": "ring:5", "anonymous": "ring:5",
 		"bully": "complete:5", "echo": "tree:6:2", "floodmax": "tree:6:2", "1394": "tree:6:2"} {

@@ -1,0 +1,351 @@
+package bus
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/fwsim/fwsim/phy"
+)
+
+// Follower runs one bus again and again from power-up along given choices
+// and reports where each run stops: at the first choice point past them,
+// with the key of the state there, or at the end. An explorer builds the
+// bus's state graph with it (package explore): the same PHY, tree-identify
+// and bus code as every other run, with the coins, waits, and the phases
+// and event times its ChoiceSpace opens left to the caller. A Follower is
+// not safe for concurrent use.
+type Follower struct {
+	w *world
+	// checkpoint is the key and marks of the state before the event in
+	// progress, taken while the run is near the end of its path;
+	// checkpointAt is that event's number and checkpointMade the choices
+	// made before it.
+	checkpoint      []byte
+	checkpointMarks Marks
+	checkpointAt    uint64
+	checkpointMade  int
+	key             []byte
+	queue           []kernelEntry[simEvent] // appendKey's scratch
+}
+
+// maxChoicesPerEvent is the most choices one event makes: a node entering
+// root contention flips its coin and picks its wait in one step.
+const maxChoicesPerEvent = 2
+
+// FollowStop is where a Follower's run stopped.
+type FollowStop struct {
+	// Done reports that the run ended; Metrics are then its metrics, as
+	// Simulator.Run gives them.
+	Done    bool
+	Metrics Metrics
+	// Choice is the choice point the run reached when not Done, and Key
+	// the state there: two stops with equal keys behave alike from then on,
+	// whatever came before. Key is valid until the next Follow.
+	Choice Choice
+	Key    []byte
+	// Marks are the run's marks at the stop: at the state the key
+	// describes, or at the end.
+	Marks Marks
+	// Events counts the kernel events the run processed.
+	Events uint64
+}
+
+// Marks say how far a run has got, for an explorer's metrics.
+type Marks struct {
+	// NowNs is the instant of the state, in ns since power-up.
+	NowNs int64
+	// Outcome is the outcome of the first generation that did not end
+	// ok, "" while every ended one did.
+	Outcome Outcome
+	// First are the first generation's marks.
+	First FirstMarks
+}
+
+// ErrCannotExplore says a topology or its options cannot be explored.
+var ErrCannotExplore = errors.New("cannot explore")
+
+// NewFollower checks t, o and space as Run does and returns a Follower.
+// o.Seed fixes everything that is not a choice: the timer lengths each PHY
+// draws and, without a phase grid, the clock phases. Tracing and clocks
+// with a frequency error are refused: a clock off its nominal frequency
+// makes the future depend on the absolute time, which keys leave out.
+func NewFollower(t *Topology, o Options, space ChoiceSpace) (*Follower, error) {
+	if o.Observer != nil {
+		return nil, fmt.Errorf("%w: a Follower does not trace: Options.Observer must be nil", ErrInvalidOptions)
+	}
+	if o.Replay != nil {
+		return nil, fmt.Errorf("%w: a Follower makes its own choices: Options.Replay must be nil", ErrInvalidOptions)
+	}
+	o.Replay, o.follow = &Path{Space: space}, true
+	w, err := build(t, o)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range w.topo.nodes {
+		if n.clockPPM != 0 && !o.IdealClock {
+			return nil, fmt.Errorf("%w: node %q: clock_ppm %g: exploration needs clocks at their nominal frequency", ErrCannotExplore, n.id, n.clockPPM)
+		}
+	}
+	w.lean = true
+	f := &Follower{w: w}
+	w.follower = f
+	return f, nil
+}
+
+// Follow runs from power-up taking option choices[i] at the i-th choice
+// point, and stops at the next one or at the end of the run. It fails when
+// an option is out of range.
+func (f *Follower) Follow(choices []int) (FollowStop, error) {
+	w := f.w
+	ch := w.choices
+	ch.path = ch.path[:0]
+	for _, k := range choices {
+		ch.path = append(ch.path, PathChoice{Option: k})
+	}
+	w.rebuild = w.rebuild || !w.reusable()
+	f.checkpointAt = 0
+	w.metrics, w.first = Metrics{}, FirstMarks{}
+	if err := w.start(w.opts.Seed); err != nil {
+		return FollowStop{}, err
+	}
+	if ch.err != nil {
+		return FollowStop{}, ch.err
+	}
+	if ch.pending != nil {
+		// A choice while the run is set up (a phase, the event shift):
+		// the choices so far say everything about the state.
+		f.key = append(f.key[:0], 'S')
+		for _, k := range choices {
+			f.key = binary.AppendUvarint(f.key, uint64(k))
+		}
+		return FollowStop{Choice: *ch.pending, Key: f.appendChoice(f.key, *ch.pending), Marks: w.marks()}, nil
+	}
+	w.run()
+	if ch.err != nil {
+		return FollowStop{}, ch.err
+	}
+	if ch.pending != nil {
+		if f.checkpointAt != w.k.Processed() {
+			// More than maxChoicesPerEvent choices in one event: a bug in
+			// the bus, not in the caller's input.
+			panic(fmt.Sprintf("bus: a choice in event %d found no checkpoint before it", w.k.Processed()))
+		}
+		key := append(f.key[:0], f.checkpoint...)
+		// The choices made in this event before the pending one.
+		for i := f.checkpointMade; i < len(ch.made); i++ {
+			key = f.appendChoice(key, ch.made[i])
+			key = binary.AppendUvarint(key, uint64(choices[i]))
+		}
+		f.key = f.appendChoice(key, *ch.pending)
+		return FollowStop{Choice: *ch.pending, Key: f.key, Marks: f.checkpointMarks, Events: w.k.Processed()}, nil
+	}
+	if ch.next < len(choices) {
+		return FollowStop{}, fmt.Errorf("%w: the run ended after %d of the %d choices given", ErrInvalidOptions, ch.next, len(choices))
+	}
+	m := w.metrics
+	m.Outcome = OutcomeOK
+	if len(w.gens) == 0 {
+		m.Outcome, m.TreeIDNs, m.SelfIDNs = OutcomeBudgetExhausted, -1, -1
+	}
+	if o := w.marks().Outcome; o != "" {
+		m.Outcome = o
+	}
+	m.Events = w.k.Processed()
+	return FollowStop{Done: true, Metrics: m, Marks: w.marks(), Events: m.Events}, nil
+}
+
+// appendChoice appends what identifies choice point c in a key.
+func (f *Follower) appendChoice(b []byte, c Choice) []byte {
+	b = append(b, 'C', byte(c.Kind))
+	b = binary.AppendUvarint(b, uint64(f.w.topo.nodeIndex(c.Node)+1))
+	return binary.AppendUvarint(b, uint64(c.Options))
+}
+
+// beforeEvent takes a checkpoint before the next event while the run is
+// within maxChoicesPerEvent choices of the end of its path: the event
+// that reaches a new choice point is one of those.
+func (f *Follower) beforeEvent() {
+	ch := f.w.choices
+	if len(ch.path)-ch.next > maxChoicesPerEvent {
+		return
+	}
+	f.checkpoint = f.w.appendKey(f.checkpoint[:0], &f.queue)
+	f.checkpointMarks = f.w.marks()
+	f.checkpointAt = f.w.k.Processed() + 1
+	f.checkpointMade = len(ch.made)
+}
+
+// marks reads how far the run has got.
+func (w *world) marks() Marks {
+	m := Marks{NowNs: w.k.Now(), First: FirstMarks{StartNs: -1, TreeIDNs: -1, SelfIDNs: -1, ContentionStartNs: -1, ContentionEndNs: -1}}
+	for _, g := range w.gens {
+		if g.done && g.outcome != OutcomeOK {
+			m.Outcome = g.outcome
+			break
+		}
+	}
+	switch {
+	case len(w.gens) == 0:
+	case w.gens[0].done:
+		m.First = w.first
+	default:
+		m.First = w.readFirstMarks(w.gens[0])
+	}
+	return m
+}
+
+// appendKey appends the key of the world's state between two events: what
+// its future depends on, with every time relative to now and histories
+// left out (see phy.AppendCycleKey). queue is scratch.
+func (w *world) appendKey(b []byte, queue *[]kernelEntry[simEvent]) []byte {
+	now := w.k.Now()
+	cycles := make([]int64, len(w.nodes)) // each node's present cycle
+	for i := range w.nodes {
+		n := &w.nodes[i]
+		c0 := n.clock.EdgeAtOrAfter(now)
+		cycles[i] = c0
+		// Edges repeat their spacing every KeyRepeat cycles: where in that
+		// pattern the present edge is decides every later one.
+		b = binary.AppendVarint(b, c0%n.clock.KeyRepeat())
+		b = binary.AppendVarint(b, n.clock.Edge(c0)-now)
+		b = append(b, byte(n.state))
+		b = binary.AppendVarint(b, int64(genIndex(n.gen)))
+		flags := byte(0)
+		if n.reachedT0 {
+			flags |= 1
+		}
+		if n.gen != nil && n.s0At >= n.gen.startNs {
+			flags |= 2
+		}
+		b = append(b, flags)
+		for p := range n.cable {
+			b = binary.AppendVarint(b, int64(n.cable[p]))
+			b = append(b, byte(n.remote[p]), byte(n.sent[p]))
+			b = binary.AppendVarint(b, max(n.busyUntil[p]-now, 0))
+		}
+		b = phy.AppendCycleKey(b, n.pendingStep, c0)
+		b = phy.AppendCycleKey(b, n.pendingTimer, c0)
+		// Every edge before the present one is alike: events come at or
+		// after it.
+		b = binary.AppendVarint(b, max(n.evaluated-c0, -1))
+		b = n.m.AppendKey(b, c0)
+		b = n.election.AppendKey(b, c0)
+	}
+	for _, c := range w.cables {
+		connected := byte(0)
+		if c.connected {
+			connected = 1
+		}
+		b = append(b, connected)
+		b = binary.AppendVarint(b, int64(c.epoch))
+	}
+	// Generations still open, and the ended ones a node still belongs to:
+	// an ended one decides, by whether it had left its reset, whether its
+	// members join the next.
+	for _, g := range w.gens {
+		referenced := !g.done
+		for i := range w.nodes {
+			referenced = referenced || w.nodes[i].gen == g
+		}
+		if !referenced {
+			continue
+		}
+		b = binary.AppendVarint(b, int64(g.index))
+		b = binary.AppendVarint(b, int64(g.comp))
+		b = append(b, byte(len(g.outcome)))
+		b = append(b, g.outcome...)
+		b = binary.AppendVarint(b, int64(g.reachedT0))
+		if g.done {
+			continue
+		}
+		b = binary.AppendVarint(b, int64(g.inflight))
+		b = binary.AppendUvarint(b, uint64(len(g.members)))
+		for _, m := range g.members {
+			b = binary.AppendVarint(b, int64(m))
+		}
+		b = binary.AppendUvarint(b, uint64(len(g.cables)))
+		for _, c := range g.cables {
+			b = binary.AppendVarint(b, int64(c))
+		}
+		b = binary.AppendUvarint(b, uint64(len(g.selfIDs)))
+		for _, q := range g.selfIDs {
+			b = binary.LittleEndian.AppendUint32(b, uint32(q))
+		}
+		set := byte(0)
+		for i, t := range []int64{g.resetEnd, g.treeDone, g.selfIDEnd, g.lastPacketNs} {
+			if t >= 0 {
+				set |= 1 << i
+			}
+		}
+		b = append(b, set)
+	}
+	for comp := range w.nodes {
+		if g := w.openGen[comp]; g != nil {
+			b = binary.AppendVarint(b, int64(comp))
+			b = binary.AppendVarint(b, int64(g.index))
+		}
+	}
+	b = append(b, 'W')
+	for _, idx := range w.waitingConfigs {
+		b = binary.AppendVarint(b, int64(idx))
+	}
+	// The queue in the order it will pop.
+	q := append((*queue)[:0], w.k.heap...)
+	slices.SortFunc(q, func(a, b kernelEntry[simEvent]) int {
+		if a.before(&b) {
+			return -1
+		}
+		return 1
+	})
+	*queue = q
+	b = append(b, 'Q')
+	for _, e := range q {
+		ev := e.ev
+		if w.stale(ev) {
+			continue // it will do nothing when it pops
+		}
+		b = binary.AppendVarint(b, e.at-now)
+		b = append(b, byte(ev.kind), byte(ev.line))
+		b = binary.AppendVarint(b, int64(ev.node))
+		b = binary.AppendVarint(b, int64(ev.port))
+		switch ev.kind {
+		case evStep, evTimer, evInitiate:
+			b = phy.AppendCycleKey(b, ev.cycle, cycles[ev.node])
+			if ev.short {
+				b = append(b, 1)
+			}
+		case evDelivered, evTracePacket:
+			b = binary.AppendVarint(b, int64(genIndex(w.txGen[ev.index])))
+		default: // the cable epoch, the scripted event
+			b = binary.AppendVarint(b, int64(ev.index))
+		}
+	}
+	return b
+}
+
+// stale reports an event that can no longer do anything: a timer armed
+// again since, a line state sent over a cable unplugged since, the last
+// copy of a transmission of an ended generation.
+func (w *world) stale(ev simEvent) bool {
+	switch ev.kind {
+	case evTimer:
+		return !w.nodes[ev.node].live(ev)
+	case evArrive:
+		c := w.nodes[ev.node].cable[ev.port]
+		return c < 0 || w.cables[c].epoch != ev.index
+	case evDelivered:
+		g := w.txGen[ev.index]
+		return g == nil || g.done
+	}
+	return false
+}
+
+// genIndex is g's index, -1 for none.
+func genIndex(g *generation) int {
+	if g == nil {
+		return -1
+	}
+	return g.index
+}

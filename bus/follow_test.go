@@ -1,0 +1,170 @@
+package bus_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/testenv"
+)
+
+// walk follows f from power-up taking random options until the run ends,
+// and returns the choices, the kinds and nodes of their points, and the
+// end.
+func walk(t *testing.T, f *bus.Follower, rng *rand.Rand, prefix []int) ([]int, []bus.PathChoice, bus.FollowStop) {
+	t.Helper()
+	path := append([]int(nil), prefix...)
+	var points []bus.PathChoice
+	for range 10_000 {
+		stop, err := f.Follow(path)
+		require.NoError(t, err)
+		if stop.Done {
+			return path, points, stop
+		}
+		k := rng.IntN(stop.Choice.Options)
+		points = append(points, bus.PathChoice{Kind: stop.Choice.Kind, Node: stop.Choice.Node, Option: k})
+		path = append(path, k)
+	}
+	require.Fail(t, "no end after 10,000 choices")
+	return nil, nil, bus.FollowStop{}
+}
+
+// followCases are buses whose choices a Follower opens: coins and waits
+// on cycle clocks and the ideal clock, a phase grid, a hot plug moved
+// over tree and self identify, and a bus of four.
+func followCases(t *testing.T) []struct {
+	name  string
+	topo  *bus.Topology
+	opts  bus.Options
+	space bus.ChoiceSpace
+} {
+	hotplug, err := bus.LoadTopology("../examples/hotplug.yaml")
+	require.NoError(t, err)
+	return []struct {
+		name  string
+		topo  *bus.Topology
+		opts  bus.Options
+		space bus.ChoiceSpace
+	}{
+		{"pair", generated("pair")(t), bus.Options{Seed: 3}, bus.ChoiceSpace{}},
+		{"pair ideal", generated("pair")(t), bus.Options{Seed: 3, IdealClock: true}, bus.ChoiceSpace{}},
+		{"pair phases", generated("pair")(t), bus.Options{Seed: 3, Profile: "1394a-2000"}, bus.ChoiceSpace{PhaseGrid: 3}},
+		{"chain:4", generated("chain:4")(t), bus.Options{Seed: 5}, bus.ChoiceSpace{}},
+		{"hotplug window", hotplug, bus.Options{Seed: 1}, bus.ChoiceSpace{EventWindow: &bus.Window{From: 166_000, To: 171_000}}},
+	}
+}
+
+// A Follower's run is bus.Run's: the path it took, replayed, gives the
+// same metrics, and a path that does not fit is refused with the choice
+// it breaks at.
+func TestFollowerPathReplays(t *testing.T) {
+	for _, tc := range followCases(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := bus.NewFollower(tc.topo, tc.opts, tc.space)
+			require.NoError(t, err)
+			rng := rand.New(rand.NewPCG(1, 2))
+			for range testenv.Size(2, 10, 50) {
+				_, points, end := walk(t, f, rng, nil)
+				o := tc.opts
+				o.Replay = &bus.Path{Space: tc.space, Choices: points}
+				res, err := bus.Run(tc.topo, o)
+				require.NoError(t, err)
+				first := res.Generations[0]
+				assert.Equal(t, end.Metrics.TreeIDNs, first.Timing.TreeIDDone)
+				assert.Equal(t, end.Metrics.SelfIDNs, first.Timing.SelfIDDone)
+				outcome := bus.OutcomeOK
+				for _, g := range res.Generations {
+					if g.Outcome != bus.OutcomeOK {
+						outcome = g.Outcome
+						break
+					}
+				}
+				assert.Equal(t, end.Metrics.Outcome, outcome)
+				if len(points) == 0 {
+					continue
+				}
+				short := &bus.Path{Space: tc.space, Choices: points[:len(points)-1]}
+				o.Replay = short
+				_, err = bus.Run(tc.topo, o)
+				require.ErrorIs(t, err, bus.ErrInvalidOptions)
+				assert.ErrorContains(t, err, "the path's")
+				wrong := append([]bus.PathChoice(nil), points...)
+				wrong[0].Node = "nobody"
+				o.Replay = &bus.Path{Space: tc.space, Choices: wrong}
+				_, err = bus.Run(tc.topo, o)
+				assert.ErrorContains(t, err, "choice 1 of the path is a "+wrong[0].Kind.String()+" of nobody")
+			}
+		})
+	}
+}
+
+// Equal keys mean equal futures: two paths that reach the same key, taking
+// the same choices from there, end alike, and every mark they pass lies as
+// far from the key's instant on both.
+func TestFollowerKeysMergeOnlyEqualFutures(t *testing.T) {
+	for _, tc := range followCases(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := bus.NewFollower(tc.topo, tc.opts, tc.space)
+			require.NoError(t, err)
+			rng := rand.New(rand.NewPCG(3, 4))
+			type seen struct {
+				path []int
+				now  int64
+			}
+			byKey := map[string]seen{}
+			merged := 0
+			for range testenv.Size(5, 40, 400) {
+				path, _, _ := walk(t, f, rng, nil)
+				for i := range path {
+					stop, err := f.Follow(path[:i])
+					require.NoError(t, err)
+					key := string(stop.Key)
+					other, ok := byKey[key]
+					if !ok {
+						byKey[key] = seen{append([]int(nil), path[:i]...), stop.Marks.NowNs}
+						continue
+					}
+					if len(other.path) == i && equalInts(other.path, path[:i]) {
+						continue
+					}
+					merged++
+					// The same suffix from both.
+					suffix := path[i:]
+					a, err := f.Follow(append(append([]int(nil), other.path...), suffix...))
+					require.NoError(t, err)
+					b, err := f.Follow(append(append([]int(nil), path[:i]...), suffix...))
+					require.NoError(t, err)
+					require.True(t, a.Done && b.Done)
+					assert.Equal(t, a.Metrics.Outcome, b.Metrics.Outcome)
+					// (Not the end's instant: stale timers, which keys leave
+					// out, may still pop after the bus finished.)
+					for _, pair := range [][2]int64{
+						{a.Marks.First.TreeIDNs, b.Marks.First.TreeIDNs},
+						{a.Marks.First.SelfIDNs, b.Marks.First.SelfIDNs},
+						{a.Marks.First.ContentionEndNs, b.Marks.First.ContentionEndNs},
+					} {
+						if pair[0] > other.now || pair[1] > stop.Marks.NowNs {
+							assert.Equal(t, pair[0]-other.now, pair[1]-stop.Marks.NowNs, "a mark after the key's instant")
+						}
+					}
+				}
+			}
+			t.Logf("%d keys, %d merges checked", len(byKey), merged)
+		})
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

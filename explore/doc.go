@@ -1,0 +1,52 @@
+// Package explore answers exactly what the emulated bus can do: it
+// enumerates every choice a small bus can make, on the same PHY,
+// tree-identify and bus code that bus.Run uses, merges the states that
+// behave alike, and solves the resulting graph in exact rationals.
+//
+// # Choices
+//
+// A run of bus.Run draws its root-contention coins and waits from seeded
+// random streams. Here every one is a choice point instead
+// (bus.Follower): a coin is probabilistic, with Options.CoinBias; a wait
+// is uniform over the whole cycle counts of its window with Timing Random,
+// or left to an adversary with Nondet; Min and Max pin it. The
+// bus.ChoiceSpace opens two more, both left to the adversary: each PHY's
+// clock phase on a grid, and the instant of the topology's scripted events
+// (a hot plug at every clock edge of a window). Everything else is as the
+// seed of Options.Bus makes it in bus.Run, so a path found here replays
+// there (bus.Options.Replay).
+//
+// # States and merging
+//
+// The explorer reaches each choice point by running the bus from power-up
+// along the choices that lead to it, and asks the bus for the key of the
+// state before the event that made the choice: what the PHYs, the
+// elections, the cables and the event queue will read from then on, with
+// every time relative to the present and histories left out
+// (phy.AppendCycleKey). Two choice points with the same key, and the same
+// progress of the measured metrics, are one state. So the repeated rounds
+// of a root contention close into cycles instead of unrolling forever, and
+// a graph of a few thousand states holds every run of a pair.
+//
+// # Solving
+//
+// The graph is a Markov decision process in alternating form: states of
+// random choices, states of adversary choices, and terminals (the ends of
+// runs). internal/mdp solves it in math/big.Rat: the probability of each
+// outcome, the probability of reaching each time metric within each
+// deadline (on the graph unrolled by the budget left, which every way
+// inside the metric spends), and the metrics' expectations. Without
+// adversary choices the answers are exact values; with them, the minimum
+// and maximum over every scheduler. When Options.MaxStates stops the
+// exploration, the unexplored states count once as 0 and once as 1, so
+// each answer is an interval that holds the exact value.
+//
+// # Metrics
+//
+// The metrics are those of bus.Metrics, as fwsim analyze measures them:
+// tree_id_ns and self_id_ns from the first generation's start, and
+// contention_ns over its first root contention, with contention_rounds.
+// The explorer follows each from the marks the bus reports (bus.Marks):
+// the ns of each way between two states that falls inside the metric's
+// interval count toward it.
+package explore

@@ -1,0 +1,216 @@
+package explore
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/treeid"
+)
+
+// Timing says how the waits of root contention are chosen.
+type Timing uint8
+
+const (
+	// Random draws each wait uniformly from the whole cycle counts of its
+	// window (whole ns with the ideal clock): probabilistic.
+	Random Timing = iota
+	// Nondet leaves each wait to an adversary: results are the minimum and
+	// maximum over every scheduler, as a model checker's MDP semantics
+	// gives.
+	Nondet
+	// Min and Max pin every wait to its window's bound.
+	Min
+	Max
+)
+
+var timingNames = [...]string{Random: "random", Nondet: "nondet", Min: "min", Max: "max"}
+
+func (t Timing) String() string { return timingNames[t] }
+
+// ParseTiming reads a Timing's name.
+func ParseTiming(s string) (Timing, error) {
+	for i, name := range timingNames {
+		if name == s {
+			return Timing(i), nil
+		}
+	}
+	return 0, fmt.Errorf("timing %q: want random, nondet, min or max", s)
+}
+
+// DefaultMaxStates is Options.MaxStates when zero.
+const DefaultMaxStates = 20_000
+
+// Options configure an exploration.
+type Options struct {
+	// Bus is how the bus runs, as for bus.Run: profile, clock, policy,
+	// force root, initiators, and the Seed that fixes everything that is
+	// not a choice (each PHY's timer lengths and, without a phase grid, its
+	// clock phase). Corner, CoinBias, Observer and Replay are set by the
+	// exploration.
+	Bus bus.Options
+	// Timing chooses the waits (default Random).
+	Timing Timing
+	// CoinBias is the exact probability of FAST (nil: 1/2).
+	CoinBias *big.Rat
+	// Space opens the clock phases and the scripted events' time as
+	// nondeterministic choices.
+	Space bus.ChoiceSpace
+	// Deadlines are checked for every time metric.
+	Deadlines []time.Duration
+	// MaxStates bounds the distinct states explored (default
+	// DefaultMaxStates); past it, answers are intervals.
+	MaxStates int
+	// Interrupt, when not nil, stops the exploration soon after it closes:
+	// Explore returns bus.ErrInterrupted.
+	Interrupt <-chan struct{}
+}
+
+// Metric names, as fwsim analyze names them.
+const (
+	TreeID           = "tree_id_ns"
+	SelfID           = "self_id_ns"
+	Contention       = "contention_ns"
+	ContentionRounds = "contention_rounds"
+)
+
+// TimeMetrics are the metrics deadlines apply to, in the order
+// Result.Deadlines lists them for each deadline.
+var TimeMetrics = []string{TreeID, SelfID, Contention}
+
+// Interval holds an exact value (Min equal to Max) or the bounds of one:
+// [minimum, maximum] over every scheduler under nondeterminism, widened to
+// what the unexplored states could change when MaxStates was reached.
+type Interval struct {
+	Min, Max *big.Rat
+}
+
+// Exact reports whether the interval is one value.
+func (i Interval) Exact() bool { return i.Min.Cmp(i.Max) == 0 }
+
+func (i Interval) String() string {
+	if i.Exact() {
+		return i.Min.RatString()
+	}
+	return "[" + i.Min.RatString() + ", " + i.Max.RatString() + "]"
+}
+
+// OutcomeResult is the probability that a run ends with an outcome.
+type OutcomeResult struct {
+	Outcome bus.Outcome
+	P       Interval
+	// Path is a run that ends so, as choices to replay; nil for ok.
+	Path *bus.Path
+	// PathP is the probability of that path's random choices, given its
+	// nondeterministic ones.
+	PathP *big.Rat
+}
+
+// DeadlineResult is the probability that a time metric is reached within
+// a deadline: over the runs the metric applies to (every run; for
+// contention_ns, the contended ones) without nondeterminism, as fwsim
+// analyze counts it; under nondeterminism, over all runs (a run the metric
+// does not apply to misses), since a scheduler can also choose whether it
+// applies.
+type DeadlineResult struct {
+	Metric     string
+	DeadlineNs int64
+	P          Interval
+}
+
+// ExpectedResult is a metric's expected value: over the runs that reach
+// it, as fwsim analyze averages them. Defined is false when it has none:
+// no run reaches the metric, or under nondeterminism a scheduler can avoid
+// it, or the exploration stopped at MaxStates; Why says which.
+type ExpectedResult struct {
+	Metric  string
+	Defined bool
+	Why     string
+	Value   Interval
+}
+
+// Result is what an exploration found.
+type Result struct {
+	// States counts the distinct states (choice points) explored;
+	// Terminals the runs' ends; Complete is false when MaxStates stopped
+	// the exploration, and then every answer is an interval containing
+	// the exact value.
+	States, Terminals int
+	Complete          bool
+	// Nondeterministic reports choices left to an adversary: answers are
+	// [minimum, maximum] over every scheduler.
+	Nondeterministic bool
+	Outcomes         []OutcomeResult
+	Deadlines        []DeadlineResult
+	Expected         []ExpectedResult
+	// Runs counts the partial runs taken to explore and Events their kernel
+	// events; Elapsed is the wall time.
+	Runs    int
+	Events  uint64
+	Elapsed time.Duration
+}
+
+// ErrInvalidOptions is the category of errors in Options.
+var ErrInvalidOptions = errors.New("invalid exploration")
+
+// Explore enumerates every choice the bus can make and solves the graph of
+// the states it reaches. Errors are bad input, or bus.ErrInterrupted.
+func Explore(topo *bus.Topology, o Options) (*Result, error) {
+	start := time.Now()
+	e, err := newExplorer(topo, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.build(); err != nil {
+		return nil, err
+	}
+	res, err := e.solve()
+	if err != nil {
+		return nil, err
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// checkOptions validates o and fills in the bus options the exploration
+// sets.
+func checkOptions(o *Options) error {
+	bias := big.NewRat(1, 2)
+	if o.CoinBias != nil {
+		bias = o.CoinBias
+	}
+	if bias.Sign() < 0 || bias.Cmp(big.NewRat(1, 1)) > 0 {
+		return fmt.Errorf("%w: coin bias %s outside [0, 1]", ErrInvalidOptions, bias.RatString())
+	}
+	o.CoinBias = bias
+	if o.Timing > Max {
+		return fmt.Errorf("%w: timing %d", ErrInvalidOptions, o.Timing)
+	}
+	if o.Bus.Observer != nil || o.Bus.Replay != nil {
+		return fmt.Errorf("%w: Bus.Observer and Bus.Replay must be nil", ErrInvalidOptions)
+	}
+	switch o.Timing {
+	case Min:
+		o.Bus.Corner = treeid.CornerMin
+	case Max:
+		o.Bus.Corner = treeid.CornerMax
+	default:
+		o.Bus.Corner = treeid.CornerRandom
+	}
+	f, _ := bias.Float64()
+	o.Bus.CoinBias = &f
+	if o.MaxStates == 0 {
+		o.MaxStates = DefaultMaxStates
+	}
+	if o.MaxStates < 1 {
+		return fmt.Errorf("%w: max states %d: want at least 1", ErrInvalidOptions, o.MaxStates)
+	}
+	for _, d := range o.Deadlines {
+		if d <= 0 {
+			return fmt.Errorf("%w: deadline %v: want a positive duration", ErrInvalidOptions, d)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,278 @@
+package explore
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/big"
+
+	"github.com/fwsim/fwsim/bus"
+)
+
+// state is a choice point of the graph, or a run's end (a terminal).
+type state struct {
+	path  []int // a run that reaches it: the options taken
+	marks bus.Marks
+	// A choice point's choice and edges (nil until expanded, and for a
+	// terminal).
+	choice   bus.Choice
+	edges    []edge
+	expanded bool
+	// A terminal's metrics.
+	terminal bool
+	metrics  bus.Metrics
+}
+
+// edge is one option of a choice point: where it leads, with what
+// probability (nil when an adversary chooses), and what the metrics
+// measured on the way.
+type edge struct {
+	to     int
+	option int
+	p      *big.Rat
+	// spent is, per time metric (TimeMetrics' order), the ns of the way
+	// that count toward it; rounds the contention rounds added.
+	spent  [3]int64
+	rounds int
+}
+
+// explorer builds the state graph of one bus.
+type explorer struct {
+	o      Options
+	f      *bus.Follower
+	states []state
+	index  map[string]int
+	queue  []int // choice points found and not yet expanded, in order
+	path   []int // scratch
+	runs   int
+	events uint64
+	nondet bool
+	// initial is what the metrics measure from power-up to the first
+	// state, which no edge leads to.
+	initial       [3]int64
+	initialRounds int
+}
+
+func newExplorer(topo *bus.Topology, o Options) (*explorer, error) {
+	if err := checkOptions(&o); err != nil {
+		return nil, err
+	}
+	f, err := bus.NewFollower(topo, o.Bus, o.Space)
+	if err != nil {
+		return nil, err
+	}
+	return &explorer{o: o, f: f, index: map[string]int{}}, nil
+}
+
+// interruptEvery is how many runs go by between looks at Options.Interrupt.
+const interruptEvery = 64
+
+// build explores breadth first from power-up until every choice point is
+// expanded or MaxStates of them are known.
+func (e *explorer) build() error {
+	first, err := e.follow(nil)
+	if err != nil {
+		return err
+	}
+	e.add(nil, first)
+	e.initial, e.initialRounds = measured(bus.Marks{}, first.Marks)
+	for len(e.queue) > 0 {
+		if e.choicePoints() > e.o.MaxStates {
+			break
+		}
+		s := e.queue[0]
+		e.queue = e.queue[1:]
+		if err := e.expand(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// choicePoints counts the choice points found.
+func (e *explorer) choicePoints() int { return len(e.index) }
+
+// expand follows every option of choice point s.
+func (e *explorer) expand(s int) error {
+	c := e.states[s].choice
+	for k := range c.Options {
+		p := e.probability(c, k)
+		if p != nil && p.Sign() == 0 {
+			continue // never taken: nothing to explore
+		}
+		if e.o.Interrupt != nil && e.runs%interruptEvery == 0 {
+			select {
+			case <-e.o.Interrupt:
+				return bus.ErrInterrupted
+			default:
+			}
+		}
+		e.path = append(append(e.path[:0], e.states[s].path...), k)
+		stop, err := e.follow(e.path)
+		if err != nil {
+			return err
+		}
+		to := e.add(e.path, stop)
+		ed := edge{to: to, option: k, p: p}
+		ed.spent, ed.rounds = measured(e.states[s].marks, stop.Marks)
+		e.states[s].edges = append(e.states[s].edges, ed)
+	}
+	e.states[s].expanded = true
+	return nil
+}
+
+func (e *explorer) follow(path []int) (bus.FollowStop, error) {
+	stop, err := e.f.Follow(path)
+	e.runs++
+	e.events += stop.Events
+	return stop, err
+}
+
+// add records where a run stopped: a new terminal, a choice point seen
+// before, or a new one to expand. It returns the state's index.
+func (e *explorer) add(path []int, stop bus.FollowStop) int {
+	if stop.Done {
+		e.states = append(e.states, state{path: clonePath(path), marks: stop.Marks, terminal: true, metrics: stop.Metrics})
+		return len(e.states) - 1
+	}
+	key := string(appendStatus(stop.Key, stop.Marks))
+	if s, ok := e.index[key]; ok {
+		return s
+	}
+	s := len(e.states)
+	e.index[key] = s
+	e.states = append(e.states, state{path: clonePath(path), marks: stop.Marks, choice: stop.Choice})
+	e.queue = append(e.queue, s)
+	if e.probability(stop.Choice, 0) == nil {
+		e.nondet = true
+	}
+	return s
+}
+
+func clonePath(p []int) []int { return append([]int(nil), p...) }
+
+// probability is the probability of option k of c, nil when an adversary
+// chooses.
+func (e *explorer) probability(c bus.Choice, k int) *big.Rat {
+	switch c.Kind {
+	case bus.ChoiceCoin:
+		if k == 0 {
+			return e.o.CoinBias
+		}
+		return new(big.Rat).Sub(big.NewRat(1, 1), e.o.CoinBias)
+	case bus.ChoiceWait:
+		if e.o.Timing == Random {
+			// Ending on each edge with probability 1/(the counts left)
+			// is the uniform wait over the window's whole counts.
+			end := big.NewRat(1, c.Hi-c.Waited+1)
+			if k == 0 {
+				return end
+			}
+			return new(big.Rat).Sub(one, end)
+		}
+	}
+	return nil
+}
+
+// Metric progress, as a state key holds it: what the metrics measure from
+// a state on depends on it, not on when the marks were passed.
+const (
+	notStarted   byte = iota // the metric's interval has not begun
+	running                  // begun, not ended
+	ended                    // ended, the first generation still open
+	present                  // the first generation closed with the metric
+	absent                   // it closed without (or no generation began)
+	notContended             // contention_ns: it closed without a contention
+)
+
+// status is the progress of time metric m (TimeMetrics' index) at marks.
+func status(marks bus.Marks, m int) byte {
+	f := marks.First
+	start, end := span(f, m)
+	switch {
+	case f.Closed && m == 2 && start < 0:
+		return notContended
+	case f.Closed && end >= 0:
+		return present
+	case f.Closed:
+		return absent
+	case f.StartNs < 0 || start < 0:
+		return notStarted
+	case end >= 0:
+		return ended
+	}
+	return running
+}
+
+// span is the interval time metric m measures, in ns since power-up: -1
+// for an end not reached, or a start not reached.
+func span(f bus.FirstMarks, m int) (start, end int64) {
+	switch m {
+	case 0:
+		return f.StartNs, f.TreeIDNs
+	case 1:
+		return f.StartNs, f.SelfIDNs
+	}
+	return f.ContentionStartNs, f.ContentionEndNs
+}
+
+// appendStatus appends to a state's key what the explorer measures from it
+// on: each metric's progress, the outcome so far, and, during a
+// contention, how many rounds the first node is ahead of the second (the
+// rounds it adds next depend on it).
+func appendStatus(key []byte, marks bus.Marks) []byte {
+	key = append(key, 'M')
+	for m := range TimeMetrics {
+		key = append(key, status(marks, m))
+	}
+	key = append(key, marks.Outcome...)
+	if status(marks, 2) == running {
+		key = binary.AppendVarint(key, int64(marks.First.ContentionLead))
+	}
+	return key
+}
+
+// measured is what the way from marks a to marks b counts toward each
+// time metric (the ns of it inside the metric's interval) and the
+// contention rounds it adds.
+func measured(a, b bus.Marks) (spent [3]int64, rounds int) {
+	for m := range TimeMetrics {
+		start, end := span(b.First, m)
+		if start < 0 {
+			continue
+		}
+		from, to := max(a.NowNs, start), b.NowNs
+		if end >= 0 {
+			to = min(to, end)
+		}
+		spent[m] = max(to-from, 0)
+	}
+	if !a.First.Closed {
+		rounds = b.First.ContentionRounds - a.First.ContentionRounds
+	}
+	return spent, rounds
+}
+
+// describePath writes a path as the replayable choices it is.
+func (e *explorer) describePath(path []int) (*bus.Path, *big.Rat, error) {
+	p := &bus.Path{Space: e.o.Space}
+	prob := big.NewRat(1, 1)
+	s := 0
+	for i, k := range path {
+		st := &e.states[s]
+		if st.terminal || !st.expanded {
+			return nil, nil, fmt.Errorf("explore: path step %d leaves the graph", i)
+		}
+		p.Choices = append(p.Choices, bus.PathChoice{Kind: st.choice.Kind, Node: st.choice.Node, Option: k, Meaning: st.choice.Describe(k)})
+		next := -1
+		for _, ed := range st.edges {
+			if ed.option == k {
+				next = ed.to
+				if ed.p != nil {
+					prob.Mul(prob, ed.p)
+				}
+			}
+		}
+		s = next
+	}
+	return p, prob, nil
+}

@@ -1,0 +1,267 @@
+package explore
+
+import (
+	"fmt"
+	"math/big"
+	"slices"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/mdp"
+)
+
+// solve computes every answer from the graph.
+func (e *explorer) solve() (*Result, error) {
+	res := &Result{States: e.choicePoints(), Complete: len(e.queue) == 0, Nondeterministic: e.nondet,
+		Runs: e.runs, Events: e.events}
+	var outcomes []bus.Outcome
+	for _, st := range e.states {
+		if st.terminal {
+			res.Terminals++
+			if !slices.Contains(outcomes, st.metrics.Outcome) {
+				outcomes = append(outcomes, st.metrics.Outcome)
+			}
+		}
+	}
+	slices.SortFunc(outcomes, func(a, b bus.Outcome) int {
+		if (a == bus.OutcomeOK) != (b == bus.OutcomeOK) {
+			if a == bus.OutcomeOK {
+				return -1
+			}
+			return 1
+		}
+		return compareStrings(string(a), string(b))
+	})
+	for _, o := range outcomes {
+		p, err := e.reach(func(st *state) bool { return st.terminal && st.metrics.Outcome == o })
+		if err != nil {
+			return nil, err
+		}
+		r := OutcomeResult{Outcome: o, P: p}
+		if o != bus.OutcomeOK {
+			if r.Path, r.PathP, err = e.likeliestPath(o); err != nil {
+				return nil, err
+			}
+		}
+		res.Outcomes = append(res.Outcomes, r)
+	}
+	for _, d := range e.o.Deadlines {
+		for m, name := range TimeMetrics {
+			p, err := e.deadline(m, int64(d))
+			if err != nil {
+				return nil, err
+			}
+			res.Deadlines = append(res.Deadlines, DeadlineResult{Metric: name, DeadlineNs: int64(d), P: p})
+		}
+	}
+	for m, name := range append(slices.Clone(TimeMetrics), ContentionRounds) {
+		x, err := e.expected(m)
+		if err != nil {
+			return nil, err
+		}
+		x.Metric = name
+		res.Expected = append(res.Expected, x)
+	}
+	return res, nil
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+var (
+	zero = new(big.Rat)
+	one  = big.NewRat(1, 1)
+)
+
+// model is the graph as an MDP: value gives each terminal's value,
+// frontier each unexpanded choice point's, and reward each edge's (nil for
+// none).
+func (e *explorer) model(value func(*state) *big.Rat, frontier *big.Rat, reward func(*edge) *big.Rat) *mdp.Model {
+	m := &mdp.Model{States: make([]mdp.State, len(e.states))}
+	for i := range e.states {
+		st := &e.states[i]
+		switch {
+		case st.terminal:
+			m.States[i] = mdp.State{Kind: mdp.Terminal, Value: value(st)}
+		case !st.expanded:
+			m.States[i] = mdp.State{Kind: mdp.Terminal, Value: frontier}
+		default:
+			kind := mdp.Random
+			if st.edges[0].p == nil {
+				kind = mdp.Choice
+			}
+			edges := make([]mdp.Edge, len(st.edges))
+			for j := range st.edges {
+				ed := &st.edges[j]
+				edges[j] = mdp.Edge{To: ed.to, P: ed.p}
+				if reward != nil {
+					edges[j].Reward = reward(ed)
+				}
+			}
+			m.States[i] = mdp.State{Kind: kind, Edges: edges}
+		}
+	}
+	return m
+}
+
+// bounds solves value under the least and the greatest scheduler, the
+// unexplored states at 0 and at 1: an interval that holds the exact value
+// (a single value for a complete, deterministic-free graph).
+func (e *explorer) bounds(value func(*state) *big.Rat) (Interval, error) {
+	lo, err := e.solveAt(e.model(value, zero, nil), mdp.Min, 0)
+	if err != nil {
+		return Interval{}, err
+	}
+	if !e.nondet && len(e.queue) == 0 {
+		return Interval{lo, lo}, nil
+	}
+	hi, err := e.solveAt(e.model(value, one, nil), mdp.Max, 0)
+	return Interval{lo, hi}, err
+}
+
+// solveAt solves m and returns state s's value, which must be finite.
+func (e *explorer) solveAt(m *mdp.Model, opt mdp.Opt, s int) (*big.Rat, error) {
+	v, _, err := mdp.Solve(m, opt)
+	if err != nil {
+		return nil, fmt.Errorf("explore: %w", err)
+	}
+	if v[s] == nil {
+		return nil, fmt.Errorf("explore: a probability came out infinite")
+	}
+	return v[s], nil
+}
+
+func indicator(b bool) *big.Rat {
+	if b {
+		return one
+	}
+	return zero
+}
+
+// reach is the probability of ending in a terminal target accepts.
+func (e *explorer) reach(target func(*state) bool) (Interval, error) {
+	return e.bounds(func(st *state) *big.Rat { return indicator(target(st)) })
+}
+
+// likeliestPath finds a most probable run ending with outcome o, given the
+// nondeterministic choices along it, by a best-first search over the
+// graph's states.
+func (e *explorer) likeliestPath(o bus.Outcome) (*bus.Path, *big.Rat, error) {
+	best := make([]*big.Rat, len(e.states))
+	prev := make([]int, len(e.states))
+	option := make([]int, len(e.states))
+	best[0] = one
+	done := make([]bool, len(e.states))
+	for {
+		s := -1
+		for i, p := range best {
+			if p != nil && !done[i] && (s < 0 || p.Cmp(best[s]) > 0) {
+				s = i
+			}
+		}
+		if s < 0 {
+			return nil, nil, fmt.Errorf("explore: no path to outcome %s", o)
+		}
+		done[s] = true
+		st := &e.states[s]
+		if st.terminal && st.metrics.Outcome == o {
+			var path []int
+			for t := s; t != 0; t = prev[t] {
+				path = append(path, option[t])
+			}
+			slices.Reverse(path)
+			p, _, err := e.describePath(path)
+			return p, best[s], err
+		}
+		for _, ed := range st.edges {
+			p := best[s]
+			if ed.p != nil {
+				p = new(big.Rat).Mul(p, ed.p)
+			}
+			if !done[ed.to] && (best[ed.to] == nil || p.Cmp(best[ed.to]) > 0) {
+				best[ed.to], prev[ed.to], option[ed.to] = p, s, ed.option
+			}
+		}
+	}
+}
+
+// expected is the expected value of metric m (TimeMetrics' index, or
+// len(TimeMetrics) for the contention rounds) over the runs that reach it.
+func (e *explorer) expected(m int) (ExpectedResult, error) {
+	if len(e.queue) > 0 {
+		return ExpectedResult{Why: "the exploration stopped at max states: unexplored states could add any amount"}, nil
+	}
+	reached := func(st *state) bool {
+		return m == len(TimeMetrics) || status(st.marks, m) == present
+	}
+	gain := func(ed *edge) *big.Rat {
+		if m == len(TimeMetrics) {
+			return big.NewRat(int64(ed.rounds), 1)
+		}
+		return big.NewRat(ed.spent[m], 1)
+	}
+	if e.nondet {
+		p, err := e.bounds(func(st *state) *big.Rat { return indicator(reached(st)) })
+		if err != nil {
+			return ExpectedResult{}, err
+		}
+		if p.Min.Cmp(one) != 0 {
+			return ExpectedResult{Why: "a scheduler can avoid the metric: the expectation over the runs that reach it depends on the scheduler's odds"}, nil
+		}
+		var x Interval
+		for i, opt := range []mdp.Opt{mdp.Min, mdp.Max} {
+			v, _, err := mdp.Solve(e.model(func(*state) *big.Rat { return zero }, zero, gain), opt)
+			if err != nil {
+				return ExpectedResult{}, fmt.Errorf("explore: %w", err)
+			}
+			if v[0] == nil {
+				return ExpectedResult{Why: "unbounded: a scheduler can make it as long as it likes"}, nil
+			}
+			if i == 0 {
+				x.Min = v[0]
+			} else {
+				x.Max = v[0]
+			}
+		}
+		return ExpectedResult{Defined: true, Value: x.plus(e.before(m))}, nil
+	}
+	// E[X | reached] = E[X·1reached] / P(reached): what a way adds counts
+	// with the probability that the metric is then reached.
+	q, _, err := mdp.Solve(e.model(func(st *state) *big.Rat { return indicator(reached(st)) }, zero, nil), mdp.Min)
+	if err != nil {
+		return ExpectedResult{}, fmt.Errorf("explore: %w", err)
+	}
+	if q[0].Sign() == 0 {
+		return ExpectedResult{Why: "no run reaches the metric"}, nil
+	}
+	v, _, err := mdp.Solve(e.model(func(*state) *big.Rat { return zero }, zero, func(ed *edge) *big.Rat {
+		return gain(ed).Mul(gain(ed), q[ed.to])
+	}), mdp.Min)
+	if err != nil {
+		return ExpectedResult{}, fmt.Errorf("explore: %w", err)
+	}
+	if v[0] == nil {
+		return ExpectedResult{Why: "unbounded"}, nil
+	}
+	x := new(big.Rat).Quo(v[0], q[0])
+	return ExpectedResult{Defined: true, Value: Interval{x, x}.plus(e.before(m))}, nil
+}
+
+// before is what metric m measured before the first state.
+func (e *explorer) before(m int) *big.Rat {
+	if m == len(TimeMetrics) {
+		return big.NewRat(int64(e.initialRounds), 1)
+	}
+	return big.NewRat(e.initial[m], 1)
+}
+
+// plus shifts both bounds by d.
+func (i Interval) plus(d *big.Rat) Interval {
+	return Interval{new(big.Rat).Add(i.Min, d), new(big.Rat).Add(i.Max, d)}
+}
