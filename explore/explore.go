@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/analysis"
 	"github.com/fwsim/fwsim/treeid"
 )
 
@@ -70,15 +71,15 @@ type Options struct {
 
 // Metric names, as fwsim analyze names them.
 const (
-	TreeID           = "tree_id_ns"
-	SelfID           = "self_id_ns"
-	Contention       = "contention_ns"
-	ContentionRounds = "contention_rounds"
+	TreeID           = analysis.TreeID
+	SelfID           = analysis.SelfID
+	Contention       = analysis.Contention
+	ContentionRounds = analysis.ContentionRounds
 )
 
 // TimeMetrics are the metrics deadlines apply to, in the order
 // Result.Deadlines lists them for each deadline.
-var TimeMetrics = []string{TreeID, SelfID, Contention}
+var TimeMetrics = analysis.TimeMetrics
 
 // Interval holds an exact value (Min equal to Max) or the bounds of one:
 // [minimum, maximum] over every scheduler under nondeterminism, widened to
