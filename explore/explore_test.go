@@ -93,6 +93,7 @@ func TestPrismAdversary(t *testing.T) {
 		Bus:       bus.Options{Seed: 1394, Profile: "prism", AllowOutOfSpec: true, IdealClock: true},
 		Timing:    Nondet,
 		Deadlines: []time.Duration{2 * time.Microsecond},
+		MaxStates: 200_000,
 	})
 	require.NoError(t, err)
 	require.True(t, res.Complete)
