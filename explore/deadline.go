@@ -20,7 +20,7 @@ func (e *explorer) deadline(m int, d int64) (Interval, error) {
 	}
 	u.visit(budgeted{0, d})
 	for i := 0; i < len(u.todo); i++ {
-		if len(u.todo) > e.o.MaxStates {
+		if len(u.todo) > unrollFactor*e.o.MaxStates {
 			// Past the bound, the rest stand for any value: the answer
 			// becomes an interval, as for the graph itself.
 			i := u.index[u.todo[i]]
@@ -59,6 +59,11 @@ func (e *explorer) deadline(m int, d int64) (Interval, error) {
 	}
 	return Interval{lo, hi}, nil
 }
+
+// unrollFactor bounds the unrolling of a deadline at this many times
+// Options.MaxStates states: each graph state appears there once per budget
+// it can be reached with.
+const unrollFactor = 50
 
 // budgeted is a state of the unrolling: a graph state with the ns of the
 // deadline left.

@@ -62,7 +62,8 @@ type Options struct {
 	// Deadlines are checked for every time metric.
 	Deadlines []time.Duration
 	// MaxStates bounds the distinct states explored (default
-	// DefaultMaxStates); past it, answers are intervals.
+	// DefaultMaxStates), and 50 times it the states of a deadline's
+	// unrolling; past either, answers are intervals.
 	MaxStates int
 	// Interrupt, when not nil, stops the exploration soon after it closes:
 	// Explore returns bus.ErrInterrupted.
