@@ -1,5 +1,6 @@
-// Package mdp solves finite Markov decision processes exactly, in
-// math/big.Rat, for fwsim explore.
+// Package mdp solves finite Markov decision processes for fwsim explore:
+// exactly, in math/big.Rat, where Limits allow, and otherwise within
+// sound bounds.
 //
 // A Model is in alternating form: Terminal states with a given value,
 // Random states whose edges carry probabilities, and Choice states where a
@@ -16,16 +17,44 @@
 // time with rewards in ns. A run that never ends contributes only the
 // rewards it collected; a value that grows without bound is +infinity.
 //
-// The method is the textbook one (Baier and Katoen, Principles of Model
-// Checking, ch. 10; Forejt, Kwiatkowska, Norman and Parker, Automated
-// Verification Techniques for Probabilistic Systems, SFM 2011, §4):
-// strongly connected components are solved one at a time, each after every
-// component it reaches (Tarjan's algorithm, iteratively); a state on no
-// cycle is one step of the equations. Inside a component, the states that
-// can collect nothing are 0 (for the minimiser, those where it can stay
-// collecting nothing forever), the states that must collect forever are
-// infinite, and the rest are solved by policy iteration: a memoryless
-// policy, first one that leaves the component, is evaluated exactly by
-// Gaussian elimination and improved wherever an edge does strictly
-// better, until none does.
+// Solve answers with an interval per state, Lo ≤ v ≤ Hi, a single value
+// (the same *big.Rat) wherever the value is known exactly, which is
+// everywhere unless Limits send a component to value iteration.
+//
+// The exact method is the textbook one (Baier and Katoen, Principles of
+// Model Checking, ch. 10; Forejt, Kwiatkowska, Norman and Parker,
+// Automated Verification Techniques for Probabilistic Systems, SFM 2011,
+// §4): strongly connected components are solved one at a time, each after
+// every component it reaches (Tarjan's algorithm, iteratively); a state on
+// no cycle is one step of the equations. Inside a component, the states
+// that can collect nothing are 0 (for the minimiser, those where it can
+// stay collecting nothing forever), the states that must collect forever
+// are infinite. If then no edge between the remaining states earns a
+// reward and every edge out of them earns one and the same exact value c,
+// they are all worth c (a reachability probability whose exits are all
+// 1, say): see solver.uniform for why. Otherwise they are solved by policy
+// iteration: a memoryless policy, first one that leaves the component, is
+// evaluated exactly, by Gaussian elimination on a feedback set F of its
+// chain (with the acyclic rest eliminated around it), and improved
+// wherever an edge does strictly better, until none does.
+//
+// A component of Random states only whose F exceeds
+// Limits.MaxExactFeedback is bounded instead by sound value iteration
+// (Quatmann and Katoen, Sound Value Iteration, CAV 2018; compare Haddad
+// and Monmege, Interval iteration algorithm for MDPs and IMDPs, TCS 2018):
+// after k steps from s, x collects what is collected within the k steps
+// and y is the probability of still being in the component; once every
+// y < 1, with L and U the least and greatest x/(1-y),
+// x + y·L ≤ v ≤ x + y·U. The iteration runs in big.Float rounded down for
+// the lower bounds and up for the upper ones, so the bounds are sound; it
+// stops at the relative width Limits.Precision (or at the iteration cap,
+// with wider bounds).
+//
+// Inexact values flow upstream as intervals: a component whose successors
+// outside it are not all exact is solved twice, with their lower bounds
+// and with their upper ones. The Bellman operator, and so its least fixed
+// point, is monotone in those values, under Min as under Max, so the two
+// answers bound the value. Value iteration in such a component uses, in
+// each pass, that pass's successor values for both of its bounds and keeps
+// the pass's side.
 package mdp
