@@ -50,7 +50,10 @@
 //
 // # How time passes
 //
-// Kernel is a 4-ary heap of events ordered by (time, sequence number). The
+// Kernel is a 4-ary heap of events ordered by (time, sequence number), the
+// line-state arrivals of one nanosecond first (Kernel.ScheduleFirst), so
+// that a PHY evaluating an edge sees every line state that arrived at its
+// instant, whenever that evaluation was queued. The
 // world schedules four kinds of things on it: a line state arriving at a
 // port one cable delay after its peer drove it; a PHY evaluating its inputs
 // on its next clock edge; a PHY's timer expiring; and scripted events. A

@@ -57,7 +57,10 @@ type Marks struct {
 	// NowNs is the instant of the state, in ns since power-up.
 	NowNs int64
 	// Outcome is the outcome of the first generation that did not end
-	// ok, "" while every ended one did.
+	// ok, "" while every ended one did. A generation that a scripted event
+	// interrupted (a connect, disconnect or reset of the topology's
+	// scenario began the next bus reset) counts as ok: the scenario asked
+	// for it.
 	Outcome Outcome
 	// First are the first generation's marks.
 	First FirstMarks
@@ -181,7 +184,7 @@ func (f *Follower) beforeEvent() {
 func (w *world) marks() Marks {
 	m := Marks{NowNs: w.k.Now(), First: FirstMarks{StartNs: -1, TreeIDNs: -1, SelfIDNs: -1, ContentionStartNs: -1, ContentionEndNs: -1}}
 	for _, g := range w.gens {
-		if g.done && g.outcome != OutcomeOK {
+		if g.done && g.outcome != OutcomeOK && !g.scripted {
 			m.Outcome = g.outcome
 			break
 		}

@@ -23,9 +23,12 @@ type generation struct {
 	// and an R0 entry starts a new generation. Before, it is part of this
 	// one: a node in R0 or R1 absorbs BUS_RESET, so the reset need not
 	// reach every node again.
-	reachedT0    int
-	done         bool
-	outcome      Outcome
+	reachedT0 int
+	done      bool
+	outcome   Outcome
+	// scripted reports an interruption the scenario caused: a scripted
+	// connect, disconnect or reset began the next bus reset.
+	scripted     bool
 	problems     []string
 	resetEnd     int64 // absolute times, -1 until reached
 	treeDone     int64
@@ -107,15 +110,16 @@ func (w *world) onReset(i int, now int64) {
 	n := &w.nodes[i]
 	g := w.openGen[w.comp[i]]
 	if g == nil || g.done || g.pastReset() {
-		if g != nil && !g.done {
-			w.close(g, OutcomeInterrupted, fmt.Sprintf("a new bus reset from %s at %d ns", n.cfg.id, now))
-		}
 		cause := n.cause
 		switch {
 		case n.m.WatchdogReset():
 			cause = Cause{Kind: CauseWatchdog, Node: n.cfg.id, Event: -1, Text: "reset from " + n.cfg.id + ": MAX_ARB_STATE_TIME ran out"}
 		case w.initiating != i || cause.Kind == "":
 			cause = Cause{Kind: CauseSeen, Node: n.cfg.id, Event: -1, Text: "bus reset first seen by " + n.cfg.id}
+		}
+		if g != nil && !g.done {
+			g.scripted = cause.Kind == CauseEvent
+			w.close(g, OutcomeInterrupted, fmt.Sprintf("a new bus reset from %s at %d ns", n.cfg.id, now))
 		}
 		g = w.open(w.comp[i], now, cause)
 	}
@@ -150,6 +154,7 @@ func (w *world) join(i int, g *generation, now int64) {
 		return
 	}
 	if old := n.gen; old != nil && !old.done {
+		old.scripted = g.cause.Kind == CauseEvent
 		w.close(old, OutcomeInterrupted, fmt.Sprintf("a new bus reset reached %s at %d ns", n.cfg.id, now))
 	}
 	n.leftT0()
@@ -361,7 +366,7 @@ func relative(t, start int64) int64 {
 // snapshot freezes a generation's outcome into its public form.
 func (w *world) snapshot(g *generation) Generation {
 	out := Generation{
-		Index: g.index, StartNs: g.startNs, EndNs: g.endNs, Cause: g.cause, Outcome: g.outcome,
+		Index: g.index, StartNs: g.startNs, EndNs: g.endNs, Cause: g.cause, Outcome: g.outcome, Scripted: g.scripted,
 		Problems: g.problems, SelfIDs: g.selfIDs, Tree: g.tree, Links: g.links,
 		Timing: PhaseTiming{
 			ResetEnd:   relative(g.resetEnd, g.startNs),

@@ -4,8 +4,8 @@ import "fmt"
 
 // Kernel is the discrete-event core of every simulation: a priority queue of
 // events on virtual time, ordered by (time, sequence number) so that events at
-// the same nanosecond run in the order they were scheduled, never in map or
-// heap order. It is a 4-ary heap of values: scheduling and popping allocate
+// the same nanosecond run in the order they were scheduled (those queued with
+// ScheduleFirst before the others), never in map or heap order. It is a 4-ary heap of values: scheduling and popping allocate
 // nothing once the heap has grown to its working size.
 //
 // E is the caller's event payload. The zero Kernel is ready to use.
@@ -38,12 +38,26 @@ func (k *Kernel[E]) Processed() uint64 { return k.processed }
 // Schedule queues ev at time at, which must not be in the past: an event
 // scheduled before Now would break causality, and that is a bug in the
 // caller, not a condition to recover from.
-func (k *Kernel[E]) Schedule(at int64, ev E) {
+func (k *Kernel[E]) Schedule(at int64, ev E) { k.schedule(at, ev, later) }
+
+// ScheduleFirst queues ev at time at, before every event that Schedule
+// queues at the same instant, whenever it was queued; events that
+// ScheduleFirst queues at one instant run in the order they were queued.
+// The world queues line-state arrivals so: what arrives at the instant of
+// a clock edge is sampled on that edge, however early the evaluation of
+// that edge was queued.
+func (k *Kernel[E]) ScheduleFirst(at int64, ev E) { k.schedule(at, ev, 0) }
+
+// later is the sequence bit that puts the events Schedule queues after
+// those ScheduleFirst queues at the same instant.
+const later = 1 << 63
+
+func (k *Kernel[E]) schedule(at int64, ev E, class uint64) {
 	if at < k.now {
 		panic(fmt.Sprintf("bus: event scheduled at %d ns, before now (%d ns)", at, k.now))
 	}
 	k.seq++
-	k.heap = append(k.heap, kernelEntry[E]{at: at, seq: k.seq, ev: ev})
+	k.heap = append(k.heap, kernelEntry[E]{at: at, seq: k.seq | class, ev: ev})
 	k.up(len(k.heap) - 1)
 }
 

@@ -35,6 +35,41 @@ func TestKernelOrdersByTimeThenSchedulingOrder(t *testing.T) {
 	assert.Equal(t, uint64(2000), k.Processed())
 }
 
+// Events queued with ScheduleFirst pop before every event Schedule queued
+// at the same instant, even one queued long before; among themselves, and
+// among the others, in scheduling order.
+func TestKernelScheduleFirstRunsFirstAtItsInstant(t *testing.T) {
+	var k Kernel[int]
+	rng := rand.New(rand.NewPCG(3, 4))
+	type item struct {
+		at    int64
+		first bool
+		ord   int
+	}
+	var want []item
+	for i := range 2000 {
+		at, first := rng.Int64N(50), rng.IntN(2) == 0
+		if first {
+			k.ScheduleFirst(at, i)
+		} else {
+			k.Schedule(at, i)
+		}
+		want = append(want, item{at, first, i})
+	}
+	sort.SliceStable(want, func(a, b int) bool {
+		if want[a].at != want[b].at {
+			return want[a].at < want[b].at
+		}
+		return want[a].first && !want[b].first
+	})
+	for i, w := range want {
+		at, ev, ok := k.Next()
+		require.True(t, ok, "event %d missing", i)
+		require.Equal(t, w.at, at)
+		require.Equal(t, w.ord, ev, "at %d ns: arrivals first, then scheduling order", at)
+	}
+}
+
 func TestKernelInterleavedScheduling(t *testing.T) {
 	var k Kernel[int64]
 	rng := rand.New(rand.NewPCG(3, 4))

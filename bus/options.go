@@ -43,6 +43,12 @@ type Options struct {
 	// own from the ranges the standard allows (phy.Timing's ...Range
 	// fields), seeded, as real PHYs differ.
 	NominalTimers bool
+	// SetupSeed, when not nil, draws every PHY's clock phase and timer
+	// lengths from it instead of from Seed, so that runs with different
+	// seeds differ only in their root-contention coins and waits: a Monte
+	// Carlo analysis of the very bus that fwsim explore --seed S explores
+	// (explore fixes what is not a choice with its seed).
+	SetupSeed *uint64
 	// IdealClock removes cycle quantisation: every PHY samples every
 	// nanosecond, with no phase offset and no frequency error.
 	IdealClock bool

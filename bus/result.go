@@ -107,6 +107,10 @@ type Generation struct {
 	StartNs int64
 	Cause   Cause
 	Outcome Outcome
+	// Scripted reports an Outcome of OutcomeInterrupted that the scenario
+	// asked for: a scripted connect, disconnect or reset began the next bus
+	// reset. fwsim explore counts such a generation as ok.
+	Scripted bool
 	// EndNs is the virtual time the outcome was decided: the last self-ID's
 	// arrival (ok, inconsistent), a PHY's CONFIG_TIMEOUT, the reset that
 	// interrupted it, or the end of the run.

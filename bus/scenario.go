@@ -138,6 +138,7 @@ func (w *world) cableChanged(c, idx int, desc string) {
 		// packet on its way across the cable is cut off, whether or not the
 		// PHYs have reset yet.
 		if g := w.nodes[end.node].gen; g != nil && !g.done {
+			g.scripted = true
 			w.close(g, OutcomeInterrupted, desc+" at "+fmt.Sprint(w.k.Now())+" ns")
 		}
 		w.nodes[end.node].cause = Cause{Kind: CauseEvent, Node: w.nodes[end.node].cfg.id, Event: idx, Text: desc}

@@ -246,11 +246,15 @@ func (w *world) start(seed uint64) error {
 	if w.choices != nil {
 		w.choices.restart()
 	}
+	setup := seed
+	if w.opts.SetupSeed != nil {
+		setup = *w.opts.SetupSeed
+	}
 	for i, rn := range w.topo.nodes {
 		clock := phy.IdealClock()
 		if !w.opts.IdealClock {
 			period := (1e9 + w.timing.ClockHz - 1) / w.timing.ClockHz
-			w.draws.Seed(seed, streamID(i, streamClock))
+			w.draws.Seed(setup, streamID(i, streamClock))
 			phase := w.draw.Int64N(period)
 			if w.choices != nil && w.choices.space.PhaseGrid > 0 {
 				phase = w.choices.phase(i, period)
@@ -269,7 +273,7 @@ func (w *world) start(seed uint64) error {
 			w.resetNode(i, rn, clock)
 		}
 		w.nodes[i].coins.Seed(seed, streamID(i, streamContention))
-		w.drawTimers(i, seed)
+		w.drawTimers(i, setup)
 	}
 	w.rebuild = false
 	for i, c := range w.topo.cables {
@@ -444,7 +448,7 @@ func (w *world) plug(c int) {
 		n.m.Ports().Connected[end.port] = true
 		far := cs.peer(end)
 		n.peerUIDs[end.port] = w.nodes[far.node].cfg.uid
-		w.k.Schedule(w.k.Now()+cs.delayNs, simEvent{kind: evArrive, node: int32(far.node), port: int16(far.port),
+		w.k.ScheduleFirst(w.k.Now()+cs.delayNs, simEvent{kind: evArrive, node: int32(far.node), port: int16(far.port),
 			line: n.sent[end.port], index: cs.epoch})
 	}
 }
@@ -671,7 +675,7 @@ func (w *world) afterStep(i int, cycle int64) {
 		if c := n.cable[p]; c >= 0 {
 			cs := &w.cables[c]
 			far := cs.peer(portRef{i, p})
-			w.k.Schedule(max(now, n.busyUntil[p])+cs.delayNs, simEvent{kind: evArrive, node: int32(far.node), port: int16(far.port), line: tx, index: cs.epoch})
+			w.k.ScheduleFirst(max(now, n.busyUntil[p])+cs.delayNs, simEvent{kind: evArrive, node: int32(far.node), port: int16(far.port), line: tx, index: cs.epoch})
 			w.setRx(i, p, phy.Receive(tx, n.remote[p]))
 		}
 	}

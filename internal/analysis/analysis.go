@@ -146,6 +146,10 @@ type Header struct {
 	Clock    string  `json:"clock"`     // cycle or ideal
 	Policy   string  `json:"policy"`    // how a node in root contention picks its wait: coin or larger-id-wins
 	CoinBias float64 `json:"coin_bias"` // the probability of FAST
+	// SetupSeed is --setup-seed: every run's clock phases and timer
+	// lengths come from it, only coins and waits from the run's seed; null
+	// when each run draws its own.
+	SetupSeed *uint64 `json:"setup_seed"`
 }
 
 // SchemaVersion is the version of the JSON every fwsim command writes,
@@ -414,15 +418,19 @@ func HeaderOf(cfg Config) (Header, error) {
 		IdealClock     bool
 		MaxEvents      uint64
 		MaxTime        time.Duration
+		// Left out when unset, so that the hashes of analyses without
+		// them stay as they were.
+		NominalTimers bool    `json:",omitempty"`
+		SetupSeed     *uint64 `json:",omitempty"`
 	}{cfg.Topology, o.Profile, o.Timing, o.AllowOutOfSpec, o.ForceRoot, o.Initiators,
-		o.Policy.String(), o.Corner.String(), bias, o.IdealClock, o.MaxEvents, o.MaxTime})
+		o.Policy.String(), o.Corner.String(), bias, o.IdealClock, o.MaxEvents, o.MaxTime, o.NominalTimers, o.SetupSeed})
 	if err != nil {
 		return Header{}, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	sum := sha256.Sum256(blob)
 	return Header{
 		Seed: cfg.Options.Seed, Topology: cfg.Source, ConfigSHA256: hex.EncodeToString(sum[:]),
-		Profile: profile, Timing: o.Corner.String(), Clock: clock, Policy: o.Policy.String(), CoinBias: bias,
+		Profile: profile, Timing: o.Corner.String(), Clock: clock, Policy: o.Policy.String(), CoinBias: bias, SetupSeed: o.SetupSeed,
 	}, nil
 }
 

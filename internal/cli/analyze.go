@@ -60,6 +60,7 @@ type analyzeFlags struct {
 	deadlines   durationList
 	quiet       bool
 	maxDuration time.Duration
+	setupSeed   uint64
 }
 
 // register adds the flags to fs; order lists them for help.
@@ -76,7 +77,10 @@ func (a *analyzeFlags) register(fs *flags) (order []string) {
 	fs.DurationVar(&a.maxDuration, "max-duration", 24*time.Hour,
 		"refuse to start when the runs would take longer than `D` here, as timed from\n"+
 			"the first runs before any output; 0 for no limit, e.g. --max-duration 72h")
-	return append(order[:2:2], append([]string{"runs", "workers", "deadline", "quiet", "max-duration"}, order[2:]...)...)
+	fs.Uint64Var(&a.setupSeed, "setup-seed", 0,
+		"draw every run's clock phases and timer lengths from `S`, so that runs differ\n"+
+			"only in their coins and waits: the bus fwsim explore --seed S explores,\ne.g. --setup-seed 1 (default: each run draws its own)")
+	return append(order[:2:2], append([]string{"runs", "workers", "deadline", "quiet", "max-duration"}, append(order[2:], "setup-seed")...)...)
 }
 
 // progress is the progress bar the flags ask for, nil for none.
@@ -106,7 +110,11 @@ func (a *analyzeFlags) config(e *env, fs *flags) (analysis.Config, int) {
 	if err != nil {
 		return analysis.Config{}, fs.inputError(e, err)
 	}
-	return analysis.Config{Topology: topo, Source: source, Options: a.bus.options(), Runs: a.runs,
+	o := a.bus.options()
+	if fs.isSet("setup-seed") {
+		o.SetupSeed = &a.setupSeed
+	}
+	return analysis.Config{Topology: topo, Source: source, Options: o, Runs: a.runs,
 		Workers: a.workers, Deadlines: a.deadlines}, exitOK
 }
 
@@ -331,8 +339,12 @@ func verdict(e *env, fs *flags, s *analysis.Summary) int {
 // writeSummaryText is the text report: a header, a table of metrics, the
 // deadlines, the roots and the failures.
 func writeSummaryText(w io.Writer, s *analysis.Summary) {
-	fmt.Fprintf(w, "analysis of %s: %d runs, seed %d, profile %s, timing %s, clock %s, policy %s, coin bias %v\n",
-		s.Topology, s.Runs, s.Seed, s.Profile, s.Timing, s.Clock, s.Policy, s.CoinBias)
+	setup := ""
+	if s.SetupSeed != nil {
+		setup = fmt.Sprintf(", setup seed %d", *s.SetupSeed)
+	}
+	fmt.Fprintf(w, "analysis of %s: %d runs, seed %d%s, profile %s, timing %s, clock %s, policy %s, coin bias %v\n",
+		s.Topology, s.Runs, s.Seed, setup, s.Profile, s.Timing, s.Clock, s.Policy, s.CoinBias)
 	fmt.Fprintf(w, "\n%-17s %7s %10s %9s %9s %9s %9s %9s %9s %9s  %s\n",
 		"metric", "n", "mean", "std", "min", "p50", "p90", "p99", "p99.9", "max", "95% CI of the mean")
 	for _, name := range analysis.MetricNames {
