@@ -142,13 +142,13 @@ func (u *unrolling) bounds() (Interval, error) {
 		return Interval{}, err
 	}
 	if !u.e.nondet && len(u.e.queue) == 0 && !u.truncated {
-		return Interval{lo, lo}, nil
+		return lo, nil
 	}
 	for _, i := range u.frontier {
 		u.states[i].Value = one
 	}
 	hi, err := u.e.solveAt(m, mdp.Max, root)
-	return Interval{lo, hi}, err
+	return Interval{lo.Min, hi.Max}, err
 }
 
 // rootIndex is the unrolling's start: the power-up state with the whole

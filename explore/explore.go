@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/analysis"
+	"github.com/fwsim/fwsim/internal/mdp"
 	"github.com/fwsim/fwsim/treeid"
 )
 
@@ -59,12 +62,17 @@ type Options struct {
 	// Space opens the clock phases and the scripted events' time as
 	// nondeterministic choices.
 	Space bus.ChoiceSpace
-	// Deadlines are checked for every time metric.
-	Deadlines []time.Duration
+	// Deadlines ask for the probability of meeting each.
+	Deadlines []Deadline
 	// MaxStates bounds the distinct states explored (default
 	// DefaultMaxStates), and 50 times it the states of a deadline's
 	// unrolling; past either, answers are intervals.
 	MaxStates int
+	// Limits bound the solver's exact work (internal/mdp): a cycle whose
+	// exact solution would cost too much is bounded by sound value
+	// iteration instead, and its answers become narrow intervals. The
+	// zero value is the solver's defaults.
+	Limits mdp.Limits
 	// Interrupt, when not nil, stops the exploration soon after it closes:
 	// Explore returns bus.ErrInterrupted.
 	Interrupt <-chan struct{}
@@ -78,8 +86,15 @@ const (
 	ContentionRounds = analysis.ContentionRounds
 )
 
+// Deadline asks for the probability that a time metric is at most D.
+type Deadline struct {
+	// Metric is one of TimeMetrics, or "" for every one (in their order).
+	Metric string
+	D      time.Duration
+}
+
 // TimeMetrics are the metrics deadlines apply to, in the order
-// Result.Deadlines lists them for each deadline.
+// Result.Deadlines lists them for a deadline of every metric.
 var TimeMetrics = analysis.TimeMetrics
 
 // Interval holds an exact value (Min equal to Max) or the bounds of one:
@@ -144,9 +159,13 @@ type Result struct {
 	// Nondeterministic reports choices left to an adversary: answers are
 	// [minimum, maximum] over every scheduler.
 	Nondeterministic bool
-	Outcomes         []OutcomeResult
-	Deadlines        []DeadlineResult
-	Expected         []ExpectedResult
+	// Bounded reports that the solver bounded some cycle by sound value
+	// iteration instead of solving it exactly (Options.Limits): the answers
+	// that depend on it are narrow intervals around the exact value.
+	Bounded   bool
+	Outcomes  []OutcomeResult
+	Deadlines []DeadlineResult
+	Expected  []ExpectedResult
 	// Runs counts the partial runs taken to explore and Events their kernel
 	// events; Elapsed is the wall time.
 	Runs    int
@@ -210,9 +229,15 @@ func checkOptions(o *Options) error {
 		return fmt.Errorf("%w: max states %d: want at least 1", ErrInvalidOptions, o.MaxStates)
 	}
 	for _, d := range o.Deadlines {
-		if d <= 0 {
-			return fmt.Errorf("%w: deadline %v: want a positive duration", ErrInvalidOptions, d)
+		if d.D <= 0 {
+			return fmt.Errorf("%w: deadline %v: want a positive duration", ErrInvalidOptions, d.D)
+		}
+		if d.Metric != "" && metricIndex(d.Metric) < 0 {
+			return fmt.Errorf("%w: deadline %v: metric %q: want one of %s", ErrInvalidOptions, d.D, d.Metric, strings.Join(TimeMetrics, ", "))
 		}
 	}
 	return nil
 }
+
+// metricIndex is name's index in TimeMetrics, -1 for none.
+func metricIndex(name string) int { return slices.Index(TimeMetrics, name) }

@@ -46,6 +46,8 @@ type explorer struct {
 	runs   int
 	events uint64
 	nondet bool
+	// bounded is set once a solution is not exact everywhere.
+	bounded bool
 	// initial is what the metrics measure from power-up to the first
 	// state, which no edge leads to.
 	initial       [3]int64

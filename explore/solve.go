@@ -46,11 +46,14 @@ func (e *explorer) solve() (*Result, error) {
 	}
 	for _, d := range e.o.Deadlines {
 		for m, name := range TimeMetrics {
-			p, err := e.deadline(m, int64(d))
+			if d.Metric != "" && d.Metric != name {
+				continue
+			}
+			p, err := e.deadline(m, int64(d.D))
 			if err != nil {
 				return nil, err
 			}
-			res.Deadlines = append(res.Deadlines, DeadlineResult{Metric: name, DeadlineNs: int64(d), P: p})
+			res.Deadlines = append(res.Deadlines, DeadlineResult{Metric: name, DeadlineNs: int64(d.D), P: p})
 		}
 	}
 	for m, name := range append(slices.Clone(TimeMetrics), ContentionRounds) {
@@ -61,6 +64,7 @@ func (e *explorer) solve() (*Result, error) {
 		x.Metric = name
 		res.Expected = append(res.Expected, x)
 	}
+	res.Bounded = e.bounded
 	return res, nil
 }
 
@@ -112,29 +116,48 @@ func (e *explorer) model(value func(*state) *big.Rat, frontier *big.Rat, reward 
 
 // bounds solves value under the least and the greatest scheduler, the
 // unexplored states at 0 and at 1: an interval that holds the exact value
-// (a single value for a complete, deterministic-free graph).
+// (a single value for a complete graph without adversary choices, when the
+// solver could solve it exactly).
 func (e *explorer) bounds(value func(*state) *big.Rat) (Interval, error) {
+	if !e.nondet && len(e.queue) == 0 {
+		return e.solveAt(e.model(value, zero, nil), mdp.Min, 0)
+	}
 	lo, err := e.solveAt(e.model(value, zero, nil), mdp.Min, 0)
 	if err != nil {
 		return Interval{}, err
 	}
-	if !e.nondet && len(e.queue) == 0 {
-		return Interval{lo, lo}, nil
-	}
 	hi, err := e.solveAt(e.model(value, one, nil), mdp.Max, 0)
-	return Interval{lo, hi}, err
+	return Interval{lo.Min, hi.Max}, err
 }
 
-// solveAt solves m and returns state s's value, which must be finite.
-func (e *explorer) solveAt(m *mdp.Model, opt mdp.Opt, s int) (*big.Rat, error) {
-	v, _, err := mdp.Solve(m, opt)
+// solveModel solves m for opt within the exploration's limits.
+func (e *explorer) solveModel(m *mdp.Model, opt mdp.Opt) (*mdp.Solution, error) {
+	sol, err := mdp.Solve(m, opt, e.o.Limits)
 	if err != nil {
 		return nil, fmt.Errorf("explore: %w", err)
 	}
-	if v[s] == nil {
-		return nil, fmt.Errorf("explore: a probability came out infinite")
+	if !e.bounded && !exactAll(sol) {
+		e.bounded = true
 	}
-	return v[s], nil
+	return sol, nil
+}
+
+// solveAt solves a probability m and returns state s's bounds: exact
+// where the solver solved every component it depends on exactly. A bound
+// the solver could not find is the trivial one, 1.
+func (e *explorer) solveAt(m *mdp.Model, opt mdp.Opt, s int) (Interval, error) {
+	sol, err := e.solveModel(m, opt)
+	if err != nil {
+		return Interval{}, err
+	}
+	if sol.Lo[s] == nil {
+		return Interval{}, fmt.Errorf("explore: a probability came out infinite")
+	}
+	hi := sol.Hi[s]
+	if hi == nil || hi.Cmp(one) > 0 {
+		hi = one
+	}
+	return Interval{sol.Lo[s], hi}, nil
 }
 
 func indicator(b bool) *big.Rat {
@@ -214,43 +237,71 @@ func (e *explorer) expected(m int) (ExpectedResult, error) {
 		if p.Min.Cmp(one) != 0 {
 			return ExpectedResult{Why: "a scheduler can avoid the metric: the expectation over the runs that reach it depends on the scheduler's odds"}, nil
 		}
-		var x Interval
-		for i, opt := range []mdp.Opt{mdp.Min, mdp.Max} {
-			v, _, err := mdp.Solve(e.model(func(*state) *big.Rat { return zero }, zero, gain), opt)
-			if err != nil {
-				return ExpectedResult{}, fmt.Errorf("explore: %w", err)
-			}
-			if v[0] == nil {
-				return ExpectedResult{Why: "unbounded: a scheduler can make it as long as it likes"}, nil
-			}
-			if i == 0 {
-				x.Min = v[0]
-			} else {
-				x.Max = v[0]
-			}
+		low, err := e.solveModel(e.model(func(*state) *big.Rat { return zero }, zero, gain), mdp.Min)
+		if err != nil {
+			return ExpectedResult{}, err
 		}
-		return ExpectedResult{Defined: true, Value: x.plus(e.before(m))}, nil
+		high, err := e.solveModel(e.model(func(*state) *big.Rat { return zero }, zero, gain), mdp.Max)
+		if err != nil {
+			return ExpectedResult{}, err
+		}
+		if low.Lo[0] == nil || high.Hi[0] == nil {
+			return ExpectedResult{Why: "unbounded: a scheduler can make it as long as it likes"}, nil
+		}
+		return ExpectedResult{Defined: true, Value: Interval{low.Lo[0], high.Hi[0]}.plus(e.before(m))}, nil
 	}
 	// E[X | reached] = E[X·1reached] / P(reached): what a way adds counts
-	// with the probability that the metric is then reached.
-	q, _, err := mdp.Solve(e.model(func(st *state) *big.Rat { return indicator(reached(st)) }, zero, nil), mdp.Min)
+	// with the probability that the metric is then reached. Where that
+	// probability is only bounded, its bounds give the expectation's.
+	q, err := e.solveModel(e.model(func(st *state) *big.Rat { return indicator(reached(st)) }, zero, nil), mdp.Min)
 	if err != nil {
-		return ExpectedResult{}, fmt.Errorf("explore: %w", err)
+		return ExpectedResult{}, err
 	}
-	if q[0].Sign() == 0 {
+	if q.Hi[0] != nil && q.Hi[0].Sign() == 0 {
 		return ExpectedResult{Why: "no run reaches the metric"}, nil
 	}
-	v, _, err := mdp.Solve(e.model(func(*state) *big.Rat { return zero }, zero, func(ed *edge) *big.Rat {
-		return gain(ed).Mul(gain(ed), q[ed.to])
-	}), mdp.Min)
-	if err != nil {
-		return ExpectedResult{}, fmt.Errorf("explore: %w", err)
+	if q.Lo[0].Sign() == 0 {
+		return ExpectedResult{Why: "the probability of reaching the metric could not be bounded away from 0"}, nil
 	}
-	if v[0] == nil {
+	weighted := func(p []*big.Rat) (*mdp.Solution, error) {
+		return e.solveModel(e.model(func(*state) *big.Rat { return zero }, zero, func(ed *edge) *big.Rat {
+			w := p[ed.to]
+			if w == nil {
+				w = one // no upper bound found: a probability is at most 1
+			}
+			return gain(ed).Mul(gain(ed), w)
+		}), mdp.Min)
+	}
+	low, err := weighted(q.Lo)
+	if err != nil {
+		return ExpectedResult{}, err
+	}
+	high := low
+	if !exactAll(q) {
+		if high, err = weighted(q.Hi); err != nil {
+			return ExpectedResult{}, err
+		}
+	}
+	lowSum, highSum := low.Lo[0], high.Hi[0]
+	if lowSum == nil || highSum == nil {
 		return ExpectedResult{Why: "unbounded"}, nil
 	}
-	x := new(big.Rat).Quo(v[0], q[0])
-	return ExpectedResult{Defined: true, Value: Interval{x, x}.plus(e.before(m))}, nil
+	qHi := q.Hi[0]
+	if qHi == nil || qHi.Cmp(one) > 0 {
+		qHi = one
+	}
+	x := Interval{new(big.Rat).Quo(lowSum, qHi), new(big.Rat).Quo(highSum, q.Lo[0])}
+	return ExpectedResult{Defined: true, Value: x.plus(e.before(m))}, nil
+}
+
+// exactAll reports whether every value of sol is exact.
+func exactAll(sol *mdp.Solution) bool {
+	for i := range sol.Lo {
+		if !sol.Exact(i) {
+			return false
+		}
+	}
+	return true
 }
 
 // before is what metric m measured before the first state.

@@ -57,7 +57,7 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 	)
 	var (
 		b          busFlags
-		deadlines  durationList
+		deadlines  metricDeadlines
 		phases     string
 		window     string
 		maxStates  int
@@ -67,7 +67,7 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 	b.nondet = true
 	order := b.register(fs, "pair", "fix everything that is not a choice (timer lengths, clock phases\nwithout --phases) as fwsim run --seed `S` does, e.g. --seed 42")
 	fs.Var(&deadlines, "deadline",
-		"report the probability that each time metric is at most `DUR`; repeat for\nseveral, e.g. --deadline 2us --deadline 4us")
+		"report the probability that each time metric is at most `DUR`, or only METRIC\nwith METRIC=DUR; repeat for several, e.g. --deadline 2us\n--deadline tree_id_ns=168us (a long deadline on contention_ns unrolls many rounds)")
 	fs.StringVar(&phases, "phases", "fixed",
 		"fixed keeps each PHY's clock phase as the seed draws it; grid:`K` lets the\nadversary give each one of K evenly spaced phases, e.g. --phases grid:4")
 	fs.StringVar(&window, "event-window", "",
@@ -92,7 +92,7 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 	if maxStates < 1 {
 		return fs.usageError(e, "--max-states %d: want at least 1", maxStates)
 	}
-	o := explore.Options{Bus: b.options(), CoinBias: b.coinBias, Deadlines: deadlines, MaxStates: maxStates, Interrupt: ctx.Done()}
+	o := explore.Options{Bus: b.options(), CoinBias: b.coinBias, Deadlines: deadlines.list, MaxStates: maxStates, Interrupt: ctx.Done()}
 	timing, err := explore.ParseTiming(b.corner.value)
 	if err != nil {
 		return fs.usageError(e, "--timing: %v", err)
@@ -223,17 +223,31 @@ func allGood(res *explore.Result) bool {
 	return true
 }
 
-// ratText writes an exact value as a fraction with its rounded decimal.
+// ratText writes an exact value as a fraction with its rounded decimal;
+// a fraction too long to read is left to --json.
 func ratText(r *big.Rat) string {
 	if r.IsInt() {
 		return r.RatString()
 	}
-	return r.RatString() + " (" + r.FloatString(6) + ")"
+	if f := r.RatString(); len(f) <= maxFractionText {
+		return f + " (" + r.FloatString(6) + ")"
+	}
+	return r.FloatString(6)
 }
 
+// maxFractionText is the longest fraction the text report prints.
+const maxFractionText = 40
+
+// intervalText writes a value, or the bounds of one: an interval too
+// narrow for six decimals to tell apart is written as its midpoint and
+// width.
 func intervalText(i explore.Interval) string {
 	if i.Exact() {
 		return ratText(i.Min)
+	}
+	if i.Min.FloatString(6) == i.Max.FloatString(6) {
+		width, _ := new(big.Rat).Sub(i.Max, i.Min).Float64()
+		return fmt.Sprintf("%s (bounds %.1e apart)", i.Min.FloatString(6), width)
 	}
 	return "[" + ratText(i.Min) + ", " + ratText(i.Max) + "]"
 }
@@ -248,6 +262,9 @@ func writeExploreText(w io.Writer, source string, b *busFlags, o explore.Options
 		res.States, res.Terminals, complete, res.Runs, res.Events, res.Elapsed.Round(time.Millisecond))
 	if res.Nondeterministic {
 		fmt.Fprintln(w, "Choices are left to an adversary: [a, b] is the minimum and maximum over all schedulers.")
+	}
+	if res.Bounded {
+		fmt.Fprintln(w, "Some cycles were too large to solve exactly: the values they reach are bounded by sound value iteration (--json has the bounds as fractions).")
 	}
 	fmt.Fprintln(w, "\nOutcomes")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -299,4 +316,38 @@ func exploreSettings(b *busFlags, o explore.Options) string {
 		s += fmt.Sprintf(", events from %d to %d ns", win.From, win.To)
 	}
 	return s
+}
+
+// metricDeadlines reads explore's --deadline: DUR for every time metric,
+// METRIC=DUR for one.
+type metricDeadlines struct{ list []explore.Deadline }
+
+func (l *metricDeadlines) String() string {
+	parts := make([]string, len(l.list))
+	for i, d := range l.list {
+		parts[i] = d.D.String()
+		if d.Metric != "" {
+			parts[i] = d.Metric + "=" + parts[i]
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+func (l *metricDeadlines) Set(s string) error {
+	metric, dur, named := strings.Cut(s, "=")
+	if !named {
+		metric, dur = "", s
+	} else if !slices.Contains(explore.TimeMetrics, metric) {
+		return fmt.Errorf("metric %q: want %s, or no METRIC= for every one", metric, strings.Join(explore.TimeMetrics, ", "))
+	}
+	var ds durationList
+	if err := ds.Set(dur); err != nil {
+		return err
+	}
+	d := explore.Deadline{Metric: metric, D: ds[0]}
+	if slices.Contains(l.list, d) {
+		return fmt.Errorf("the deadline %s is given twice; want each once", s)
+	}
+	l.list = append(l.list, d)
+	return nil
 }

@@ -32,6 +32,7 @@ type exploreJSON struct {
 	Terminals        int                  `json:"terminals"`        // run ends reached
 	Complete         bool                 `json:"complete"`         // every state was explored: no interval comes from --max-states
 	Nondeterministic bool                 `json:"nondeterministic"` // some choice is an adversary's: values are [min, max] over all schedulers
+	Bounded          bool                 `json:"bounded"`          // some cycle was bounded by sound value iteration, not solved exactly: the values it reaches are narrow intervals
 	Runs             int                  `json:"runs"`             // partial runs taken to explore
 	Events           uint64               `json:"events"`           // their kernel events
 	ElapsedNs        int64                `json:"elapsed_ns"`       // wall time of the exploration
@@ -89,7 +90,7 @@ func newExploreJSON(source string, b *busFlags, o explore.Options, res *explore.
 	out := exploreJSON{versionJSON: newVersionJSON(), Topology: source, Seed: o.Bus.Seed, Profile: o.Bus.Profile,
 		Clock: b.clock.value, Timing: o.Timing.String(), Policy: b.policy.value, CoinBias: coinBias(o).RatString(),
 		PhaseGrid: o.Space.PhaseGrid, States: res.States, Terminals: res.Terminals, Complete: res.Complete,
-		Nondeterministic: res.Nondeterministic, Runs: res.Runs, Events: res.Events, ElapsedNs: int64(res.Elapsed),
+		Nondeterministic: res.Nondeterministic, Bounded: res.Bounded, Runs: res.Runs, Events: res.Events, ElapsedNs: int64(res.Elapsed),
 		Outcomes: []exploreOutcomeJSON{}, Deadlines: []exploreDeadline{}, Expected: map[string]expected{}}
 	if win := o.Space.EventWindow; win != nil {
 		out.EventWindowNs = &[2]int64{win.From, win.To}
