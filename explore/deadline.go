@@ -1,6 +1,8 @@
 package explore
 
 import (
+	"container/heap"
+	"math"
 	"math/big"
 
 	"github.com/fwsim/fwsim/internal/mdp"
@@ -8,30 +10,27 @@ import (
 
 // deadline is the probability that time metric m (TimeMetrics' index) is
 // reached within d ns. The graph's states forget how long the metric has
-// run, so the question is asked of its unrolling: pairs of a state and the
-// budget left, which every way inside the metric's interval spends. As
-// every round of a contention spends some, the unrolling is finite even
-// where the graph has cycles.
+// run, so each state needs a value per budget left. Two ways give them:
+// the unrolling, pairs of a state and a budget, is fast where every
+// choice is random (each graph state is reached with few budgets once
+// the budgets that cannot make it are cut), and finite even where the
+// graph has cycles, as every round of a contention spends time; an
+// adversary's waits reach each state with a budget per ns of them, and
+// there step functions of the budget (budgetSolver) stay small. The
+// unrolling falls back to them past its bound.
 func (e *explorer) deadline(m int, d int64) (Interval, error) {
-	u := unrolling{e: e, m: m, index: map[budgeted]int{}}
-	u.missed = u.add(mdp.State{Kind: mdp.Terminal})
 	if d -= e.initial[m]; d < 0 {
 		return Interval{zero, zero}, nil // missed before the first choice
 	}
-	u.visit(budgeted{0, d})
-	for i := 0; i < len(u.todo); i++ {
-		if len(u.todo) > unrollFactor*e.o.MaxStates {
-			// Past the bound, the rest stand for any value: the answer
-			// becomes an interval, as for the graph itself.
-			i := u.index[u.todo[i]]
-			u.states[i] = mdp.State{Kind: mdp.Terminal}
-			u.frontier = append(u.frontier, i)
-			u.truncated = true
-			continue
-		}
-		u.expand(u.todo[i])
+	var met Interval
+	var err error
+	unrolled := false
+	if !e.nondet {
+		met, unrolled, err = e.unroll(m, d)
 	}
-	met, err := u.bounds()
+	if err == nil && !unrolled {
+		met, err = e.budgetBounds(m, d)
+	}
 	if err != nil {
 		return Interval{}, err
 	}
@@ -60,6 +59,22 @@ func (e *explorer) deadline(m int, d int64) (Interval, error) {
 	return Interval{lo, hi}, nil
 }
 
+// unroll answers the question on the unrolling, unless it grows past
+// its bound (done is then false).
+func (e *explorer) unroll(m int, d int64) (met Interval, done bool, err error) {
+	u := unrolling{e: e, m: m, index: map[budgeted]int{}, least: e.leastToGo(m)}
+	u.missed = u.add(mdp.State{Kind: mdp.Terminal})
+	u.visit(budgeted{0, d})
+	for i := 0; i < len(u.todo); i++ {
+		if len(u.todo) > unrollFactor*e.o.MaxStates {
+			return Interval{}, false, nil
+		}
+		u.expand(u.todo[i])
+	}
+	met, err = u.bounds()
+	return met, err == nil, err
+}
+
 // unrollFactor bounds the unrolling of a deadline at this many times
 // Options.MaxStates states: each graph state appears there once per budget
 // it can be reached with.
@@ -80,9 +95,11 @@ type unrolling struct {
 	states []mdp.State
 	// frontier lists the unrolling's states that stand for unexplored
 	// graph states; missed is the terminal of a deadline passed.
-	frontier  []int
-	missed    int
-	truncated bool
+	frontier []int
+	missed   int
+	// least is, per graph state, the least ns the metric can still take
+	// (explorer.leastToGo).
+	least []int64
 }
 
 func (u *unrolling) add(st mdp.State) int {
@@ -125,7 +142,9 @@ func (u *unrolling) expand(b budgeted) {
 	edges := make([]mdp.Edge, len(st.edges))
 	for j, ed := range st.edges {
 		to := u.missed
-		if left := b.left - ed.spent[u.m]; left >= 0 {
+		// A budget below the least the metric can still take from there
+		// is missed whatever happens: no need to unroll it.
+		if left := b.left - ed.spent[u.m]; left >= u.least[ed.to] {
 			to = u.visit(budgeted{ed.to, left})
 		}
 		edges[j] = mdp.Edge{To: to, P: ed.p}
@@ -141,7 +160,7 @@ func (u *unrolling) bounds() (Interval, error) {
 	if err != nil {
 		return Interval{}, err
 	}
-	if !u.e.nondet && len(u.e.queue) == 0 && !u.truncated {
+	if !u.e.nondet && len(u.e.queue) == 0 {
 		return lo, nil
 	}
 	for _, i := range u.frontier {
@@ -154,3 +173,67 @@ func (u *unrolling) bounds() (Interval, error) {
 // rootIndex is the unrolling's start: the power-up state with the whole
 // deadline.
 func (u *unrolling) rootIndex() int { return u.index[u.todo[0]] }
+
+// leastToGo is, for each state, the least ns that time metric m can still
+// take from there before it ends, over every way on: a shortest path
+// (Dijkstra, backwards) to a state where the metric has ended, each edge
+// weighing what it spends on m. It is 0 where the metric has ended and for
+// the unexplored states (anything may follow), math.MaxInt64 where it can
+// no longer end.
+func (e *explorer) leastToGo(m int) []int64 {
+	n := len(e.states)
+	least := make([]int64, n)
+	preds := make([][]int, n) // state → the indices of the states with an edge to it
+	q := &distQueue{}
+	for i := range e.states {
+		st := &e.states[i]
+		for _, ed := range st.edges {
+			preds[ed.to] = append(preds[ed.to], i)
+		}
+		switch s := status(st.marks, m); {
+		case s == present || s == ended || (!st.terminal && !st.expanded):
+			heap.Push(q, distItem{i, 0})
+		default:
+			least[i] = math.MaxInt64
+		}
+	}
+	done := make([]bool, n)
+	for q.Len() > 0 {
+		it := heap.Pop(q).(distItem)
+		if done[it.s] {
+			continue
+		}
+		done[it.s] = true
+		for _, p := range preds[it.s] {
+			if done[p] {
+				continue
+			}
+			for _, ed := range e.states[p].edges {
+				if ed.to == it.s && it.d+ed.spent[m] < least[p] {
+					least[p] = it.d + ed.spent[m]
+					heap.Push(q, distItem{p, least[p]})
+				}
+			}
+		}
+	}
+	return least
+}
+
+type distItem struct {
+	s int
+	d int64
+}
+
+// distQueue is a min-heap of distItem by d.
+type distQueue []distItem
+
+func (q distQueue) Len() int           { return len(q) }
+func (q distQueue) Less(i, j int) bool { return q[i].d < q[j].d }
+func (q distQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *distQueue) Push(x any)        { *q = append(*q, x.(distItem)) }
+func (q *distQueue) Pop() any {
+	old := *q
+	it := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return it
+}

@@ -33,13 +33,17 @@
 // The graph is a Markov decision process in alternating form: states of
 // random choices, states of adversary choices, and terminals (the ends of
 // runs). internal/mdp solves it in math/big.Rat: the probability of each
-// outcome, the probability of reaching each time metric within each
-// deadline (on the graph unrolled by the budget left, which every way
-// inside the metric spends), and the metrics' expectations. Without
-// adversary choices the answers are exact values; with them, the minimum
-// and maximum over every scheduler. When Options.MaxStates stops the
-// exploration, the unexplored states count once as 0 and once as 1, so
-// each answer is an interval that holds the exact value.
+// outcome and the metrics' expectations. A deadline needs a value per
+// state and budget left, which every way inside the metric spends: the
+// graph unrolled by the budget (deadline.go) where every choice is
+// random, step functions of the budget per state (budget.go) where an
+// adversary chooses. Without adversary choices the answers are exact
+// values; with them, the minimum and maximum over every scheduler. When
+// Options.MaxStates stops the exploration, the unexplored states count
+// once as 0 and once as 1, so each answer is an interval that holds the
+// exact value. A cycle too large for the exact solver (Options.Limits) is
+// bounded by sound value iteration: the answers it reaches are then
+// intervals a few 1e-18 wide (Result.Bounded).
 //
 // # Metrics
 //

@@ -65,8 +65,9 @@ type Options struct {
 	// Deadlines ask for the probability of meeting each.
 	Deadlines []Deadline
 	// MaxStates bounds the distinct states explored (default
-	// DefaultMaxStates), and 50 times it the states of a deadline's
-	// unrolling; past either, answers are intervals.
+	// DefaultMaxStates); past it, answers are intervals. A deadline's
+	// unrolling past 50 times it gives way to step functions of the
+	// budget, which are exact too.
 	MaxStates int
 	// Limits bound the solver's exact work (internal/mdp): a cycle whose
 	// exact solution would cost too much is bounded by sound value

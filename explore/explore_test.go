@@ -14,6 +14,7 @@ import (
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/analysis"
 	"github.com/fwsim/fwsim/internal/testenv"
+	"github.com/fwsim/fwsim/phy"
 )
 
 func pair(t *testing.T, delayNs float64) *bus.Topology {
@@ -83,27 +84,127 @@ func TestPrismPublishedResults(t *testing.T) {
 	assert.Equal(t, bus.OutcomeOK, res.Outcomes[0].Outcome)
 }
 
-// With the waits left to an adversary, the worst scheduler is the one that
-// waits longest: the minimum probability within 2 µs and the maximum
-// expected contention time are the published ones. At 1 ns resolution the
-// graph has about 78,000 states: a long test.
+// With the waits left to an adversary (--clock ideal --timing nondet), as
+// the model checker leaves them, the minimum probabilities of resolving
+// the contention within 2, 4, 6 and 8 µs and the maximum expected
+// contention time are the published ones, exactly. At 1 ns resolution the
+// graph has about 78,000 states: about 40 s.
 func TestPrismAdversary(t *testing.T) {
 	if !testenv.Long() {
-		t.Skip("about 25 s: FWSIM_LONG=1 runs it")
+		t.Skip("about 40 s: FWSIM_LONG=1 runs it")
 	}
+	deadlines := []time.Duration{2 * time.Microsecond, 4 * time.Microsecond, 6 * time.Microsecond, 8 * time.Microsecond}
 	res, err := Explore(pair(t, 30), Options{
 		Bus:       bus.Options{Seed: 1394, Profile: "prism", AllowOutOfSpec: true, IdealClock: true},
 		Timing:    Nondet,
-		Deadlines: every(Contention, 2*time.Microsecond),
+		Deadlines: every(Contention, deadlines...),
 		MaxStates: 200_000,
 	})
 	require.NoError(t, err)
 	require.True(t, res.Complete)
 	require.True(t, res.Nondeterministic)
-	assert.Equal(t, "1/2", findDeadline(t, res, Contention, 2*time.Microsecond).P.Min.RatString())
+	for i, want := range []string{"1/2", "25/32", "477/512", "31965/32768"} {
+		p := findDeadline(t, res, Contention, deadlines[i]).P
+		assert.Equal(t, want, p.Min.RatString(), "min P(contention ≤ %v)", deadlines[i])
+		assert.Equal(t, "1", p.Max.RatString(), "max P(contention ≤ %v): a scheduler can settle the first round", deadlines[i])
+	}
 	x := findExpected(t, res, Contention)
 	require.True(t, x.Defined, x.Why)
 	assert.Equal(t, "2990", x.Value.Max.RatString())
+}
+
+// Under nondeterminism every answer bounds what any one scheduler gives:
+// the uniform waits of --timing random and the pinned ones of min and max
+// are schedulers too (a random one, and two that ignore everything), so
+// their exact answers lie inside [min, max] of --timing nondet.
+func TestNondetBoundsEveryTiming(t *testing.T) {
+	topo, err := bus.Generate("pair")
+	require.NoError(t, err)
+	o := Options{Bus: bus.Options{Seed: 3, IdealClock: true, Timing: narrow(t)},
+		Deadlines: append(every(Contention, 600*time.Nanosecond, 900*time.Nanosecond, 1500*time.Nanosecond), every(SelfID, 169600*time.Nanosecond)...)}
+	o.Timing = Nondet
+	bounds, err := Explore(topo, o)
+	require.NoError(t, err)
+	require.True(t, bounds.Complete)
+	for _, timing := range []Timing{Random, Min, Max} {
+		o.Timing = timing
+		res, err := Explore(topo, o)
+		require.NoError(t, err)
+		require.False(t, res.Nondeterministic)
+		for i, d := range res.Deadlines {
+			b := bounds.Deadlines[i]
+			require.Equal(t, b.Metric, d.Metric)
+			require.True(t, d.P.Exact(), "%s: %s ≤ %d ns: %v", timing, d.Metric, d.DeadlineNs, d.P)
+			assert.True(t, b.P.Min.Cmp(d.P.Min) <= 0 && d.P.Min.Cmp(b.P.Max) <= 0,
+				"%s: P(%s ≤ %d ns) = %s outside the adversary's [%s, %s]", timing, d.Metric, d.DeadlineNs, d.P, b.P.Min.RatString(), b.P.Max.RatString())
+		}
+		for i, x := range res.Expected {
+			b := bounds.Expected[i]
+			require.True(t, x.Defined && b.Defined, "%s: %s", x.Metric, x.Why+b.Why)
+			assert.True(t, b.Value.Min.Cmp(x.Value.Min) <= 0 && x.Value.Max.Cmp(b.Value.Max) <= 0,
+				"%s: E[%s] = %v outside the adversary's %v", timing, x.Metric, x.Value, b.Value)
+		}
+	}
+}
+
+// The two ways of answering a deadline, the unrolling and the step
+// functions of the budget, give the same exact probabilities.
+func TestDeadlineWaysAgree(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		topo *bus.Topology
+		o    Options
+	}{
+		{"pair, cycle clocks", generatedTopo(t, "pair"), Options{Bus: bus.Options{Seed: 1}}},
+		{"pair, ideal clock, max", generatedTopo(t, "pair"), Options{Bus: bus.Options{Seed: 2, IdealClock: true}, Timing: Max}},
+		{"pair, narrow windows, ideal clock", generatedTopo(t, "pair"), Options{Bus: bus.Options{Seed: 7, IdealClock: true, Timing: narrow(t)}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := newExplorer(tc.topo, tc.o)
+			require.NoError(t, err)
+			require.NoError(t, e.build())
+			require.Empty(t, e.queue)
+			checked := 0
+			for m := range TimeMetrics {
+				for _, d := range []int64{700, 1500} {
+					d += e.initial[m]
+					if m != 2 {
+						d += 300 // tree and self identify include what came before the contention
+					}
+					unrolled, done, err := e.unroll(m, d-e.initial[m])
+					require.NoError(t, err)
+					require.True(t, done)
+					stepped, err := e.budgetBounds(m, d-e.initial[m])
+					require.NoError(t, err)
+					require.True(t, unrolled.Exact() && stepped.Exact(), "%s within %d ns: %v and %v", TimeMetrics[m], d, unrolled, stepped)
+					assert.Equal(t, unrolled.Min.RatString(), stepped.Min.RatString(), "%s within %d ns", TimeMetrics[m], d)
+					if unrolled.Min.Sign() > 0 && unrolled.Min.Cmp(one) < 0 {
+						checked++
+					}
+				}
+			}
+			assert.Positive(t, checked, "no deadline split the runs")
+		})
+	}
+}
+
+// narrow is the 1394-1995 timing with back-off windows of 4 ns, so that
+// random waits make small graphs.
+func narrow(t *testing.T) *phy.Timing {
+	t.Helper()
+	p, err := phy.LookupProfile("1394-1995")
+	require.NoError(t, err)
+	tm := p.Timing
+	tm.RootContendFast = phy.Window{Min: 240 * time.Nanosecond, Max: 243 * time.Nanosecond}
+	tm.RootContendSlow = phy.Window{Min: 570 * time.Nanosecond, Max: 573 * time.Nanosecond}
+	return &tm
+}
+
+func generatedTopo(t *testing.T, spec string) *bus.Topology {
+	t.Helper()
+	topo, err := bus.Generate(spec)
+	require.NoError(t, err)
+	return topo
 }
 
 // With random waits the exploration is a Markov chain, and its exact

@@ -1,0 +1,224 @@
+package explore
+
+import (
+	"math/big"
+	"slices"
+
+	"github.com/fwsim/fwsim/internal/mdp"
+)
+
+// A deadline question asks, of every state s and budget b (the ns the
+// metric may still take), V(s, b): the optimal probability that the metric
+// ends within b. The graph's states forget how long the metric has run, so
+// V is a function of b per state. It is a step function: it changes only
+// at the budgets some way to the metric's end takes, which are few where
+// an adversary picks the waits (its best choice shifts one function, it
+// does not mix them) and where the waits are pinned. budgetSolver keeps
+// one step function per state over [0, D] and iterates the equations
+//
+//	V(s, b) = Σ P(e)·V(to(e), b − spent(e))      Random
+//	V(s, b) = min or max of V(to(e), b − spent(e)) Choice
+//
+// from V = 0, with V(·, b) = 0 for b < 0 (the deadline was missed). The
+// iteration climbs to the least fixed point; every cycle of states whose
+// metric runs spends time, so after at most a sweep per ns of D no value
+// on [0, D] changes again, and the fixed point reached is exact. States
+// where the budget no longer matters are constants: the metric ended (the
+// probability that it is then reported, from the graph's solution),
+// present or absent, and the unexplored states (0 or 1, as for the graph).
+
+// stepFn is a step function of the budget over [0, D]: v[i] from at[i]
+// up to at[i+1] (at[0] is 0), v[len-1] from there to D. Adjacent values
+// differ.
+type stepFn struct {
+	at []int64
+	v  []*big.Rat
+}
+
+func constant(c *big.Rat) stepFn { return stepFn{at: []int64{0}, v: []*big.Rat{c}} }
+
+// value is f(b) for 0 ≤ b ≤ D.
+func (f stepFn) value(b int64) *big.Rat {
+	i, found := slices.BinarySearch(f.at, b)
+	if !found {
+		i--
+	}
+	return f.v[i]
+}
+
+func (f stepFn) equal(g stepFn) bool {
+	if len(f.at) != len(g.at) {
+		return false
+	}
+	for i := range f.at {
+		if f.at[i] != g.at[i] || f.v[i].Cmp(g.v[i]) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// budgetSolver answers one deadline question for one optimiser.
+type budgetSolver struct {
+	e    *explorer
+	m    int
+	d    int64
+	opt  mdp.Opt
+	f    []stepFn
+	live []bool // the states whose value depends on the budget
+	// scratch for combine
+	points []int64
+}
+
+// maxSweeps bounds the iteration: a sweep per ns of the budget, and some.
+func (bs *budgetSolver) maxSweeps() int64 { return bs.d + 2 }
+
+// solve returns V(0, D) and whether the iteration reached its fixed point
+// (false only where a cycle that spends nothing keeps a state's value
+// moving: the value returned is then a lower bound).
+func (bs *budgetSolver) solve(frontier *big.Rat, endedValue []*big.Rat) (*big.Rat, bool) {
+	e := bs.e
+	n := len(e.states)
+	bs.f = make([]stepFn, n)
+	bs.live = make([]bool, n)
+	for i := range e.states {
+		st := &e.states[i]
+		switch s := status(st.marks, bs.m); {
+		case s == present:
+			bs.f[i] = constant(one)
+		case s == absent || s == notContended || st.terminal:
+			bs.f[i] = constant(zero)
+		case !st.expanded:
+			bs.f[i] = constant(frontier)
+		case s == ended:
+			bs.f[i] = constant(endedValue[i])
+		default:
+			bs.f[i] = constant(zero)
+			bs.live[i] = true
+		}
+	}
+	// A state is evaluated again only when a successor's function changed.
+	preds := make([][]int32, n)
+	for i := range e.states {
+		for _, ed := range e.states[i].edges {
+			preds[ed.to] = append(preds[ed.to], int32(i))
+		}
+	}
+	dirty := slices.Clone(bs.live)
+	for sweep := int64(0); sweep < bs.maxSweeps(); sweep++ {
+		changed := false
+		// States were found breadth first: backwards, most ways are
+		// followed in one sweep.
+		for i := n - 1; i >= 0; i-- {
+			if !dirty[i] {
+				continue
+			}
+			dirty[i] = false
+			g := bs.combine(&e.states[i])
+			if g.equal(bs.f[i]) {
+				continue
+			}
+			bs.f[i] = g
+			for _, p := range preds[i] {
+				if bs.live[p] {
+					dirty[p], changed = true, true
+				}
+			}
+		}
+		if !changed {
+			return bs.f[0].value(bs.d), true
+		}
+	}
+	return bs.f[0].value(bs.d), false
+}
+
+// combine is the right side of state st's equation.
+func (bs *budgetSolver) combine(st *state) stepFn {
+	// Every budget at which some shifted successor changes value.
+	bs.points = append(bs.points[:0], 0)
+	for _, ed := range st.edges {
+		w := ed.spent[bs.m]
+		for _, a := range bs.f[ed.to].at {
+			if a+w <= bs.d {
+				bs.points = append(bs.points, a+w)
+			}
+		}
+		if w > 0 && w <= bs.d {
+			bs.points = append(bs.points, w) // below it, the deadline is missed
+		}
+	}
+	slices.Sort(bs.points)
+	points := slices.Compact(bs.points)
+	var out stepFn
+	random := st.edges[0].p != nil
+	for _, b := range points {
+		var v *big.Rat
+		for _, ed := range st.edges {
+			x := zero
+			if left := b - ed.spent[bs.m]; left >= 0 {
+				x = bs.f[ed.to].value(left)
+			}
+			switch {
+			case random:
+				if v == nil {
+					v = new(big.Rat)
+				}
+				v.Add(v, new(big.Rat).Mul(ed.p, x))
+			case v == nil || (bs.opt == mdp.Min && x.Cmp(v) < 0) || (bs.opt == mdp.Max && x.Cmp(v) > 0):
+				v = x
+			}
+		}
+		if k := len(out.v); k > 0 && out.v[k-1].Cmp(v) == 0 {
+			continue
+		}
+		out.at, out.v = append(out.at, b), append(out.v, v)
+	}
+	return out
+}
+
+// budgetBounds is the probability that metric m ends within d ns of the
+// first state: exact, or bounds that hold it (under nondeterminism, the
+// minimum and maximum over every scheduler).
+func (e *explorer) budgetBounds(m int, d int64) (Interval, error) {
+	lo, exact, err := e.budgetValue(m, d, mdp.Min, zero)
+	if err != nil {
+		return Interval{}, err
+	}
+	if !e.nondet && len(e.queue) == 0 && exact {
+		return Interval{lo, lo}, nil
+	}
+	hi, exact, err := e.budgetValue(m, d, mdp.Max, one)
+	if err != nil {
+		return Interval{}, err
+	}
+	if !exact {
+		hi = one // the iteration stopped below the fixed point
+	}
+	return Interval{lo, hi}, nil
+}
+
+// budgetValue solves the question for opt, the unexplored states worth
+// frontier: for Min, a lower bound of the value, exact when it says so;
+// for Max, an upper bound when it says exact.
+func (e *explorer) budgetValue(m int, d int64, opt mdp.Opt, frontier *big.Rat) (*big.Rat, bool, error) {
+	sol, err := e.solveModel(e.model(func(st *state) *big.Rat { return indicator(status(st.marks, m) == present) }, frontier, nil), opt)
+	if err != nil {
+		return nil, false, err
+	}
+	exact := true
+	reported := make([]*big.Rat, len(e.states))
+	for i := range e.states {
+		reported[i] = sol.Lo[i]
+		if opt == mdp.Max {
+			if reported[i] = sol.Hi[i]; reported[i] == nil {
+				reported[i] = one
+			}
+		}
+		if !sol.Exact(i) && status(e.states[i].marks, m) == ended {
+			exact = false
+		}
+	}
+	bs := budgetSolver{e: e, m: m, d: d, opt: opt}
+	v, converged := bs.solve(frontier, reported)
+	return v, exact && converged, nil
+}
