@@ -119,7 +119,10 @@ func (i Interval) String() string {
 type OutcomeResult struct {
 	Outcome bus.Outcome
 	P       Interval
-	// Path is a run that ends so, as choices to replay; nil for ok.
+	// Path is a run that ends so, as choices to replay; nil for ok, and
+	// for budget-exhausted when it stands only for runs that never end
+	// (cycling forever, as a contention that no coin can settle does),
+	// which fwsim run ends when its event budget runs out.
 	Path *bus.Path
 	// PathP is the probability of that path's random choices, given its
 	// nondeterministic ones.

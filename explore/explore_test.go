@@ -297,3 +297,45 @@ func durations(ds []Deadline) []time.Duration {
 	}
 	return out
 }
+
+// No instant of the disconnect in examples/unplug-window.yaml, anywhere in
+// tree identify and self identify of the power-up initialisation (every
+// clock edge of any node from 166 to 172 µs), keeps the bus from coming
+// up. The whole window is about 115,000 states and 30 s: FWSIM_LONG=1.
+func TestNoInstantOfTheUnplugBreaksTheBus(t *testing.T) {
+	topo, err := bus.LoadTopology("../examples/unplug-window.yaml")
+	require.NoError(t, err)
+	window := &bus.Window{From: 168_000, To: 168_400}
+	if testenv.Long() {
+		window = &bus.Window{From: 166_000, To: 172_000}
+	}
+	res, err := Explore(topo, Options{Bus: bus.Options{Seed: 1}, Space: bus.ChoiceSpace{EventWindow: window}, MaxStates: 400_000})
+	require.NoError(t, err)
+	require.True(t, res.Complete)
+	require.True(t, res.Nondeterministic, "the instant is the adversary's")
+	require.Len(t, res.Outcomes, 1, "%+v", res.Outcomes)
+	assert.Equal(t, bus.OutcomeOK, res.Outcomes[0].Outcome)
+	assert.Equal(t, "1", res.Outcomes[0].P.String())
+	t.Logf("%d states, %d runs, %v", res.States, res.Runs, res.Elapsed)
+}
+
+// A coin that always says FAST, with pinned waits, never separates the
+// two nodes of a pair: every run cycles forever. Explore reports that as
+// budget-exhausted, as fwsim run ends such a run, with probability 1 and
+// no finite counterexample; with a fair coin no run is lost that way.
+func TestRunsThatNeverEnd(t *testing.T) {
+	topo := generatedTopo(t, "pair")
+	res, err := Explore(topo, Options{Bus: bus.Options{Seed: 1}, Timing: Min, CoinBias: big.NewRat(1, 1)})
+	require.NoError(t, err)
+	require.True(t, res.Complete)
+	require.Len(t, res.Outcomes, 1)
+	assert.Equal(t, bus.OutcomeBudgetExhausted, res.Outcomes[0].Outcome)
+	assert.Equal(t, "1", res.Outcomes[0].P.String())
+	assert.Nil(t, res.Outcomes[0].Path)
+
+	res, err = Explore(topo, Options{Bus: bus.Options{Seed: 1}, Timing: Min})
+	require.NoError(t, err)
+	require.Len(t, res.Outcomes, 1)
+	assert.Equal(t, bus.OutcomeOK, res.Outcomes[0].Outcome)
+	assert.Equal(t, "1", res.Outcomes[0].P.String())
+}

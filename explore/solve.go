@@ -22,6 +22,15 @@ func (e *explorer) solve() (*Result, error) {
 			}
 		}
 	}
+	// Runs that never end (a contention that no coin can settle, say) end
+	// budget-exhausted in fwsim run, which gives up after its event budget.
+	never, err := e.neverEnds()
+	if err != nil {
+		return nil, err
+	}
+	if never.Max.Sign() > 0 && (res.Complete || never.Min.Sign() > 0) && !slices.Contains(outcomes, bus.OutcomeBudgetExhausted) {
+		outcomes = append(outcomes, bus.OutcomeBudgetExhausted)
+	}
 	slices.SortFunc(outcomes, func(a, b bus.Outcome) int {
 		if (a == bus.OutcomeOK) != (b == bus.OutcomeOK) {
 			if a == bus.OutcomeOK {
@@ -32,12 +41,20 @@ func (e *explorer) solve() (*Result, error) {
 		return compareStrings(string(a), string(b))
 	})
 	for _, o := range outcomes {
-		p, err := e.reach(func(st *state) bool { return st.terminal && st.metrics.Outcome == o })
-		if err != nil {
+		var p Interval
+		if o == bus.OutcomeBudgetExhausted {
+			// Ending so, or never: everything but ending otherwise.
+			other, err := e.reach(func(st *state) bool { return st.terminal && st.metrics.Outcome != o })
+			if err != nil {
+				return nil, err
+			}
+			p = Interval{new(big.Rat).Sub(one, other.Max), new(big.Rat).Sub(one, other.Min)}
+		} else if p, err = e.reach(func(st *state) bool { return st.terminal && st.metrics.Outcome == o }); err != nil {
 			return nil, err
 		}
 		r := OutcomeResult{Outcome: o, P: p}
-		if o != bus.OutcomeOK {
+		// Runs that never end have no finite path to write.
+		if o != bus.OutcomeOK && e.reaches(o) {
 			if r.Path, r.PathP, err = e.likeliestPath(o); err != nil {
 				return nil, err
 			}
@@ -66,6 +83,21 @@ func (e *explorer) solve() (*Result, error) {
 	}
 	res.Bounded = e.bounded
 	return res, nil
+}
+
+// neverEnds is the probability that a run never ends: it cycles through
+// the graph's states forever.
+func (e *explorer) neverEnds() (Interval, error) {
+	ends, err := e.reach(func(st *state) bool { return st.terminal })
+	if err != nil {
+		return Interval{}, err
+	}
+	return Interval{new(big.Rat).Sub(one, ends.Max), new(big.Rat).Sub(one, ends.Min)}, nil
+}
+
+// reaches reports whether some run ends with outcome o.
+func (e *explorer) reaches(o bus.Outcome) bool {
+	return slices.ContainsFunc(e.states, func(st state) bool { return st.terminal && st.metrics.Outcome == o })
 }
 
 func compareStrings(a, b string) int {

@@ -41,19 +41,24 @@ and time metric (tree_id_ns, self_id_ns, contention_ns, as fwsim analyze
 measures them) the probability of meeting it, the metrics' expected values,
 and the number of states. Fractions are exact; the decimals beside them are
 rounded. When --max-states is reached, every answer is an interval that
-holds the exact value. --counterexamples DIR writes, for every outcome that
-is not ok, a likeliest run that ends so: fwsim run --replay FILE runs it
-again with every view. docs/timing.md explains the method and its limits.
+holds the exact value; so is a value that a cycle too large to solve exactly
+leads to (cycle clocks: the text gives it with the width of its bounds,
+--json both bounds). A generation that the topology's scripted events
+interrupt counts as ok: the question is whether the bus then comes up.
+--counterexamples DIR writes, for every outcome that is not ok, a likeliest
+run that ends so: fwsim run --replay FILE runs it again with every view.
+docs/timing.md explains the method and its limits.
 
 Exit status: 0 every run ends ok and meets every deadline; 1 some run can
 fail or miss a deadline; 2 usage or input error.`
 
 func runExplore(ctx context.Context, e *env, args []string) int {
 	fs := newFlags("explore", exploreIntro,
-		"fwsim explore --gen pair --timing random",
-		"fwsim explore --topology examples/prism-pair.yaml --allow-out-of-spec --clock ideal \\\n      --timing max --deadline 2us --deadline 4us --deadline 8us   (see docs/timing.md)",
-		"fwsim explore --topology examples/hotplug.yaml --event-window 166us..171us --counterexamples cex",
-		"fwsim run --replay cex/config_timeout.json --vcd bad.vcd",
+		"fwsim explore --gen pair --deadline contention_ns=2us",
+		"fwsim explore --topology examples/prism-pair.yaml --allow-out-of-spec --clock ideal \\\n      --timing nondet --max-states 200000 --deadline contention_ns=4us   (see docs/timing.md)",
+		"fwsim explore --topology examples/unplug-window.yaml --event-window 166us..172us",
+		"fwsim explore --topology examples/far-pair.yaml --allow-out-of-spec --clock ideal --timing max \\\n      --counterexamples cex",
+		"fwsim run --replay cex/stalled.json --vcd stalled.vcd",
 	)
 	var (
 		b          busFlags
@@ -71,7 +76,7 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&phases, "phases", "fixed",
 		"fixed keeps each PHY's clock phase as the seed draws it; grid:`K` lets the\nadversary give each one of K evenly spaced phases, e.g. --phases grid:4")
 	fs.StringVar(&window, "event-window", "",
-		"move the topology's scripted events together so that the first falls on\nevery clock edge in `FROM..TO`, chosen by the adversary,\ne.g. --event-window 166us..171us")
+		"move the topology's scripted events together so that the first falls on\nevery clock edge in `FROM..TO`, chosen by the adversary,\ne.g. --event-window 166us..172us")
 	fs.IntVar(&maxStates, "max-states", explore.DefaultMaxStates,
 		"stop after `N` distinct states; the answers are then intervals that hold the\nexact values, e.g. --max-states 1000000")
 	fs.BoolVar(&jsonOutput, "json", false,
@@ -270,8 +275,11 @@ func writeExploreText(w io.Writer, source string, b *busFlags, o explore.Options
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, r := range res.Outcomes {
 		line := "  " + string(r.Outcome) + "\t" + intervalText(r.P)
-		if name := files[r.Outcome]; name != "" {
+		switch name := files[r.Outcome]; {
+		case name != "":
 			line += "\tcounterexample " + name + " (its random choices: " + r.PathP.RatString() + ")"
+		case r.Outcome == bus.OutcomeBudgetExhausted && r.Path == nil:
+			line += "\truns that never end (fwsim run stops them at its event budget)"
 		}
 		fmt.Fprintln(tw, line)
 	}

@@ -20,7 +20,9 @@ var fuzzedCommands = []struct {
 	{"run", func(string) []string { return []string{"run"} },
 		[]string{"gen", "seed", "profile", "force-root", "initiator", "policy", "coin-bias", "timing", "clock", "max-events", "max-trace-events", "vcd-dialect"}},
 	{"analyze", func(string) []string { return []string{"analyze", "--quiet"} },
-		[]string{"gen", "runs", "workers", "deadline", "shard", "seed", "coin-bias", "timing", "policy", "max-events"}},
+		[]string{"gen", "runs", "workers", "deadline", "shard", "seed", "coin-bias", "timing", "policy", "max-events", "setup-seed"}},
+	{"explore", func(string) []string { return []string{"explore", "--max-states", "50"} },
+		[]string{"gen", "timing", "phases", "event-window", "deadline", "max-states", "seed", "coin-bias", "clock", "policy"}},
 	{"sweep", func(string) []string { return []string{"sweep", "--quiet", "--param", "delay=10..20:10"} },
 		[]string{"param", "runs", "deadline", "gen", "workers"}},
 	{"report", func(dir string) []string { return []string{"report", "--quiet", "--out", filepath.Join(dir, "report")} },
@@ -41,7 +43,7 @@ func FuzzFlagValues(f *testing.F) {
 	for _, v := range []string{"1", "0", "-1", "pair", "tree:63:3", "ring:3", "chain:4", "9223372036854775807",
 		"18446744073709551616", "1us", "1.5ns", "-2us", "3/8", "0/0", "8/3", "delay=0..440:10", "nodes=2..62:4",
 		"a", "n0", "", "\x00", "\x1b[31m", "NaN", "1e309", "random", "max", "ideal", "sigrok", "echo", "all", "descending",
-		"firewire-ohci", "tree:2:1", "0.5", "1h", "delay=1..2:0"} {
+		"firewire-ohci", "tree:2:1", "0.5", "1h", "delay=1..2:0", "contention_ns=2us", "tree_id_ns=", "grid:4", "166us..172us", "nondet"} {
 		for ci, c := range fuzzedCommands {
 			for _, flag := range c.flags {
 				f.Add(uint8(ci), flag, v)

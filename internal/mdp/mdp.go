@@ -719,27 +719,7 @@ func (s *solver) markInfinite(rest []int) {
 	for _, i := range rest {
 		in[i] = true
 	}
-	var stack []int
-	for _, i := range rest {
-		st := &s.m.States[i]
-		for j := range st.Edges {
-			if e := &st.Edges[j]; live(st, e) && s.finite(e.To) {
-				reach[i] = true
-				stack = append(stack, i)
-				break
-			}
-		}
-	}
-	for len(stack) > 0 {
-		t := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, p := range s.preds[t] {
-			if in[p.From] && !reach[p.From] {
-				reach[p.From] = true
-				stack = append(stack, p.From)
-			}
-		}
-	}
+	s.spreadBack(rest, func(i int) bool { return in[i] }, reach, func(e *Edge) bool { return s.finite(e.To) })
 	for _, i := range rest {
 		st := &s.m.States[i]
 		infinite := !reach[i]
@@ -770,6 +750,36 @@ func (s *solver) markInfinite(rest []int) {
 	}
 }
 
+// spreadBack marks in mark the states of rest, within the set in, that
+// have a live edge hit accepts, and then, backwards along live edges, every
+// state within the set that reaches a marked one.
+func (s *solver) spreadBack(rest []int, in func(int) bool, mark map[int]bool, hit func(*Edge) bool) {
+	var stack []int
+	for _, i := range rest {
+		if !in(i) {
+			continue
+		}
+		st := &s.m.States[i]
+		for j := range st.Edges {
+			if e := &st.Edges[j]; live(st, e) && hit(e) {
+				mark[i] = true
+				stack = append(stack, i)
+				break
+			}
+		}
+	}
+	for len(stack) > 0 {
+		t := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, p := range s.preds[t] {
+			if in(p.From) && !mark[p.From] {
+				mark[p.From] = true
+				stack = append(stack, p.From)
+			}
+		}
+	}
+}
+
 // markMaxTraps marks infinite the states where a maximiser can stay among
 // unsolved states forever while collecting a positive reward: the greatest
 // set Y where every Random state keeps all its edges in Y and every Choice
@@ -780,30 +790,8 @@ func (s *solver) markMaxTraps(rest []int) {
 	hot := map[int]bool{}
 	s.greatest(rest, func(e *Edge, x []bool) bool { return x[e.To] }, func(y []bool) {
 		// Inside Y, a positive reward reachable along edges that stay in Y.
-		var stack []int
-		for _, i := range rest {
-			if !y[i] {
-				continue
-			}
-			st := &s.m.States[i]
-			for j := range st.Edges {
-				if e := &st.Edges[j]; live(st, e) && y[e.To] && reward(e).Sign() > 0 {
-					hot[i] = true
-					stack = append(stack, i)
-					break
-				}
-			}
-		}
-		for len(stack) > 0 {
-			t := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			for _, p := range s.preds[t] {
-				if y[p.From] && !hot[p.From] {
-					hot[p.From] = true
-					stack = append(stack, p.From)
-				}
-			}
-		}
+		inY := func(i int) bool { return y[i] }
+		s.spreadBack(rest, inY, hot, func(e *Edge) bool { return y[e.To] && reward(e).Sign() > 0 })
 	})
 	for i := range hot {
 		s.settle(i, nil)

@@ -1,0 +1,59 @@
+package explore
+
+import (
+	"math/big"
+	"testing"
+
+	"github.com/fwsim/fwsim/bus"
+)
+
+// FuzzExplore explores small buses with any delay, timing, coin bias,
+// seed and bound on the states: the exploration never fails on valid
+// options, every answer is an interval inside [0, 1] with its minimum at
+// most its maximum, and where the answer is exact and complete the
+// outcomes' probabilities sum to exactly 1.
+func FuzzExplore(f *testing.F) {
+	f.Add(uint8(0), uint16(30), uint8(0), uint8(1), uint8(2), uint64(1), uint16(200))
+	f.Add(uint8(1), uint16(300), uint8(3), uint8(1), uint8(3), uint64(7), uint16(50))
+	f.Add(uint8(2), uint16(0), uint8(1), uint8(0), uint8(1), uint64(3), uint16(1))
+	f.Fuzz(func(t *testing.T, shape uint8, delay uint16, timing, ideal, biasNum uint8, seed uint64, maxStates uint16) {
+		spec := [...]string{"pair", "chain:3", "star:3"}[int(shape)%3]
+		topo, err := bus.Generate(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := float64(delay % 700)
+		for i := range topo.Cables {
+			topo.Cables[i].LengthM, topo.Cables[i].DelayNs = nil, &d
+		}
+		o := Options{
+			Bus:       bus.Options{Seed: seed, IdealClock: ideal%2 == 1, AllowOutOfSpec: true},
+			Timing:    Timing(timing % 4),
+			CoinBias:  big.NewRat(int64(biasNum%5), 4),
+			MaxStates: 1 + int(maxStates%400),
+			Deadlines: []Deadline{{D: 1000}, {Metric: Contention, D: 2500}},
+		}
+		res, err := Explore(topo, o)
+		if err != nil {
+			t.Fatalf("%s, delay %v, %+v: %v", spec, d, o, err)
+		}
+		check := func(what string, i Interval) {
+			if i.Min.Sign() < 0 || i.Max.Cmp(one) > 0 || i.Min.Cmp(i.Max) > 0 {
+				t.Fatalf("%s: %v is not an interval inside [0, 1]", what, i)
+			}
+		}
+		sum := new(big.Rat)
+		exact := res.Complete && !res.Nondeterministic && !res.Bounded
+		for _, r := range res.Outcomes {
+			check(string(r.Outcome), r.P)
+			exact = exact && r.P.Exact()
+			sum.Add(sum, r.P.Min)
+		}
+		for _, r := range res.Deadlines {
+			check(r.Metric, r.P)
+		}
+		if exact && sum.Cmp(one) != 0 {
+			t.Fatalf("%s: exact outcome probabilities sum to %s", spec, sum.RatString())
+		}
+	})
+}
