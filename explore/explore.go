@@ -64,6 +64,9 @@ type Options struct {
 	Space bus.ChoiceSpace
 	// Deadlines ask for the probability of meeting each.
 	Deadlines []Deadline
+	// MissPaths asks, for every deadline some run can miss, for a
+	// likeliest run that misses it (DeadlineResult.Miss).
+	MissPaths bool
 	// MaxStates bounds the distinct states explored (default
 	// DefaultMaxStates); past it, answers are intervals. A deadline's
 	// unrolling past 50 times it gives way to step functions of the
@@ -139,6 +142,14 @@ type DeadlineResult struct {
 	Metric     string
 	DeadlineNs int64
 	P          Interval
+	// Miss is a run that misses the deadline, along a most probable way
+	// to the miss and then a most probable way to the run's end, with
+	// MissP the probability of its random choices and MissOutcome how it
+	// ends: with Options.MissPaths, where some run can miss and the search
+	// finds one; nil otherwise.
+	Miss        *bus.Path
+	MissP       *big.Rat
+	MissOutcome bus.Outcome
 }
 
 // ExpectedResult is a metric's expected value: over the runs that reach

@@ -339,3 +339,27 @@ func TestRunsThatNeverEnd(t *testing.T) {
 	assert.Equal(t, bus.OutcomeOK, res.Outcomes[0].Outcome)
 	assert.Equal(t, "1", res.Outcomes[0].P.String())
 }
+
+// A deadline's miss path replays to a run that misses it.
+func TestMissPathsMiss(t *testing.T) {
+	topo := generatedTopo(t, "pair")
+	o := Options{Bus: bus.Options{Seed: 1, IdealClock: true, Timing: narrow(t)}, MissPaths: true,
+		Deadlines: append(every(Contention, time.Microsecond), every(TreeID, 168*time.Microsecond)...)}
+	res, err := Explore(topo, o)
+	require.NoError(t, err)
+	for _, d := range res.Deadlines {
+		require.NotNil(t, d.Miss, "%s ≤ %d ns: P = %v, and no miss path", d.Metric, d.DeadlineNs, d.P)
+		ro := o.Bus
+		ro.Replay = d.Miss
+		run, err := bus.Run(topo, ro)
+		require.NoError(t, err)
+		g := run.Generations[0]
+		assert.Equal(t, d.MissOutcome, g.Outcome)
+		got := g.Timing.TreeIDDone
+		if d.Metric == Contention {
+			require.NotEmpty(t, g.Contention)
+			got = g.Contention[0].EndNs - g.Contention[0].StartNs
+		}
+		assert.Greater(t, got, d.DeadlineNs, "%s of the miss path", d.Metric)
+	}
+}

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"container/heap"
 	"fmt"
 	"math/big"
 	"slices"
@@ -70,7 +71,13 @@ func (e *explorer) solve() (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			res.Deadlines = append(res.Deadlines, DeadlineResult{Metric: name, DeadlineNs: int64(d.D), P: p})
+			r := DeadlineResult{Metric: name, DeadlineNs: int64(d.D), P: p}
+			if e.o.MissPaths && p.Min.Cmp(one) < 0 {
+				if r.Miss, r.MissP, r.MissOutcome, err = e.likeliestMiss(m, int64(d.D)); err != nil {
+					return nil, err
+				}
+			}
+			res.Deadlines = append(res.Deadlines, r)
 		}
 	}
 	for m, name := range append(slices.Clone(TimeMetrics), ContentionRounds) {
@@ -205,34 +212,41 @@ func (e *explorer) reach(target func(*state) bool) (Interval, error) {
 }
 
 // likeliestPath finds a most probable run ending with outcome o, given the
-// nondeterministic choices along it, by a best-first search over the
-// graph's states.
+// nondeterministic choices along it.
 func (e *explorer) likeliestPath(o bus.Outcome) (*bus.Path, *big.Rat, error) {
+	path := e.likeliest(0, func(st *state) bool { return st.terminal && st.metrics.Outcome == o })
+	if path == nil {
+		return nil, nil, fmt.Errorf("explore: no path to outcome %s", o)
+	}
+	return e.describePath(path)
+}
+
+// likeliest is a most probable way, given the adversary's choices, from
+// state from to a state target accepts, as the options taken (empty when
+// from is one), by a best-first search over the graph's states; nil when
+// there is none.
+func (e *explorer) likeliest(from int, target func(*state) bool) []int {
 	best := make([]*big.Rat, len(e.states))
 	prev := make([]int, len(e.states))
 	option := make([]int, len(e.states))
-	best[0] = one
 	done := make([]bool, len(e.states))
-	for {
-		s := -1
-		for i, p := range best {
-			if p != nil && !done[i] && (s < 0 || p.Cmp(best[s]) > 0) {
-				s = i
-			}
-		}
-		if s < 0 {
-			return nil, nil, fmt.Errorf("explore: no path to outcome %s", o)
+	best[from] = one
+	q := &ratQueue{{from, one}}
+	for q.Len() > 0 {
+		it := heap.Pop(q).(ratItem)
+		s := it.i
+		if done[s] || best[s] != it.p {
+			continue
 		}
 		done[s] = true
 		st := &e.states[s]
-		if st.terminal && st.metrics.Outcome == o {
-			var path []int
-			for t := s; t != 0; t = prev[t] {
+		if target(st) {
+			path := []int{}
+			for t := s; t != from; t = prev[t] {
 				path = append(path, option[t])
 			}
 			slices.Reverse(path)
-			p, _, err := e.describePath(path)
-			return p, best[s], err
+			return path
 		}
 		for _, ed := range st.edges {
 			p := best[s]
@@ -241,9 +255,11 @@ func (e *explorer) likeliestPath(o bus.Outcome) (*bus.Path, *big.Rat, error) {
 			}
 			if !done[ed.to] && (best[ed.to] == nil || p.Cmp(best[ed.to]) > 0) {
 				best[ed.to], prev[ed.to], option[ed.to] = p, s, ed.option
+				heap.Push(q, ratItem{ed.to, p})
 			}
 		}
 	}
+	return nil
 }
 
 // expected is the expected value of metric m (TimeMetrics' index, or

@@ -82,7 +82,7 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .outcomes")
 	fs.StringVar(&cexDir, "counterexamples", "",
-		"write a likeliest run of every outcome that is not ok to `DIR`/OUTCOME.json,\nfor fwsim run --replay, e.g. --counterexamples cex")
+		"write a likeliest run of every outcome that is not ok to `DIR`/OUTCOME.json,\nand of every deadline some run misses to DIR/miss-METRIC-DUR.json, for\nfwsim run --replay, e.g. --counterexamples cex")
 	fs.order(append(order[:2:2], append([]string{"timing", "phases", "event-window", "deadline", "max-states", "json", "counterexamples"},
 		without(order[2:], "timing", "max-events")...)...)...)
 	if code, done := fs.parse(e, args); done {
@@ -97,7 +97,8 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 	if maxStates < 1 {
 		return fs.usageError(e, "--max-states %d: want at least 1", maxStates)
 	}
-	o := explore.Options{Bus: b.options(), CoinBias: b.coinBias, Deadlines: deadlines.list, MaxStates: maxStates, Interrupt: ctx.Done()}
+	o := explore.Options{Bus: b.options(), CoinBias: b.coinBias, Deadlines: deadlines.list, MaxStates: maxStates,
+		MissPaths: cexDir != "", Interrupt: ctx.Done()}
 	timing, err := explore.ParseTiming(b.corner.value)
 	if err != nil {
 		return fs.usageError(e, "--timing: %v", err)
@@ -131,7 +132,7 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 	}
 	out := outputs{stdout: e.stdout}
 	defer out.abort()
-	files := map[bus.Outcome]string{}
+	files := map[string]string{} // an outcome, or missKey of a deadline → its file
 	if cexDir != "" {
 		for _, r := range res.Outcomes {
 			if r.Path == nil {
@@ -142,10 +143,26 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 			if err != nil {
 				return fs.inputError(e, err)
 			}
-			if err := writeJSON(f, newPathFile(&b, topo, o, r)); err != nil {
+			if err := writeJSON(f, newPathFile(&b, topo, o, r.Outcome, r.Path, r.PathP)); err != nil {
 				return fs.outputError(e, err)
 			}
-			files[r.Outcome] = name
+			files[string(r.Outcome)] = name
+		}
+		for _, d := range res.Deadlines {
+			if d.Miss == nil {
+				continue
+			}
+			name := filepath.Join(cexDir, fmt.Sprintf("miss-%s-%s.json", d.Metric, time.Duration(d.DeadlineNs)))
+			f, err := out.create("counterexamples", name)
+			if err != nil {
+				return fs.inputError(e, err)
+			}
+			file := newPathFile(&b, topo, o, d.MissOutcome, d.Miss, d.MissP)
+			file.Misses = fmt.Sprintf("%s > %d ns", d.Metric, d.DeadlineNs)
+			if err := writeJSON(f, file); err != nil {
+				return fs.outputError(e, err)
+			}
+			files[missKey(d)] = name
 		}
 	}
 	if jsonOutput {
@@ -257,7 +274,12 @@ func intervalText(i explore.Interval) string {
 	return "[" + ratText(i.Min) + ", " + ratText(i.Max) + "]"
 }
 
-func writeExploreText(w io.Writer, source string, b *busFlags, o explore.Options, res *explore.Result, files map[bus.Outcome]string) {
+// missKey names a deadline's miss file in the files map.
+func missKey(d explore.DeadlineResult) string {
+	return fmt.Sprintf("miss %s %d", d.Metric, d.DeadlineNs)
+}
+
+func writeExploreText(w io.Writer, source string, b *busFlags, o explore.Options, res *explore.Result, files map[string]string) {
 	fmt.Fprintf(w, "fwsim explore: %s, %s\n", source, exploreSettings(b, o))
 	complete := "every state explored"
 	if !res.Complete {
@@ -275,7 +297,7 @@ func writeExploreText(w io.Writer, source string, b *busFlags, o explore.Options
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, r := range res.Outcomes {
 		line := "  " + string(r.Outcome) + "\t" + intervalText(r.P)
-		switch name := files[r.Outcome]; {
+		switch name := files[string(r.Outcome)]; {
 		case name != "":
 			line += "\tcounterexample " + name + " (its random choices: " + r.PathP.RatString() + ")"
 		case r.Outcome == bus.OutcomeBudgetExhausted && r.Path == nil:
@@ -288,7 +310,11 @@ func writeExploreText(w io.Writer, source string, b *busFlags, o explore.Options
 		fmt.Fprintln(w, "\nDeadlines (contention_ns over the contended runs unless choices are left to an adversary)")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, d := range res.Deadlines {
-			fmt.Fprintf(tw, "  %s ≤ %s\t%s\n", d.Metric, time.Duration(d.DeadlineNs), intervalText(d.P))
+			line := fmt.Sprintf("  %s ≤ %s\t%s", d.Metric, time.Duration(d.DeadlineNs), intervalText(d.P))
+			if name := files[missKey(d)]; name != "" {
+				line += "\ta likeliest miss " + name + " (its random choices: " + d.MissP.RatString() + ")"
+			}
+			fmt.Fprintln(tw, line)
 		}
 		tw.Flush()
 	}

@@ -74,6 +74,7 @@ type exploreDeadline struct {
 	Metric     string `json:"metric"`      // tree_id_ns, self_id_ns or contention_ns
 	DeadlineNs int64  `json:"deadline_ns"` // the deadline in ns
 	probJSON
+	Counterexample *string `json:"counterexample"` // the --counterexamples file of a likeliest run that misses it; null when none can, or without the flag
 }
 
 // expected is a metric's expected value over the runs that reach it; min
@@ -86,7 +87,7 @@ type expected struct {
 	Why      *string  `json:"why"`       // why there is none; null when there is
 }
 
-func newExploreJSON(source string, b *busFlags, o explore.Options, res *explore.Result, files map[bus.Outcome]string) exploreJSON {
+func newExploreJSON(source string, b *busFlags, o explore.Options, res *explore.Result, files map[string]string) exploreJSON {
 	out := exploreJSON{versionJSON: newVersionJSON(), Topology: source, Seed: o.Bus.Seed, Profile: o.Bus.Profile,
 		Clock: b.clock.value, Timing: o.Timing.String(), Policy: b.policy.value, CoinBias: coinBias(o).RatString(),
 		PhaseGrid: o.Space.PhaseGrid, States: res.States, Terminals: res.Terminals, Complete: res.Complete,
@@ -97,13 +98,17 @@ func newExploreJSON(source string, b *busFlags, o explore.Options, res *explore.
 	}
 	for _, r := range res.Outcomes {
 		j := exploreOutcomeJSON{Outcome: string(r.Outcome), probJSON: newProbJSON(r.P)}
-		if name, ok := files[r.Outcome]; ok {
+		if name, ok := files[string(r.Outcome)]; ok {
 			j.Counterexample = &name
 		}
 		out.Outcomes = append(out.Outcomes, j)
 	}
 	for _, d := range res.Deadlines {
-		out.Deadlines = append(out.Deadlines, exploreDeadline{Metric: d.Metric, DeadlineNs: d.DeadlineNs, probJSON: newProbJSON(d.P)})
+		j := exploreDeadline{Metric: d.Metric, DeadlineNs: d.DeadlineNs, probJSON: newProbJSON(d.P)}
+		if name, ok := files[missKey(d)]; ok {
+			j.Counterexample = &name
+		}
+		out.Deadlines = append(out.Deadlines, j)
 	}
 	for _, x := range res.Expected {
 		var j expected
@@ -135,6 +140,7 @@ func coinBias(o explore.Options) *big.Rat {
 type pathFile struct {
 	versionJSON
 	Outcome        string           `json:"outcome"`           // how the run ends
+	Misses         string           `json:"misses,omitempty"`  // the deadline the run misses, e.g. "contention_ns > 2000 ns"; absent for an outcome's counterexample
 	Probability    string           `json:"probability"`       // the product of its random choices' probabilities, a fraction
 	Seed           uint64           `json:"seed"`              // fixes what is not a choice
 	Profile        string           `json:"profile"`           // the --profile given, "" for the topology's
@@ -160,11 +166,13 @@ type pathChoiceJSON struct {
 	Meaning string `json:"meaning"` // what it means, e.g. FAST or "wait 41 cycles"
 }
 
-func newPathFile(b *busFlags, topo *bus.Topology, o explore.Options, r explore.OutcomeResult) pathFile {
+// newPathFile writes path, a run that ends with outcome, whose random
+// choices have probability p.
+func newPathFile(b *busFlags, topo *bus.Topology, o explore.Options, outcome bus.Outcome, path *bus.Path, p *big.Rat) pathFile {
 	var buf bytes.Buffer
 	// The topology was loaded and ran: it encodes.
 	_ = topo.Encode(&buf, "json")
-	f := pathFile{versionJSON: newVersionJSON(), Outcome: string(r.Outcome), Probability: r.PathP.RatString(),
+	f := pathFile{versionJSON: newVersionJSON(), Outcome: string(outcome), Probability: p.RatString(),
 		Seed: o.Bus.Seed, Profile: o.Bus.Profile, Clock: b.clock.value, Timing: o.Timing.String(), Policy: b.policy.value,
 		CoinBias: coinBias(o).RatString(), NominalTimers: o.Bus.NominalTimers, AllowOutOfSpec: o.Bus.AllowOutOfSpec,
 		ForceRoot: o.Bus.ForceRoot, Initiators: append([]string{}, o.Bus.Initiators...), PhaseGrid: o.Space.PhaseGrid,
@@ -172,7 +180,7 @@ func newPathFile(b *busFlags, topo *bus.Topology, o explore.Options, r explore.O
 	if win := o.Space.EventWindow; win != nil {
 		f.EventWindowNs = &[2]int64{win.From, win.To}
 	}
-	for _, c := range r.Path.Choices {
+	for _, c := range path.Choices {
 		f.Choices = append(f.Choices, pathChoiceJSON{Kind: c.Kind.String(), Node: c.Node, Option: c.Option, Meaning: c.Meaning})
 	}
 	return f

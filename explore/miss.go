@@ -1,0 +1,113 @@
+package explore
+
+import (
+	"container/heap"
+	"math/big"
+	"slices"
+
+	"github.com/fwsim/fwsim/bus"
+)
+
+// endOf is the state path leads to from the first.
+func (e *explorer) endOf(path []int) int {
+	s := 0
+	for _, k := range path {
+		for _, ed := range e.states[s].edges {
+			if ed.option == k {
+				s = ed.to
+				break
+			}
+		}
+	}
+	return s
+}
+
+// likeliestMiss finds a most probable run, given the adversary's choices,
+// in which time metric m (TimeMetrics' index) exceeds d ns, or the run
+// ends without the metric where it applies (for contention_ns, a
+// contention that never resolved), and how that run ends. It searches best first over pairs of a
+// state and the ns the metric has taken, capped just past d, so cycles
+// end; it gives up, returning nil, past unrollFactor·MaxStates pairs.
+func (e *explorer) likeliestMiss(m int, d int64) (*bus.Path, *big.Rat, bus.Outcome, error) {
+	type node struct {
+		s     int
+		spent int64
+	}
+	type visit struct {
+		p      *big.Rat
+		prev   int // index in visits, -1 at the start
+		option int
+		n      node
+		done   bool
+	}
+	var visits []visit
+	index := map[node]int{}
+	q := &ratQueue{}
+	push := func(n node, p *big.Rat, prev, option int) {
+		if i, ok := index[n]; ok {
+			if visits[i].done || visits[i].p.Cmp(p) >= 0 {
+				return
+			}
+			visits[i].p, visits[i].prev, visits[i].option = p, prev, option
+			heap.Push(q, ratItem{i, p})
+			return
+		}
+		index[n] = len(visits)
+		visits = append(visits, visit{p: p, prev: prev, option: option, n: n})
+		heap.Push(q, ratItem{len(visits) - 1, p})
+	}
+	push(node{0, min(e.initial[m], d+1)}, one, -1, 0)
+	for q.Len() > 0 && len(visits) <= unrollFactor*e.o.MaxStates {
+		it := heap.Pop(q).(ratItem)
+		v := &visits[it.i]
+		if v.done || v.p.Cmp(it.p) != 0 {
+			continue
+		}
+		v.done = true
+		from, at, p := it.i, v.n, v.p
+		st := &e.states[at.s]
+		if at.spent > d || (st.terminal && status(st.marks, m) == absent) {
+			// Missed here: on to a likeliest end of the run, for a path
+			// that replays whole.
+			rest := e.likeliest(at.s, func(st *state) bool { return st.terminal })
+			if rest == nil {
+				return nil, nil, "", nil // every way on cycles forever
+			}
+			var path []int
+			for i := from; visits[i].prev >= 0; i = visits[i].prev {
+				path = append(path, visits[i].option)
+			}
+			slices.Reverse(path)
+			path = append(path, rest...)
+			p, prob, err := e.describePath(path)
+			return p, prob, e.states[e.endOf(path)].metrics.Outcome, err
+		}
+		for _, ed := range st.edges {
+			np := p
+			if ed.p != nil {
+				np = new(big.Rat).Mul(p, ed.p)
+			}
+			push(node{ed.to, min(at.spent+ed.spent[m], d+1)}, np, from, ed.option)
+		}
+	}
+	return nil, nil, "", nil
+}
+
+type ratItem struct {
+	i int
+	p *big.Rat
+}
+
+// ratQueue is a max-heap of ratItem by p.
+type ratQueue []ratItem
+
+func (q ratQueue) Len() int           { return len(q) }
+func (q ratQueue) Less(i, j int) bool { return q[i].p.Cmp(q[j].p) > 0 }
+func (q ratQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *ratQueue) Push(x any)        { *q = append(*q, x.(ratItem)) }
+func (q *ratQueue) Pop() any {
+	old := *q
+	it := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return it
+}
