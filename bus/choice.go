@@ -133,6 +133,8 @@ type chooser struct {
 	// Follower's keys.
 	made []Choice
 	err  error
+	// instants caches the clock edges of the event window.
+	instants []int64
 }
 
 // choose makes choice c and returns the option taken.
@@ -245,15 +247,22 @@ func (ch *chooser) shift() int64 {
 	if win == nil || len(w.topo.events) == 0 {
 		return 0
 	}
-	var instants []int64
-	for i := range w.nodes {
-		clock := w.nodes[i].clock
-		for k := clock.EdgeAtOrAfter(win.From); clock.Edge(k) <= win.To; k++ {
-			instants = append(instants, clock.Edge(k))
+	// The clocks are the seed's from run to run unless their phases are
+	// chosen too: then the edges are found again for every run.
+	instants := ch.instants
+	if instants == nil || ch.space.PhaseGrid > 0 {
+		// A new slice: the choices made before keep theirs.
+		instants = nil
+		for i := range w.nodes {
+			clock := w.nodes[i].clock
+			for k := clock.EdgeAtOrAfter(win.From); clock.Edge(k) <= win.To; k++ {
+				instants = append(instants, clock.Edge(k))
+			}
 		}
+		slices.Sort(instants)
+		instants = slices.Compact(instants)
+		ch.instants = instants
 	}
-	slices.Sort(instants)
-	instants = slices.Compact(instants)
 	if len(instants) == 0 {
 		ch.err = fmt.Errorf("%w: the event window %d..%d ns holds no clock edge", ErrInvalidOptions, win.From, win.To)
 		return 0
