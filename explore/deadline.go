@@ -184,7 +184,7 @@ func (e *explorer) leastToGo(m int) []int64 {
 	n := len(e.states)
 	least := make([]int64, n)
 	preds := make([][]int, n) // state → the indices of the states with an edge to it
-	q := &distQueue{}
+	q := &queue[distItem]{less: func(a, b distItem) bool { return a.d < b.d }}
 	for i := range e.states {
 		st := &e.states[i]
 		for _, ed := range st.edges {
@@ -224,16 +224,18 @@ type distItem struct {
 	d int64
 }
 
-// distQueue is a min-heap of distItem by d.
-type distQueue []distItem
+// queue is a heap ordered by less, for container/heap.
+type queue[T any] struct {
+	items []T
+	less  func(a, b T) bool
+}
 
-func (q distQueue) Len() int           { return len(q) }
-func (q distQueue) Less(i, j int) bool { return q[i].d < q[j].d }
-func (q distQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
-func (q *distQueue) Push(x any)        { *q = append(*q, x.(distItem)) }
-func (q *distQueue) Pop() any {
-	old := *q
-	it := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return it
+func (q *queue[T]) Len() int           { return len(q.items) }
+func (q *queue[T]) Less(i, j int) bool { return q.less(q.items[i], q.items[j]) }
+func (q *queue[T]) Swap(i, j int)      { q.items[i], q.items[j] = q.items[j], q.items[i] }
+func (q *queue[T]) Push(x any)         { q.items = append(q.items, x.(T)) }
+func (q *queue[T]) Pop() any {
+	last := q.items[len(q.items)-1]
+	q.items = q.items[:len(q.items)-1]
+	return last
 }

@@ -42,7 +42,7 @@ func (e *explorer) likeliestMiss(m int, d int64) (*bus.Path, *big.Rat, bus.Outco
 	}
 	var visits []visit
 	index := map[node]int{}
-	q := &ratQueue{}
+	q := mostProbable()
 	push := func(n node, p *big.Rat, prev, option int) {
 		if i, ok := index[n]; ok {
 			if visits[i].done || visits[i].p.Cmp(p) >= 0 {
@@ -98,16 +98,7 @@ type ratItem struct {
 	p *big.Rat
 }
 
-// ratQueue is a max-heap of ratItem by p.
-type ratQueue []ratItem
-
-func (q ratQueue) Len() int           { return len(q) }
-func (q ratQueue) Less(i, j int) bool { return q[i].p.Cmp(q[j].p) > 0 }
-func (q ratQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
-func (q *ratQueue) Push(x any)        { *q = append(*q, x.(ratItem)) }
-func (q *ratQueue) Pop() any {
-	old := *q
-	it := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return it
+// mostProbable orders a queue[ratItem] as a max-heap of p.
+func mostProbable() *queue[ratItem] {
+	return &queue[ratItem]{less: func(a, b ratItem) bool { return a.p.Cmp(b.p) > 0 }}
 }

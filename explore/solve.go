@@ -231,7 +231,8 @@ func (e *explorer) likeliest(from int, target func(*state) bool) []int {
 	option := make([]int, len(e.states))
 	done := make([]bool, len(e.states))
 	best[from] = one
-	q := &ratQueue{{from, one}}
+	q := mostProbable()
+	heap.Push(q, ratItem{from, one})
 	for q.Len() > 0 {
 		it := heap.Pop(q).(ratItem)
 		s := it.i
