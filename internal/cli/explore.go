@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/explore"
+	"github.com/fwsim/fwsim/phy"
 )
 
 const exploreIntro = `Usage: fwsim explore [--topology FILE | --gen SPEC] [--timing random|nondet|min|max]
@@ -168,7 +170,7 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 	if jsonOutput {
 		err = writeJSON(e.stdout, newExploreJSON(source, &b, o, res, files))
 	} else {
-		writeExploreText(e.stdout, source, &b, o, res, files)
+		writeExploreText(e.stdout, source, &b, topo, o, res, files)
 	}
 	if err != nil {
 		return fs.outputError(e, err)
@@ -279,8 +281,8 @@ func missKey(d explore.DeadlineResult) string {
 	return fmt.Sprintf("miss %s %d", d.Metric, d.DeadlineNs)
 }
 
-func writeExploreText(w io.Writer, source string, b *busFlags, o explore.Options, res *explore.Result, files map[string]string) {
-	fmt.Fprintf(w, "fwsim explore: %s, %s\n", source, exploreSettings(b, o))
+func writeExploreText(w io.Writer, source string, b *busFlags, topo *bus.Topology, o explore.Options, res *explore.Result, files map[string]string) {
+	fmt.Fprintf(w, "fwsim explore: %s, %s\n", source, exploreSettings(b, topo, o))
 	complete := "every state explored"
 	if !res.Complete {
 		complete = fmt.Sprintf("stopped at --max-states %d: every answer is an interval that holds the exact value", o.MaxStates)
@@ -331,11 +333,8 @@ func writeExploreText(w io.Writer, source string, b *busFlags, o explore.Options
 }
 
 // exploreSettings says how the bus was explored, for the report's header.
-func exploreSettings(b *busFlags, o explore.Options) string {
-	profile := o.Bus.Profile
-	if profile == "" {
-		profile = "the topology's profile"
-	}
+func exploreSettings(b *busFlags, topo *bus.Topology, o explore.Options) string {
+	profile := cmp.Or(o.Bus.Profile, topo.Profile, phy.DefaultProfile)
 	bias := big.NewRat(1, 2)
 	if o.CoinBias != nil {
 		bias = o.CoinBias
