@@ -5,8 +5,9 @@ import "fmt"
 // Kernel is the discrete-event core of every simulation: a priority queue of
 // events on virtual time, ordered by (time, sequence number) so that events at
 // the same nanosecond run in the order they were scheduled (those queued with
-// ScheduleFirst before the others), never in map or heap order. It is a 4-ary heap of values: scheduling and popping allocate
-// nothing once the heap has grown to its working size.
+// ScheduleFirst before the others), never in map or heap order. It is a
+// 4-ary heap of values: scheduling and popping allocate nothing once the
+// heap has grown to its working size.
 //
 // E is the caller's event payload. The zero Kernel is ready to use.
 type Kernel[E any] struct {

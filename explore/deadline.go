@@ -218,24 +218,3 @@ func (e *explorer) leastToGo(m int) []int64 {
 	}
 	return least
 }
-
-type distItem struct {
-	s int
-	d int64
-}
-
-// queue is a heap ordered by less, for container/heap.
-type queue[T any] struct {
-	items []T
-	less  func(a, b T) bool
-}
-
-func (q *queue[T]) Len() int           { return len(q.items) }
-func (q *queue[T]) Less(i, j int) bool { return q.less(q.items[i], q.items[j]) }
-func (q *queue[T]) Swap(i, j int)      { q.items[i], q.items[j] = q.items[j], q.items[i] }
-func (q *queue[T]) Push(x any)         { q.items = append(q.items, x.(T)) }
-func (q *queue[T]) Pop() any {
-	last := q.items[len(q.items)-1]
-	q.items = q.items[:len(q.items)-1]
-	return last
-}

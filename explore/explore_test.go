@@ -269,15 +269,6 @@ func TestExactMatchesMonteCarlo(t *testing.T) {
 	}
 }
 
-// wilson is the 95% Wilson score interval of k successes in n.
-func wilson(k, n int) (float64, float64) {
-	const z = 1.959964
-	p, nf := float64(k)/float64(n), float64(n)
-	center := (p + z*z/(2*nf)) / (1 + z*z/nf)
-	half := z / (1 + z*z/nf) * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf))
-	return center - half, center + half
-}
-
 // every asks for metric within each of ds.
 func every(metric string, ds ...time.Duration) []Deadline {
 	out := make([]Deadline, len(ds))

@@ -8,26 +8,14 @@ import (
 	"github.com/fwsim/fwsim/bus"
 )
 
-// endOf is the state path leads to from the first.
-func (e *explorer) endOf(path []int) int {
-	s := 0
-	for _, k := range path {
-		for _, ed := range e.states[s].edges {
-			if ed.option == k {
-				s = ed.to
-				break
-			}
-		}
-	}
-	return s
-}
-
-// likeliestMiss finds a most probable run, given the adversary's choices,
-// in which time metric m (TimeMetrics' index) exceeds d ns, or the run
-// ends without the metric where it applies (for contention_ns, a
-// contention that never resolved), and how that run ends. It searches best first over pairs of a
-// state and the ns the metric has taken, capped just past d, so cycles
-// end; it gives up, returning nil, past unrollFactor·MaxStates pairs.
+// likeliestMiss finds a run, given the adversary's choices, in which time
+// metric m (TimeMetrics' index) exceeds d ns, or that ends without the
+// metric where it applies (for contention_ns, a contention that never
+// resolved), and how that run ends: a most probable way to the miss, then
+// a most probable way on to the run's end. It searches best first over
+// pairs of a state and the ns the metric has taken, capped just past d,
+// so that cycles end; it gives up, returning nil, past
+// unrollFactor·MaxStates pairs.
 func (e *explorer) likeliestMiss(m int, d int64) (*bus.Path, *big.Rat, bus.Outcome, error) {
 	type node struct {
 		s     int
@@ -69,7 +57,7 @@ func (e *explorer) likeliestMiss(m int, d int64) (*bus.Path, *big.Rat, bus.Outco
 		if at.spent > d || (st.terminal && status(st.marks, m) == absent) {
 			// Missed here: on to a likeliest end of the run, for a path
 			// that replays whole.
-			rest := e.likeliest(at.s, func(st *state) bool { return st.terminal })
+			rest, end := e.likeliest(at.s, func(st *state) bool { return st.terminal })
 			if rest == nil {
 				return nil, nil, "", nil // every way on cycles forever
 			}
@@ -80,7 +68,7 @@ func (e *explorer) likeliestMiss(m int, d int64) (*bus.Path, *big.Rat, bus.Outco
 			slices.Reverse(path)
 			path = append(path, rest...)
 			p, prob, err := e.describePath(path)
-			return p, prob, e.states[e.endOf(path)].metrics.Outcome, err
+			return p, prob, e.states[end].metrics.Outcome, err
 		}
 		for _, ed := range st.edges {
 			np := p
@@ -91,14 +79,4 @@ func (e *explorer) likeliestMiss(m int, d int64) (*bus.Path, *big.Rat, bus.Outco
 		}
 	}
 	return nil, nil, "", nil
-}
-
-type ratItem struct {
-	i int
-	p *big.Rat
-}
-
-// mostProbable orders a queue[ratItem] as a max-heap of p.
-func mostProbable() *queue[ratItem] {
-	return &queue[ratItem]{less: func(a, b ratItem) bool { return a.p.Cmp(b.p) > 0 }}
 }

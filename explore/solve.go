@@ -158,12 +158,9 @@ func (e *explorer) model(value func(*state) *big.Rat, frontier *big.Rat, reward 
 // (a single value for a complete graph without adversary choices, when the
 // solver could solve it exactly).
 func (e *explorer) bounds(value func(*state) *big.Rat) (Interval, error) {
-	if !e.nondet && len(e.queue) == 0 {
-		return e.solveAt(e.model(value, zero, nil), mdp.Min, 0)
-	}
 	lo, err := e.solveAt(e.model(value, zero, nil), mdp.Min, 0)
-	if err != nil {
-		return Interval{}, err
+	if err != nil || (!e.nondet && len(e.queue) == 0) {
+		return lo, err
 	}
 	hi, err := e.solveAt(e.model(value, one, nil), mdp.Max, 0)
 	return Interval{lo.Min, hi.Max}, err
@@ -214,7 +211,7 @@ func (e *explorer) reach(target func(*state) bool) (Interval, error) {
 // likeliestPath finds a most probable run ending with outcome o, given the
 // nondeterministic choices along it.
 func (e *explorer) likeliestPath(o bus.Outcome) (*bus.Path, *big.Rat, error) {
-	path := e.likeliest(0, func(st *state) bool { return st.terminal && st.metrics.Outcome == o })
+	path, _ := e.likeliest(0, func(st *state) bool { return st.terminal && st.metrics.Outcome == o })
 	if path == nil {
 		return nil, nil, fmt.Errorf("explore: no path to outcome %s", o)
 	}
@@ -223,9 +220,9 @@ func (e *explorer) likeliestPath(o bus.Outcome) (*bus.Path, *big.Rat, error) {
 
 // likeliest is a most probable way, given the adversary's choices, from
 // state from to a state target accepts, as the options taken (empty when
-// from is one), by a best-first search over the graph's states; nil when
-// there is none.
-func (e *explorer) likeliest(from int, target func(*state) bool) []int {
+// from is one), and that state, by a best-first search over the graph's
+// states; nil when there is none.
+func (e *explorer) likeliest(from int, target func(*state) bool) (path []int, end int) {
 	best := make([]*big.Rat, len(e.states))
 	prev := make([]int, len(e.states))
 	option := make([]int, len(e.states))
@@ -242,12 +239,12 @@ func (e *explorer) likeliest(from int, target func(*state) bool) []int {
 		done[s] = true
 		st := &e.states[s]
 		if target(st) {
-			path := []int{}
+			path = []int{}
 			for t := s; t != from; t = prev[t] {
 				path = append(path, option[t])
 			}
 			slices.Reverse(path)
-			return path
+			return path, s
 		}
 		for _, ed := range st.edges {
 			p := best[s]
@@ -260,7 +257,7 @@ func (e *explorer) likeliest(from int, target func(*state) bool) []int {
 			}
 		}
 	}
-	return nil
+	return nil, -1
 }
 
 // expected is the expected value of metric m (TimeMetrics' index, or

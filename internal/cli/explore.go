@@ -135,36 +135,37 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 	out := outputs{stdout: e.stdout}
 	defer out.abort()
 	files := map[string]string{} // an outcome, or missKey of a deadline → its file
+	// write writes a counterexample file as name in cexDir, for key.
+	write := func(key, name string, file pathFile) int {
+		name = filepath.Join(cexDir, name)
+		f, err := out.create("counterexamples", name)
+		if err != nil {
+			return fs.inputError(e, err)
+		}
+		if err := writeJSON(f, file); err != nil {
+			return fs.outputError(e, err)
+		}
+		files[key] = name
+		return exitOK
+	}
 	if cexDir != "" {
 		for _, r := range res.Outcomes {
 			if r.Path == nil {
 				continue
 			}
-			name := filepath.Join(cexDir, string(r.Outcome)+".json")
-			f, err := out.create("counterexamples", name)
-			if err != nil {
-				return fs.inputError(e, err)
+			if code := write(string(r.Outcome), string(r.Outcome)+".json", newPathFile(&b, topo, o, r.Outcome, r.Path, r.PathP)); code != exitOK {
+				return code
 			}
-			if err := writeJSON(f, newPathFile(&b, topo, o, r.Outcome, r.Path, r.PathP)); err != nil {
-				return fs.outputError(e, err)
-			}
-			files[string(r.Outcome)] = name
 		}
 		for _, d := range res.Deadlines {
 			if d.Miss == nil {
 				continue
 			}
-			name := filepath.Join(cexDir, fmt.Sprintf("miss-%s-%s.json", d.Metric, time.Duration(d.DeadlineNs)))
-			f, err := out.create("counterexamples", name)
-			if err != nil {
-				return fs.inputError(e, err)
-			}
 			file := newPathFile(&b, topo, o, d.MissOutcome, d.Miss, d.MissP)
 			file.Misses = fmt.Sprintf("%s > %d ns", d.Metric, d.DeadlineNs)
-			if err := writeJSON(f, file); err != nil {
-				return fs.outputError(e, err)
+			if code := write(missKey(d), fmt.Sprintf("miss-%s-%s.json", d.Metric, time.Duration(d.DeadlineNs)), file); code != exitOK {
+				return code
 			}
-			files[missKey(d)] = name
 		}
 	}
 	if jsonOutput {
