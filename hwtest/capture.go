@@ -83,6 +83,21 @@ type ParseError struct {
 	Reason string
 }
 
+// plainField reports whether a field name can be printed as it is: a
+// capture's own key (a tracepoint's "k=" part, say) can hold any bytes, and
+// those are quoted so that the message stays one line of UTF-8.
+func plainField(s string) bool {
+	if s == "" || len(s) > maxExcerpt {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c <= ' ' || c > '~' {
+			return false
+		}
+	}
+	return true
+}
+
 func (e *ParseError) Error() string {
 	where := string(e.Format)
 	if e.Line > 0 {
@@ -91,7 +106,11 @@ func (e *ParseError) Error() string {
 	if where != "" {
 		where += ": "
 	}
-	return fmt.Sprintf("%s%s: %s", where, e.Field, e.Reason)
+	field := e.Field
+	if !plainField(field) {
+		field = excerpt(field)
+	}
+	return fmt.Sprintf("%s%s: %s", where, field, e.Reason)
 }
 
 // Unwrap puts every ParseError in the ErrCapture category.

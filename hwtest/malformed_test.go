@@ -93,7 +93,11 @@ var malformed = []struct {
 	{"trace: field without a value", FormatTrace, traceLog(traceHandle, strings.Replace(strings.Replace(traceHandle, "generation=1", "generation=2", 1), "bm_abdicate=false", "bm_abdicate false", 1)),
 		2, "fields", `"bm_abdicate" is not key=value`},
 	{"trace: field given twice", FormatTrace, traceLog(traceHandle, strings.Replace(traceHandle, "generation=1", "generation=2 generation=3", 1)),
-		2, "generation", "given twice"},
+		2, "generation", "generation: given twice"},
+	// A fuzz finding: a key of bytes that are not UTF-8 went into the
+	// message as they were.
+	{"trace: a key of non-UTF-8 bytes given twice", FormatTrace, traceLog(traceHandle, strings.Replace(traceHandle, "generation=1", "generation=2 \x96\x96=1 \x96\x96=2", 1)),
+		2, "\x96\x96", `"\x96\x96": given twice`},
 	{"trace: too many fields", FormatTrace, traceLog(traceHandle, strings.Replace(traceHandle, "generation=1", "generation=2 a=1 b=1 c=1 d=1 e=1 f=1 g=1 h=1 i=1 j=1 k=1 l=1", 1)),
 		2, "fields", "more than 16; bus_reset_handle has 5, self_id_sequence 11"},
 	{"trace: generation with an underscore", FormatTrace, traceLog(traceHandle, strings.Replace(traceHandle, "generation=1", "generation=1_0", 1)),
@@ -133,6 +137,7 @@ func TestMalformedLinesAreErrors(t *testing.T) {
 				assert.Equal(t, tc.field, pe.Field)
 				assert.Contains(t, err.Error(), tc.want)
 				assert.NotContains(t, err.Error(), "\n")
+				assert.True(t, utf8.ValidString(err.Error()), "%q is not UTF-8", err.Error())
 			}
 		})
 	}
