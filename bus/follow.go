@@ -18,21 +18,20 @@ import (
 // not safe for concurrent use.
 type Follower struct {
 	w *world
-	// checkpoint is the key and marks of the state before the event in
-	// progress, taken while the run is near the end of its path;
-	// checkpointAt is that event's number and checkpointMade the choices
-	// made before it.
+	// checkpointAt is the number of the event to take a checkpoint
+	// before, 0 for none: the key and marks of the state then, and the
+	// choices made before it. A run that stops at a new choice point is
+	// run a second time to take it, since its key is that of the state
+	// before the event that made the choice, and keying the state before
+	// every event of the first run would cost several times the run.
+	checkpointAt    uint64
 	checkpoint      []byte
 	checkpointMarks Marks
-	checkpointAt    uint64
 	checkpointMade  int
 	key             []byte
+	made            []Choice                // the first run's choices
 	queue           []kernelEntry[simEvent] // appendKey's scratch
 }
-
-// maxChoicesPerEvent is the most choices one event makes: a node entering
-// root contention flips its coin and picks its wait in one step.
-const maxChoicesPerEvent = 2
 
 // FollowStop is where a Follower's run stopped.
 type FollowStop struct {
@@ -107,14 +106,9 @@ func (f *Follower) Follow(choices []int) (FollowStop, error) {
 	for _, k := range choices {
 		ch.path = append(ch.path, PathChoice{Option: k})
 	}
-	w.rebuild = w.rebuild || !w.reusable()
 	f.checkpointAt = 0
-	w.metrics, w.first = Metrics{}, FirstMarks{}
-	if err := w.start(w.opts.Seed); err != nil {
+	if err := f.start(); err != nil {
 		return FollowStop{}, err
-	}
-	if ch.err != nil {
-		return FollowStop{}, ch.err
 	}
 	if ch.pending != nil {
 		// A choice while the run is set up (a phase, the event shift):
@@ -126,23 +120,36 @@ func (f *Follower) Follow(choices []int) (FollowStop, error) {
 		return FollowStop{Choice: *ch.pending, Key: f.appendChoice(f.key, *ch.pending), Marks: w.marks()}, nil
 	}
 	w.run()
-	if ch.err != nil {
+	switch {
+	case w.interrupted:
+		return FollowStop{}, ErrInterrupted
+	case ch.err != nil:
 		return FollowStop{}, ch.err
 	}
 	if ch.pending != nil {
-		if f.checkpointAt != w.k.Processed() {
-			// More than maxChoicesPerEvent choices in one event: a bug in
-			// the bus, not in the caller's input.
-			panic(fmt.Sprintf("bus: a choice in event %d found no checkpoint before it", w.k.Processed()))
+		pending, events := *ch.pending, w.k.Processed()
+		f.made = append(f.made[:0], ch.made...)
+		// Again up to the event that made the choice, for its checkpoint.
+		f.checkpointAt = events
+		if err := f.start(); err != nil {
+			return FollowStop{}, err
 		}
+		w.run()
+		if w.interrupted {
+			return FollowStop{}, ErrInterrupted
+		}
+		if f.checkpointAt != 0 {
+			panic(fmt.Sprintf("bus: the second run of a path did not reach its event %d", events))
+		}
+		events += w.k.Processed()
 		key := append(f.key[:0], f.checkpoint...)
 		// The choices made in this event before the pending one.
-		for i := f.checkpointMade; i < len(ch.made); i++ {
-			key = f.appendChoice(key, ch.made[i])
+		for i := f.checkpointMade; i < len(f.made); i++ {
+			key = f.appendChoice(key, f.made[i])
 			key = binary.AppendUvarint(key, uint64(choices[i]))
 		}
-		f.key = f.appendChoice(key, *ch.pending)
-		return FollowStop{Choice: *ch.pending, Key: f.key, Marks: f.checkpointMarks, Events: w.k.Processed()}, nil
+		f.key = f.appendChoice(key, pending)
+		return FollowStop{Choice: pending, Key: f.key, Marks: f.checkpointMarks, Events: events}, nil
 	}
 	if ch.next < len(choices) {
 		return FollowStop{}, fmt.Errorf("%w: the run ended after %d of the %d choices given", ErrInvalidOptions, ch.next, len(choices))
@@ -159,6 +166,17 @@ func (f *Follower) Follow(choices []int) (FollowStop, error) {
 	return FollowStop{Done: true, Metrics: m, Marks: w.marks(), Events: m.Events}, nil
 }
 
+// start sets the world up for a run from power-up.
+func (f *Follower) start() error {
+	w := f.w
+	w.rebuild = w.rebuild || !w.reusable()
+	w.metrics, w.first = Metrics{}, FirstMarks{}
+	if err := w.start(w.opts.Seed); err != nil {
+		return err
+	}
+	return w.choices.err
+}
+
 // appendChoice appends what identifies choice point c in a key.
 func (f *Follower) appendChoice(b []byte, c Choice) []byte {
 	b = append(b, 'C', byte(c.Kind))
@@ -166,18 +184,17 @@ func (f *Follower) appendChoice(b []byte, c Choice) []byte {
 	return binary.AppendUvarint(b, uint64(c.Options))
 }
 
-// beforeEvent takes a checkpoint before the next event while the run is
-// within maxChoicesPerEvent choices of the end of its path: the event
-// that reaches a new choice point is one of those.
-func (f *Follower) beforeEvent() {
-	ch := f.w.choices
-	if len(ch.path)-ch.next > maxChoicesPerEvent {
-		return
+// beforeEvent takes the checkpoint asked for, if the next event is the
+// one, and then reports that the run stops there.
+func (f *Follower) beforeEvent() (stop bool) {
+	if f.checkpointAt != f.w.k.Processed()+1 {
+		return false
 	}
 	f.checkpoint = f.w.appendKey(f.checkpoint[:0], &f.queue)
 	f.checkpointMarks = f.w.marks()
-	f.checkpointAt = f.w.k.Processed() + 1
-	f.checkpointMade = len(ch.made)
+	f.checkpointMade = len(f.w.choices.made)
+	f.checkpointAt = 0
+	return true
 }
 
 // marks reads how far the run has got.

@@ -546,8 +546,8 @@ func (w *world) run() {
 			w.closeAll(OutcomeBudgetExhausted, fmt.Sprintf("event budget of %d events ran out", w.maxEv))
 			return
 		}
-		if w.follower != nil {
-			w.follower.beforeEvent()
+		if w.follower != nil && w.follower.beforeEvent() {
+			return
 		}
 		_, ev, _ := w.k.Next()
 		w.dispatch(ev)
