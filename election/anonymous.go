@@ -45,7 +45,7 @@ func (a *anonNode) start(n *net, v int) {
 func (a *anonNode) receive(_ *net, _, _ int, m msg) { a.got = m.value }
 
 // timeout ends a round: apply the rule to what arrived, send again.
-func (a *anonNode) timeout(n *net, v int) {
+func (a *anonNode) timeout(n *net, v int, _ msg) {
 	if a.got > a.value {
 		a.lose() // cannot happen: every node sends the same value
 	} else {

@@ -61,7 +61,7 @@ func (b *bullyNode) receive(n *net, v, port int, m msg) {
 	}
 }
 
-func (b *bullyNode) timeout(n *net, v int) {
+func (b *bullyNode) timeout(n *net, v int, _ msg) {
 	if b.answered || b.state != "" {
 		return
 	}

@@ -26,7 +26,7 @@ type floodMaxNode struct {
 
 func (f *floodMaxNode) start(n *net, v int) {
 	f.best, f.bestV = n.ids[v], v
-	f.timeout(n, v)
+	f.timeout(n, v, msg{})
 }
 
 func (f *floodMaxNode) receive(_ *net, _, _ int, m msg) {
@@ -36,7 +36,7 @@ func (f *floodMaxNode) receive(_ *net, _, _ int, m msg) {
 }
 
 // timeout ends a round: send again, or decide after D rounds of sending.
-func (f *floodMaxNode) timeout(n *net, v int) {
+func (f *floodMaxNode) timeout(n *net, v int, _ msg) {
 	if f.sent == f.diameter {
 		if f.bestV == v {
 			f.lead(v)

@@ -61,8 +61,9 @@ type process interface {
 	start(n *net, v int)
 	// receive: a message arrived on port (an index into the node's ports).
 	receive(n *net, v, port int, m msg)
-	// timeout: a timer set with setTimer fired.
-	timeout(n *net, v int)
+	// timeout: a timer fired; tag is what setTimerAt was given (zero for
+	// setTimer).
+	timeout(n *net, v int, tag msg)
 	// status is the node's role and the leader it knows (-1: none).
 	status() (NodeState, int)
 }
@@ -74,7 +75,7 @@ type base struct {
 	known  bool
 }
 
-func (b *base) timeout(*net, int) {}
+func (b *base) timeout(*net, int, msg) {}
 
 func (b *base) status() (NodeState, int) {
 	if !b.known {
@@ -120,8 +121,10 @@ type net struct {
 	// afterRound, when set, is called at the end of every synchronous round;
 	// true stops the run.
 	afterRound func(round int64) bool
-	symmetry   string // what the anonymous ring's watcher found
-	diam       int    // the graph's diameter, -1 until needed
+	// done, when set, is asked after every event; true stops the run.
+	done     func() bool
+	symmetry string // what the anonymous ring's watcher found
+	diam     int    // the graph's diameter, -1 until needed
 }
 
 // diameter is the graph's diameter, computed once per run.
@@ -139,7 +142,7 @@ func (n *net) send(v, port int, m msg) {
 	h := n.g.Adj[v][port]
 	now := n.k.Now()
 	if n.crashed[h.Peer] {
-		n.record(now, 0, v, h.Peer, m)
+		n.record(now, 0, v, h.Peer, m, true)
 		return
 	}
 	var at int64
@@ -153,7 +156,7 @@ func (n *net) send(v, port int, m msg) {
 		at = max(now+d, n.fifo[v][port]) // links are FIFO
 		n.fifo[v][port] = at
 	}
-	n.record(now, at, v, h.Peer, m)
+	n.record(now, at, v, h.Peer, m, false)
 	n.k.Schedule(at, event{kind: evDeliver, node: int32(h.Peer), port: int32(h.PeerPort), sent: now, m: m})
 }
 
@@ -178,6 +181,11 @@ func (n *net) setTimer(v, k int) {
 	n.k.Schedule(at, event{kind: evTimer, node: int32(v)})
 }
 
+// setTimerAt fires v's timeout with tag at kernel time at.
+func (n *net) setTimerAt(v int, at int64, tag msg) {
+	n.k.Schedule(at, event{kind: evTimer, node: int32(v), m: tag})
+}
+
 // vertexOf is the vertex with ID id: nodes learn IDs from messages, and the
 // Result names the node.
 func (n *net) vertexOf(id int64) int { return slices.Index(n.ids, id) }
@@ -192,11 +200,11 @@ func (n *net) units(t int64) float64 {
 
 // record traces m when Options.Trace asks for it; a lost message arrives
 // at 0.
-func (n *net) record(sent, arrived int64, from, to int, m msg) {
+func (n *net) record(sent, arrived int64, from, to int, m msg, lost bool) {
 	if !n.tracing {
 		return
 	}
-	n.trace = append(n.trace, TraceEntry{Sent: n.units(sent), Arrived: n.units(arrived), Lost: n.crashed[to],
+	n.trace = append(n.trace, TraceEntry{Sent: n.units(sent), Arrived: n.units(arrived), Lost: lost,
 		From: n.g.Nodes[from], To: n.g.Nodes[to], Type: n.algo.types[m.typ], Payload: payload(m)})
 }
 
@@ -263,10 +271,13 @@ func (n *net) run(initiators []int) error {
 			n.last = at
 			p.receive(n, v, int(ev.port), ev.m)
 		case evTimer:
-			p.timeout(n, v)
+			p.timeout(n, v, ev.m)
 		}
 		if after, _ := p.status(); after != before {
 			n.last = max(n.last, at)
+		}
+		if n.done != nil && n.done() {
+			return nil
 		}
 	}
 }

@@ -25,11 +25,11 @@ func (s *syncRingNode) start(n *net, v int) {
 	if wait := int(n.ids[v]) * len(n.g.Nodes); wait > 0 {
 		n.setTimer(v, wait)
 	} else {
-		s.timeout(n, v)
+		s.timeout(n, v, msg{})
 	}
 }
 
-func (s *syncRingNode) timeout(n *net, v int) {
+func (s *syncRingNode) timeout(n *net, v int, _ msg) {
 	if s.state == "" {
 		s.lead(v)
 		n.send(v, n.ring.Next[v], msg{value: n.ids[v], aux: int64(v)})

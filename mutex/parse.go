@@ -1,0 +1,43 @@
+package mutex
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// maxTime bounds a time flag: a million delays is far beyond any run, and
+// its ticks stay far from overflow.
+const maxTime = 1_000_000 * Delay
+
+// ParseTime reads a time or a duration in delays: a decimal number from 0,
+// to the tick (three decimals at most), e.g. 2.5.
+func ParseTime(s string) (int64, error) {
+	whole, frac, dotted := strings.Cut(s, ".")
+	if whole == "" || (dotted && frac == "") || len(frac) > 3 || strings.Trim(whole+frac, "0123456789") != "" {
+		return 0, fmt.Errorf("want a number of delays from 0, to three decimals, e.g. 2.5")
+	}
+	w, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil || w > maxTime/Delay {
+		return 0, fmt.Errorf("want at most %d delays", maxTime/Delay)
+	}
+	f, _ := strconv.ParseInt((frac + "000")[:3], 10, 64)
+	t := w*Delay + f
+	if t > maxTime {
+		return 0, fmt.Errorf("want at most %d delays", maxTime/Delay)
+	}
+	return t, nil
+}
+
+// ParseCrash reads NODE@TIME: the node crashes at TIME delays.
+func ParseCrash(s string) (Crash, error) {
+	node, at, ok := strings.Cut(s, "@")
+	if !ok || node == "" {
+		return Crash{}, fmt.Errorf("want NODE@TIME, e.g. n3@2.5")
+	}
+	t, err := ParseTime(at)
+	if err != nil {
+		return Crash{}, fmt.Errorf("time %q: %w", at, err)
+	}
+	return Crash{Node: node, At: t}, nil
+}
