@@ -2,6 +2,7 @@ package hwtest
 
 import (
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,17 +67,18 @@ func BenchmarkCross(b *testing.B) {
 	}
 }
 
-// chainBus is a chain of n nodes: phy 0 a leaf, each next one its parent.
-func chainBus(n int) []phy.SelfID {
+// chainBus is a chain of n nodes of the given number of ports (from 3;
+// those after the first two absent): phy 0 a leaf, each next one its parent.
+func chainBus(n, ports int) []phy.SelfID {
 	P, N, C, A := phy.PortParent, phy.PortNotConnected, phy.PortChild, phy.PortAbsent
 	var out []phy.SelfID
 	for id := range n {
-		ports := []phy.PortStatus{C, P, A}
+		ports := append([]phy.PortStatus{C, P}, slices.Repeat([]phy.PortStatus{A}, ports-2)...)
 		switch id {
 		case 0:
-			ports = []phy.PortStatus{P, N, A}
+			ports[0], ports[1] = P, N
 		case n - 1:
-			ports = []phy.PortStatus{C, N, A}
+			ports[1] = N
 		}
 		packets, err := phy.SelfIDInfo{PhyID: id, LinkActive: true, GapCount: 63, Speed: phy.S400, Contender: id == n-1, Ports: ports}.Encode()
 		if err != nil {
@@ -98,8 +100,8 @@ func BenchmarkDecodeCapture64MiB(b *testing.B) {
 		text string
 	}{
 		{"firewire-ohci", renderOHCI([][]phy.SelfID{labBus(63), labBus(10)})},
-		{"tracepoint-63-nodes", renderTrace([][]phy.SelfID{chainBus(63), chainBus(63)}, false)},
-		{"raw-63-nodes", renderRaw([][]phy.SelfID{chainBus(63), chainBus(63)}, true) + "\n"},
+		{"tracepoint-63-nodes", renderTrace([][]phy.SelfID{chainBus(63, 3), chainBus(63, 3)}, false)},
+		{"raw-63-nodes", renderRaw([][]phy.SelfID{chainBus(63, 3), chainBus(63, 3)}, true) + "\n"},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			size := (64 << 20) / len(tc.text) * len(tc.text) // whole bus resets

@@ -123,6 +123,12 @@ type Generation struct {
 	Line int
 	// Number is the bus generation the capture states, -1 when it does not.
 	Number int
+	// MapCounter is a TOPOLOGY_MAP's update counter, its second quadlet
+	// (FormatTopologyMap only). Linux adds 1 at each bus reset it handles,
+	// so it is no bus generation; with commit 7d138cb269db (Linux 6.18)
+	// the map is cleared before the addition, and the counter is 1 in
+	// every map until that is fixed.
+	MapCounter uint32
 	// LocalPhyID is the phy_ID of the capturing node when the capture
 	// names it, -1 otherwise.
 	LocalPhyID int

@@ -64,7 +64,7 @@ func TestFixturesOfTheLabBus(t *testing.T) {
 		{"trace-self-id-sequence.txt", FormatTrace, []int{1, 2}, -1, [2][]string{}},
 		{"ieee1394.log", FormatIEEE1394, []int{-1, -1}, 5, [2][]string{nil, {"inverse"}}},
 		{"firebug.txt", FormatFireBug, []int{-1, -1}, -1, [2][]string{}},
-		{"topology-map.txt", FormatTopologyMap, []int{1, 2}, -1, [2][]string{nil, {"CRC"}}},
+		{"topology-map.txt", FormatTopologyMap, []int{-1, -1}, -1, [2][]string{nil, {"CRC"}}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			data := readFixture(t, tc.file)
@@ -320,7 +320,8 @@ func TestDecodeTopologyMap(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, labBus(63), g.SelfIDs)
 	assert.Empty(t, g.Problems)
-	assert.Equal(t, 9, g.Number)
+	assert.Equal(t, -1, g.Number, "the map does not state the bus generation")
+	assert.Equal(t, uint32(9), g.MapCounter, "its update counter")
 	_, err = DecodeTopologyMap(nil)
 	assert.ErrorIs(t, err, ErrCapture)
 }

@@ -30,8 +30,9 @@
 // # Devices
 //
 // Probe reads the bus through a Linux firewire-cdev device file (/dev/fwN of
-// the local node): GET_INFO for the generation and node IDs, then a block
-// read of the TOPOLOGY_MAP, again when a bus reset spoils it. The Device
+// the local node, found through sysfs is_local): GET_INFO for the generation
+// and node IDs, then the TOPOLOGY_MAP in the longest reads the link's speed
+// allows, again when the kernel says a bus reset ended the generation. The Device
 // interface stands between the probe logic and the ioctls, so FakeDevice
 // runs it in tests; OpenDevice is the real thing on Linux (amd64, arm64),
 // built on golang.org/x/sys/unix without cgo.

@@ -3,6 +3,7 @@ package hwtest
 import (
 	"encoding/binary"
 	"fmt"
+	"syscall"
 	"time"
 )
 
@@ -13,16 +14,21 @@ import (
 type FakeDevice struct {
 	Generation                                     uint32
 	NodeID, LocalNodeID, BMNodeID, IRMNodeID, Root uint32
+	// MaxSpeed is the speed code GET_SPEED reports (0 for S100): like the
+	// kernel, the fake refuses a request longer than 512 << MaxSpeed
+	// bytes with EIO.
+	MaxSpeed uint32
 	// Map is the TOPOLOGY_MAP of the current generation; Next are the maps
 	// of the generations after each bus reset (the last one stays).
 	Map  []uint32
 	Next [][]uint32
-	// SpoilReads is how many map reads a bus reset interrupts: the reset
-	// event arrives before the response. SpoilWithRcode answers those
-	// reads with RCODE_GENERATION instead, as the kernel does when the
-	// request was sent in a generation that has just ended.
-	SpoilReads     int
-	SpoilWithRcode bool
+	// SpoilReads is how many map reads a bus reset ends before the kernel
+	// handles them: the BUS_RESET event is queued, then the kernel's
+	// RCODE_GENERATION answer.
+	SpoilReads int
+	// ManagerResets is how many more bus resets follow each one the probe
+	// asks for, as when the bus manager forces a root or gap count.
+	ManagerResets int
 
 	// Requests and Resets record the calls, for assertions.
 	Requests []FakeRequest
@@ -30,6 +36,9 @@ type FakeDevice struct {
 	Closed   bool
 
 	events [][]byte
+	// resetAsked: InitiateBusReset was called; the reset comes once the
+	// events queued before it have been read.
+	resetAsked bool
 }
 
 // FakeRequest is one SendRequest call.
@@ -71,30 +80,35 @@ func response(closure uint64, rcode uint32, payload []byte) []byte {
 	return b
 }
 
-// busReset moves the fake bus to its next generation and queues the event.
+// busReset moves the fake bus to its next generation, modulo 256 as the
+// controller counts, and queues the event.
 func (d *FakeDevice) busReset() {
-	d.Generation++
+	d.Generation = (d.Generation + 1) & 0xff
 	if len(d.Next) > 0 {
 		d.Map, d.Next = d.Next[0], d.Next[1:]
 	}
 	d.events = append(d.events, d.busResetEvent(0))
 }
 
-// SendRequest implements Device for block reads of the TOPOLOGY_MAP.
+// Speed implements Device.
+func (d *FakeDevice) Speed() (uint32, error) { return d.MaxSpeed, nil }
+
+// SendRequest implements Device for reads of the TOPOLOGY_MAP.
 func (d *FakeDevice) SendRequest(tcode, length uint32, offset, closure uint64, generation uint32) error {
 	d.Requests = append(d.Requests, FakeRequest{tcode, length, offset, generation})
 	switch {
+	case length > 4096 || length > maxRequestS100<<d.MaxSpeed:
+		return syscall.EIO
+	case d.SpoilReads > 0 && generation == d.Generation:
+		d.SpoilReads--
+		d.busReset()
+		fallthrough
 	case generation != d.Generation:
 		d.events = append(d.events, response(closure, rcodeGeneration, nil))
 		return nil
-	case d.SpoilReads > 0:
-		d.SpoilReads--
-		d.busReset()
-		if d.SpoilWithRcode {
-			d.events = append(d.events, response(closure, rcodeGeneration, nil))
-		}
-		return nil
-	case tcode != tcodeReadBlockRequest || offset < topologyMapOffset || offset+uint64(length) > topologyMapOffset+topologyMapBytes:
+	case tcode == tcodeReadQuadletRequest && length != 4,
+		tcode != tcodeReadBlockRequest && tcode != tcodeReadQuadletRequest,
+		offset < topologyMapOffset || offset+uint64(length) > topologyMapOffset+topologyMapBytes:
 		d.events = append(d.events, response(closure, 0x07, nil)) // address error
 		return nil
 	}
@@ -107,19 +121,26 @@ func (d *FakeDevice) SendRequest(tcode, length uint32, offset, closure uint64, g
 	return nil
 }
 
-// InitiateBusReset implements Device: the reset happens at once.
+// InitiateBusReset implements Device: the reset, and ManagerResets more,
+// come after the events already queued.
 func (d *FakeDevice) InitiateBusReset(typ uint32) error {
 	if typ > resetShort {
 		return fmt.Errorf("reset type %d", typ)
 	}
 	d.Resets = append(d.Resets, typ)
-	d.busReset()
+	d.resetAsked = true
 	return nil
 }
 
 // ReadEvent implements Device; like the kernel it truncates an event that
 // does not fit in buf.
 func (d *FakeDevice) ReadEvent(buf []byte, _ time.Duration) (int, error) {
+	if len(d.events) == 0 && d.resetAsked {
+		d.resetAsked = false
+		for range 1 + d.ManagerResets {
+			d.busReset()
+		}
+	}
 	if len(d.events) == 0 {
 		return 0, ErrNoEvent
 	}

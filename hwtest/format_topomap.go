@@ -10,7 +10,8 @@ import (
 // core-topology.c fills it) is big-endian quadlets:
 //
 //	q0 = length<<16 | CRC-16 of the next length quadlets
-//	q1 = the map's update counter, incremented at each bus reset
+//	q1 = the map's update counter (Generation.MapCounter): not the bus
+//	     generation, which the map does not state
 //	q2 = node_count<<16 | self_id_count
 //	q3 … = the self-ID quadlets, without inverses
 //
@@ -126,7 +127,7 @@ func readMap(qs []numbered) (*Generation, error) {
 		return fail("length", "q0 0x%08x gives length %d, but only %d quadlets follow", qs[0].v, length, len(qs)-1)
 	}
 	g := newGeneration(FormatTopologyMap, line)
-	g.Number = int(qs[1].v)
+	g.MapCounter = qs[1].v
 	body := make([]uint32, length)
 	for i := range body {
 		body[i] = qs[1+i].v

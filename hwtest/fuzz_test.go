@@ -29,7 +29,7 @@ func seedFixtures(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, r := range renderings([][]phy.SelfID{labBus(63), chainBus(3), fourPackets}) {
+	for _, r := range renderings([][]phy.SelfID{labBus(63), chainBus(3, 3), fourPackets}) {
 		f.Add([]byte(r.text))
 	}
 	for _, m := range malformed {

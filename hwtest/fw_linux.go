@@ -13,10 +13,10 @@ import (
 // cdevFile is a /dev/fw* file opened through golang.org/x/sys/unix.
 type cdevFile struct{ fd int }
 
-// OpenDevice opens a firewire-cdev device file for reading and writing, as
-// the ioctls need.
+// OpenDevice opens a firewire-cdev device file read-only: the kernel checks
+// no access mode for the ioctls, so read access is all the probe needs.
 func OpenDevice(path string) (Device, error) {
-	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CLOEXEC, 0)
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -49,6 +49,14 @@ func (f *cdevFile) SendRequest(tcode, length uint32, offset, closure uint64, gen
 	// A read request has no payload: Data stays 0.
 	arg := cdevSendRequest{Tcode: tcode, Length: length, Offset: offset, Closure: closure, Generation: generation}
 	return f.ioctl(iocSendRequest, unsafe.Pointer(&arg))
+}
+
+func (f *cdevFile) Speed() (uint32, error) {
+	speed, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(f.fd), iocGetSpeed, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return uint32(speed), nil
 }
 
 func (f *cdevFile) InitiateBusReset(typ uint32) error {

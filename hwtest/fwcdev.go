@@ -8,11 +8,13 @@ import (
 
 // The Linux firewire-cdev ABI (include/uapi/linux/firewire-cdev.h). The
 // ioctl numbers are the generic _IOC encoding of x86-64 and arm64:
-// dir<<30 | size<<16 | '#'<<8 | nr, with dir 1 for _IOW and 3 for _IOWR.
+// dir<<30 | size<<16 | '#'<<8 | nr, with dir 0 for _IO, 1 for _IOW and 3
+// for _IOWR.
 const (
 	iocGetInfo          = 0xc0282300 // _IOWR('#', 0x00, struct fw_cdev_get_info)
 	iocSendRequest      = 0x40282301 // _IOW('#', 0x01, struct fw_cdev_send_request)
 	iocInitiateBusReset = 0x40042305 // _IOW('#', 0x05, struct fw_cdev_initiate_bus_reset)
+	iocGetSpeed         = 0x00002311 // _IO('#', 0x11): the speed code is the return value
 
 	// cdevABIVersion is the ABI the probe announces in GET_INFO: version 5
 	// still sends the plain response event (version 6 adds timestamps).
@@ -24,7 +26,8 @@ const (
 	resetLong  = 0 // FW_CDEV_LONG_RESET
 	resetShort = 1 // FW_CDEV_SHORT_RESET
 
-	tcodeReadBlockRequest = 5
+	tcodeReadQuadletRequest = 4
+	tcodeReadBlockRequest   = 5
 
 	rcodeComplete   = 0x00
 	rcodeGeneration = 0x13 // Linux-specific: the request's generation is stale
@@ -33,6 +36,11 @@ const (
 	// spans 0x1000–0x13ff, 256 quadlets.
 	topologyMapOffset = 0xfffff0001000
 	topologyMapBytes  = 0x400
+
+	// maxRequestS100 is the longest request the kernel sends at S100;
+	// it doubles with each speed code (core-cdev.c refuses a longer one
+	// with EIO, and any over 4096 bytes).
+	maxRequestS100 = 512
 
 	// eventBufferSize is the read(2) buffer: the kernel silently truncates
 	// an event that does not fit.

@@ -1,15 +1,18 @@
 package hwtest
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -25,6 +28,9 @@ type Device interface {
 	// SendRequest is FW_CDEV_IOC_SEND_REQUEST for a request without
 	// payload (a read) of length bytes at offset, valid in generation.
 	SendRequest(tcode, length uint32, offset, closure uint64, generation uint32) error
+	// Speed is FW_CDEV_IOC_GET_SPEED: the speed code (0 for S100) of the
+	// requests the kernel sends to the device's node.
+	Speed() (uint32, error)
 	// InitiateBusReset is FW_CDEV_IOC_INITIATE_BUS_RESET (0 long, 1 short).
 	InitiateBusReset(typ uint32) error
 	// ReadEvent reads one event into buf, waiting at most timeout; it
@@ -42,6 +48,8 @@ var (
 	// ErrNotLocal: the device file is another node's, which cannot read
 	// the local TOPOLOGY_MAP.
 	ErrNotLocal = errors.New("not the local node's device file")
+	// ErrNoBusInfo: GET_INFO succeeded but wrote no bus reset event.
+	ErrNoBusInfo = errors.New("GET_INFO wrote no bus information")
 	// ErrNoDevice: no /dev/fw* file belongs to a local node.
 	ErrNoDevice = errors.New("no local FireWire node found (is firewire_ohci loaded and a controller present?)")
 	// ErrBusUnstable: the bus kept resetting while the map was read.
@@ -51,8 +59,8 @@ var (
 )
 
 // UdevRule is the rule that gives a group access to the local node's device
-// file; docs/hardware.md explains it.
-const UdevRule = `SUBSYSTEM=="firewire", ATTR{is_local}=="1", GROUP="plugdev", MODE="0660"`
+// file read access, all the probe needs; docs/hardware.md explains it.
+const UdevRule = `SUBSYSTEM=="firewire", ATTR{is_local}=="1", GROUP="plugdev", MODE="0640"`
 
 // PermissionError is an open that the system refused.
 type PermissionError struct {
@@ -61,7 +69,7 @@ type PermissionError struct {
 }
 
 func (e *PermissionError) Error() string {
-	return fmt.Sprintf("cannot open %s: %v; the probe needs read-write access to the local node's device file. "+
+	return fmt.Sprintf("cannot open %s: %v; the probe needs read access to the local node's device file. "+
 		"Give it to the plugdev group with a udev rule, e.g. in /etc/udev/rules.d/60-fwsim.rules: %s "+
 		"(then run 'udevadm control --reload && udevadm trigger' as root and make sure you are in plugdev), "+
 		"or run the probe once with sudo", e.Path, e.Err, UdevRule)
@@ -78,22 +86,32 @@ func OpenError(path string, err error) error {
 	return fmt.Errorf("open %s: %w", path, err)
 }
 
-// DevicePaths lists the /dev/fw* files in numeric order.
-func DevicePaths(dir string) []string {
+// SysfsDevices is where Linux describes each /dev/fwN, in fwN/is_local.
+const SysfsDevices = "/sys/bus/firewire/devices"
+
+// DevicePaths lists the fw* files of dir in numeric order, leaving out
+// those that sysfs (the directory of each fwN, see SysfsDevices) says are
+// remote nodes': opening them would fail with EACCES where the udev rule
+// opened up only the local node's. A file whose is_local cannot be read
+// stays, for GET_INFO to tell.
+func DevicePaths(dir, sysfs string) []string {
 	paths, _ := filepath.Glob(filepath.Join(dir, "fw[0-9]*")) // the pattern is valid
 	num := func(p string) int {
 		n, _ := strconv.Atoi(strings.TrimPrefix(filepath.Base(p), "fw"))
 		return n
 	}
 	slices.SortFunc(paths, func(a, b string) int { return num(a) - num(b) })
-	return paths
+	return slices.DeleteFunc(paths, func(p string) bool {
+		local, err := os.ReadFile(filepath.Join(sysfs, filepath.Base(p), "is_local"))
+		return err == nil && strings.TrimSpace(string(local)) == "0"
+	})
 }
 
 // Snapshot is the bus as the probe read it.
 type Snapshot struct {
 	Path string
 	Info BusInfo
-	Map  []uint32 // the TOPOLOGY_MAP as read, 256 quadlets
+	Map  []uint32 // the TOPOLOGY_MAP as read: its header and self-IDs
 	Generation
 }
 
@@ -109,6 +127,9 @@ type Probe struct {
 
 	closure uint64
 	buf     []byte
+	// quadlets is set once the kernel refused a block read: the map is
+	// then read a quadlet at a time.
+	quadlets bool
 }
 
 // maxProbeAttempts is the default of Probe.Attempts: the Linux bus manager
@@ -116,13 +137,16 @@ type Probe struct {
 const maxProbeAttempts = 5
 
 // OpenLocal opens the first of paths that is a local node's device file.
-// Permission errors are returned at once: they would hide the local node.
+// A file that cannot be opened for want of permission may be a remote
+// node's, which the udev rule leaves closed: the next is tried, and the
+// first such error is returned only when no local node opens.
 func OpenLocal(open Opener, paths []string) (*Probe, error) {
+	var denied error
 	for _, path := range paths {
 		dev, err := open(path)
 		if err != nil {
-			if errors.Is(err, fs.ErrPermission) {
-				return nil, OpenError(path, err)
+			if denied == nil && errors.Is(err, fs.ErrPermission) {
+				denied = OpenError(path, err)
 			}
 			continue
 		}
@@ -131,6 +155,9 @@ func OpenLocal(open Opener, paths []string) (*Probe, error) {
 			return p, nil
 		}
 		dev.Close()
+	}
+	if denied != nil {
+		return nil, denied
 	}
 	return nil, ErrNoDevice
 }
@@ -161,25 +188,34 @@ func (p *Probe) timeout() time.Duration {
 
 // info is GET_INFO: the bus now. It also starts bus reset events.
 func (p *Probe) info() (BusInfo, error) {
-	b := make([]byte, sizeBusReset+4)
+	// Node IDs are 16 bits: a field still all ones was never written.
+	b := bytes.Repeat([]byte{0xff}, int(sizeBusReset)+4)
 	if err := p.Dev.GetInfo(cdevABIVersion, 0, b); err != nil {
 		return BusInfo{}, fmt.Errorf("GET_INFO: %w", err)
 	}
 	info := parseBusReset(b)
+	if info.NodeID > 0xffff || info.LocalNodeID > 0xffff {
+		return info, ErrNoBusInfo
+	}
 	if info.NodeID != info.LocalNodeID {
 		return info, fmt.Errorf("%w: node %#04x, the local node is %#04x", ErrNotLocal, info.NodeID, info.LocalNodeID)
 	}
 	return info, nil
 }
 
-// Read reads the TOPOLOGY_MAP of the current generation, again when a bus
-// reset spoils a read, and decodes it.
+// Read reads the TOPOLOGY_MAP of the current generation, again when the
+// kernel says the generation ended before it answered, and decodes it.
 func (p *Probe) Read() (*Snapshot, error) {
 	attempts := p.Attempts
 	if attempts <= 0 {
 		attempts = maxProbeAttempts
 	}
 	for range attempts {
+		// Events of past resets may be queued: drain them before GET_INFO,
+		// so that the event of a reset after it stays queued for Watch.
+		if err := p.drain(); err != nil {
+			return nil, err
+		}
 		info, err := p.info()
 		if err != nil {
 			return nil, err
@@ -202,14 +238,47 @@ func (p *Probe) Read() (*Snapshot, error) {
 	return nil, fmt.Errorf("%w (%d attempts)", ErrBusUnstable, attempts)
 }
 
-// readMap sends the block read and waits for its response. stale is true
-// when a bus reset intervened: a BUS_RESET event, or the kernel's
-// RCODE_GENERATION answer.
+// readMap reads the map in generation: in block reads as long as the
+// kernel sends to the local node, or a quadlet at a time once it refuses
+// them. The kernel checks each request's generation, so every part read
+// is the map of that generation; stale is true when it answered
+// RCODE_GENERATION, because a bus reset ended the generation. BUS_RESET
+// events met on the way only say that a reset happened, perhaps long ago.
 func (p *Probe) readMap(generation uint32) (words []uint32, stale bool, err error) {
+	block := uint32(0)
+	if !p.quadlets {
+		speed, err := p.Dev.Speed()
+		// The kernel refuses a request longer than 512 << speed bytes.
+		block, p.quadlets = maxRequestS100<<min(speed, 1), err != nil
+	}
+	want := topologyMapBytes / 4 // until q0 gives the map's length
+	for len(words) < want {
+		length, tcode := uint32(4), uint32(tcodeReadQuadletRequest)
+		if !p.quadlets {
+			length, tcode = min(block, uint32(4*(want-len(words)))), tcodeReadBlockRequest
+		}
+		data, stale, err := p.request(tcode, length, topologyMapOffset+uint64(4*len(words)), generation)
+		if errors.Is(err, syscall.EIO) && !p.quadlets {
+			p.quadlets = true
+			continue
+		}
+		if err != nil || stale {
+			return nil, stale, err
+		}
+		for i := 0; i < len(data); i += 4 {
+			words = append(words, binary.BigEndian.Uint32(data[i:])) // CSR data is big-endian
+		}
+		want = min(1+int(words[0]>>16), want)
+	}
+	return words[:want], false, nil
+}
+
+// request sends one read of the map and waits for its response.
+func (p *Probe) request(tcode, length uint32, offset uint64, generation uint32) (data []byte, stale bool, err error) {
 	p.closure++
 	closure := p.closure
-	if err := p.Dev.SendRequest(tcodeReadBlockRequest, topologyMapBytes, topologyMapOffset, closure, generation); err != nil {
-		return nil, false, fmt.Errorf("SEND_REQUEST (read TOPOLOGY_MAP): %w", err)
+	if err := p.Dev.SendRequest(tcode, length, offset, closure, generation); err != nil {
+		return nil, false, fmt.Errorf("SEND_REQUEST (read %d bytes of the TOPOLOGY_MAP at %#x): %w", length, offset, err)
 	}
 	for {
 		e, err := p.next(p.timeout())
@@ -217,22 +286,16 @@ func (p *Probe) readMap(generation uint32) (words []uint32, stale bool, err erro
 			return nil, false, err
 		}
 		switch {
-		case e.typ == eventBusReset:
-			return nil, true, nil
 		case e.typ != eventResponse || e.closure != closure:
 			continue
 		case e.rcode == rcodeGeneration:
 			return nil, true, nil
 		case e.rcode != rcodeComplete:
 			return nil, false, fmt.Errorf("reading the TOPOLOGY_MAP: response code %#x", e.rcode)
-		case len(e.data)%4 != 0 || len(e.data) == 0:
-			return nil, false, fmt.Errorf("reading the TOPOLOGY_MAP: %d bytes, want whole quadlets", len(e.data))
+		case len(e.data) != int(length):
+			return nil, false, fmt.Errorf("reading the TOPOLOGY_MAP: %d bytes, asked for %d", len(e.data), length)
 		}
-		words = make([]uint32, len(e.data)/4)
-		for i := range words {
-			words[i] = binary.BigEndian.Uint32(e.data[4*i:]) // CSR data is big-endian
-		}
-		return words, false, nil
+		return e.data, false, nil
 	}
 }
 
@@ -248,10 +311,32 @@ func (p *Probe) next(timeout time.Duration) (event, error) {
 	return parseEvent(p.buf[:n])
 }
 
-// Reset initiates a bus reset (short or long) and waits for the new
-// generation. Software must leave 2 s between the resets it causes; the
-// kernel enforces that grace period itself.
+// drain reads every event already queued.
+func (p *Probe) drain() error {
+	for {
+		_, err := p.next(0)
+		if errors.Is(err, ErrNoEvent) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// newer reports whether generation a came after b. The kernel's generation
+// is the OHCI controller's 8-bit count, which wraps: a is newer when it is
+// less than half the circle ahead.
+func newer(a, b uint32) bool { return int8(uint8(a-b)) > 0 }
+
+// Reset initiates a bus reset (short or long) and waits for a generation
+// newer than the one before it: events of past resets may be queued.
+// Software must leave 2 s between the resets it causes; the kernel
+// enforces that grace period itself.
 func (p *Probe) Reset(short bool) error {
+	if err := p.drain(); err != nil {
+		return err
+	}
 	before, err := p.info()
 	if err != nil {
 		return err
@@ -272,7 +357,7 @@ func (p *Probe) Reset(short bool) error {
 		if err != nil {
 			return err
 		}
-		if e.typ == eventBusReset && e.reset.Generation != before.Generation {
+		if e.typ == eventBusReset && newer(e.reset.Generation, before.Generation) {
 			return nil
 		}
 	}
@@ -296,7 +381,10 @@ func (p *Probe) Watch(ctx context.Context, fn func(*Snapshot) error) error {
 	}
 }
 
-// awaitReset waits for a bus reset to a generation other than gen.
+// awaitReset waits for a bus reset to a generation newer than gen. A
+// reset while the map was read left its event queued: the kernel queues a
+// local read's response before the ioctl returns, and answers a read of
+// a past generation with RCODE_GENERATION.
 func (p *Probe) awaitReset(ctx context.Context, gen uint32) error {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -309,7 +397,7 @@ func (p *Probe) awaitReset(ctx context.Context, gen uint32) error {
 		if err != nil {
 			return err
 		}
-		if e.typ == eventBusReset && e.reset.Generation != gen {
+		if e.typ == eventBusReset && newer(e.reset.Generation, gen) {
 			return nil
 		}
 	}

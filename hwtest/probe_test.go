@@ -29,6 +29,7 @@ func TestCdevABI(t *testing.T) {
 	assert.Equal(t, ioc(readWrite, '#', 0x00, 40), uintptr(iocGetInfo), "FW_CDEV_IOC_GET_INFO")
 	assert.Equal(t, ioc(write, '#', 0x01, 40), uintptr(iocSendRequest), "FW_CDEV_IOC_SEND_REQUEST")
 	assert.Equal(t, ioc(write, '#', 0x05, 4), uintptr(iocInitiateBusReset), "FW_CDEV_IOC_INITIATE_BUS_RESET")
+	assert.Equal(t, ioc(0, '#', 0x11, 0), uintptr(iocGetSpeed), "FW_CDEV_IOC_GET_SPEED")
 
 	// struct fw_cdev_get_info { u32 version; u32 rom_length; u64 rom;
 	// u64 bus_reset; u64 bus_reset_closure; u32 card; } — 36 bytes, padded to 40.
@@ -60,9 +61,10 @@ func TestCdevABI(t *testing.T) {
 	assert.Equal(t, []uintptr{12, 16, 20}, []uintptr{offRcode, offLength, offData})
 }
 
+// labDevice is the local node of the lab bus, an S400 link.
 func labDevice() *FakeDevice {
 	return &FakeDevice{Generation: 4, NodeID: 0xffc5, LocalNodeID: 0xffc5, Root: 0xffc5, IRMNodeID: 0xffc5, BMNodeID: 0xffff,
-		Map: EncodeTopologyMap(4, labBus(63))}
+		MaxSpeed: 2, Map: EncodeTopologyMap(4, labBus(63))}
 }
 
 func TestProbeReadsTheTopologyMap(t *testing.T) {
@@ -82,23 +84,145 @@ func TestProbeReadsTheTopologyMap(t *testing.T) {
 	assert.True(t, dev.Closed)
 }
 
-// A bus reset during the read spoils it; the probe reads the new
-// generation's map.
+// A bus reset before the kernel handles the read ends its generation; the
+// probe reads the new generation's map.
 func TestProbeRetriesAfterABusResetMidRead(t *testing.T) {
-	for _, rcode := range []bool{false, true} {
+	dev := labDevice()
+	dev.SpoilReads = 2
+	dev.Next = [][]uint32{EncodeTopologyMap(5, labBus(10)), EncodeTopologyMap(6, labBus(7))}
+	p := &Probe{Path: "/dev/fw0", Dev: dev}
+	s, err := p.Read()
+	require.NoError(t, err)
+	assert.Equal(t, labBus(7), s.SelfIDs, "the map of the last generation")
+	assert.Equal(t, 6, s.Number)
+	require.Len(t, dev.Requests, 3)
+	for i, r := range dev.Requests {
+		assert.Equal(t, uint32(4+i), r.Generation, "request %d is sent in the then current generation", i)
+	}
+}
+
+// The kernel refuses a request longer than 512 << speed bytes (EIO): an
+// S100 local node's map is read in 512-byte parts, and no further than
+// its length: 63 nodes of four ports, two packets each, fill 129 quadlets.
+func TestProbeReadsInPartsTheSpeedAllows(t *testing.T) {
+	dev := labDevice()
+	dev.MaxSpeed, dev.Map = 0, EncodeTopologyMap(4, chainBus(63, 4))
+	require.Len(t, dev.Map, 129)
+	s, err := (&Probe{Dev: dev}).Read()
+	require.NoError(t, err)
+	assert.Equal(t, chainBus(63, 4), s.SelfIDs)
+	assert.Equal(t, dev.Map, s.Map)
+	assert.Equal(t, []FakeRequest{
+		{Tcode: 5, Length: 512, Offset: 0xfffff0001000, Generation: 4},
+		{Tcode: 5, Length: 4, Offset: 0xfffff0001200, Generation: 4},
+	}, dev.Requests)
+}
+
+// noBlockReads refuses every block read, as the kernel refuses one longer
+// than the speed allows.
+type noBlockReads struct{ *FakeDevice }
+
+func (d noBlockReads) SendRequest(tcode, length uint32, offset, closure uint64, generation uint32) error {
+	if tcode == tcodeReadBlockRequest {
+		d.Requests = append(d.Requests, FakeRequest{tcode, length, offset, generation})
+		return syscall.EIO
+	}
+	return d.FakeDevice.SendRequest(tcode, length, offset, closure, generation)
+}
+
+func TestProbeFallsBackToQuadletReads(t *testing.T) {
+	dev := labDevice()
+	p := &Probe{Dev: noBlockReads{dev}}
+	s, err := p.Read()
+	require.NoError(t, err)
+	assert.Equal(t, labBus(63), s.SelfIDs)
+	want := []FakeRequest{{Tcode: 5, Length: 0x400, Offset: 0xfffff0001000, Generation: 4}}
+	for i := range dev.Map {
+		want = append(want, FakeRequest{Tcode: 4, Length: 4, Offset: 0xfffff0001000 + uint64(4*i), Generation: 4})
+	}
+	assert.Equal(t, want, dev.Requests, "one refused block read, then a quadlet read per quadlet of the map")
+
+	dev.Requests = nil
+	_, err = p.Read()
+	require.NoError(t, err)
+	assert.Len(t, dev.Requests, len(dev.Map), "the probe remembers that block reads are refused")
+}
+
+// Resets before the read leave their events queued (the bus manager's,
+// after a reset the user asked for): they say nothing of the map read now.
+func TestProbeIgnoresQueuedResets(t *testing.T) {
+	dev := labDevice()
+	for range 5 {
+		dev.busReset()
+	}
+	s, err := (&Probe{Dev: dev}).Read()
+	require.NoError(t, err)
+	assert.Equal(t, 9, s.Number)
+	assert.Equal(t, []FakeRequest{{Tcode: 5, Length: 0x400, Offset: 0xfffff0001000, Generation: 9}}, dev.Requests)
+}
+
+// lateEvent delivers the BUS_RESET event of the current generation after
+// the probe has asked GET_INFO about it, as the kernel's device update,
+// which runs apart from the bus reset, may.
+type lateEvent struct{ *FakeDevice }
+
+func (d lateEvent) SendRequest(tcode, length uint32, offset, closure uint64, generation uint32) error {
+	d.events = append(d.events, d.busResetEvent(0))
+	return d.FakeDevice.SendRequest(tcode, length, offset, closure, generation)
+}
+
+func TestProbeReadsThroughALateEventOfItsGeneration(t *testing.T) {
+	dev := labDevice()
+	s, err := (&Probe{Dev: lateEvent{dev}, Attempts: 1}).Read()
+	require.NoError(t, err)
+	assert.Equal(t, labBus(63), s.SelfIDs)
+	assert.Len(t, dev.Requests, 1)
+}
+
+func TestNewerGeneration(t *testing.T) {
+	for _, c := range []struct {
+		a, b uint32
+		want bool
+	}{{5, 4, true}, {4, 5, false}, {4, 4, false}, {0, 255, true}, {255, 0, false}, {3, 250, true}, {130, 2, false}} {
+		assert.Equal(t, c.want, newer(c.a, c.b), "%d after %d", c.a, c.b)
+	}
+}
+
+// pastEventFirst delivers the event of an earlier generation between the
+// reset the probe asks for and the event of that reset.
+type pastEventFirst struct{ *FakeDevice }
+
+func (d pastEventFirst) InitiateBusReset(typ uint32) error {
+	old := d.busResetEvent(0)
+	binary.NativeEndian.PutUint32(old[32:], (d.Generation-1)&0xff)
+	d.events = append(d.events, old)
+	return d.FakeDevice.InitiateBusReset(typ)
+}
+
+func TestProbeResetWaitsForANewerGeneration(t *testing.T) {
+	for _, gen := range []uint32{4, 255} {
 		dev := labDevice()
-		dev.SpoilReads, dev.SpoilWithRcode = 2, rcode
-		dev.Next = [][]uint32{EncodeTopologyMap(5, labBus(10)), EncodeTopologyMap(6, labBus(7))}
-		p := &Probe{Path: "/dev/fw0", Dev: dev}
+		dev.Generation = gen
+		p := &Probe{Dev: pastEventFirst{dev}}
+		require.NoError(t, p.Reset(true))
 		s, err := p.Read()
 		require.NoError(t, err)
-		assert.Equal(t, labBus(7), s.SelfIDs, "rcode %t: the map of the last generation", rcode)
-		assert.Equal(t, 6, s.Number)
-		require.Len(t, dev.Requests, 3)
-		for i, r := range dev.Requests {
-			assert.Equal(t, uint32(4+i), r.Generation, "rcode %t: request %d is sent in the then current generation", rcode, i)
-		}
+		assert.Equal(t, int(gen+1)&0xff, s.Number, "from generation %d: the reset's own generation, modulo 256", gen)
 	}
+}
+
+// silentInfo is a GET_INFO that succeeds and writes nothing.
+type silentInfo struct{ *FakeDevice }
+
+func (silentInfo) GetInfo(uint32, uint64, []byte) error { return nil }
+
+func TestProbeRefusesAnEmptyGetInfo(t *testing.T) {
+	dev := labDevice()
+	_, err := Open(func(string) (Device, error) { return silentInfo{dev}, nil }, "/dev/fw0")
+	assert.ErrorIs(t, err, ErrNoBusInfo)
+	assert.True(t, dev.Closed)
+	_, err = OpenLocal(func(string) (Device, error) { return silentInfo{dev}, nil }, []string{"/dev/fw0"})
+	assert.ErrorIs(t, err, ErrNoDevice)
 }
 
 func TestProbeGivesUpOnAnUnstableBus(t *testing.T) {
@@ -124,6 +248,17 @@ func TestProbeRefusesARemoteNode(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "/dev/fw1", p.Path)
 
+	// A remote node's file that the udev rule leaves closed does not stop
+	// the search.
+	p, err = OpenLocal(func(path string) (Device, error) {
+		if path == "/dev/fw0" {
+			return nil, syscall.EACCES
+		}
+		return local, nil
+	}, []string{"/dev/fw0", "/dev/fw1"})
+	require.NoError(t, err)
+	assert.Equal(t, "/dev/fw1", p.Path)
+
 	_, err = OpenLocal(func(string) (Device, error) { return nil, syscall.ENOENT }, []string{"/dev/fw0"})
 	assert.ErrorIs(t, err, ErrNoDevice)
 	_, err = OpenLocal(func(string) (Device, error) { return nil, nil }, nil)
@@ -143,6 +278,8 @@ func TestProbePermissionErrorNamesTheUdevRule(t *testing.T) {
 			assert.ErrorIs(t, err, fs.ErrPermission)
 			assert.Contains(t, err.Error(), UdevRule)
 			assert.Contains(t, err.Error(), "/etc/udev/rules.d/")
+			assert.Contains(t, err.Error(), "needs read access")
+			assert.NotContains(t, err.Error(), "write")
 		}
 	}
 	assert.NotErrorIs(t, OpenError("/dev/fw0", syscall.ENOENT), fs.ErrPermission)
@@ -196,26 +333,44 @@ func TestParseEventErrors(t *testing.T) {
 	assert.Equal(t, event{closure: 7, typ: eventResponse, rcode: rcodeComplete, data: []byte{1, 2, 3, 4}}, e)
 }
 
-func TestProbeReportsAFailedRead(t *testing.T) {
-	dev := labDevice()
-	dev.events = append(dev.events, response(1, 0x07, nil)) // the answer to the probe's first request
-	_, err := (&Probe{Dev: dev}).Read()
-	assert.EqualError(t, err, "reading the TOPOLOGY_MAP: response code 0x7")
+// answers answers every request with rcode and payload.
+type answers struct {
+	*FakeDevice
+	rcode   uint32
+	payload []byte
+}
 
-	dev = labDevice()
+func (d answers) SendRequest(_, _ uint32, _, closure uint64, _ uint32) error {
+	d.events = append(d.events, response(closure, d.rcode, d.payload))
+	return nil
+}
+
+func TestProbeReportsAFailedRead(t *testing.T) {
+	_, err := (&Probe{Dev: answers{labDevice(), 0x07, nil}}).Read()
+	assert.EqualError(t, err, "reading the TOPOLOGY_MAP: response code 0x7")
+	_, err = (&Probe{Dev: answers{labDevice(), rcodeComplete, make([]byte, 8)}}).Read()
+	assert.EqualError(t, err, "reading the TOPOLOGY_MAP: 8 bytes, asked for 1024")
+
+	dev := labDevice()
 	dev.Map = []uint32{0x01000000} // a length of 256 quadlets: more than the CSR holds
 	_, err = (&Probe{Dev: dev}).Read()
 	assert.ErrorIs(t, err, ErrCapture)
 }
 
 func TestDevicePaths(t *testing.T) {
-	dir := t.TempDir()
-	for _, name := range []string{"fw10", "fw2", "fw0", "fwx", "null"} {
+	dir, sysfs := t.TempDir(), t.TempDir()
+	for _, name := range []string{"fw10", "fw2", "fw0", "fw3", "fwx", "null"} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), nil, 0o600))
 	}
-	paths := DevicePaths(dir)
-	require.Len(t, paths, 3)
-	assert.Equal(t, []string{filepath.Join(dir, "fw0"), filepath.Join(dir, "fw2"), filepath.Join(dir, "fw10")}, paths)
+	// sysfs as Linux writes it: fw0 and fw3 are remote nodes, fw2 the
+	// local one; fw10 has no is_local (an older kernel).
+	for name, local := range map[string]string{"fw0": "0\n", "fw2": "1\n", "fw3": "0\n"} {
+		require.NoError(t, os.Mkdir(filepath.Join(sysfs, name), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(sysfs, name, "is_local"), []byte(local), 0o644))
+	}
+	assert.Equal(t, []string{filepath.Join(dir, "fw2"), filepath.Join(dir, "fw10")}, DevicePaths(dir, sysfs))
+	assert.Equal(t, []string{filepath.Join(dir, "fw0"), filepath.Join(dir, "fw2"), filepath.Join(dir, "fw3"), filepath.Join(dir, "fw10")},
+		DevicePaths(dir, filepath.Join(sysfs, "none")), "without sysfs every file stays, in numeric order")
 }
 
 // staleOnce reports an outdated generation in its first GET_INFO, as when a

@@ -233,6 +233,9 @@ func writeBusText(w io.Writer, index int, b *hwtest.Bus) {
 	if b.Number >= 0 {
 		about = append(about, "bus generation "+strconv.Itoa(b.Number))
 	}
+	if b.Format == hwtest.FormatTopologyMap {
+		about = append(about, "map update counter "+strconv.FormatUint(uint64(b.MapCounter), 10))
+	}
 	if b.LocalPhyID >= 0 {
 		about = append(about, "captured at phy "+strconv.Itoa(b.LocalPhyID))
 	}

@@ -13,10 +13,10 @@ const probeIntro = `Usage: fwsim probe [--device /dev/fwN] [--reset short|long] 
        fwsim probe --usb list | --usb VID:PID[,ENDPOINT] [--duration D] [--json]
 
 Reads the self-IDs of the bus this machine is on and prints what decode
-prints. On Linux it opens the local node's /dev/fw* file (no root needed once
-a udev rule grants access; see docs/hardware.md), reads the bus generation
-and node IDs, then the TOPOLOGY_MAP, which holds every self-ID of the last bus
-reset. It never resets the bus unless --reset asks for it: a reset disturbs
+prints. On Linux it opens the local node's /dev/fw* file read-only (no root
+needed once a udev rule grants read access; see docs/hardware.md), reads the
+bus generation and node IDs, then the TOPOLOGY_MAP, which holds every self-ID
+of the last bus reset. It never resets the bus unless --reset asks for it: a reset disturbs
 every device on the bus.
 
 With --usb it reads self-ID quadlets that a capture device streams over a
@@ -31,6 +31,7 @@ or no permission (the message names the udev rule to install).`
 var (
 	openFWDevice   hwtest.Opener = hwtest.OpenDevice
 	fwDeviceDir                  = "/dev"
+	fwSysfsDir                   = hwtest.SysfsDevices
 	probeSupported               = hwtest.ProbeSupported
 	openUSB                      = hwtest.OpenUSB
 )
@@ -126,7 +127,7 @@ func openProbe(device string) (*hwtest.Probe, error) {
 	if device != "" {
 		return hwtest.Open(openFWDevice, device)
 	}
-	return hwtest.OpenLocal(openFWDevice, hwtest.DevicePaths(fwDeviceDir))
+	return hwtest.OpenLocal(openFWDevice, hwtest.DevicePaths(fwDeviceDir, fwSysfsDir))
 }
 
 // probeCapture reads the bus now as a one-generation capture.
@@ -169,7 +170,7 @@ func nodeID(id uint32) string {
 type probeJSON struct {
 	versionJSON
 	Device      string  `json:"device"`        // the /dev/fw* device read
-	Generation  uint32  `json:"generation"`    // the kernel's bus generation
+	Generation  uint32  `json:"generation"`    // the kernel's bus generation (GET_INFO), modulo 256
 	LocalNodeID uint32  `json:"local_node_id"` // this machine's node ID (bus number and phy_ID)
 	RootNodeID  uint32  `json:"root_node_id"`  // the root's node ID
 	IRMNodeID   uint32  `json:"irm_node_id"`   // the isochronous resource manager's node ID

@@ -17,17 +17,20 @@ import (
 )
 
 // fakeSystem replaces the devices the probe reaches for one test: /dev
-// holds fw0 (a remote node) and fw1 (the local node, on the lab bus).
+// holds fw0 (a remote node) and fw1 (the local node, on the lab bus, an S400
+// link), and sysfs says which is which.
 func fakeSystem(t *testing.T, open hwtest.Opener) *hwtest.FakeDevice {
 	t.Helper()
-	dir := t.TempDir()
-	for _, name := range []string{"fw0", "fw1"} {
+	dir, sysfs := t.TempDir(), t.TempDir()
+	for name, local := range map[string]string{"fw0": "0\n", "fw1": "1\n"} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), nil, 0o600))
+		require.NoError(t, os.Mkdir(filepath.Join(sysfs, name), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(sysfs, name, "is_local"), []byte(local), 0o644))
 	}
 	gens, err := hwtest.Parse(mustRead(t, captures+"raw-two-resets.txt"), "")
 	require.NoError(t, err)
 	local := &hwtest.FakeDevice{Generation: 7, NodeID: 0xffc5, LocalNodeID: 0xffc5, Root: 0xffc5, IRMNodeID: 0xffc5,
-		BMNodeID: 0xffc5, Map: hwtest.EncodeTopologyMap(7, gens[0].SelfIDs), Next: [][]uint32{hwtest.EncodeTopologyMap(8, gens[1].SelfIDs)}}
+		BMNodeID: 0xffc5, MaxSpeed: 2, Map: hwtest.EncodeTopologyMap(7, gens[0].SelfIDs), Next: [][]uint32{hwtest.EncodeTopologyMap(8, gens[1].SelfIDs)}}
 	remote := &hwtest.FakeDevice{Generation: 7, NodeID: 0xffc2, LocalNodeID: 0xffc5}
 	if open == nil {
 		open = func(path string) (hwtest.Device, error) {
@@ -37,10 +40,10 @@ func fakeSystem(t *testing.T, open hwtest.Opener) *hwtest.FakeDevice {
 			return remote, nil
 		}
 	}
-	saved := []any{openFWDevice, fwDeviceDir, probeSupported}
-	openFWDevice, fwDeviceDir, probeSupported = open, dir, true
+	saved := []any{openFWDevice, fwDeviceDir, fwSysfsDir, probeSupported}
+	openFWDevice, fwDeviceDir, fwSysfsDir, probeSupported = open, dir, sysfs, true
 	t.Cleanup(func() {
-		openFWDevice, fwDeviceDir, probeSupported = saved[0].(hwtest.Opener), saved[1].(string), saved[2].(bool)
+		openFWDevice, fwDeviceDir, fwSysfsDir, probeSupported = saved[0].(hwtest.Opener), saved[1].(string), saved[2].(string), saved[3].(bool)
 	})
 	return local
 }
@@ -85,6 +88,33 @@ func TestProbeDeviceAndReset(t *testing.T) {
 	code, _, stderr = runCLI(t, "probe", "--reset", "hard")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "want short or long")
+}
+
+// After a reset the probe asks for, the bus manager may reset the bus
+// again and again (forcing a root, fixing the gap count): the probe reads
+// the last generation, whatever events of the others are queued.
+func TestProbeResetFollowedByTheBusManagers(t *testing.T) {
+	local := fakeSystem(t, nil)
+	local.ManagerResets = 5
+	code, stdout, stderr := runCLI(t, "probe", "--reset", "short")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, ", generation 13: ")
+	assert.Len(t, local.Requests, 1, "one read of the map")
+}
+
+// The udev rule opens up only the local node's file; sysfs says which it
+// is, so a remote node's file is never opened.
+func TestProbeOpensOnlyTheLocalNode(t *testing.T) {
+	var local *hwtest.FakeDevice
+	local = fakeSystem(t, func(path string) (hwtest.Device, error) {
+		if filepath.Base(path) != "fw1" {
+			return nil, syscall.EACCES
+		}
+		return local, nil
+	})
+	code, stdout, stderr := runCLI(t, "probe")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "/fw1, generation 7: ")
 }
 
 func TestProbePermissionDenied(t *testing.T) {
