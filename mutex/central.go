@@ -92,15 +92,15 @@ func (c *central) why() string {
 	name := w.g.Nodes
 	switch {
 	case !w.live(w.coord):
-		return fmt.Sprintf("its REQUEST went to the coordinator %s%s; a client cannot tell a crashed coordinator from a long queue",
-			name[w.coord], w.crashNote(w.coord))
+		return fmt.Sprintf("the coordinator %s crashed at %s; a client cannot tell that from a long queue",
+			name[w.coord], Format(w.nodes[w.coord].crashAt))
 	case coord.holder >= 0 && !w.live(coord.holder):
 		h := coord.holder
 		where := "inside the critical section"
 		if r := w.requests[w.nodes[h].current]; r.entered < 0 {
 			where = "before the OK reached it"
 		}
-		s := fmt.Sprintf("the coordinator %s granted %s, which crashed at %s %s: it waits for a RELEASE that never comes",
+		s := fmt.Sprintf("the coordinator %s granted %s, which crashed at %s %s: no RELEASE comes",
 			name[w.coord], name[h], Format(w.nodes[h].crashAt), where)
 		if i := slices.Index(coord.queue, c.v); i >= 0 {
 			s += fmt.Sprintf("; %s is number %d in its queue", name[c.v], i+1)

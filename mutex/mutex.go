@@ -89,7 +89,7 @@ type algorithm struct {
 
 var algorithms = []algorithm{
 	{Info{"central", "a coordinator (the elected leader) grants the critical section from a FIFO queue", centralTypes}, newCentral, false},
-	{Info{"ricart-agrawala", "every node asks all others; Lamport (timestamp, id) order decides; replies deferred", raTypes}, newRA, false},
+	{Info{"ricart-agrawala", "every node asks all others; the smaller (timestamp, id) goes first", raTypes}, newRA, false},
 	{Info{"token-ring", "one token travels the logical ring; its holder may enter once per visit", tokenTypes}, newTokenNode, true},
 }
 

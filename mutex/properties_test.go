@@ -157,8 +157,8 @@ func TestCausalInversionIsCounted(t *testing.T) {
 		},
 		entries: []int{1, 0}}
 	o := w.ordering()
-	assert.Equal(t, Order{Pairs: 1, Inversions: 1, Inversion: "a requested at 0.010, b later at 0.020, and b entered first",
-		CausalInversions: 1, CausalInversion: "a's request at 0.010 happened before b's at 0.020, and b entered first"}, o)
+	assert.Equal(t, Order{Pairs: 1, Inversions: 1, Inversion: "a asked at 0.010, b at 0.020; b entered first",
+		CausalInversions: 1, CausalInversion: "a's request at 0.010 happened before b's at 0.020; b entered first"}, o)
 	w.requests[1].vc = []int32{0, 3} // concurrent: no causal inversion
 	assert.Zero(t, w.ordering().CausalInversions)
 }

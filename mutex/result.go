@@ -203,14 +203,14 @@ func (w *world) ordering() Order {
 			if rb.at < ra.at {
 				o.Inversions++
 				if o.Inversion == "" {
-					o.Inversion = fmt.Sprintf("%s requested at %s, %s later at %s, and %s entered first",
+					o.Inversion = fmt.Sprintf("%s asked at %s, %s at %s; %s entered first",
 						name[rb.node], Format(rb.at), name[ra.node], Format(ra.at), name[ra.node])
 				}
 			}
 			if rb.node != ra.node && rb.vc[rb.node] <= ra.vc[rb.node] {
 				o.CausalInversions++
 				if o.CausalInversion == "" {
-					o.CausalInversion = fmt.Sprintf("%s's request at %s happened before %s's at %s, and %s entered first",
+					o.CausalInversion = fmt.Sprintf("%s's request at %s happened before %s's at %s; %s entered first",
 						name[rb.node], Format(rb.at), name[ra.node], Format(ra.at), name[ra.node])
 				}
 			}

@@ -1,7 +1,6 @@
 package mutex
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -159,16 +158,22 @@ func (r *ra) timer(x *election.Net, tag election.Message) {
 }
 
 func (r *ra) why() string {
-	var missing []string
+	var crashed, waiting []string
 	for u, ok := range r.replied {
-		if ok {
-			continue
-		}
-		if r.w.live(u) {
-			missing = append(missing, r.w.g.Nodes[u]+", which defers it while it waits itself")
-		} else {
-			missing = append(missing, r.w.g.Nodes[u]+r.w.crashNote(u))
+		switch {
+		case ok:
+		case r.w.live(u):
+			waiting = append(waiting, r.w.g.Nodes[u])
+		default:
+			crashed = append(crashed, r.w.g.Nodes[u]+r.w.crashNote(u))
 		}
 	}
-	return fmt.Sprintf("no REPLY from %s", strings.Join(missing, "; "))
+	var parts []string
+	if crashed != nil {
+		parts = append(parts, "no REPLY from "+strings.Join(crashed, "; "))
+	}
+	if waiting != nil {
+		parts = append(parts, strings.Join(waiting, ", ")+" defer theirs while they wait too")
+	}
+	return strings.Join(parts, "; ")
 }

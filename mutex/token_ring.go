@@ -83,7 +83,7 @@ func (t *tokenNode) why() string {
 	name := w.g.Nodes
 	switch {
 	case tr.lost:
-		return fmt.Sprintf("the token %s sent to %s at %s was lost on the way; a lost token looks like a long stay in the critical section",
+		return fmt.Sprintf("the token %s sent to %s at %s was lost; that looks like a long stay inside",
 			name[tr.from], name[tr.to], Format(tr.at))
 	case tr.from >= 0 && !w.live(tr.to) && w.nodes[tr.to].crashAt <= tr.at:
 		return fmt.Sprintf("the token %s sent to %s at %s was lost: %s had crashed at %s",
