@@ -144,6 +144,7 @@ func commands() []command {
 		{"sweep", "analyze over a parameter grid; mark where the correctness conditions fail", runSweep},
 		{"report", "write an HTML report with SVG plots of an analysis or a sweep", runReport},
 		{"elect", "run a classic leader-election algorithm on a topology, or compare them", runElect},
+		{"mutex", "run a mutual-exclusion algorithm on a topology, with faults, or compare them", runMutex},
 		{"decode", "read self-IDs from a capture of a real bus and check them", runDecode},
 		{"crosscheck", "compare a real bus (capture or probe) with its emulation", runCrosscheck},
 		{"probe", "read the self-IDs of this machine's bus (Linux /dev/fw*, or USB)", runProbe},

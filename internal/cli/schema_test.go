@@ -45,6 +45,7 @@ var outputTypes = map[string][]any{
 	"crosscheck": {crosscheckJSON{}},
 	"probe":      {probeJSON{}, usbListJSON{}, decodeJSON{}},
 	"explore":    {exploreJSON{}},
+	"mutex":      {mutexJSON{}, mutexCompareJSON{}},
 }
 
 var outputTitles = map[string]string{
@@ -57,6 +58,7 @@ var outputTitles = map[string]string{
 	"crosscheck": "fwsim crosscheck --json: a capture against the emulation of its buses",
 	"probe":      "fwsim probe --json: the local bus; with --usb list the USB devices; with --usb a capture device's stream, as decode writes it",
 	"explore":    "fwsim explore --json: every reachable outcome, deadline probabilities and expectations, exact or as bounds",
+	"mutex":      "fwsim mutex --json: one mutual-exclusion run, or with --compare a row per algorithm",
 }
 
 // schemaOverrides are the types that encode themselves.
@@ -409,6 +411,12 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		"decode":     {},
 		"crosscheck": {{"crosscheck", "--capture", captures + "ohci-two-resets.log", "--json"}, {"crosscheck", "--capture", captures + "raw-port-absent.txt", "--json"}},
 		"elect":      {{"elect", "--compare", "--gen", "ring:5", "--json"}},
+		"mutex": {
+			{"mutex", "--compare", "--gen", "ring:5", "--lose-token-at", "2", "--json"},
+			{"mutex", "--algo", "central", "--gen", "tree:6:2", "--crash", "n0@1", "--trace", "--json"},
+			{"mutex", "--algo", "ricart-agrawala", "--gen", "ring:4", "--crash", "n1@3", "--request-reply", "--json"},
+			{"mutex", "--algo", "token-ring", "--gen", "ring:4", "--lose-token-at", "1", "--json"},
+		},
 		"explore": {
 			{"explore", "--gen", "pair", "--clock", "ideal", "--timing", "max", "--deadline", "2us", "--json"},
 			{"explore", "--gen", "pair", "--clock", "ideal", "--max-states", "20", "--json"},
