@@ -212,3 +212,20 @@ func TestOrderNotFollowed(t *testing.T) {
 		assert.Contains(t, res.Order.Inversion, "entered first", algo)
 	}
 }
+
+// The notes' ordering test: a node that waits tells another, which then
+// asks too. Central and the token ring can let the second in first;
+// Ricart–Agrawala, whose NOTE carries the Lamport clock, cannot.
+func TestHappenedBefore(t *testing.T) {
+	for _, algo := range []string{"central", "token-ring"} {
+		res := run(t, "ring:5", Options{Algo: algo, Notify: true, Requests: 2, CSTime: Delay, Think: 4 * Delay, Seed: 1})
+		assert.Positive(t, res.Order.CausalInversions, algo)
+		assert.Contains(t, res.Order.CausalInversion, "happened before", algo)
+		assert.Equal(t, 10, byType(res)["NOTE"], "%s: one NOTE per request", algo)
+	}
+	for seed := range uint64(40) {
+		res := run(t, "ring:5", Options{Algo: "ricart-agrawala", Notify: true, Requests: 2, CSTime: Delay, Think: 4 * Delay, Seed: seed})
+		assert.Zero(t, res.Order.CausalInversions, "seed %d: %s", seed, res.Order.CausalInversion)
+		assert.InDelta(t, 8.0, res.PerEntry, 1e-9, "NOTEs are not the algorithm's")
+	}
+}

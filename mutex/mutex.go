@@ -52,6 +52,12 @@ type Options struct {
 	// REQUEST is answered at once, with REPLY or DEFER, and a node that stays
 	// silent for two delays is taken for crashed and no longer waited for.
 	RequestReply bool
+	// Notify makes every node that asks for the critical section tell its
+	// predecessor on the logical ring (a NOTE, carrying its Lamport clock);
+	// a predecessor with no request open and more to make asks at once. Its
+	// request then happened after the sender's: the notes' test of
+	// ordering by happened-before.
+	Notify bool
 	// Coordinator names central's coordinator instead of the elected one.
 	Coordinator string
 	// Clocks sets Ricart–Agrawala's Lamport clocks at the start (default 0).
@@ -136,7 +142,11 @@ func Run(t *bus.Topology, o Options) (*Result, error) {
 	for v := range machines {
 		machines[v] = &node{w: w, v: v, m: w.machines[v]}
 	}
-	p := election.Protocol{Name: a.Name, Types: a.Types, Nodes: g.Nodes, Machines: machines,
+	types := a.Types
+	if o.Notify {
+		types = append(slices.Clip(types), "NOTE")
+	}
+	p := election.Protocol{Name: a.Name, Types: types, Nodes: g.Nodes, Machines: machines,
 		Seed: o.Seed, Trace: o.Trace, MaxEvents: o.MaxEvents, Interrupt: o.Interrupt}
 	if a.circulates {
 		p.Done = w.done
@@ -170,7 +180,7 @@ func newWorld(t *bus.Topology, g *election.Graph, a *algorithm, o Options) (*wor
 		return nil, fmt.Errorf("%w: mutual exclusion needs at least 2 nodes, the bus has %d", ErrBadOptions, n)
 	}
 	w := &world{opts: o, algo: a, g: g, nodes: make([]nodeState, n),
-		rng: rand.New(rand.NewPCG(o.Seed, streamWaits))}
+		rng: rand.New(rand.NewPCG(o.Seed, streamWaits)), noteType: uint8(len(a.Types))}
 	index := func(what, name string) (int, error) {
 		v := slices.Index(g.Nodes, name)
 		if v < 0 {

@@ -34,10 +34,10 @@ func TestNoFaultRunsAreSafeAndLive(t *testing.T) {
 		topo, err := bus.Generate(spec)
 		require.NoError(t, err)
 		o := Options{Algo: algorithms[rng.IntN(len(algorithms))].Name, Requests: 1 + rng.IntN(3),
-			CSTime: rng.Int64N(3 * Delay), Think: rng.Int64N(4 * Delay), Seed: rng.Uint64()}
+			CSTime: rng.Int64N(3 * Delay), Think: rng.Int64N(4 * Delay), Seed: rng.Uint64(), Notify: rng.IntN(2) == 0}
 		res, err := Run(topo, o)
 		require.NoError(t, err, "case %d: %s %+v", i, spec, o)
-		name := fmt.Sprintf("case %d: %s %s seed %d", i, spec, o.Algo, o.Seed)
+		name := fmt.Sprintf("case %d: %s %s seed %d notify %t", i, spec, o.Algo, o.Seed, o.Notify)
 		assert.Empty(t, res.Violations, name)
 		assert.True(t, res.Live, name)
 		assert.Empty(t, res.Unserved, name)
@@ -74,7 +74,7 @@ func TestFaultyRunsAreSafeAndEnd(t *testing.T) {
 func randomFaults(rng *rand.Rand, topo *bus.Topology) Options {
 	n := len(topo.Nodes)
 	o := Options{Algo: algorithms[rng.IntN(len(algorithms))].Name, Requests: 1 + rng.IntN(3),
-		CSTime: rng.Int64N(3 * Delay), Think: rng.Int64N(4 * Delay), Seed: rng.Uint64()}
+		CSTime: rng.Int64N(3 * Delay), Think: rng.Int64N(4 * Delay), Seed: rng.Uint64(), Notify: rng.IntN(2) == 0}
 	for v := range n {
 		if rng.IntN(4) == 0 && len(o.Crashes) < n-1 {
 			o.Crashes = append(o.Crashes, Crash{Node: topo.Nodes[v].ID, At: rng.Int64N(8 * Delay)})

@@ -14,6 +14,7 @@ type Result struct {
 	Seed         uint64
 	Requests     int // per requesting node
 	Requesters   []string
+	Notify       bool
 	CSTime       float64
 	Think        float64
 	Crashes      []Crash
@@ -30,7 +31,8 @@ type Result struct {
 	// Entries lists every entry into the critical section, in order.
 	Entries []Entry
 	// Messages counts every message sent, lost ones included; PerEntry is
-	// Messages.Total divided by the entries (0 when there are none).
+	// the algorithm's messages (all but Notify's NOTEs) divided by the
+	// entries (0 when there are none).
 	Messages election.Messages
 	PerEntry float64
 	// Violations lists every entry while another node was inside: safety
@@ -114,7 +116,7 @@ func mean(sum int64, count int) float64 { return math.Round(float64(sum)/float64
 // result gathers the outcome.
 func (w *world) result(out *election.Outcome) *Result {
 	o := w.opts
-	res := &Result{Algo: w.algo.Name, Seed: o.Seed, Requests: o.Requests, Requesters: o.Requesters,
+	res := &Result{Algo: w.algo.Name, Seed: o.Seed, Requests: o.Requests, Requesters: o.Requesters, Notify: o.Notify,
 		CSTime: delays(o.CSTime), Think: delays(o.Think), Crashes: o.Crashes, LoseToken: o.LoseToken,
 		RequestReply: o.RequestReply, Messages: out.Messages, Violations: w.violations, Trace: out.Trace, Time: out.Time}
 	if o.LoseToken {
@@ -164,7 +166,7 @@ func (w *world) result(out *election.Outcome) *Result {
 	}
 	if len(res.Entries) > 0 {
 		res.MeanWait = mean(waitSum, len(res.Entries))
-		res.PerEntry = float64(res.Messages.Total) / float64(len(res.Entries))
+		res.PerEntry = float64(res.Messages.Total-res.Messages.Count("NOTE")) / float64(len(res.Entries))
 	}
 	for _, r := range w.requests {
 		res.Nodes[r.node].Requests++

@@ -61,6 +61,10 @@ func newRA(w *world, v int) machine {
 
 func (r *ra) start(*election.Net) {}
 
+func (r *ra) lamport() int64 { return r.clock }
+
+func (r *ra) witness(ts int64) { r.clock = max(r.clock, ts) }
+
 func (r *ra) want(x *election.Net) {
 	r.clock++
 	r.stamp, r.state = r.clock, wanted
@@ -110,7 +114,7 @@ func (r *ra) release(x *election.Net) {
 func (r *ra) receive(x *election.Net, from int, m election.Message) {
 	switch m.Type {
 	case raRequest:
-		r.clock = max(r.clock, m.Value)
+		r.witness(m.Value)
 		mine := r.state == held || (r.state == wanted && (r.stamp < m.Value || (r.stamp == m.Value && r.v < from)))
 		if !mine {
 			r.w.send(x, r.v, from, election.Message{Type: raReply, Value: m.Value})

@@ -30,13 +30,7 @@ type tokenTrail struct {
 	lost     bool
 }
 
-func newTokenNode(w *world, v int) machine {
-	i := 0
-	for w.order[i] != v {
-		i++
-	}
-	return &tokenNode{w: w, v: v, next: w.order[(i+1)%len(w.order)]}
-}
+func newTokenNode(w *world, v int) machine { return &tokenNode{w: w, v: v, next: w.along(v, 1)} }
 
 func (t *tokenNode) start(x *election.Net) {
 	if t.v == t.w.order[0] {

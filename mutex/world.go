@@ -53,7 +53,10 @@ type nodeState struct {
 	crashAt int64 // -1: it does not crash
 	crashed bool
 	clock   int64 // its Lamport clock at the start (ricart-agrawala)
-	current int   // the index of its open request in world.requests, -1 if none
+	// wantGen numbers the node's next request: a NOTE that makes it ask
+	// early leaves the timer of the old number to pass unheeded.
+	wantGen int64
+	current int // the index of its open request in world.requests, -1 if none
 	sent    int
 }
 
@@ -81,6 +84,9 @@ type world struct {
 
 	// token is where the token ring's token went last.
 	token tokenTrail
+	// noteType is the type of Options.Notify's NOTE, after the
+	// algorithm's own.
+	noteType uint8
 }
 
 // node drives a machine for the runtime.
@@ -110,6 +116,51 @@ func (n *node) Start(x *election.Net, v int) {
 	n.m.start(x)
 }
 
+// ask makes v's next request, and with Options.Notify tells its
+// predecessor on the logical ring, carrying its Lamport clock where it has
+// one.
+func (n *node) ask(x *election.Net) {
+	w, v := n.w, n.v
+	s := &w.nodes[v]
+	s.wantGen++
+	w.vc[v][v]++
+	s.current = len(w.requests)
+	w.requests = append(w.requests, request{node: v, at: x.Now(), vc: append([]int32(nil), w.vc[v]...), entered: -1, left: -1})
+	n.m.want(x)
+	if w.opts.Notify {
+		var clock int64
+		if c, ok := n.m.(lamport); ok {
+			clock = c.lamport()
+		}
+		w.send(x, v, w.along(v, -1), election.Message{Type: w.noteType, Value: clock})
+	}
+}
+
+// noted: a NOTE came. A node with no request open and more to make asks
+// at once: the request happened after the sender's.
+func (n *node) noted(x *election.Net, m election.Message) {
+	if c, ok := n.m.(lamport); ok {
+		c.witness(m.Value)
+	}
+	s := &n.w.nodes[n.v]
+	if s.current < 0 && s.wants > 0 {
+		n.ask(x)
+	}
+}
+
+// lamport is a machine with a Lamport clock, which NOTEs carry.
+type lamport interface {
+	lamport() int64
+	witness(ts int64)
+}
+
+// along is the node step places after v on the logical ring (-1: its
+// predecessor).
+func (w *world) along(v, step int) int {
+	n := len(w.order)
+	return w.order[((slices.Index(w.order, v)+step)%n+n)%n]
+}
+
 func (n *node) Receive(x *election.Net, v, from int, m election.Message) {
 	w := n.w
 	if w.nodes[v].crashed {
@@ -123,6 +174,10 @@ func (n *node) Receive(x *election.Net, v, from int, m election.Message) {
 		w.free = append(w.free, slot)
 	}
 	w.vc[v][v]++
+	if w.opts.Notify && m.Type == w.noteType {
+		n.noted(x, m)
+		return
+	}
 	n.m.receive(x, from, m)
 }
 
@@ -136,10 +191,9 @@ func (n *node) Timer(x *election.Net, v int, tag election.Message) {
 		w.leave(v)
 	case s.crashed:
 	case tag.Type == tagWant:
-		w.vc[v][v]++
-		s.current = len(w.requests)
-		w.requests = append(w.requests, request{node: v, at: x.Now(), vc: append([]int32(nil), w.vc[v]...), entered: -1, left: -1})
-		n.m.want(x)
+		if tag.Value == s.wantGen {
+			n.ask(x)
+		}
 	case tag.Type == tagExit:
 		r := &w.requests[s.current]
 		r.left = x.Now()
@@ -148,7 +202,7 @@ func (n *node) Timer(x *election.Net, v int, tag election.Message) {
 		w.leave(v)
 		n.m.release(x)
 		if s.wants > 0 {
-			x.TimerAt(v, x.Now()+w.think(), election.Message{Type: tagWant})
+			x.TimerAt(v, x.Now()+w.think(), election.Message{Type: tagWant, Value: s.wantGen})
 		}
 	default:
 		n.m.timer(x, tag)

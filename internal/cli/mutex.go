@@ -52,6 +52,7 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 		"fwsim mutex --algo ricart-agrawala --gen ring:5 --crash n2@0.2 --request-reply",
 		"fwsim mutex --algo token-ring --gen ring:5 --lose-token-at 3 --trace",
 		"fwsim mutex --compare --gen ring:8 --requests 3",
+		"fwsim mutex --algo central --gen ring:5 --requests 2 --think 4 --notify",
 	)
 	var cfg mutexConfig
 	cfg.register(fs)
@@ -130,6 +131,8 @@ func (c *mutexConfig) register(fs *flags) {
 		})
 	fs.Func("cs-time", "stay `DUR` delays in the critical section, e.g. --cs-time 0.5 (default 1)", durationFlag(&c.opts.CSTime))
 	fs.Func("think", "wait a time drawn from [0, `DUR`) delays before each request; 0 makes every\nfirst request at time 0, e.g. --think 0 (default 2)", durationFlag(&c.opts.Think))
+	fs.BoolVar(&c.opts.Notify, "notify", false,
+		"a node that asks tells its predecessor on the logical ring (NOTE), which then asks\ntoo if it can: the test of ordering by happened-before, e.g. --notify")
 	fs.Var(newUint64(&c.opts.Seed, 1), "seed",
 		"seed the message delays, the waits and the 1394 root with `N`, e.g. --seed 42")
 	fs.Var(&c.crashes, "crash",
@@ -145,7 +148,7 @@ func (c *mutexConfig) register(fs *flags) {
 		"list every message: when sent and received, between whom, its type and value,\ne.g. --trace")
 	fs.BoolVar(&c.jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .unserved")
-	fs.order("algo", "compare", "topology", "gen", "requests", "cs-time", "think", "seed", "crash", "lose-token-at",
+	fs.order("algo", "compare", "topology", "gen", "requests", "cs-time", "think", "notify", "seed", "crash", "lose-token-at",
 		"request-reply", "trace", "json")
 }
 
@@ -165,6 +168,9 @@ func durationFlag(p *int64) func(string) error {
 // it.
 func mutexHeader(o mutex.Options) string {
 	s := fmt.Sprintf("seed %d, requests %d, cs-time %s, think %s", o.Seed, o.Requests, mutex.Format(o.CSTime), mutex.Format(o.Think))
+	if o.Notify {
+		s += ", notify"
+	}
 	if o.LoseToken {
 		s += ", token lost at " + mutex.Format(o.LoseTokenAt)
 	}
@@ -313,7 +319,7 @@ func (c *mutexConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source s
 		fmt.Fprintf(e.stdout, "fwsim mutex --compare: %s\n", mutexHeader(c.opts))
 		fmt.Fprintf(e.stdout, "topology: %s\n\n", source)
 		var t table
-		t.add("algorithm      ", "entries", "messages", "per entry", "mean wait", "max wait", "unserved", "out of order", "safety")
+		t.add("algorithm      ", "entries", "messages", "per entry", "mean wait", "max wait", "unserved", "out of order", "causal", "safety")
 		for _, r := range results {
 			safety := "held"
 			if len(r.Violations) > 0 {
@@ -321,7 +327,7 @@ func (c *mutexConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source s
 			}
 			t.add(r.Algo, strconv.Itoa(len(r.Entries)), strconv.Itoa(r.Messages.Total), fmt.Sprintf("%.3f", r.PerEntry),
 				fmt.Sprintf("%.3f", r.MeanWait), fmt.Sprintf("%.3f", r.MaxWait), strconv.Itoa(len(r.Unserved)),
-				fmt.Sprintf("%d/%d", r.Order.Inversions, r.Order.Pairs), safety)
+				fmt.Sprintf("%d/%d", r.Order.Inversions, r.Order.Pairs), strconv.Itoa(r.Order.CausalInversions), safety)
 		}
 		t.write(e.stdout, "")
 	}

@@ -19,6 +19,8 @@ var mutexGoldens = []goldenCase{
 	{name: "ricart-agrawala-request-reply", args: []string{"mutex", "--algo", "ricart-agrawala", "--gen", "ring:5", "--crash", "n2@0.2", "--request-reply"}},
 	{name: "token-ring-lost", args: []string{"mutex", "--algo", "token-ring", "--gen", "ring:5", "--lose-token-at", "3", "--trace"}},
 	{name: "compare-ring8", args: []string{"mutex", "--compare", "--gen", "ring:8", "--requests", "3"}},
+	{name: "central-notify", args: []string{"mutex", "--algo", "central", "--gen", "ring:5", "--requests", "2", "--think", "4", "--notify"}},
+	{name: "compare-notify", args: []string{"mutex", "--compare", "--gen", "ring:5", "--requests", "2", "--think", "4", "--notify"}},
 }
 
 func TestMutexGolden(t *testing.T) {
@@ -73,7 +75,7 @@ func TestMutexBadInput(t *testing.T) {
 // FuzzMutexFlags gives any value to any flag of mutex: the command exits 0,
 // 1 or 2, and a usage error is one line naming the command.
 func FuzzMutexFlags(f *testing.F) {
-	flags := []string{"algo", "gen", "requests", "cs-time", "think", "seed", "crash", "lose-token-at"}
+	flags := []string{"algo", "gen", "requests", "cs-time", "think", "seed", "crash", "lose-token-at", "notify", "request-reply"}
 	for _, v := range []string{"1", "0", "-1", "2.5", "1.2345", "n0@1", "n1@0.5", "@", "a@b@c", "ring:3", "pair", "central",
 		"token-ring", "1e9", "1000000", "1000000.001", "", "\x00", "9223372036854775807"} {
 		for i := range flags {

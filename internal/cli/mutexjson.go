@@ -15,6 +15,7 @@ type mutexJSON struct {
 	Requests     int                 `json:"requests"`        // entries every node asks for
 	CSTime       float64             `json:"cs_time"`         // the stay in the critical section
 	Think        float64             `json:"think"`           // waits before requests are drawn from [0, think)
+	Notify       bool                `json:"notify"`          // a node that asks tells its predecessor on the ring (NOTE), which then asks too
 	Crashes      []mutexCrashJSON    `json:"crashes"`         // the crashes asked for
 	LoseTokenAt  *float64            `json:"lose_token_at"`   // the first token sent from then on is lost; null: none
 	RequestReply bool                `json:"request_reply"`   // ricart-agrawala's remedy against crashes
@@ -28,7 +29,7 @@ type mutexJSON struct {
 	Order        mutexOrderJSON      `json:"order"`           // whether entries followed the requests
 	Entries      []mutexEntryJSON    `json:"entries"`         // every entry, in order
 	Messages     electCountJSON      `json:"messages"`        // every message sent, lost ones included
-	PerEntry     float64             `json:"per_entry"`       // messages per entry; 0 without entries
+	PerEntry     float64             `json:"per_entry"`       // the algorithm's messages (not NOTEs) per entry; 0 without entries
 	MeanWait     float64             `json:"mean_wait"`       // from request to entry, over the entries
 	MaxWait      float64             `json:"max_wait"`        // the longest wait of an entry
 	Nodes        []mutexNodeJSON     `json:"nodes"`           // every node, in topology order: what it did
@@ -85,7 +86,7 @@ type mutexNodeJSON struct {
 
 func newMutexJSON(source string, res *mutex.Result) mutexJSON {
 	out := mutexJSON{versionJSON: newVersionJSON(), Algo: res.Algo, Topology: source, Seed: res.Seed,
-		Requests: res.Requests, CSTime: res.CSTime, Think: res.Think, Crashes: []mutexCrashJSON{},
+		Requests: res.Requests, CSTime: res.CSTime, Think: res.Think, Notify: res.Notify, Crashes: []mutexCrashJSON{},
 		RequestReply: res.RequestReply, Coordinator: nullIfEmpty(res.Coordinator), ChosenBy: nullIfEmpty(res.CoordinatorBy),
 		Ring: nonNil(res.Ring), Safe: len(res.Violations) == 0, Violations: nonNil(res.Violations), Live: res.Live,
 		Unserved: []mutexUnservedJSON{}, Entries: []mutexEntryJSON{}, PerEntry: res.PerEntry,
@@ -134,6 +135,7 @@ type mutexCompareJSON struct {
 	Requests     int                   `json:"requests"`      // entries every node asks for
 	CSTime       float64               `json:"cs_time"`       // the stay in the critical section
 	Think        float64               `json:"think"`         // waits before requests are drawn from [0, think)
+	Notify       bool                  `json:"notify"`        // a node that asks tells its predecessor on the ring (NOTE), which then asks too
 	Crashes      []mutexCrashJSON      `json:"crashes"`       // the crashes of every run
 	LoseTokenAt  *float64              `json:"lose_token_at"` // token-ring's lost token; null: none
 	RequestReply bool                  `json:"request_reply"` // ricart-agrawala ran with its remedy
@@ -145,11 +147,12 @@ type mutexCompareRowJSON struct {
 	Algo       string  `json:"algo"`       // the algorithm
 	Entries    int     `json:"entries"`    // entries into the critical section
 	Messages   int     `json:"messages"`   // every message sent, lost ones included
-	PerEntry   float64 `json:"per_entry"`  // messages per entry
+	PerEntry   float64 `json:"per_entry"`  // the algorithm's messages (not NOTEs) per entry
 	MeanWait   float64 `json:"mean_wait"`  // from request to entry
 	MaxWait    float64 `json:"max_wait"`   // the longest wait
 	Unserved   int     `json:"unserved"`   // requests that wait for ever
 	Inversions int     `json:"inversions"` // pairs of entries not in the order of their requests
+	Causal     int     `json:"causal"`     // pairs of entries against happened-before
 	Pairs      int     `json:"pairs"`      // pairs of entries compared
 	Safe       bool    `json:"safe"`       // never two nodes in the critical section
 }
@@ -157,7 +160,7 @@ type mutexCompareRowJSON struct {
 func newMutexCompareJSON(source string, o mutex.Options, results []*mutex.Result) mutexCompareJSON {
 	first := newMutexJSON(source, results[0])
 	out := mutexCompareJSON{versionJSON: first.versionJSON, Topology: source, Seed: o.Seed, Requests: o.Requests,
-		CSTime: first.CSTime, Think: first.Think, Crashes: first.Crashes, RequestReply: o.RequestReply,
+		CSTime: first.CSTime, Think: first.Think, Notify: o.Notify, Crashes: first.Crashes, RequestReply: o.RequestReply,
 		Results: []mutexCompareRowJSON{}}
 	if o.LoseToken {
 		at := float64(o.LoseTokenAt) / mutex.Delay
@@ -166,7 +169,7 @@ func newMutexCompareJSON(source string, o mutex.Options, results []*mutex.Result
 	for _, r := range results {
 		out.Results = append(out.Results, mutexCompareRowJSON{Algo: r.Algo, Entries: len(r.Entries), Messages: r.Messages.Total,
 			PerEntry: r.PerEntry, MeanWait: r.MeanWait, MaxWait: r.MaxWait, Unserved: len(r.Unserved),
-			Inversions: r.Order.Inversions, Pairs: r.Order.Pairs, Safe: len(r.Violations) == 0})
+			Inversions: r.Order.Inversions, Causal: r.Order.CausalInversions, Pairs: r.Order.Pairs, Safe: len(r.Violations) == 0})
 	}
 	return out
 }
