@@ -369,7 +369,7 @@ func newParser(f Format, emit func(*Generation) error) (lineParser, error) {
 	case FormatIEEE1394:
 		return &ieeeParser{pending{emit: emit}}, nil
 	case FormatFireBug:
-		return &fireBugParser{pending{emit: emit}}, nil
+		return newFireBugParser(emit), nil
 	case FormatTopologyMap:
 		return &mapParser{emit: emit}, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -333,4 +334,34 @@ func TestParseTheLargestBus(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, gens, 1)
 	assert.Len(t, gens[0].SelfIDs, 252)
+}
+
+// A real FireBug 2.3 export (testdata/README): four bus resets, then the
+// replay of the last one that FireBug writes at each save, here two.
+func TestFireBugExportReplay(t *testing.T) {
+	data := readFixture(t, "firebug-2.3-saved-twice.txt")
+	gens, err := Parse(data, "")
+	require.NoError(t, err)
+	require.Len(t, gens, 4, "the replays repeat the last bus reset")
+	last := []phy.SelfID{0x807fc466, 0x813f84e4, 0x827f8fc0}
+	assert.Equal(t, []phy.SelfID{0x803f8466, 0x817f8fc0}, gens[0].SelfIDs)
+	assert.Equal(t, last, gens[3].SelfIDs)
+	for i, line := range []int{5, 20, 31, 42} {
+		assert.Equal(t, FormatFireBug, gens[i].Format)
+		assert.Equal(t, line, gens[i].Line)
+		assert.True(t, Decode(gens[i]).Consistent(), "generation %d", i)
+	}
+
+	// Without the lines of the last two resets (30–33, 41–44: the same
+	// self-IDs), the replay is the only record of them: a bus reset, read
+	// from the replay.
+	lines := strings.SplitAfter(string(data), "\n")
+	require.Contains(t, lines[29], "BUS RESET")
+	require.Contains(t, lines[40], "BUS RESET")
+	cut := strings.Join(slices.Concat(lines[:29], lines[33:40], lines[44:]), "")
+	gens, err = Parse([]byte(cut), FormatFireBug)
+	require.NoError(t, err)
+	require.Len(t, gens, 3)
+	assert.Equal(t, last, gens[2].SelfIDs)
+	assert.Equal(t, 316-8, gens[2].Line, "the first Self-ID line of the first replay")
 }

@@ -3,7 +3,10 @@ package hwtest
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/fwsim/fwsim/phy"
 )
 
 // Apple's FireBug analyzer exports one line per PHY packet quadlet it saw,
@@ -18,9 +21,20 @@ import (
 // after them, when it is hex digits, is the inverse and must have eight
 // too. Later columns, and the columns before the word, are ignored. A
 // "Bus Reset" line ends a bus reset.
+//
+// FireBug 2.3 writes, each time the log is saved, a section that repeats
+// the self-IDs of the most recent bus reset:
+//
+//	Replay of most recent self IDs:
+//	  Self-ID  807fc466  Node=0  Link=1  gap=3f  spd=1394b  C=0  pwr=4: use <3W  *IR*
+//
+// Its Self-ID lines, up to the first other line, are no bus reset of their
+// own when they repeat the last one read; when they do not (the reset
+// itself was not logged), they are that reset.
 var (
-	fireBugWord  = regexp.MustCompile(`(?i)\bself-id\b`)
-	fireBugReset = regexp.MustCompile(`(?i)\bbus\s*reset\b`)
+	fireBugWord   = regexp.MustCompile(`(?i)\bself-id\b`)
+	fireBugReset  = regexp.MustCompile(`(?i)\bbus\s*reset\b`)
+	fireBugReplay = regexp.MustCompile(`^\s*Replay of most recent self IDs:\s*$`)
 )
 
 // fireBugKind tells a Self-ID line ("self-id") from any other ("").
@@ -39,12 +53,37 @@ func fireBugFind(l string) []int {
 	return fireBugWord.FindStringIndex(l)
 }
 
-type fireBugParser struct{ pending }
+type fireBugParser struct {
+	pending
+	last   []phy.SelfID // the quadlets of the last bus reset handed on
+	replay *Generation  // the Self-ID lines of a replay section so far
+	inRun  bool         // the lines since the replay header are Self-ID lines
+}
+
+func newFireBugParser(emit func(*Generation) error) *fireBugParser {
+	p := &fireBugParser{}
+	p.emit = func(g *Generation) error {
+		p.last = g.SelfIDs
+		return emit(g)
+	}
+	return p
+}
 
 func (p *fireBugParser) line(n int, l string) error {
 	loc := fireBugFind(l)
+	if p.inRun && loc == nil {
+		if err := p.endReplay(); err != nil {
+			return err
+		}
+	}
 	if loc == nil {
-		if fireBugReset.MatchString(l) {
+		switch {
+		case fireBugReplay.MatchString(l):
+			if err := p.close(); err != nil {
+				return err
+			}
+			p.inRun = true
+		case fireBugReset.MatchString(l):
 			return p.close()
 		}
 		return nil
@@ -67,9 +106,36 @@ func (p *fireBugParser) line(n int, l string) error {
 		q, _ := parseQuadlet(digits) // eight hex digits
 		qs = append(qs, q)
 	}
-	g := p.open(FormatFireBug, n)
+	var g *Generation
+	switch {
+	case !p.inRun:
+		g = p.open(FormatFireBug, n)
+	case p.replay == nil:
+		g = newGeneration(FormatFireBug, n)
+		p.replay = g
+	default:
+		g = p.replay
+	}
 	if len(qs) == 1 {
 		return g.addQuadlet(qs[0], nil, n)
 	}
 	return g.addQuadlet(qs[0], &qs[1], n)
+}
+
+// endReplay ends a replay section: a repeat of the last bus reset is
+// dropped, anything else is a bus reset the log did not show.
+func (p *fireBugParser) endReplay() error {
+	g := p.replay
+	p.replay, p.inRun = nil, false
+	if g == nil || slices.Equal(g.SelfIDs, p.last) {
+		return nil
+	}
+	return p.emit(g)
+}
+
+func (p *fireBugParser) end() error {
+	if err := p.endReplay(); err != nil {
+		return err
+	}
+	return p.close()
 }

@@ -116,6 +116,8 @@ var malformed = []struct {
 		2, "inverse", `"7e807f3" after Self-ID is not eight hex digits`},
 	{"firebug: nothing after Self-ID", FormatFireBug, fireBugLine + "\n0001.000.200  Self-ID\n",
 		2, "quadlet", `"" after Self-ID`},
+	{"firebug: quadlet of seven digits in a replay", FormatFireBug, fireBugLine + "\nReplay of most recent self IDs:\n  Self-ID  807f008\n",
+		3, "quadlet", `"807f008" after Self-ID is not eight hex digits`},
 	{"raw: text after the quadlets", FormatRaw, "807f0080\n817f80c2\nselfID 0: 807f0080, phy 0 [p..] S100 gc=63 +0W L\n",
 		3, "quadlet", `"selfID" is not a hex quadlet`},
 	{"topology-map: longer than any bus's", FormatTopologyMap, "0009be15 00000001 00060007 807f0080 817f8090 823f80bd 82815000 837f8490 847f84b0 857f89f6\n00ff0000\n",
