@@ -35,9 +35,12 @@ const (
 	// trace-cmd report): bus_reset_handle events with every self-ID of a
 	// generation, or self_id_sequence events with one node's packets each.
 	FormatTrace Format = "tracepoint"
-	// FormatIEEE1394: the old Linux ieee1394 stack's ohci1394 debug lines:
-	// "SelfID packet 0x… received" per quadlet, "SelfID is inconsistent
-	// [q/inverse]" for a bad inverse, "SelfID complete" at the end.
+	// FormatIEEE1394: the old Linux ieee1394 stack's debug lines: from
+	// ohci1394 "SelfID packet 0x… received" per quadlet, "SelfID is
+	// inconsistent [q/inverse]" for a bad inverse, "SelfID complete" at the
+	// end; from pcilynx "SelfID process finished (phyid N, root)", then
+	// "SelfID packet 0x… rcvd" and "inconsistent selfid q/inverse"; and the
+	// 2.4 kernels' "selfid packet 0x… rcvd" forms.
 	FormatIEEE1394 Format = "ieee1394"
 	// FormatFireBug: Apple FireBug text exports: one "Self-ID q [inverse]"
 	// line per packet quadlet, "Bus Reset" lines between generations.
@@ -367,7 +370,7 @@ func newParser(f Format, emit func(*Generation) error) (lineParser, error) {
 	case FormatTrace:
 		return &traceParser{emit: emit}, nil
 	case FormatIEEE1394:
-		return &ieeeParser{pending{emit: emit}}, nil
+		return &ieeeParser{pending: pending{emit: emit}, local: -1}, nil
 	case FormatFireBug:
 		return newFireBugParser(emit), nil
 	case FormatTopologyMap:

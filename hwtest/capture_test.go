@@ -64,6 +64,8 @@ func TestFixturesOfTheLabBus(t *testing.T) {
 		{"trace-bus-reset-handle.txt", FormatTrace, []int{1, 2}, 5, [2][]string{}},
 		{"trace-self-id-sequence.txt", FormatTrace, []int{1, 2}, -1, [2][]string{}},
 		{"ieee1394.log", FormatIEEE1394, []int{-1, -1}, 5, [2][]string{nil, {"inverse"}}},
+		{"pcilynx.log", FormatIEEE1394, []int{-1, -1}, 5, [2][]string{nil, {"inverse"}}},
+		{"ieee1394-2.4.log", FormatIEEE1394, []int{-1, -1}, 5, [2][]string{nil, {"inverse"}}},
 		{"firebug.txt", FormatFireBug, []int{-1, -1}, -1, [2][]string{}},
 		{"topology-map.txt", FormatTopologyMap, []int{-1, -1}, -1, [2][]string{nil, {"CRC"}}},
 	} {
@@ -364,4 +366,17 @@ func TestFireBugExportReplay(t *testing.T) {
 	require.Len(t, gens, 3)
 	assert.Equal(t, last, gens[2].SelfIDs)
 	assert.Equal(t, 316-8, gens[2].Line, "the first Self-ID line of the first replay")
+}
+
+// The 2.4 kernels' pcilynx wrote no line between bus resets: phy 0's
+// packet #0, the first of every reset, starts the next.
+func TestPcilynx24ResetsSplitAtPhy0(t *testing.T) {
+	gens, err := Parse([]byte("-0- selfid packet 0x807f0080 rcvd\n-0- selfid packet 0x817f80c2 rcvd\n"+
+		"-0- selfid packet 0x804a0080 rcvd\n-0- selfid packet 0x814a80c2 rcvd\n"), "")
+	require.NoError(t, err)
+	require.Len(t, gens, 2)
+	assert.Equal(t, FormatIEEE1394, gens[0].Format)
+	assert.Equal(t, []phy.SelfID{0x807f0080, 0x817f80c2}, gens[0].SelfIDs)
+	assert.Equal(t, []phy.SelfID{0x804a0080, 0x814a80c2}, gens[1].SelfIDs)
+	assert.Equal(t, 3, gens[1].Line)
 }
