@@ -33,7 +33,9 @@ const (
 	FormatOHCI Format = "firewire-ohci"
 	// FormatTrace: Linux firewire tracepoint text (tracefs trace or
 	// trace-cmd report): bus_reset_handle events with every self-ID of a
-	// generation, or self_id_sequence events with one node's packets each.
+	// generation, firewire_ohci's self_id_complete events with every
+	// self-ID and its inverse as received, or self_id_sequence events with
+	// one node's packets each.
 	FormatTrace Format = "tracepoint"
 	// FormatIEEE1394: the old Linux ieee1394 stack's debug lines: from
 	// ohci1394 "SelfID packet 0x… received" per quadlet, "SelfID is

@@ -63,6 +63,7 @@ func TestFixturesOfTheLabBus(t *testing.T) {
 		{"ohci-two-resets.log", FormatOHCI, []int{1, 2}, 5, [2][]string{}},
 		{"trace-bus-reset-handle.txt", FormatTrace, []int{1, 2}, 5, [2][]string{}},
 		{"trace-self-id-sequence.txt", FormatTrace, []int{1, 2}, -1, [2][]string{}},
+		{"trace-self-id-complete.txt", FormatTrace, []int{1, 2}, 5, [2][]string{nil, {"inverse"}}},
 		{"ieee1394.log", FormatIEEE1394, []int{-1, -1}, 5, [2][]string{nil, {"inverse"}}},
 		{"pcilynx.log", FormatIEEE1394, []int{-1, -1}, 5, [2][]string{nil, {"inverse"}}},
 		{"ieee1394-2.4.log", FormatIEEE1394, []int{-1, -1}, 5, [2][]string{nil, {"inverse"}}},
@@ -379,4 +380,58 @@ func TestPcilynx24ResetsSplitAtPhy0(t *testing.T) {
 	assert.Equal(t, []phy.SelfID{0x807f0080, 0x817f80c2}, gens[0].SelfIDs)
 	assert.Equal(t, []phy.SelfID{0x804a0080, 0x814a80c2}, gens[1].SelfIDs)
 	assert.Equal(t, 3, gens[1].Line)
+}
+
+// firewire_ohci's self_id_complete carries the controller's self-ID buffer,
+// inverses included, before the kernel decides what to do with it.
+func TestTraceSelfIDComplete(t *testing.T) {
+	const lab = "0x807f0080,0x7f80ff7f,0x817f8090,0x7e807f6f,0x857f89f6,0x7a807609"
+	complete := func(fields string) string {
+		return "self_id_complete: card_index=0 " + fields + " timestamp=0x1b2c packet_data={" + lab + "}\n"
+	}
+	handle := func(ids string) string {
+		return "bus_reset_handle: card_index=0 generation=1 node_id=0x00c5 bm_abdicate=false self_ids={" + ids + "}\n"
+	}
+	for _, tc := range []struct {
+		name, input string
+		selfIDs     []phy.SelfID
+		checks      []string
+	}{
+		{"alone", complete("is_error=false generation_at_bus_reset=1 generation_at_completion=1"),
+			[]phy.SelfID{0x807f0080, 0x817f8090, 0x857f89f6}, nil},
+		{"a receive error", complete("is_error=true generation_at_bus_reset=1 generation_at_completion=1"),
+			[]phy.SelfID{0x807f0080, 0x817f8090, 0x857f89f6}, []string{"self-ID receive"}},
+		{"a reset during self-ID", complete("is_error=false generation_at_bus_reset=1 generation_at_completion=2"),
+			[]phy.SelfID{0x807f0080, 0x817f8090, 0x857f89f6}, []string{"self-ID receive"}},
+		{"bus_reset_handle disagrees", complete("is_error=false generation_at_bus_reset=1 generation_at_completion=1") +
+			handle("0x807f0080,0x817f8090,0x857f89f2"),
+			[]phy.SelfID{0x807f0080, 0x817f8090, 0x857f89f2}, []string{"trace"}},
+		// TI's erratum SLLZ059: the local node's self-ID never reaches the
+		// buffer, and the kernel inserts one of its own making.
+		{"the local node's quadlet inserted", strings.Replace(complete("is_error=false generation_at_bus_reset=1 generation_at_completion=1"), ",0x857f89f6,0x7a807609", "", 1) +
+			handle("0x807f0080,0x817f8090,0x857f89f6"),
+			[]phy.SelfID{0x807f0080, 0x817f8090, 0x857f89f6}, nil},
+	} {
+		gens, err := Parse([]byte(tc.input), "")
+		require.NoError(t, err, tc.name)
+		require.Len(t, gens, 1, tc.name)
+		assert.Equal(t, FormatTrace, gens[0].Format, tc.name)
+		assert.Equal(t, 1, gens[0].Number, tc.name)
+		assert.Equal(t, tc.selfIDs, gens[0].SelfIDs, tc.name)
+		var checks []string
+		for _, p := range gens[0].Problems {
+			checks = append(checks, p.Check)
+		}
+		assert.Equal(t, tc.checks, checks, tc.name)
+	}
+
+	// Where the kernel inserts phy 1's quadlet, the wrong inverse of the
+	// one after it keeps pointing at its own quadlet.
+	gens, err := Parse([]byte("self_id_complete: card_index=0 is_error=false generation_at_bus_reset=1 generation_at_completion=1 timestamp=0x1b2c packet_data={0x807f0080,0x7f80ff7f,0x857f89f6,0x7a807608}\n"+
+		"bus_reset_handle: card_index=0 generation=1 node_id=0x00c1 bm_abdicate=false self_ids={0x807f0080,0x817f8090,0x857f89f6}\n"), "")
+	require.NoError(t, err)
+	require.Len(t, gens[0].Problems, 1)
+	assert.Equal(t, "inverse", gens[0].Problems[0].Check)
+	assert.Equal(t, 2, gens[0].Problems[0].Index)
+	assert.Equal(t, uint32(0x857f89f6), gens[0].Problems[0].Quadlet)
 }

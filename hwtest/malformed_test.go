@@ -13,14 +13,15 @@ import (
 // Lines of a two-node bus as each producer writes them, to build captures
 // around one malformed line.
 const (
-	ohciHeader1 = "2 selfIDs, generation 1, local node ID ffc1"
-	ohciLine0   = "selfID 0: 807f0080, phy 0 [p..] S100 gc=63 +0W L"
-	ohciLine1   = "selfID 0: 817f80c2, phy 1 [c..] S400 gc=63 +0W Li"
-	traceHandle = "bus_reset_handle: card_index=0 generation=1 node_id=0x00c1 bm_abdicate=false self_ids={0x807f0080,0x817f80c2}"
-	traceSeq    = "self_id_sequence: card_index=0 generation=2 phy_id=0x00 link_active=true gap_count=63 scode=0 contender=false power_class=0 initiated_reset=false port_status={0x2,0x0,0x0} self_id_sequence={0x807f0080}"
-	ieeePacket0 = "SelfID packet 0x807f0080 received"
-	ieeePacket1 = "SelfID packet 0x817f80c2 received"
-	fireBugLine = "0001.000.100  Self-ID  807f0080  7f80ff7f"
+	ohciHeader1   = "2 selfIDs, generation 1, local node ID ffc1"
+	ohciLine0     = "selfID 0: 807f0080, phy 0 [p..] S100 gc=63 +0W L"
+	ohciLine1     = "selfID 0: 817f80c2, phy 1 [c..] S400 gc=63 +0W Li"
+	traceHandle   = "bus_reset_handle: card_index=0 generation=1 node_id=0x00c1 bm_abdicate=false self_ids={0x807f0080,0x817f80c2}"
+	traceComplete = "self_id_complete: card_index=0 is_error=false generation_at_bus_reset=1 generation_at_completion=1 timestamp=0x0a3f packet_data={0x807f0080,0x7f80ff7f,0x817f80c2,0x7e807f3d}"
+	traceSeq      = "self_id_sequence: card_index=0 generation=2 phy_id=0x00 link_active=true gap_count=63 scode=0 contender=false power_class=0 initiated_reset=false port_status={0x2,0x0,0x0} self_id_sequence={0x807f0080}"
+	ieeePacket0   = "SelfID packet 0x807f0080 received"
+	ieeePacket1   = "SelfID packet 0x817f80c2 received"
+	fireBugLine   = "0001.000.100  Self-ID  807f0080  7f80ff7f"
 )
 
 // ohciLog writes messages as the kernel log shows firewire_ohci's.
@@ -99,9 +100,17 @@ var malformed = []struct {
 	{"trace: a key of non-UTF-8 bytes given twice", FormatTrace, traceLog(traceHandle, strings.Replace(traceHandle, "generation=1", "generation=2 \x96\x96=1 \x96\x96=2", 1)),
 		2, "\x96\x96", `"\x96\x96": given twice`},
 	{"trace: too many fields", FormatTrace, traceLog(traceHandle, strings.Replace(traceHandle, "generation=1", "generation=2 a=1 b=1 c=1 d=1 e=1 f=1 g=1 h=1 i=1 j=1 k=1 l=1", 1)),
-		2, "fields", "more than 16; bus_reset_handle has 5, self_id_sequence 11"},
+		2, "fields", "more than 16; bus_reset_handle has 5, self_id_complete 6, self_id_sequence 11"},
 	{"trace: generation with an underscore", FormatTrace, traceLog(traceHandle, strings.Replace(traceHandle, "generation=1", "generation=1_0", 1)),
 		2, "generation", "not a decimal number"},
+	{"trace: self_id_complete with a quadlet and no inverse", FormatTrace, traceLog(traceComplete, strings.Replace(traceComplete, ",0x7e807f3d}", "}", 1)),
+		2, "packet_data", "3 quadlets, but the self-ID buffer holds each quadlet followed by its inverse"},
+	{"trace: self_id_complete is_error neither true nor false", FormatTrace, traceLog(strings.Replace(traceComplete, "is_error=false", "is_error=0", 1)),
+		1, "is_error", `"0" is not true or false`},
+	{"trace: self_id_complete generation of 9 bits", FormatTrace, traceLog(strings.Replace(traceComplete, "generation_at_bus_reset=1", "generation_at_bus_reset=256", 1)),
+		1, "generation_at_bus_reset", "not a decimal number of at most 8 bits"},
+	{"trace: self_id_complete without its completion generation", FormatTrace, traceLog(strings.Replace(traceComplete, "generation_at_completion=1 ", "", 1)),
+		1, "generation_at_completion", "missing"},
 	{"ieee1394: garbled packet", FormatIEEE1394, ieeeLog(ieeePacket0, "SelfID packet 0x817f80cz received"),
 		2, "SelfID packet", `"SelfID packet 0x%x received"`},
 	{"ieee1394: inverse of seven digits", FormatIEEE1394, ieeeLog(ieeePacket0, "SelfID is inconsistent [0x817f80c2/0x7e807f3]"),
