@@ -8,10 +8,10 @@ import (
 	"github.com/fwsim/fwsim/mutex"
 )
 
-// The example of Ricart and Agrawala in the lecture notes (and Tanenbaum &
-// van Steen): P0 and P1 ask for the critical section at once, P1 with
-// timestamp 8 and P0 with 12; P2 does not want it. P1 enters first; P0's
-// request waits in P1's queue, and P1's REPLY lets P0 in when P1 leaves.
+// The textbook example of Ricart and Agrawala (Tanenbaum & van Steen): two
+// processes ask for the critical section at once, n1 with timestamp 8 and
+// n0 with 12; n2 does not want it. n1 enters first; n0's request waits in
+// n1's queue, and n1's REPLY lets n0 in when n1 leaves.
 func Example() {
 	topo, err := bus.Generate("chain:3") // processes n0, n1, n2
 	if err != nil {

@@ -57,9 +57,10 @@ func TestRicartAgrawalaTwoNMinusOnePerEntry(t *testing.T) {
 	}
 }
 
-// The notes' example: P0 and P1 ask at once, P1 with timestamp 8, P0 with
-// 12; P1 wins, P0's request waits in P1's queue until P1 leaves.
-func TestRicartAgrawalaNotesExample(t *testing.T) {
+// The textbook example (Tanenbaum & van Steen): two processes ask at once,
+// n1 with timestamp 8, n0 with 12; n1 wins, and n0's request waits in n1's
+// queue until n1 leaves.
+func TestRicartAgrawalaExample(t *testing.T) {
 	res := run(t, "chain:3", Options{Algo: "ricart-agrawala", Requesters: []string{"n0", "n1"},
 		Clocks: map[string]int64{"n0": 11, "n1": 7}, CSTime: Delay, Seed: 1, Trace: true})
 	require.Len(t, res.Entries, 2)
@@ -152,7 +153,7 @@ func TestCentralClientCrashedInside(t *testing.T) {
 }
 
 // A client that neither holds nor wants the grant may crash: the others go
-// on (the notes' tolerated case).
+// on.
 func TestCentralClientCrashedOutside(t *testing.T) {
 	res := run(t, "complete:4", Options{Algo: "central", Coordinator: "n3", Requesters: []string{"n0", "n1", "n2"},
 		Requests: 2, CSTime: Delay, Seed: 3, Crashes: []Crash{{"n2", 0}}})
@@ -213,7 +214,7 @@ func TestOrderNotFollowed(t *testing.T) {
 	}
 }
 
-// The notes' ordering test: a node that waits tells another, which then
+// Ordering by happened-before: a node that waits tells another, which then
 // asks too. Central and the token ring can let the second in first;
 // Ricart–Agrawala, whose NOTE carries the Lamport clock, cannot.
 func TestHappenedBefore(t *testing.T) {
@@ -227,5 +228,26 @@ func TestHappenedBefore(t *testing.T) {
 		res := run(t, "ring:5", Options{Algo: "ricart-agrawala", Notify: true, Requests: 2, CSTime: Delay, Think: 4 * Delay, Seed: seed})
 		assert.Zero(t, res.Order.CausalInversions, "seed %d: %s", seed, res.Order.CausalInversion)
 		assert.InDelta(t, 8.0, res.PerEntry, 1e-9, "NOTEs are not the algorithm's")
+	}
+}
+
+// The delay before an entry without contention, in message delays
+// (Tanenbaum & van Steen: central 2, distributed 2(n−1), token ring 0 to
+// n−1): a client of central waits for REQUEST and OK, a Ricart–Agrawala
+// node for its REQUESTs and the REPLYs, which travel in parallel, and a
+// node of the token ring for the token's hops.
+func TestDelayBeforeEntry(t *testing.T) {
+	for seed := range uint64(20) {
+		for p := 1; p < 6; p++ {
+			who := []string{fmt.Sprintf("n%d", p)}
+			o := Options{Requesters: who, CSTime: Delay, Seed: seed, Coordinator: "n0"}
+			for algo, bound := range map[string]float64{"central": 2, "ricart-agrawala": 2, "token-ring": float64(p)} {
+				o.Algo = algo
+				res := run(t, "ring:6", o)
+				require.Len(t, res.Entries, 1)
+				assert.LessOrEqual(t, res.Entries[0].Wait, bound, "%s, n%d, seed %d", algo, p, seed)
+				assert.Positive(t, res.Entries[0].Wait, "%s: every hop takes a delay", algo)
+			}
+		}
 	}
 }

@@ -55,8 +55,8 @@ type Options struct {
 	// Notify makes every node that asks for the critical section tell its
 	// predecessor on the logical ring (a NOTE, carrying its Lamport clock);
 	// a predecessor with no request open and more to make asks at once. Its
-	// request then happened after the sender's: the notes' test of
-	// ordering by happened-before.
+	// request then happened after the sender's: the test of ordering by
+	// happened-before.
 	Notify bool
 	// Coordinator names central's coordinator instead of the elected one.
 	Coordinator string

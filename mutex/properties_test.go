@@ -30,11 +30,8 @@ var specs = []string{"pair", "ring:3", "ring:7", "tree:9:2", "complete:5", "chai
 func TestNoFaultRunsAreSafeAndLive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range cases() {
-		spec := specs[rng.IntN(len(specs))]
-		topo, err := bus.Generate(spec)
-		require.NoError(t, err)
-		o := Options{Algo: algorithms[rng.IntN(len(algorithms))].Name, Requests: 1 + rng.IntN(3),
-			CSTime: rng.Int64N(3 * Delay), Think: rng.Int64N(4 * Delay), Seed: rng.Uint64(), Notify: rng.IntN(2) == 0}
+		spec, topo := randomTopology(t, rng)
+		o := randomWorkload(rng)
 		res, err := Run(topo, o)
 		require.NoError(t, err, "case %d: %s %+v", i, spec, o)
 		name := fmt.Sprintf("case %d: %s %s seed %d notify %t", i, spec, o.Algo, o.Seed, o.Notify)
@@ -48,6 +45,13 @@ func TestNoFaultRunsAreSafeAndLive(t *testing.T) {
 		if o.Algo == "ricart-agrawala" {
 			assert.Zero(t, res.Order.CausalInversions, name)
 		}
+		if o.Algo == "token-ring" {
+			// A waiting node lets each other node in at most once, and the
+			// token takes at most n hops of at most a delay each.
+			n := len(topo.Nodes)
+			bound := delays(int64(n-1)*o.CSTime + int64(n)*Delay)
+			assert.LessOrEqual(t, res.MaxWait, bound, name)
+		}
 	}
 }
 
@@ -56,9 +60,7 @@ func TestNoFaultRunsAreSafeAndLive(t *testing.T) {
 func TestFaultyRunsAreSafeAndEnd(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range cases() {
-		spec := specs[rng.IntN(len(specs))]
-		topo, err := bus.Generate(spec)
-		require.NoError(t, err)
+		spec, topo := randomTopology(t, rng)
 		o := randomFaults(rng, topo)
 		res, err := Run(topo, o)
 		require.NoError(t, err, "case %d: %s %+v", i, spec, o)
@@ -70,11 +72,24 @@ func TestFaultyRunsAreSafeAndEnd(t *testing.T) {
 	}
 }
 
-// randomFaults draws options with crashes, a lost token or the remedy.
+// randomTopology draws one of specs.
+func randomTopology(t testing.TB, rng *rand.Rand) (string, *bus.Topology) {
+	spec := specs[rng.IntN(len(specs))]
+	topo, err := bus.Generate(spec)
+	require.NoError(t, err)
+	return spec, topo
+}
+
+// randomWorkload draws an algorithm, a workload and a seed.
+func randomWorkload(rng *rand.Rand) Options {
+	return Options{Algo: algorithms[rng.IntN(len(algorithms))].Name, Requests: 1 + rng.IntN(3),
+		CSTime: rng.Int64N(3 * Delay), Think: rng.Int64N(4 * Delay), Seed: rng.Uint64(), Notify: rng.IntN(2) == 0}
+}
+
+// randomFaults draws a workload with crashes, a lost token or the remedy.
 func randomFaults(rng *rand.Rand, topo *bus.Topology) Options {
 	n := len(topo.Nodes)
-	o := Options{Algo: algorithms[rng.IntN(len(algorithms))].Name, Requests: 1 + rng.IntN(3),
-		CSTime: rng.Int64N(3 * Delay), Think: rng.Int64N(4 * Delay), Seed: rng.Uint64(), Notify: rng.IntN(2) == 0}
+	o := randomWorkload(rng)
 	for v := range n {
 		if rng.IntN(4) == 0 && len(o.Crashes) < n-1 {
 			o.Crashes = append(o.Crashes, Crash{Node: topo.Nodes[v].ID, At: rng.Int64N(8 * Delay)})
@@ -93,8 +108,7 @@ func randomFaults(rng *rand.Rand, topo *bus.Topology) Options {
 func TestRequestReplyRemedyIsLive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for i := range cases() {
-		topo, err := bus.Generate(specs[rng.IntN(len(specs))])
-		require.NoError(t, err)
+		_, topo := randomTopology(t, rng)
 		o := randomFaults(rng, topo)
 		o.Algo, o.RequestReply, o.LoseToken = "ricart-agrawala", true, false
 		res, err := Run(topo, o)

@@ -61,15 +61,10 @@ func runElect(ctx context.Context, e *env, args []string) int {
 	if code, done := fs.parse(e, args); done {
 		return code
 	}
+	if msg := labUsage(cfg.compare, cfg.opts.Algo, cfg.opts.Trace, cfg.source); msg != "" {
+		return fs.usageError(e, "%s", msg)
+	}
 	switch {
-	case cfg.compare && cfg.opts.Algo != "":
-		return fs.usageError(e, "--compare runs every algorithm: give it no --algo")
-	case !cfg.compare && cfg.opts.Algo == "":
-		return fs.usageError(e, "want --algo NAME or --compare")
-	case cfg.compare && cfg.opts.Trace:
-		return fs.usageError(e, "--trace lists the messages of one run: not with --compare")
-	case cfg.source.check() != nil:
-		return fs.usageError(e, "%v", cfg.source.check())
 	case cfg.sync && cfg.async:
 		return fs.usageError(e, "--sync and --async are mutually exclusive")
 	case cfg.sync:
@@ -86,11 +81,8 @@ func runElect(ctx context.Context, e *env, args []string) int {
 	if err := cfg.readIDs(); err != nil {
 		return fs.inputError(e, err)
 	}
-	topo, source, err := cfg.source.load()
+	topo, source, err := cfg.source.loadForLab()
 	if err != nil {
-		if cfg.source.gen != "" && !errors.Is(err, bus.ErrBadGenerator) {
-			err = fmt.Errorf("--gen %s: %w", cfg.source.gen, err)
-		}
 		return fs.inputError(e, err)
 	}
 	if k := cfg.opts.InitiatorCount; k > len(topo.Nodes) {

@@ -266,11 +266,11 @@ func TestElectCrashed(t *testing.T) {
 	assert.Equal(t, map[string]string{"bully": "n3", "floodmax": "n5", "dfs-token": "n5", "adoption": "n5"}, leaders)
 }
 
-// docCommands returns the commands of docs/election.md's "$ fwsim elect"
-// blocks, each with the output the doc shows for it.
-func docCommands(t *testing.T) (cmds [][]string, outputs []string) {
+// docCommands returns the commands of the "$ fwsim" blocks of the doc at
+// path, each with the output the doc shows for it.
+func docCommands(t *testing.T, path string) (cmds [][]string, outputs []string) {
 	t.Helper()
-	data, err := os.ReadFile("../../docs/election.md")
+	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	var block []string
 	in := false
@@ -296,7 +296,7 @@ func docCommands(t *testing.T) (cmds [][]string, outputs []string) {
 // now: a change to an algorithm, to the kernel's delays or to the table
 // format fails here until the doc is regenerated.
 func TestElectDocTables(t *testing.T) {
-	cmds, outputs := docCommands(t)
+	cmds, outputs := docCommands(t, "../../docs/election.md")
 	require.GreaterOrEqual(t, len(cmds), 2, "the doc shows a ring and a tree table")
 	for i, args := range cmds {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
@@ -309,22 +309,29 @@ func TestElectDocTables(t *testing.T) {
 
 // Every elect command in the README's election section runs as written.
 func TestElectReadmeCommands(t *testing.T) {
+	assert.GreaterOrEqual(t, runReadmeCommands(t, "elect"), 3, "the README's election section shows its commands")
+}
+
+// runReadmeCommands runs every "go run ./cmd/fwsim COMMAND" line of the
+// README, expecting exit 0, and returns how many there were.
+func runReadmeCommands(t *testing.T, command string) int {
+	t.Helper()
 	f, err := os.Open("../../README.md")
 	require.NoError(t, err)
 	defer f.Close()
 	ran := 0
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		cmd, ok := strings.CutPrefix(sc.Text(), "go run ./cmd/fwsim elect ")
+		cmd, ok := strings.CutPrefix(sc.Text(), "go run ./cmd/fwsim "+command+" ")
 		if !ok {
 			continue
 		}
 		cmd, _, _ = strings.Cut(cmd, "#")
-		args := append([]string{"elect"}, strings.Fields(cmd)...)
+		args := append([]string{command}, strings.Fields(cmd)...)
 		code, _, stderr := runCLI(t, args...)
 		assert.Equal(t, exitOK, code, "%v: %s", args, stderr)
 		ran++
 	}
 	require.NoError(t, sc.Err())
-	assert.GreaterOrEqual(t, ran, 3, "the README's election section shows its commands")
+	return ran
 }

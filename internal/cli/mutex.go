@@ -59,15 +59,8 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 	if code, done := fs.parse(e, args); done {
 		return code
 	}
-	switch {
-	case cfg.compare && cfg.opts.Algo != "":
-		return fs.usageError(e, "--compare runs every algorithm: give it no --algo")
-	case !cfg.compare && cfg.opts.Algo == "":
-		return fs.usageError(e, "want --algo NAME or --compare")
-	case cfg.compare && cfg.opts.Trace:
-		return fs.usageError(e, "--trace lists the messages of one run: not with --compare")
-	case cfg.source.check() != nil:
-		return fs.usageError(e, "%v", cfg.source.check())
+	if msg := labUsage(cfg.compare, cfg.opts.Algo, cfg.opts.Trace, cfg.source); msg != "" {
+		return fs.usageError(e, "%s", msg)
 	}
 	for _, s := range cfg.crashes {
 		c, err := mutex.ParseCrash(s)
@@ -76,11 +69,8 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 		}
 		cfg.opts.Crashes = append(cfg.opts.Crashes, c)
 	}
-	topo, source, err := cfg.source.load()
+	topo, source, err := cfg.source.loadForLab()
 	if err != nil {
-		if cfg.source.gen != "" && !errors.Is(err, bus.ErrBadGenerator) {
-			err = fmt.Errorf("--gen %s: %w", cfg.source.gen, err)
-		}
 		return fs.inputError(e, err)
 	}
 	cfg.opts.Interrupt = ctx.Done()
@@ -107,6 +97,33 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// labUsage is what elect and mutex alike refuse in their flags: --compare
+// with --algo or --trace, neither --compare nor --algo, --topology with
+// --gen. It returns "" when the flags go together.
+func labUsage(compare bool, algo string, trace bool, source topologyFlags) string {
+	switch {
+	case compare && algo != "":
+		return "--compare runs every algorithm: give it no --algo"
+	case !compare && algo == "":
+		return "want --algo NAME or --compare"
+	case compare && trace:
+		return "--trace lists the messages of one run: not with --compare"
+	case source.check() != nil:
+		return source.check().Error()
+	}
+	return ""
+}
+
+// loadForLab loads the topology of elect or mutex; a generated bus the lab
+// cannot use names its --gen.
+func (t *topologyFlags) loadForLab() (*bus.Topology, string, error) {
+	topo, source, err := t.load()
+	if err != nil && t.gen != "" && !errors.Is(err, bus.ErrBadGenerator) {
+		err = fmt.Errorf("--gen %s: %w", t.gen, err)
+	}
+	return topo, source, err
 }
 
 // faulty reports whether the run had a fault injected.

@@ -16,7 +16,7 @@ var mutexGoldens = []goldenCase{
 	{name: "ricart-agrawala-ring5", args: []string{"mutex", "--algo", "ricart-agrawala", "--gen", "ring:5", "--requests", "2"}},
 	{name: "central-tree6-coordinator-crash", args: []string{"mutex", "--algo", "central", "--gen", "tree:6:2", "--crash", "n0@2"}},
 	{name: "ricart-agrawala-crash", args: []string{"mutex", "--algo", "ricart-agrawala", "--gen", "ring:5", "--crash", "n2@0.2"}},
-	{name: "ricart-agrawala-request-reply", args: []string{"mutex", "--algo", "ricart-agrawala", "--gen", "ring:5", "--crash", "n2@0.2", "--request-reply"}},
+	{name: "ricart-agrawala-request-reply", args: []string{"mutex", "--algo", "ricart-agrawala", "--gen", "ring:5", "--requests", "2", "--crash", "n2@0.2", "--request-reply"}},
 	{name: "token-ring-lost", args: []string{"mutex", "--algo", "token-ring", "--gen", "ring:5", "--lose-token-at", "3", "--trace"}},
 	{name: "compare-ring8", args: []string{"mutex", "--compare", "--gen", "ring:8", "--requests", "3"}},
 	{name: "central-notify", args: []string{"mutex", "--algo", "central", "--gen", "ring:5", "--requests", "2", "--think", "4", "--notify"}},
@@ -97,4 +97,21 @@ func FuzzMutexFlags(f *testing.F) {
 			t.Errorf("%q: exit %d; stderr %q", args, code, errOut.String())
 		}
 	})
+}
+
+// The comparison tables in docs/mutex.md are what their commands print now.
+func TestMutexDocTables(t *testing.T) {
+	cmds, outputs := docCommands(t, "../../docs/mutex.md")
+	require.GreaterOrEqual(t, len(cmds), 2, "the doc shows a plain and a --notify table")
+	for i, args := range cmds {
+		code, stdout, stderr := runCLI(t, args...)
+		require.Equal(t, exitOK, code, stderr)
+		assert.Equal(t, outputs[i], stdout, "docs/mutex.md shows other output for %v; paste the new one", args)
+	}
+}
+
+// Every mutex command in the README's mutual-exclusion section runs as
+// written.
+func TestMutexReadmeCommands(t *testing.T) {
+	assert.GreaterOrEqual(t, runReadmeCommands(t, "mutex"), 3, "the README's mutual-exclusion section shows its commands")
 }
