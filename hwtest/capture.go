@@ -137,12 +137,24 @@ type Generation struct {
 	// LocalPhyID is the phy_ID of the capturing node when the capture
 	// names it, -1 otherwise.
 	LocalPhyID int
+	// PhyConfig is the PHY configuration packet the Linux bus manager
+	// logged sending just before this bus reset, nil when the capture
+	// shows none: the root it forced is no tree-identify winner.
+	PhyConfig *PhyConfig
 	// SelfIDs are the self-ID quadlets in bus order, inverses removed.
 	SelfIDs []phy.SelfID
 	// Problems are what reading found wrong: bad inverses, counts that
 	// disagree with a header, a bad CRC. The quadlets are kept, so the
 	// checks of Decode still run.
 	Problems []Problem
+}
+
+// PhyConfig is a PHY configuration packet the Linux bus manager sent, as
+// the kernel log says: "phy config: new root=ffc1, gap_count=5".
+type PhyConfig struct {
+	Line     int // where the capture says so
+	Root     int // the phy_ID forced to be root
+	GapCount int // the gap count set on every node
 }
 
 // Problem is one finding about a bus, from reading its capture or from the

@@ -435,3 +435,19 @@ func TestTraceSelfIDComplete(t *testing.T) {
 	assert.Equal(t, 2, gens[0].Problems[0].Index)
 	assert.Equal(t, uint32(0x857f89f6), gens[0].Problems[0].Quadlet)
 }
+
+// The bus manager's "phy config" line in a kernel log says which root and
+// gap count it forced with the bus reset that follows.
+func TestOHCIPhyConfig(t *testing.T) {
+	gens, err := Parse(readFixture(t, "ohci-two-resets.log"), "")
+	require.NoError(t, err)
+	require.Len(t, gens, 2)
+	assert.Nil(t, gens[0].PhyConfig)
+	assert.Equal(t, &PhyConfig{Line: 11, Root: 5, GapCount: 10}, gens[1].PhyConfig)
+
+	// Before quadlet lines without a header (a log whose start was lost).
+	gens, err = Parse([]byte(ohciLog("phy config: new root=ffc1, gap_count=5", ohciLine0, ohciLine1)), FormatOHCI)
+	require.NoError(t, err)
+	require.Len(t, gens, 1)
+	assert.Equal(t, &PhyConfig{Line: 1, Root: 1, GapCount: 5}, gens[0].PhyConfig)
+}

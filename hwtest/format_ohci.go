@@ -24,6 +24,17 @@ import (
 // run into the one before.
 var ohciHeader = regexp.MustCompile(`(?:^|\s)(\d+) selfIDs, generation (\d+), local node ID ([0-9a-fA-F]{4})\s*$`)
 
+// The Linux bus manager (core-card.c, bm_work) logs the PHY configuration
+// packet it sends before the bus reset that applies it:
+//
+//	firewire_ohci 0000:03:00.0: phy config: new root=ffc1, gap_count=5
+//
+// The words "phy config: new root=" mark the line; the next bus reset
+// carries what it says.
+const phyConfigWords = "phy config: new root="
+
+var phyConfigLine = regexp.MustCompile(`^phy config: new root=([0-9a-fA-F]{1,4}), gap_count=([0-9]{1,2})\s*$`)
+
 // ohciKind tells the header ("selfIDs") and the quadlet lines ("selfID")
 // of log_selfids from the kernel's other messages ("").
 func ohciKind(l string) string {
@@ -47,8 +58,9 @@ func ohciWord(l string) (kind string, at int) {
 
 type ohciParser struct {
 	pending
-	announced int    // the self-ID count of cur's header, -1 without one
-	text      []byte // what log_selfids writes for the current quadlet
+	announced int        // the self-ID count of cur's header, -1 without one
+	text      []byte     // what log_selfids writes for the current quadlet
+	config    *PhyConfig // the bus manager's, for the next bus reset
 }
 
 func (p *ohciParser) line(n int, l string) error {
@@ -58,7 +70,36 @@ func (p *ohciParser) line(n int, l string) error {
 	case "selfID":
 		return p.selfID(n, l, at)
 	}
+	if at := strings.Index(l, phyConfigWords); at >= 0 {
+		return p.phyConfig(n, l[at:])
+	}
 	return nil
+}
+
+// phyConfig reads the bus manager's line, message m.
+func (p *ohciParser) phyConfig(n int, m string) error {
+	match := phyConfigLine.FindStringSubmatch(m)
+	if match == nil {
+		return &ParseError{Format: FormatOHCI, Line: n, Field: "phy config",
+			Reason: fmt.Sprintf("%s is not bm_work's %q", excerpt(m), "phy config: new root=%x, gap_count=%d")}
+	}
+	root, _ := strconv.ParseUint(match[1], 16, 16) // the pattern admits four hex digits only
+	gap, _ := strconv.Atoi(match[2])               // and two decimal ones
+	switch {
+	case root&0x3f == 0x3f:
+		return &ParseError{Format: FormatOHCI, Line: n, Field: "root", Reason: fmt.Sprintf("%x names no node (phy_ID 63)", root)}
+	case gap > 63:
+		return &ParseError{Format: FormatOHCI, Line: n, Field: "gap_count", Reason: fmt.Sprintf("%d, but a gap count is 0 to 63", gap)}
+	}
+	p.config = &PhyConfig{Line: n, Root: int(root & 0x3f), GapCount: gap}
+	return nil
+}
+
+// start makes g the bus reset being read, after the bus manager's line
+// that came before it.
+func (p *ohciParser) start(g *Generation) {
+	g.PhyConfig, p.config = p.config, nil
+	p.cur = g
 }
 
 // header ends the bus reset being read and starts the next.
@@ -88,7 +129,8 @@ func (p *ohciParser) header(n int, l string, at int) error {
 	if id&0x3f != 0x3f {
 		g.LocalPhyID = int(id & 0x3f)
 	}
-	p.cur, p.announced = g, announced
+	p.start(g)
+	p.announced = announced
 	return nil
 }
 
@@ -122,9 +164,10 @@ func (p *ohciParser) selfID(n int, l string, at int) error {
 			Reason: fmt.Sprintf("the line says %s, but log_selfids writes %q for quadlet 0x%08x", excerpt(got), want, q)}
 	}
 	if p.cur == nil {
+		p.start(newGeneration(FormatOHCI, n))
 		p.announced = -1
 	}
-	return p.open(FormatOHCI, n).addQuadlet(q, nil, n)
+	return p.cur.addQuadlet(q, nil, n)
 }
 
 // close hands on the bus reset being read, with a Problem when its header

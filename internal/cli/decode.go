@@ -280,6 +280,9 @@ func writeBusText(w io.Writer, index int, b *hwtest.Bus) {
 	default:
 		fmt.Fprintln(w, "  gap count: MISMATCHED (see problems)")
 	}
+	if c := b.PhyConfig; c != nil {
+		fmt.Fprintf(w, "  before this reset the bus manager forced root phy %d and gap count %d (line %d)\n", c.Root, c.GapCount, c.Line)
+	}
 	if len(b.Problems) == 0 {
 		fmt.Fprintln(w, "  problems: none")
 	} else {
