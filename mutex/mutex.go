@@ -65,7 +65,7 @@ type Options struct {
 	// Trace records every message in Result.Trace.
 	Trace bool
 	// MaxEvents bounds the run's kernel events (default
-	// election.DefaultMaxEvents).
+	// election.DefaultMaxEvents); a run that needs more is ErrTooLong.
 	MaxEvents uint64
 	// Interrupt, when not nil, stops the run soon after it closes: Run
 	// returns election.ErrInterrupted.
@@ -76,6 +76,10 @@ type Options struct {
 var (
 	ErrUnknownAlgorithm = errors.New("unknown mutual-exclusion algorithm")
 	ErrBadOptions       = errors.New("bad mutual-exclusion options")
+	// ErrTooLong: the run needed more than Options.MaxEvents events (the
+	// token circling through long waits, or the remedy's re-asks through a
+	// long critical section).
+	ErrTooLong = errors.New("run too long")
 )
 
 // Info describes an algorithm.
@@ -126,17 +130,26 @@ const streamWaits = 10
 // a run that breaks safety or leaves requests unserved is a Result that says
 // so.
 func Run(t *bus.Topology, o Options) (*Result, error) {
-	a, err := lookup(o.Algo)
+	w, out, err := drive(t, o)
 	if err != nil {
 		return nil, err
+	}
+	return w.result(out), nil
+}
+
+// drive is Run before the result is gathered.
+func drive(t *bus.Topology, o Options) (*world, *election.Outcome, error) {
+	a, err := lookup(o.Algo)
+	if err != nil {
+		return nil, nil, err
 	}
 	g, err := election.NewGraph(t)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w, err := newWorld(t, g, a, o)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	machines := make([]election.Machine, len(g.Nodes))
 	for v := range machines {
@@ -153,12 +166,9 @@ func Run(t *bus.Topology, o Options) (*Result, error) {
 	}
 	out, err := election.Drive(p)
 	if errors.Is(err, election.ErrNoTermination) {
-		return nil, fmt.Errorf("%s did not end within %d events: %w", a.Name, w.maxEvents(), err)
+		return nil, nil, fmt.Errorf("%w: %s ran past %d events; ask for fewer requests or shorter times", ErrTooLong, a.Name, w.maxEvents())
 	}
-	if err != nil {
-		return nil, err
-	}
-	return w.result(out), nil
+	return w, out, err
 }
 
 // newWorld checks o against the graph and sets up the run.

@@ -164,7 +164,7 @@ func (e *everyone) why() string                                  { return "" }
 // The ordering check counts a pair whose requests are ordered by
 // happened-before and whose entries are not.
 func TestCausalInversionIsCounted(t *testing.T) {
-	w := &world{g: &election.Graph{Nodes: []string{"a", "b"}},
+	w := &world{g: &election.Graph{Nodes: []string{"a", "b"}}, nodes: make([]nodeState, 2),
 		requests: []request{
 			{node: 0, at: 10, vc: []int32{1, 0}},
 			{node: 1, at: 20, vc: []int32{2, 3}}, // b had heard from a after a's request
@@ -196,8 +196,46 @@ func TestBadOptions(t *testing.T) {
 		_, err := Run(topo, tc.o)
 		assert.ErrorContains(t, err, tc.want)
 	}
+	_, err = Run(topo, Options{Algo: "token-ring", Think: 10000 * Delay, MaxEvents: 1000})
+	assert.EqualError(t, err, "run too long: token-ring ran past 1000 events; ask for fewer requests or shorter times")
+	assert.ErrorIs(t, err, ErrTooLong)
 	one, err := bus.Generate("chain:1")
 	require.NoError(t, err)
 	_, err = Run(one, Options{Algo: "central"})
 	assert.ErrorIs(t, err, ErrBadOptions)
+}
+
+// The order check counts what comparing every two entries counts, on
+// random runs with NOTEs, which make requests happen before others.
+func TestOrderingCountsEveryPair(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	causal := 0
+	for i := range cases() {
+		_, topo := randomTopology(t, rng)
+		o := randomWorkload(rng)
+		o.Notify = true
+		w, _, err := drive(topo, o)
+		require.NoError(t, err)
+		got := w.ordering()
+		var want Order
+		for k, a := range w.entries {
+			for _, b := range w.entries[k+1:] {
+				ra, rb := w.requests[a], w.requests[b]
+				want.Pairs++
+				if rb.at < ra.at {
+					want.Inversions++
+				}
+				if rb.node != ra.node && rb.vc[rb.node] <= ra.vc[rb.node] {
+					want.CausalInversions++
+				}
+			}
+		}
+		assert.Equal(t, want.Pairs, got.Pairs, "case %d", i)
+		assert.Equal(t, want.Inversions, got.Inversions, "case %d", i)
+		assert.Equal(t, want.CausalInversions, got.CausalInversions, "case %d", i)
+		assert.Equal(t, got.Inversions > 0, got.Inversion != "", "case %d", i)
+		assert.Equal(t, got.CausalInversions > 0, got.CausalInversion != "", "case %d", i)
+		causal += got.CausalInversions
+	}
+	assert.Positive(t, causal, "some runs invert happened-before, or the check is not tested")
 }

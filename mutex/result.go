@@ -3,6 +3,8 @@ package mutex
 import (
 	"fmt"
 	"math"
+	"slices"
+	"sort"
 
 	"github.com/fwsim/fwsim/election"
 )
@@ -193,30 +195,94 @@ func (w *world) result(out *election.Outcome) *Result {
 	return res
 }
 
-// ordering compares every two entries with their requests.
+// ordering compares every two entries with their requests, in
+// O(E·n·log E) for E entries: a run may have tens of thousands.
 func (w *world) ordering() Order {
-	var o Order
+	e := len(w.entries)
+	o := Order{Pairs: e * (e - 1) / 2}
 	name := w.g.Nodes
-	for i, a := range w.entries {
-		for _, b := range w.entries[i+1:] {
-			ra, rb := w.requests[a], w.requests[b]
-			o.Pairs++
-			// ra entered first; rb was requested first?
-			if rb.at < ra.at {
-				o.Inversions++
-				if o.Inversion == "" {
-					o.Inversion = fmt.Sprintf("%s asked at %s, %s at %s; %s entered first",
-						name[rb.node], Format(rb.at), name[ra.node], Format(ra.at), name[ra.node])
-				}
+	at := make([]int64, e)
+	for i, r := range w.entries {
+		at[i] = w.requests[r].at
+	}
+	o.Inversions = inversions(slices.Clone(at))
+	if o.Inversions > 0 {
+		// The first entry with a later one asked for earlier, and the first
+		// such later one.
+		later := make([]int64, e+1) // later[i]: the earliest request of the entries from i on
+		later[e] = math.MaxInt64
+		for i := e - 1; i >= 0; i-- {
+			later[i] = min(at[i], later[i+1])
+		}
+		i := 0
+		for later[i+1] >= at[i] {
+			i++
+		}
+		j := i + 1
+		for at[j] >= at[i] {
+			j++
+		}
+		ra, rb := w.requests[w.entries[i]], w.requests[w.entries[j]]
+		o.Inversion = fmt.Sprintf("%s asked at %s, %s at %s; %s entered first",
+			name[rb.node], Format(rb.at), name[ra.node], Format(ra.at), name[ra.node])
+	}
+	// A node asks again only after it has left, so its entries are in the
+	// order of its requests, and the requests of a node u that happened
+	// before a request r are a prefix of u's: those whose own clock entry
+	// is at most r's entry for u.
+	byNode := make([][]int, len(w.nodes)) // positions in entry order
+	for i, r := range w.entries {
+		u := w.requests[r].node
+		byNode[u] = append(byNode[u], i)
+	}
+	for i, r := range w.entries {
+		ra := w.requests[r]
+		first := -1
+		for u, positions := range byNode {
+			if u == ra.node {
+				continue
 			}
-			if rb.node != ra.node && rb.vc[rb.node] <= ra.vc[rb.node] {
-				o.CausalInversions++
-				if o.CausalInversion == "" {
-					o.CausalInversion = fmt.Sprintf("%s's request at %s happened before %s's at %s; %s entered first",
-						name[rb.node], Format(rb.at), name[ra.node], Format(ra.at), name[ra.node])
+			before := sort.SearchInts(positions, i) // u's entries before i
+			prefix := sort.Search(len(positions), func(k int) bool {
+				rb := w.requests[w.entries[positions[k]]]
+				return rb.vc[u] > ra.vc[u]
+			})
+			if prefix > before {
+				o.CausalInversions += prefix - before
+				if first < 0 || positions[before] < first {
+					first = positions[before]
 				}
 			}
 		}
+		if first >= 0 && o.CausalInversion == "" {
+			rb := w.requests[w.entries[first]]
+			o.CausalInversion = fmt.Sprintf("%s's request at %s happened before %s's at %s; %s entered first",
+				name[rb.node], Format(rb.at), name[ra.node], Format(ra.at), name[ra.node])
+		}
 	}
 	return o
+}
+
+// inversions counts the pairs i < j with a[j] < a[i], sorting a.
+func inversions(a []int64) int {
+	if len(a) < 2 {
+		return 0
+	}
+	mid := len(a) / 2
+	n := inversions(a[:mid]) + inversions(a[mid:])
+	merged := make([]int64, 0, len(a))
+	i, j := 0, mid
+	for i < mid && j < len(a) {
+		if a[j] < a[i] {
+			n += mid - i
+			merged = append(merged, a[j])
+			j++
+		} else {
+			merged = append(merged, a[i])
+			i++
+		}
+	}
+	merged = append(append(merged, a[i:mid]...), a[j:]...)
+	copy(a, merged)
+	return n
 }

@@ -43,10 +43,13 @@ type ra struct {
 	// deferred are the requests answered only on release, in arrival order.
 	deferred []deferral
 	// The remedy: heard marks answers since the last REQUEST, dead the
-	// nodes taken for crashed, round the timer that counts.
-	heard []bool
-	dead  []bool
-	round int64
+	// nodes taken for crashed, round the timer that counts, and patience
+	// the delays until the next look, doubled at every look so that a long
+	// wait costs few re-asks.
+	heard    []bool
+	dead     []bool
+	round    int64
+	patience int64
 }
 
 type deferral struct {
@@ -67,7 +70,7 @@ func (r *ra) witness(ts int64) { r.clock = max(r.clock, ts) }
 
 func (r *ra) want(x *election.Net) {
 	r.clock++
-	r.stamp, r.state = r.clock, wanted
+	r.stamp, r.state, r.patience = r.clock, wanted, 2
 	r.w.requests[r.w.nodes[r.v].current].stamp = r.stamp
 	r.need = 0
 	for u := range r.replied {
@@ -77,6 +80,7 @@ func (r *ra) want(x *election.Net) {
 			r.ask(x, u)
 		}
 	}
+	r.patience *= 2
 	r.suspectLater(x)
 	r.enterIfDone(x)
 }
@@ -88,11 +92,11 @@ func (r *ra) ask(x *election.Net, u int) {
 }
 
 // suspectLater sets the remedy's timer: an answer sent at once is in two
-// delays (and a tick) after the REQUEST.
+// delays (and a tick) after the REQUEST, and patience is at least two.
 func (r *ra) suspectLater(x *election.Net) {
 	if r.w.opts.RequestReply && r.need > 0 {
 		r.round++
-		r.w.timer(x, r.v, 2*Delay+1, election.Message{Type: tagSuspect, Value: r.round})
+		r.w.timer(x, r.v, r.patience*Delay+1, election.Message{Type: tagSuspect, Value: r.round})
 	}
 }
 
@@ -157,6 +161,7 @@ func (r *ra) timer(x *election.Net, tag election.Message) {
 			r.ask(x, u)
 		}
 	}
+	r.patience *= 2
 	r.suspectLater(x)
 	r.enterIfDone(x)
 }

@@ -61,7 +61,7 @@ func TestMutexBadInput(t *testing.T) {
 		{[]string{"mutex", "--algo", "central", "--crash", "n1@x"}, "fwsim mutex: --crash n1@x: time \"x\": want a number of delays from 0, to three decimals, e.g. 2.5 (see 'fwsim help mutex')\n"},
 		{[]string{"mutex", "--algo", "central", "--crash", "n9@1"}, "fwsim mutex: bad mutual-exclusion options: crashed node \"n9\" is not on the bus\n"},
 		{[]string{"mutex", "--algo", "central", "--lose-token-at", "1"}, "fwsim mutex: bad mutual-exclusion options: central has no token to lose\n"},
-		{[]string{"mutex", "--algo", "central", "--requests", "0"}, "fwsim mutex: invalid value \"0\" for flag --requests: want a whole number from 1 to 10000 (see 'fwsim help mutex')\n"},
+		{[]string{"mutex", "--algo", "central", "--requests", "0"}, "fwsim mutex: invalid value \"0\" for flag --requests: want a whole number from 1 to 100 (see 'fwsim help mutex')\n"},
 		{[]string{"mutex", "--algo", "central", "--cs-time", "-1"}, "fwsim mutex: invalid value \"-1\" for flag --cs-time: want a number of delays from 0, to three decimals, e.g. 2.5 (see 'fwsim help mutex')\n"},
 		{[]string{"mutex", "--compare", "--trace"}, "fwsim mutex: --trace lists the messages of one run: not with --compare (see 'fwsim help mutex')\n"},
 	} {
