@@ -45,6 +45,13 @@
 // tree identify on the PHY model through bus.Run, and its time is the PHY
 // model's, in ns.
 //
+// # Other protocols on this runtime
+//
+// Drive runs any per-node state machine (a Machine) on the same kernel,
+// delays, FIFO links, trace and event budget, over a link between every
+// two nodes, as the algorithms of distributed mutual exclusion assume:
+// package mutex runs on it.
+//
 // docs/election.md describes each algorithm, its assumptions, and how the
 // counts compare with the textbook figures.
 package election

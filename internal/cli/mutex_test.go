@@ -115,3 +115,17 @@ func TestMutexDocTables(t *testing.T) {
 func TestMutexReadmeCommands(t *testing.T) {
 	assert.GreaterOrEqual(t, runReadmeCommands(t, "mutex"), 3, "the README's mutual-exclusion section shows its commands")
 }
+
+// mutex stops on SIGINT with exit 130 and one line, alone or comparing.
+func TestMutexStopsOnInterrupt(t *testing.T) {
+	for _, args := range [][]string{
+		{"mutex", "--algo", "central", "--gen", "tree:6:2"}, // stops in the 1394 election of its coordinator
+		{"mutex", "--algo", "token-ring", "--gen", "ring:8"},
+		{"mutex", "--compare", "--gen", "ring:8"},
+	} {
+		code, stdout, stderr, _ := runInterrupted(t, 0, strings.NewReader(""), args...)
+		assert.Equal(t, exitInterrupted, code, "%v: %s", args, stderr)
+		assert.Equal(t, "fwsim mutex: interrupted; no output file was written or changed\n", stderr, args)
+		assert.Empty(t, stdout, args)
+	}
+}
