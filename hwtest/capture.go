@@ -47,6 +47,10 @@ const (
 	// FormatFireBug: Apple FireBug text exports: one "Self-ID q [inverse]"
 	// line per packet quadlet, "Bus Reset" lines between generations.
 	FormatFireBug Format = "firebug"
+	// FormatNosy: nosy-dump -x output (Linux tools/firewire): a
+	// "self id: phy_id=…" line per packet quadlet, its quadlet, inverse
+	// and ack in brackets, "bus reset" lines between generations.
+	FormatNosy Format = "nosy-dump"
 	// FormatTopologyMap: a dump of the TOPOLOGY_MAP CSR (IEEE 1212, at
 	// 0xFFFFF0001000): length and CRC, update counter, node and self-ID
 	// counts, then the self-IDs. Lines may start with an "address:" column.
@@ -55,7 +59,7 @@ const (
 
 // Formats lists the formats in the order detection tries them.
 func Formats() []Format {
-	return []Format{FormatOHCI, FormatTrace, FormatIEEE1394, FormatFireBug, FormatTopologyMap, FormatRaw}
+	return []Format{FormatOHCI, FormatTrace, FormatIEEE1394, FormatFireBug, FormatNosy, FormatTopologyMap, FormatRaw}
 }
 
 // ParseFormat reads a format name.
@@ -387,6 +391,8 @@ func newParser(f Format, emit func(*Generation) error) (lineParser, error) {
 		return &ieeeParser{pending: pending{emit: emit}, local: -1}, nil
 	case FormatFireBug:
 		return newFireBugParser(emit), nil
+	case FormatNosy:
+		return &nosyParser{pending: pending{emit: emit}}, nil
 	case FormatTopologyMap:
 		return &mapParser{emit: emit}, nil
 	}
@@ -462,6 +468,7 @@ var textFormats = []struct {
 	{FormatTrace, traceKind},
 	{FormatIEEE1394, ieeeKind},
 	{FormatFireBug, fireBugKind},
+	{FormatNosy, nosyKind},
 }
 
 // Detect names the format of a capture held in memory, as Read detects it.

@@ -83,6 +83,7 @@ func FuzzParseOHCI(f *testing.F)        { fuzzFormat(f, FormatOHCI) }
 func FuzzParseTrace(f *testing.F)       { fuzzFormat(f, FormatTrace) }
 func FuzzParseIEEE1394(f *testing.F)    { fuzzFormat(f, FormatIEEE1394) }
 func FuzzParseFireBug(f *testing.F)     { fuzzFormat(f, FormatFireBug) }
+func FuzzParseNosy(f *testing.F)        { fuzzFormat(f, FormatNosy) }
 func FuzzParseTopologyMap(f *testing.F) { fuzzFormat(f, FormatTopologyMap) }
 
 // FuzzDetect: detection and parsing in the detected format never panic,

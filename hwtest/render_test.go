@@ -119,6 +119,50 @@ func renderFireBug(gens [][]phy.SelfID) string {
 	return b.String()
 }
 
+// renderNosy follows print_packet of nosy-dump -x (the later form, without
+// a comma after the gap count).
+func renderNosy(gens [][]phy.SelfID) string {
+	var b strings.Builder
+	for i, g := range gens {
+		fmt.Fprintf(&b, "%6d  bus reset\r\n", 1000*i)
+		for k, s := range g {
+			q := uint32(s)
+			fmt.Fprintf(&b, "%6d  ", 1000*i+k+1)
+			if q&(1<<23) != 0 {
+				fmt.Fprintf(&b, "extended self id: phy_id=%02x, seq=%d", q>>24&63, q>>20&7)
+			} else {
+				link := "not active"
+				if q>>22&1 != 0 {
+					link = "active"
+				}
+				fmt.Fprintf(&b, "self id: phy_id=%02x, link %s, gap_count=%d speed=%s", q>>24&63, link, q>>16&63, []string{"S100", "S200", "S400", "BETA"}[q>>14&3])
+				if q>>11&1 != 0 {
+					b.WriteString(", irm contender")
+				}
+				if q&2 != 0 {
+					b.WriteString(", initiator")
+				}
+			}
+			fmt.Fprintf(&b, "  [%08x %08x 0000000f]\r\n", q, ^q)
+		}
+	}
+	return b.String()
+}
+
+// renderTraceComplete writes firewire_ohci's self_id_complete events.
+func renderTraceComplete(gens [][]phy.SelfID) string {
+	var b strings.Builder
+	for i, g := range gens {
+		pairs := make([]phy.SelfID, 0, 2*len(g))
+		for _, q := range g {
+			pairs = append(pairs, q, ^q)
+		}
+		fmt.Fprintf(&b, "  irq/30-firewire-77  [000] d..1.  2210.402%03d: self_id_complete: card_index=0 is_error=false generation_at_bus_reset=%d generation_at_completion=%d timestamp=0x%04x packet_data=%s\n",
+			i, i+1, i+1, 0x1234+i, printArray(pairs))
+	}
+	return b.String()
+}
+
 // renderTopologyMap dumps each generation's map with an address column.
 func renderTopologyMap(gens [][]phy.SelfID) string {
 	var b strings.Builder
@@ -153,6 +197,8 @@ func renderings(gens [][]phy.SelfID) []struct {
 		{"self_id_sequence", FormatTrace, renderTrace(gens, true)},
 		{"ieee1394", FormatIEEE1394, renderIEEE1394(gens)},
 		{"firebug", FormatFireBug, renderFireBug(gens)},
+		{"nosy-dump", FormatNosy, renderNosy(gens)},
+		{"self_id_complete", FormatTrace, renderTraceComplete(gens)},
 		{"topology-map", FormatTopologyMap, renderTopologyMap(gens)},
 	}
 }
