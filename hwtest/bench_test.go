@@ -92,8 +92,8 @@ func chainBus(n, ports int) []phy.SelfID {
 // BenchmarkDecodeCapture64MiB reads 64 MiB of capture from a generator and
 // decodes each bus reset, as `fwsim decode` does with a file, without
 // keeping the buses: the lab bus in the firewire_ohci log, and a chain of
-// 63 nodes in bus_reset_handle events, in raw quadlets with inverses and in
-// nosy-dump -x lines.
+// 63 nodes in bus_reset_handle events, in raw quadlets with inverses, in
+// nosy-dump -x lines and in fwcontrol -t tables.
 // The bytes are the capture's, so MB/s is its reading speed.
 func BenchmarkDecodeCapture64MiB(b *testing.B) {
 	for _, tc := range []struct {
@@ -104,6 +104,7 @@ func BenchmarkDecodeCapture64MiB(b *testing.B) {
 		{"tracepoint-63-nodes", renderTrace([][]phy.SelfID{chainBus(63, 3), chainBus(63, 3)}, false)},
 		{"raw-63-nodes", renderRaw([][]phy.SelfID{chainBus(63, 3), chainBus(63, 3)}, true) + "\n"},
 		{"nosy-dump-63-nodes", renderNosy([][]phy.SelfID{chainBus(63, 3), chainBus(63, 3)})},
+		{"fwcontrol-63-nodes", renderFwcontrol([][]phy.SelfID{chainBus(63, 3), chainBus(63, 3)})},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			size := (64 << 20) / len(tc.text) * len(tc.text) // whole bus resets

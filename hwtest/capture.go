@@ -51,6 +51,9 @@ const (
 	// "self id: phy_id=…" line per packet quadlet, its quadlet, inverse
 	// and ack in brackets, "bus reset" lines between generations.
 	FormatNosy Format = "nosy-dump"
+	// FormatFwcontrol: FreeBSD fwcontrol -t tables: the TOPOLOGY_MAP
+	// decoded, a row per packet #0; extended packets' ports are lost.
+	FormatFwcontrol Format = "fwcontrol"
 	// FormatTopologyMap: a dump of the TOPOLOGY_MAP CSR (IEEE 1212, at
 	// 0xFFFFF0001000): length and CRC, update counter, node and self-ID
 	// counts, then the self-IDs. Lines may start with an "address:" column.
@@ -59,7 +62,7 @@ const (
 
 // Formats lists the formats in the order detection tries them.
 func Formats() []Format {
-	return []Format{FormatOHCI, FormatTrace, FormatIEEE1394, FormatFireBug, FormatNosy, FormatTopologyMap, FormatRaw}
+	return []Format{FormatOHCI, FormatTrace, FormatIEEE1394, FormatFireBug, FormatNosy, FormatFwcontrol, FormatTopologyMap, FormatRaw}
 }
 
 // ParseFormat reads a format name.
@@ -393,6 +396,8 @@ func newParser(f Format, emit func(*Generation) error) (lineParser, error) {
 		return newFireBugParser(emit), nil
 	case FormatNosy:
 		return &nosyParser{pending: pending{emit: emit}}, nil
+	case FormatFwcontrol:
+		return newFwcontrolParser(emit), nil
 	case FormatTopologyMap:
 		return &mapParser{emit: emit}, nil
 	}
@@ -469,6 +474,7 @@ var textFormats = []struct {
 	{FormatIEEE1394, ieeeKind},
 	{FormatFireBug, fireBugKind},
 	{FormatNosy, nosyKind},
+	{FormatFwcontrol, fwcontrolKind},
 }
 
 // Detect names the format of a capture held in memory, as Read detects it.

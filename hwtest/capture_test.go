@@ -303,7 +303,7 @@ func TestParseFormat(t *testing.T) {
 		assert.Equal(t, f, got)
 	}
 	_, err := ParseFormat("pcap")
-	assert.EqualError(t, err, `unknown capture format "pcap" (want firewire-ohci, tracepoint, ieee1394, firebug, nosy-dump, topology-map, raw)`)
+	assert.EqualError(t, err, `unknown capture format "pcap" (want firewire-ohci, tracepoint, ieee1394, firebug, nosy-dump, fwcontrol, topology-map, raw)`)
 	_, err = Parse([]byte("807f0080"), "pcap")
 	assert.Error(t, err)
 }
@@ -451,4 +451,31 @@ func TestOHCIPhyConfig(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, gens, 1)
 	assert.Equal(t, &PhyConfig{Line: 1, Root: 1, GapCount: 5}, gens[0].PhyConfig)
+}
+
+// fwcontrol -t prints a row per packet #0 and only the phy_ID of an
+// extended packet: phy 2's ports 3–5 come back absent, and say so.
+func TestFwcontrolTables(t *testing.T) {
+	gens, err := Parse(readFixture(t, "fwcontrol.txt"), "")
+	require.NoError(t, err)
+	require.Len(t, gens, 2)
+	for i, gap := range []int{63, 10} {
+		g := gens[i]
+		want := labBus(gap)
+		require.True(t, want[3].IsExtended())
+		want[3] = 0x82800000 // phy 2's packet #1, its ports unknown
+		assert.Equal(t, FormatFwcontrol, g.Format)
+		assert.Equal(t, want, g.SelfIDs, "generation %d", i)
+		require.Len(t, g.Problems, 1, "generation %d", i)
+		assert.Equal(t, Problem{Check: "lost", Node: 2, Index: 3, Quadlet: 0x82800000,
+			Message: "fwcontrol -t prints nothing of an extended packet but its phy_ID: the ports from 3 on of phy 2 are unknown, read as absent"}, g.Problems[0])
+		b := Decode(g)
+		require.NotNil(t, b.Tree)
+		assert.Equal(t, 5, b.Root)
+	}
+	// The counts of the map line are checked.
+	gens, err = Parse([]byte(strings.Replace(renderFwcontrol([][]phy.SelfID{labBus(63)}), "sid_count:7", "sid_count:8", 1)), FormatFwcontrol)
+	require.NoError(t, err)
+	require.Len(t, gens, 1)
+	assert.Equal(t, "count", gens[0].Problems[len(gens[0].Problems)-1].Check)
 }

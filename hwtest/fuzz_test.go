@@ -35,6 +35,7 @@ func seedFixtures(f *testing.F) {
 	for _, m := range malformed {
 		f.Add([]byte(m.input))
 	}
+	f.Add([]byte(renderFwcontrol([][]phy.SelfID{labBus(63), fourPackets})))
 }
 
 // checkReadError checks what every error of reading a capture must be: a
@@ -84,6 +85,7 @@ func FuzzParseTrace(f *testing.F)       { fuzzFormat(f, FormatTrace) }
 func FuzzParseIEEE1394(f *testing.F)    { fuzzFormat(f, FormatIEEE1394) }
 func FuzzParseFireBug(f *testing.F)     { fuzzFormat(f, FormatFireBug) }
 func FuzzParseNosy(f *testing.F)        { fuzzFormat(f, FormatNosy) }
+func FuzzParseFwcontrol(f *testing.F)   { fuzzFormat(f, FormatFwcontrol) }
 func FuzzParseTopologyMap(f *testing.F) { fuzzFormat(f, FormatTopologyMap) }
 
 // FuzzDetect: detection and parsing in the detected format never panic,

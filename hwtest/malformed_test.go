@@ -22,6 +22,8 @@ const (
 	ieeePacket0   = "SelfID packet 0x807f0080 received"
 	ieeePacket1   = "SelfID packet 0x817f80c2 received"
 	fireBugLine   = "0001.000.100  Self-ID  807f0080  7f80ff7f"
+	// fwcontrolTable is the start of a fwcontrol -t table of one packet.
+	fwcontrolTable = "crc_len: 3 generation:1 node_count:1 sid_count:1\nid link gap_cnt speed delay cIRM power port0 port1 port2 ini more\n"
 )
 
 // ohciLog writes messages as the kernel log shows firewire_ohci's.
@@ -153,6 +155,16 @@ var malformed = []struct {
 		1, "inverse", "does not start with the quadlet and its inverse, eight hex digits each"},
 	{"nosy-dump: extended packet of another sequence", FormatNosy, "  1001  extended self id: phy_id=02, seq=1  [82815000 7d7eafff 0000000f]\n",
 		1, "decoded text", `"extended self id: phy_id=02, seq=0"`},
+	{"fwcontrol: a row of another program", FormatFwcontrol, fwcontrolTable + "00    1      63  S100     0    0W     P     0    0\n",
+		3, "row", "is not a row as fwcontrol -t prints it"},
+	{"fwcontrol: a speed it does not print", FormatFwcontrol, fwcontrolTable + "00    1      63  S999     0    0W     P               0    0\n",
+		3, "speed", `"S999" is not a value fwcontrol prints there`},
+	{"fwcontrol: a port status it does not print", FormatFwcontrol, fwcontrolTable + "00    1      63  S100     0    0W     X               0    0\n",
+		3, "port0", `"X" is not a value fwcontrol prints there`},
+	{"fwcontrol: a sequel packet of another node", FormatFwcontrol, fwcontrolTable + "00    1      63  S100     0    0W     P               0    1\n01 sequel packet\n",
+		4, "sequel packet", "phy 1's, but not after that node's packet #0"},
+	{"fwcontrol: a map line cut short", FormatFwcontrol, "crc_len: 9 generation:1 node_count:6\n",
+		1, "crc_len", `is not fwcontrol's "crc_len: %d generation:%d node_count:%d sid_count:%d"`},
 	{"raw: text after the quadlets", FormatRaw, "807f0080\n817f80c2\nselfID 0: 807f0080, phy 0 [p..] S100 gc=63 +0W L\n",
 		3, "quadlet", `"selfID" is not a hex quadlet`},
 	{"topology-map: longer than any bus's", FormatTopologyMap, "0009be15 00000001 00060007 807f0080 817f8090 823f80bd 82815000 837f8490 847f84b0 857f89f6\n00ff0000\n",

@@ -149,6 +149,29 @@ func renderNosy(gens [][]phy.SelfID) string {
 	return b.String()
 }
 
+// renderFwcontrol follows show_topology_map of FreeBSD's fwcontrol -t. It
+// loses the ports of extended packets, so it is no rendering of every bus.
+func renderFwcontrol(gens [][]phy.SelfID) string {
+	ports := []string{" ", "-", "P", "C"}
+	var b strings.Builder
+	for i, g := range gens {
+		fmt.Fprintf(&b, "crc_len: %d generation:%d node_count:%d sid_count:%d\n", len(g)+2, i+1, countNodes(g), len(g))
+		b.WriteString("id link gap_cnt speed delay cIRM power port0 port1 port2 ini more\n")
+		for _, s := range g {
+			q := uint32(s)
+			if q>>23&1 != 0 {
+				fmt.Fprintf(&b, "%02d sequel packet\n", q>>24&63)
+				continue
+			}
+			fmt.Fprintf(&b, "%02d   %2d      %2d  %4s     %d   %3s     %s     %s     %s   %d    %d\n",
+				q>>24&63, q>>22&1, q>>16&63, []string{"S100", "S200", "S400", "S800"}[q>>14&3], q>>11&1,
+				[]string{" 0W", "15W", "30W", "45W", "-1W", "-2W", "-5W", "-9W"}[q>>8&7],
+				ports[q>>6&3], ports[q>>4&3], ports[q>>2&3], q>>1&1, q&1)
+		}
+	}
+	return b.String()
+}
+
 // renderTraceComplete writes firewire_ohci's self_id_complete events.
 func renderTraceComplete(gens [][]phy.SelfID) string {
 	var b strings.Builder
