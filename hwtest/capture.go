@@ -54,6 +54,11 @@ const (
 	// FormatFwcontrol: FreeBSD fwcontrol -t tables: the TOPOLOGY_MAP
 	// decoded, a row per packet #0; extended packets' ports are lost.
 	FormatFwcontrol Format = "fwcontrol"
+	// FormatFireSpy: a FireSpy (DapTechnology) quadlets data file (.qdl):
+	// quadlets as hex digits and 'h' (FFFF008Fh) or decimal numbers, a
+	// line without data between blocks, each block a bus reset, with or
+	// without the inverse quadlets.
+	FormatFireSpy Format = "firespy"
 	// FormatTopologyMap: a dump of the TOPOLOGY_MAP CSR (IEEE 1212, at
 	// 0xFFFFF0001000): length and CRC, update counter, node and self-ID
 	// counts, then the self-IDs. Lines may start with an "address:" column.
@@ -62,7 +67,7 @@ const (
 
 // Formats lists the formats in the order detection tries them.
 func Formats() []Format {
-	return []Format{FormatOHCI, FormatTrace, FormatIEEE1394, FormatFireBug, FormatNosy, FormatFwcontrol, FormatTopologyMap, FormatRaw}
+	return []Format{FormatOHCI, FormatTrace, FormatIEEE1394, FormatFireBug, FormatNosy, FormatFwcontrol, FormatFireSpy, FormatTopologyMap, FormatRaw}
 }
 
 // ParseFormat reads a format name.
@@ -385,7 +390,11 @@ type lineParser interface {
 func newParser(f Format, emit func(*Generation) error) (lineParser, error) {
 	switch f {
 	case FormatRaw:
-		return &rawParser{emit: emit}, nil
+		return &rawParser{emit: emit, format: FormatRaw, read: func(qs []uint32, l string, n int) ([]uint32, error) {
+			return appendDumpQuadlets(qs, l, FormatRaw, n)
+		}}, nil
+	case FormatFireSpy:
+		return &rawParser{emit: emit, format: FormatFireSpy, read: appendFireSpyQuadlets}, nil
 	case FormatOHCI:
 		return &ohciParser{pending: pending{emit: emit}}, nil
 	case FormatTrace:
@@ -475,6 +484,7 @@ var textFormats = []struct {
 	{FormatFireBug, fireBugKind},
 	{FormatNosy, nosyKind},
 	{FormatFwcontrol, fwcontrolKind},
+	{FormatFireSpy, fireSpyKind},
 }
 
 // Detect names the format of a capture held in memory, as Read detects it.
@@ -568,10 +578,7 @@ func isBlank(l string) bool { return strings.TrimSpace(l) == "" }
 // format f: hex quadlets separated by blanks or commas, after an optional
 // "address:" column and before an optional '#' comment.
 func appendDumpQuadlets(qs []uint32, l string, f Format, n int) ([]uint32, error) {
-	l = stripAddress(l)
-	if i := strings.IndexByte(l, '#'); i >= 0 {
-		l = l[:i]
-	}
+	l = withoutComment(stripAddress(l))
 	for l != "" {
 		tok := l
 		if i := strings.IndexAny(l, ", \t"); i >= 0 {
@@ -589,6 +596,14 @@ func appendDumpQuadlets(qs []uint32, l string, f Format, n int) ([]uint32, error
 		qs = append(qs, q)
 	}
 	return qs, nil
+}
+
+// withoutComment is l up to a '#', which starts a comment in a dump.
+func withoutComment(l string) string {
+	if i := strings.IndexByte(l, '#'); i >= 0 {
+		return l[:i]
+	}
+	return l
 }
 
 // stripAddress drops a leading "address:" column of a hex dump.

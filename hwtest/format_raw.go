@@ -1,8 +1,12 @@
 package hwtest
 
-// rawParser reads FormatRaw: blank lines separate bus resets.
+// rawParser reads FormatRaw, and FormatFireSpy with another reader of
+// quadlets: blank lines separate bus resets.
 type rawParser struct {
-	emit func(*Generation) error
+	emit   func(*Generation) error
+	format Format
+	// read appends the quadlets of line n.
+	read func(qs []uint32, l string, n int) ([]uint32, error)
 	qs   []uint32 // the current bus reset's quadlets, inverses included
 	// start is the line of its first quadlet, over that of its quadlet
 	// number maxSelfIDs+1, which is one too many unless inverses come
@@ -16,12 +20,12 @@ func (p *rawParser) line(n int, l string) error {
 	}
 	before := len(p.qs)
 	var err error
-	if p.qs, err = appendDumpQuadlets(p.qs, l, FormatRaw, n); err != nil {
+	if p.qs, err = p.read(p.qs, l, n); err != nil {
 		return err
 	}
 	switch {
 	case len(p.qs) > 2*maxSelfIDs:
-		return sizeError(FormatRaw, n)
+		return sizeError(p.format, n)
 	case before == 0 && len(p.qs) > 0:
 		p.start = n
 	}
@@ -37,12 +41,12 @@ func (p *rawParser) flush() error {
 	if len(p.qs) == 0 {
 		return nil
 	}
-	g := newGeneration(FormatRaw, p.start)
+	g := newGeneration(p.format, p.start)
 	if err := g.addPairs(p.qs); err != nil {
 		return err
 	}
 	if len(g.SelfIDs) > maxSelfIDs {
-		return sizeError(FormatRaw, p.over)
+		return sizeError(p.format, p.over)
 	}
 	p.qs = p.qs[:0]
 	return p.emit(g)

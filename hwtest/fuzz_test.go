@@ -86,6 +86,7 @@ func FuzzParseIEEE1394(f *testing.F)    { fuzzFormat(f, FormatIEEE1394) }
 func FuzzParseFireBug(f *testing.F)     { fuzzFormat(f, FormatFireBug) }
 func FuzzParseNosy(f *testing.F)        { fuzzFormat(f, FormatNosy) }
 func FuzzParseFwcontrol(f *testing.F)   { fuzzFormat(f, FormatFwcontrol) }
+func FuzzParseFireSpy(f *testing.F)     { fuzzFormat(f, FormatFireSpy) }
 func FuzzParseTopologyMap(f *testing.F) { fuzzFormat(f, FormatTopologyMap) }
 
 // FuzzDetect: detection and parsing in the detected format never panic,

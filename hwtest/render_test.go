@@ -172,6 +172,25 @@ func renderFwcontrol(gens [][]phy.SelfID) string {
 	return b.String()
 }
 
+// renderFireSpy writes a FireSpy quadlets data file, the first block in
+// hex with h, the others in decimal with their inverses.
+func renderFireSpy(gens [][]phy.SelfID) string {
+	var b strings.Builder
+	for i, g := range gens {
+		if i > 0 {
+			b.WriteString("\r\n")
+		}
+		for _, q := range g {
+			if i == 0 {
+				fmt.Fprintf(&b, "%08Xh\r\n", uint32(q))
+			} else {
+				fmt.Fprintf(&b, "%d %d\r\n", uint32(q), ^uint32(q))
+			}
+		}
+	}
+	return b.String()
+}
+
 // renderTraceComplete writes firewire_ohci's self_id_complete events.
 func renderTraceComplete(gens [][]phy.SelfID) string {
 	var b strings.Builder
@@ -221,6 +240,7 @@ func renderings(gens [][]phy.SelfID) []struct {
 		{"ieee1394", FormatIEEE1394, renderIEEE1394(gens)},
 		{"firebug", FormatFireBug, renderFireBug(gens)},
 		{"nosy-dump", FormatNosy, renderNosy(gens)},
+		{"firespy", FormatFireSpy, renderFireSpy(gens)},
 		{"self_id_complete", FormatTrace, renderTraceComplete(gens)},
 		{"topology-map", FormatTopologyMap, renderTopologyMap(gens)},
 	}

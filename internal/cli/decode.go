@@ -43,7 +43,7 @@ func runDecode(_ context.Context, e *env, args []string) int {
 		emitTopology string
 	)
 	fs.Var(&format, "format",
-		"read the capture as `F`: raw, firewire-ohci, tracepoint, ieee1394, firebug,\nnosy-dump, fwcontrol or topology-map, e.g. --format tracepoint (default: detected)")
+		"read the capture as `F`: raw, firewire-ohci, tracepoint, ieee1394, firebug,\nnosy-dump, fwcontrol, firespy or topology-map, e.g. --format tracepoint\n(default: detected)")
 	fs.BoolVar(&jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .root")
 	fs.StringVar(&emitTopology, "emit-topology", "",
