@@ -23,9 +23,10 @@ the hop count, the IRM, whether the gap counts agree and the gap count a bus
 manager would set for that hop count, and every problem the Linux checks find,
 with the offending quadlet. The format is detected unless --format names it:
 raw hex quadlets (with or without inverses), firewire_ohci debug log lines,
-firewire tracepoint text (self_id_sequence, bus_reset_handle), the old
-ieee1394 stack's log lines, FireBug text exports, or a TOPOLOGY_MAP dump
-(docs/hardware.md shows how to record each).
+firewire tracepoint text (self_id_sequence, bus_reset_handle,
+self_id_complete), the old ieee1394 stack's log lines, FireBug text exports,
+nosy-dump -x output, FreeBSD fwcontrol -t tables, FireSpy quadlets files, or
+a TOPOLOGY_MAP dump (docs/hardware.md shows how to record each).
 
 Exit status: 0 every bus is consistent; 1 one is not; 2 usage error or a
 capture that cannot be read.`
