@@ -93,8 +93,8 @@ func chainBus(n, ports int) []phy.SelfID {
 // decodes each bus reset, as `fwsim decode` does with a file, without
 // keeping the buses: the lab bus in the firewire_ohci log, and a chain of
 // 63 nodes in bus_reset_handle events, in raw quadlets with inverses, in
-// nosy-dump -x lines, in fwcontrol -t tables and in a FireSpy quadlets
-// file.
+// nosy-dump -x lines, in fwcontrol -t tables, in a FireSpy quadlets file
+// and in a Data Transit trace.
 // The bytes are the capture's, so MB/s is its reading speed.
 func BenchmarkDecodeCapture64MiB(b *testing.B) {
 	for _, tc := range []struct {
@@ -107,6 +107,7 @@ func BenchmarkDecodeCapture64MiB(b *testing.B) {
 		{"nosy-dump-63-nodes", renderNosy([][]phy.SelfID{chainBus(63, 3), chainBus(63, 3)})},
 		{"fwcontrol-63-nodes", renderFwcontrol([][]phy.SelfID{chainBus(63, 3), chainBus(63, 3)})},
 		{"firespy-63-nodes", renderFireSpy([][]phy.SelfID{chainBus(63, 3), chainBus(63, 3)}) + "\r\n"},
+		{"data-transit-63-nodes", renderDataTransit([][]phy.SelfID{chainBus(63, 3), chainBus(63, 3)})},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			size := (64 << 20) / len(tc.text) * len(tc.text) // whole bus resets

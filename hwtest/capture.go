@@ -59,6 +59,10 @@ const (
 	// line without data between blocks, each block a bus reset, with or
 	// without the inverse quadlets.
 	FormatFireSpy Format = "firespy"
+	// FormatDataTransit: a Data Transit bus analyzer's text trace: a
+	// "SELFID PKTk" line for each quadlet (01) and its inverse (02),
+	// "BUS RESET" lines between generations.
+	FormatDataTransit Format = "data-transit"
 	// FormatTopologyMap: a dump of the TOPOLOGY_MAP CSR (IEEE 1212, at
 	// 0xFFFFF0001000): length and CRC, update counter, node and self-ID
 	// counts, then the self-IDs. Lines may start with an "address:" column.
@@ -67,7 +71,7 @@ const (
 
 // Formats lists the formats in the order detection tries them.
 func Formats() []Format {
-	return []Format{FormatOHCI, FormatTrace, FormatIEEE1394, FormatFireBug, FormatNosy, FormatFwcontrol, FormatFireSpy, FormatTopologyMap, FormatRaw}
+	return []Format{FormatOHCI, FormatTrace, FormatIEEE1394, FormatFireBug, FormatNosy, FormatFwcontrol, FormatFireSpy, FormatDataTransit, FormatTopologyMap, FormatRaw}
 }
 
 // ParseFormat reads a format name.
@@ -395,6 +399,8 @@ func newParser(f Format, emit func(*Generation) error) (lineParser, error) {
 		}}, nil
 	case FormatFireSpy:
 		return &rawParser{emit: emit, format: FormatFireSpy, read: appendFireSpyQuadlets}, nil
+	case FormatDataTransit:
+		return &dataTransitParser{pending: pending{emit: emit}}, nil
 	case FormatOHCI:
 		return &ohciParser{pending: pending{emit: emit}}, nil
 	case FormatTrace:
@@ -482,9 +488,21 @@ var textFormats = []struct {
 	{FormatTrace, traceKind},
 	{FormatIEEE1394, ieeeKind},
 	{FormatFireBug, fireBugKind},
-	{FormatNosy, nosyKind},
+	{FormatNosy, markedBy(nosyWords)},
 	{FormatFwcontrol, fwcontrolKind},
 	{FormatFireSpy, fireSpyKind},
+	{FormatDataTransit, markedBy(dtWords)},
+}
+
+// markedBy is the test of a format whose lines read are those with words
+// in them: their kind is the words.
+func markedBy(words string) func(l string) string {
+	return func(l string) string {
+		if strings.Contains(l, words) {
+			return words
+		}
+		return ""
+	}
 }
 
 // Detect names the format of a capture held in memory, as Read detects it.

@@ -66,6 +66,7 @@ func TestFixturesOfTheLabBus(t *testing.T) {
 		{"trace-self-id-complete.txt", FormatTrace, []int{1, 2}, 5, [2][]string{nil, {"inverse"}}},
 		{"nosy-dump.txt", FormatNosy, []int{-1, -1}, -1, [2][]string{}},
 		{"firespy.qdl", FormatFireSpy, []int{-1, -1}, -1, [2][]string{nil, {"inverse"}}},
+		{"data-transit.txt", FormatDataTransit, []int{-1, -1}, -1, [2][]string{nil, {"inverse"}}},
 		{"ieee1394.log", FormatIEEE1394, []int{-1, -1}, 5, [2][]string{nil, {"inverse"}}},
 		{"pcilynx.log", FormatIEEE1394, []int{-1, -1}, 5, [2][]string{nil, {"inverse"}}},
 		{"ieee1394-2.4.log", FormatIEEE1394, []int{-1, -1}, 5, [2][]string{nil, {"inverse"}}},
@@ -304,7 +305,7 @@ func TestParseFormat(t *testing.T) {
 		assert.Equal(t, f, got)
 	}
 	_, err := ParseFormat("pcap")
-	assert.EqualError(t, err, `unknown capture format "pcap" (want firewire-ohci, tracepoint, ieee1394, firebug, nosy-dump, fwcontrol, firespy, topology-map, raw)`)
+	assert.EqualError(t, err, `unknown capture format "pcap" (want firewire-ohci, tracepoint, ieee1394, firebug, nosy-dump, fwcontrol, firespy, data-transit, topology-map, raw)`)
 	_, err = Parse([]byte("807f0080"), "pcap")
 	assert.Error(t, err)
 }

@@ -24,14 +24,6 @@ import (
 // ports, and are refused.
 const nosyWords = "self id: phy_id="
 
-// nosyKind tells a self-ID line ("self id") from any other ("").
-func nosyKind(l string) string {
-	if strings.Contains(l, nosyWords) {
-		return "self id"
-	}
-	return ""
-}
-
 type nosyParser struct {
 	pending
 	text []byte // what nosy-dump prints for the current quadlet

@@ -87,6 +87,7 @@ func FuzzParseFireBug(f *testing.F)     { fuzzFormat(f, FormatFireBug) }
 func FuzzParseNosy(f *testing.F)        { fuzzFormat(f, FormatNosy) }
 func FuzzParseFwcontrol(f *testing.F)   { fuzzFormat(f, FormatFwcontrol) }
 func FuzzParseFireSpy(f *testing.F)     { fuzzFormat(f, FormatFireSpy) }
+func FuzzParseDataTransit(f *testing.F) { fuzzFormat(f, FormatDataTransit) }
 func FuzzParseTopologyMap(f *testing.F) { fuzzFormat(f, FormatTopologyMap) }
 
 // FuzzDetect: detection and parsing in the detected format never panic,

@@ -191,6 +191,32 @@ func renderFireSpy(gens [][]phy.SelfID) string {
 	return b.String()
 }
 
+// renderDataTransit writes a Data Transit analyzer's trace lines, with the
+// decoded fields known from its published excerpts.
+func renderDataTransit(gens [][]phy.SelfID) string {
+	var b strings.Builder
+	line := 0
+	for _, g := range gens {
+		line++
+		fmt.Fprintf(&b, "%03d BUS RESET                                                  298.1 MS\n", line)
+		for _, s := range g {
+			q := uint32(s)
+			k, first, second := 0, "", ""
+			if q>>23&1 != 0 {
+				k = 1 + int(q>>20&7)
+			} else {
+				first = fmt.Sprintf(" ID=%02X L=%d GAP=%02X SP=%s C=%d I=%d", q>>24&63, q>>22&1, q>>16&63,
+					[]string{"100", "200", "400", "800"}[q>>14&3], q>>11&1, q>>1&1)
+				second = fmt.Sprintf(" PWR=%d", q>>8&7)
+			}
+			fmt.Fprintf(&b, "%03d SELFID PKT%d  %08X  01%s  168.7 US\n", line+1, k, q, first)
+			fmt.Fprintf(&b, "%03d SELFID PKT%d  %08X  02%s  0.330 US\n", line+2, k, ^q, second)
+			line += 2
+		}
+	}
+	return b.String()
+}
+
 // renderTraceComplete writes firewire_ohci's self_id_complete events.
 func renderTraceComplete(gens [][]phy.SelfID) string {
 	var b strings.Builder
@@ -241,6 +267,7 @@ func renderings(gens [][]phy.SelfID) []struct {
 		{"firebug", FormatFireBug, renderFireBug(gens)},
 		{"nosy-dump", FormatNosy, renderNosy(gens)},
 		{"firespy", FormatFireSpy, renderFireSpy(gens)},
+		{"data-transit", FormatDataTransit, renderDataTransit(gens)},
 		{"self_id_complete", FormatTrace, renderTraceComplete(gens)},
 		{"topology-map", FormatTopologyMap, renderTopologyMap(gens)},
 	}

@@ -134,6 +134,7 @@ func TestBusResetSizeIsBounded(t *testing.T) {
 		"firebug":           {254, "generation"}, // after "Bus Reset"
 		"nosy-dump":         {254, "generation"}, // after "bus reset"
 		"firespy":           {253, "generation"},
+		"data-transit":      {507, "generation"}, // the inverse line of the 253rd
 		"self_id_complete":  {1, "generation"},
 		"topology-map":      {1, "length"},
 	}
@@ -175,10 +176,10 @@ func TestHostileInput(t *testing.T) {
 		{"a NUL byte", "807f0080\n817f\x0080c2\n", `line 2: text: a NUL byte at byte 5: binary data, not a text capture`},
 		{"a NUL byte in a kernel log", ohciLog(ohciHeader1, ohciLine0) + "[ 2.0] usb 1-1: \x00\n", `firewire-ohci line 3: text: a NUL byte at byte 17: binary data, not a text capture`},
 		{"a NUL byte first", "\x00\x01\x02\x03", `line 1: text: a NUL byte at byte 1: binary data, not a text capture`},
-		{"invalid UTF-8", "\xff\xfe\xfd\n", `format: no self-IDs in this input: no line of a capture format fwsim reads (firewire-ohci, tracepoint, ieee1394, firebug, nosy-dump, fwcontrol, firespy, topology-map, raw) and no hex quadlets`},
+		{"invalid UTF-8", "\xff\xfe\xfd\n", `format: no self-IDs in this input: no line of a capture format fwsim reads (firewire-ohci, tracepoint, ieee1394, firebug, nosy-dump, fwcontrol, firespy, data-transit, topology-map, raw) and no hex quadlets`},
 		{"a kernel log without FireWire", "[    0.000000] Linux version 6.12.0 (gcc 12.2.0)\n[    1.234567] usb 1-1: new high-speed USB device number 2 using xhci_hcd\n[    2.345678] e1000e 0000:00:19.0 eth0: NIC Link is Up 1000 Mbps Full Duplex\n",
-			`format: no self-IDs in this input: no line of a capture format fwsim reads (firewire-ohci, tracepoint, ieee1394, firebug, nosy-dump, fwcontrol, firespy, topology-map, raw) and no hex quadlets`},
-		{"text only", "hello\n807f0080\n", `format: not a capture fwsim can read (formats: firewire-ohci, tracepoint, ieee1394, firebug, nosy-dump, fwcontrol, firespy, topology-map, raw); raw line 1: quadlet: "hello" is not a hex quadlet (want 1 to 8 hex digits, 0x optional)`},
+			`format: no self-IDs in this input: no line of a capture format fwsim reads (firewire-ohci, tracepoint, ieee1394, firebug, nosy-dump, fwcontrol, firespy, data-transit, topology-map, raw) and no hex quadlets`},
+		{"text only", "hello\n807f0080\n", `format: not a capture fwsim can read (formats: firewire-ohci, tracepoint, ieee1394, firebug, nosy-dump, fwcontrol, firespy, data-transit, topology-map, raw); raw line 1: quadlet: "hello" is not a hex quadlet (want 1 to 8 hex digits, 0x optional)`},
 	} {
 		_, err := Parse([]byte(tc.input), "")
 		assert.EqualError(t, err, tc.want, tc.name)

@@ -25,8 +25,9 @@ with the offending quadlet. The format is detected unless --format names it:
 raw hex quadlets (with or without inverses), firewire_ohci debug log lines,
 firewire tracepoint text (self_id_sequence, bus_reset_handle,
 self_id_complete), the old ieee1394 stack's log lines, FireBug text exports,
-nosy-dump -x output, FreeBSD fwcontrol -t tables, FireSpy quadlets files, or
-a TOPOLOGY_MAP dump (docs/hardware.md shows how to record each).
+nosy-dump -x output, FreeBSD fwcontrol -t tables, FireSpy quadlets files,
+Data Transit analyzer text, or a TOPOLOGY_MAP dump (docs/hardware.md shows
+how to record each).
 
 Exit status: 0 every bus is consistent; 1 one is not; 2 usage error or a
 capture that cannot be read.`
@@ -44,7 +45,7 @@ func runDecode(_ context.Context, e *env, args []string) int {
 		emitTopology string
 	)
 	fs.Var(&format, "format",
-		"read the capture as `F`: raw, firewire-ohci, tracepoint, ieee1394, firebug,\nnosy-dump, fwcontrol, firespy or topology-map, e.g. --format tracepoint\n(default: detected)")
+		"read the capture as `F`: raw, firewire-ohci, tracepoint, ieee1394, firebug,\nnosy-dump, fwcontrol, firespy, data-transit or topology-map, e.g. --format\ntracepoint (default: detected)")
 	fs.BoolVar(&jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .root")
 	fs.StringVar(&emitTopology, "emit-topology", "",

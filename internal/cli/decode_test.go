@@ -88,15 +88,15 @@ func TestDecodeErrors(t *testing.T) {
 		{"unreadable", "807f0080 xyz\n", []string{"decode", "--format", "raw"},
 			`fwsim decode: stdin: raw line 1: quadlet: "xyz" is not a hex quadlet (want 1 to 8 hex digits, 0x optional)`},
 		{"not a capture", "hello\n", []string{"decode"},
-			`fwsim decode: stdin: format: no self-IDs in this input: no line of a capture format fwsim reads (firewire-ohci, tracepoint, ieee1394, firebug, nosy-dump, fwcontrol, firespy, topology-map, raw) and no hex quadlets`},
+			`fwsim decode: stdin: format: no self-IDs in this input: no line of a capture format fwsim reads (firewire-ohci, tracepoint, ieee1394, firebug, nosy-dump, fwcontrol, firespy, data-transit, topology-map, raw) and no hex quadlets`},
 		{"empty", "", []string{"decode"}, `fwsim decode: stdin: format: no self-IDs in this input`},
 		{"only comments", "# a capture to come\n\n", []string{"decode"}, `fwsim decode: stdin: format: no self-IDs in this input`},
 		{"a log without self-IDs, format given", "[    1.1] firewire_ohci 0000:05:00.0: added OHCI v1.10 device as card 0\n",
 			[]string{"decode", "--format", "firewire-ohci"}, `fwsim decode: stdin: firewire-ohci: input: no self-IDs in this input`},
 		{"text, then quadlets", "hello\n807f0080\n", []string{"decode"},
-			`fwsim decode: stdin: format: not a capture fwsim can read (formats: firewire-ohci, tracepoint, ieee1394, firebug, nosy-dump, fwcontrol, firespy, topology-map, raw); raw line 1: quadlet: "hello" is not a hex quadlet (want 1 to 8 hex digits, 0x optional)`},
+			`fwsim decode: stdin: format: not a capture fwsim can read (formats: firewire-ohci, tracepoint, ieee1394, firebug, nosy-dump, fwcontrol, firespy, data-transit, topology-map, raw); raw line 1: quadlet: "hello" is not a hex quadlet (want 1 to 8 hex digits, 0x optional)`},
 		{"bad format flag", "", []string{"decode", "--format", "pcap"},
-			`fwsim decode: invalid value "pcap" for flag --format: (want firewire-ohci, tracepoint, ieee1394, firebug, nosy-dump, fwcontrol, firespy, topology-map, raw) (see 'fwsim help decode')`},
+			`fwsim decode: invalid value "pcap" for flag --format: (want firewire-ohci, tracepoint, ieee1394, firebug, nosy-dump, fwcontrol, firespy, data-transit, topology-map, raw) (see 'fwsim help decode')`},
 		{"two files", "", []string{"decode", "a.txt", "b.txt"},
 			`fwsim decode: unexpected argument "b.txt" (decode takes flags and one FILE, here "a.txt") (see 'fwsim help decode')`},
 		{"directory", "", []string{"decode", "testdata"},
@@ -181,5 +181,5 @@ func TestDecodeKernelLogWithoutFireWire(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, stdout)
 	assert.Equal(t, "fwsim decode: "+path+": format: no self-IDs in this input: no line of a capture format fwsim reads "+
-		"(firewire-ohci, tracepoint, ieee1394, firebug, nosy-dump, fwcontrol, firespy, topology-map, raw) and no hex quadlets\n", stderr)
+		"(firewire-ohci, tracepoint, ieee1394, firebug, nosy-dump, fwcontrol, firespy, data-transit, topology-map, raw) and no hex quadlets\n", stderr)
 }
