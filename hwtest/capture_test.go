@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -342,34 +341,52 @@ func TestParseTheLargestBus(t *testing.T) {
 	assert.Len(t, gens[0].SelfIDs, 252)
 }
 
-// A real FireBug 2.3 export (testdata/README): four bus resets, then the
+// A FireBug 2.3 export (testdata/README): four bus resets, then the
 // replay of the last one that FireBug writes at each save, here two.
 func TestFireBugExportReplay(t *testing.T) {
 	data := readFixture(t, "firebug-2.3-saved-twice.txt")
+	lines := strings.SplitAfter(string(data), "\n")
+	// The line numbers (1-based) of each bus reset's header and of the
+	// first replay's header, as the file has them.
+	var resets []int
+	replay := 0
+	for i, l := range lines {
+		switch {
+		case strings.Contains(l, "BUS RESET"):
+			resets = append(resets, i+1)
+		case replay == 0 && strings.HasPrefix(l, "Replay of most recent self IDs:"):
+			replay = i + 1
+		}
+	}
+	require.Len(t, resets, 4)
+	require.NotZero(t, replay)
+
 	gens, err := Parse(data, "")
 	require.NoError(t, err)
 	require.Len(t, gens, 4, "the replays repeat the last bus reset")
-	last := []phy.SelfID{0x807fc466, 0x813f84e4, 0x827f8fc0}
-	assert.Equal(t, []phy.SelfID{0x803f8466, 0x817f8fc0}, gens[0].SelfIDs)
+	last := []phy.SelfID{0x807f8062, 0x817f80e2, 0x827f80d2}
+	assert.Equal(t, []phy.SelfID{0x807f8082, 0x817f80c2}, gens[0].SelfIDs)
 	assert.Equal(t, last, gens[3].SelfIDs)
-	for i, line := range []int{5, 20, 31, 42} {
+	for i, header := range resets {
 		assert.Equal(t, FormatFireBug, gens[i].Format)
-		assert.Equal(t, line, gens[i].Line)
+		assert.Equal(t, header+1, gens[i].Line, "generation %d starts at its first Self-ID line", i)
 		assert.True(t, Decode(gens[i]).Consistent(), "generation %d", i)
 	}
 
-	// Without the lines of the last two resets (30–33, 41–44: the same
-	// self-IDs), the replay is the only record of them: a bus reset, read
-	// from the replay.
-	lines := strings.SplitAfter(string(data), "\n")
-	require.Contains(t, lines[29], "BUS RESET")
-	require.Contains(t, lines[40], "BUS RESET")
-	cut := strings.Join(slices.Concat(lines[:29], lines[33:40], lines[44:]), "")
-	gens, err = Parse([]byte(cut), FormatFireBug)
+	// Without the lines of the last two resets (the same self-IDs), the
+	// replay is the only record of them: a bus reset, read from the
+	// replay.
+	var cut strings.Builder
+	for i, l := range lines {
+		if i+1 < resets[2] || i+1 >= replay-1 {
+			cut.WriteString(l)
+		}
+	}
+	gens, err = Parse([]byte(cut.String()), FormatFireBug)
 	require.NoError(t, err)
 	require.Len(t, gens, 3)
 	assert.Equal(t, last, gens[2].SelfIDs)
-	assert.Equal(t, 316-8, gens[2].Line, "the first Self-ID line of the first replay")
+	assert.Equal(t, resets[2]+2, gens[2].Line, "the first Self-ID line of the first replay, once the resets are cut")
 }
 
 // The 2.4 kernels' pcilynx wrote no line between bus resets: phy 0's

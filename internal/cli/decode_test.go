@@ -34,7 +34,7 @@ func TestDecodeGolden(t *testing.T) {
 			stderr: "fwsim decode: 1 of 2 generations show an inconsistent bus\n"},
 		{name: "raw-inverses", args: []string{"decode", captures + "raw-inverses.txt"}, code: exitFailure,
 			stderr: "fwsim decode: 1 of 1 generations show an inconsistent bus\n"},
-		// A real FireBug 2.3 export, saved twice: two replays of the last
+		// A FireBug 2.3 export, saved twice: two replays of the last
 		// bus reset, which are no bus resets of their own.
 		{name: "firebug-2.3-saved-twice", args: []string{"decode", captures + "firebug-2.3-saved-twice.txt"}, code: exitOK},
 		// fwcontrol -t loses an extended packet's ports: the bus cannot be
