@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"strings"
 	"testing"
 
@@ -70,33 +68,6 @@ func TestMutexBadInput(t *testing.T) {
 		assert.Empty(t, stdout, "%v", tc.args)
 		assert.Equal(t, tc.want, stderr, "%v", tc.args)
 	}
-}
-
-// FuzzMutexFlags gives any value to any flag of mutex: the command exits 0,
-// 1 or 2, and a usage error is one line naming the command.
-func FuzzMutexFlags(f *testing.F) {
-	flags := []string{"algo", "gen", "requests", "cs-time", "think", "seed", "crash", "lose-token-at", "notify", "request-reply"}
-	for _, v := range []string{"1", "0", "-1", "2.5", "1.2345", "n0@1", "n1@0.5", "@", "a@b@c", "ring:3", "pair", "central",
-		"token-ring", "1e9", "1000000", "1000000.001", "", "\x00", "9223372036854775807"} {
-		for i := range flags {
-			f.Add(uint8(i), v)
-		}
-	}
-	f.Fuzz(func(t *testing.T, flag uint8, value string) {
-		args := []string{"mutex", "--algo", "token-ring", "--gen", "ring:3", "--" + flags[int(flag)%len(flags)] + "=" + value}
-		var out, errOut bytes.Buffer
-		code := Run(context.Background(), args, strings.NewReader(""), &out, &errOut)
-		switch code {
-		case exitOK, exitFailure:
-		case exitUsage:
-			msg := errOut.String()
-			if !strings.HasPrefix(msg, "fwsim mutex: ") || strings.Count(msg, "\n") != 1 {
-				t.Errorf("%q: a usage error must be one line naming the command, got %q", args, msg)
-			}
-		default:
-			t.Errorf("%q: exit %d; stderr %q", args, code, errOut.String())
-		}
-	})
 }
 
 // The comparison tables in docs/mutex.md are what their commands print now.
