@@ -44,7 +44,11 @@ type CrossCheck struct {
 
 // Diff is one difference between the captured and the emulated self-IDs.
 type Diff struct {
-	Node int // phy_ID
+	// Node is the captured phy_ID, -1 for an emulated node the capture
+	// does not have.
+	Node int
+	// Name is the emulated topology node compared, "" when none is known.
+	Name string
 	// Index is the stream position of the captured quadlet that differs,
 	// -1 when the captured bus has no such quadlet.
 	Index int
@@ -58,7 +62,19 @@ type Diff struct {
 }
 
 func (d Diff) String() string {
-	return fmt.Sprintf("phy %d %s: real %s, emulated %s", d.Node, d.Field, d.Real, d.Emulated)
+	return fmt.Sprintf("%s %s: real %s, emulated %s", d.Where(), d.Field, d.Real, d.Emulated)
+}
+
+// Where names the node of a difference: its captured phy_ID and, when
+// known, the topology node it was compared with.
+func (d Diff) Where() string {
+	switch {
+	case d.Node < 0:
+		return "node " + d.Name
+	case d.Name == "":
+		return "phy " + strconv.Itoa(d.Node)
+	}
+	return "phy " + strconv.Itoa(d.Node) + " (node " + d.Name + ")"
 }
 
 // Match reports an emulation that ended ok with the captured self-IDs.
@@ -67,36 +83,49 @@ func (c *CrossCheck) Match() bool { return c.Outcome == bus.OutcomeOK && len(c.D
 // Cross emulates the bus a capture shows and compares the self-IDs quadlet
 // by quadlet. An error means the emulation could not run (a bus without a
 // tree, a topology the emulator rejects); a mismatch is in the result.
+//
+// Nodes are aligned by topology node: when the topology names every
+// captured node as Topology does (it was built from this capture, or
+// emitted by decode and read back), captured phy_ID n is compared with the
+// emulated node NodeName(n), whatever phy_ID the emulation gave it, and
+// the initiators default to the nodes whose i bit is set. Otherwise nodes
+// are aligned by phy_ID.
 func Cross(b *Bus, o CrossOptions) (*CrossCheck, error) {
 	c := &CrossCheck{Seed: o.Seed, ForceRoot: o.ForceRoot, Initiators: o.Initiators, Real: b.SelfIDs}
 	t := o.Topology
+	named := t == nil
+	var root string
+	var initiators []string
+	if b.Tree != nil {
+		var own *bus.Topology
+		own, root, initiators, _ = b.Topology() // a bus with a tree always has one
+		if t == nil {
+			t = own
+		} else {
+			named = namesCaptured(t, own)
+		}
+	} else if t == nil {
+		return nil, ErrNoTree
+	}
+	if named && c.Initiators == nil {
+		c.Initiators = initiators
+	}
 	ignoreInitiated := false
-	if t == nil {
-		var root string
-		var initiators []string
-		var err error
-		if t, root, initiators, err = b.Topology(); err != nil {
-			return nil, err
-		}
-		if c.ForceRoot == "" {
-			c.ForceRoot = root
-		}
-		if c.Initiators == nil {
-			c.Initiators = initiators
-		}
-		if len(initiators) == 0 && len(o.Initiators) == 0 {
-			// Without an initiator the emulator would reset from every
-			// PHY, setting i everywhere: start from the root instead and
-			// leave i out.
-			c.Initiators = []string{root}
-			ignoreInitiated = true
-			c.Notes = append(c.Notes, "no node has i set in the capture: the emulated reset starts at the root and i is not compared")
-		}
+	if named && len(initiators) == 0 && len(o.Initiators) == 0 {
+		// Without an initiator the emulator would reset from every PHY,
+		// setting i everywhere: start from the root instead and leave i
+		// out.
+		c.Initiators = []string{root}
+		ignoreInitiated = true
+		c.Notes = append(c.Notes, "no node has i set in the capture: the emulated reset starts at the root and i is not compared")
+	}
+	if c.ForceRoot == "" {
+		c.ForceRoot = forcedRoot(t)
 	}
 	if len(b.Problems) > 0 {
 		c.Notes = append(c.Notes, fmt.Sprintf("the capture itself has %d problem(s); fwsim decode lists them", len(b.Problems)))
 	}
-	res, err := bus.Run(t, bus.Options{Seed: o.Seed, ForceRoot: c.ForceRoot, Initiators: c.Initiators, AllowOutOfSpec: true})
+	res, err := bus.Run(t, bus.Options{Seed: o.Seed, ForceRoot: o.ForceRoot, Initiators: c.Initiators, AllowOutOfSpec: true})
 	if err != nil {
 		return nil, err
 	}
@@ -106,71 +135,119 @@ func Cross(b *Bus, o CrossOptions) (*CrossCheck, error) {
 	}
 	g := res.Generations[0]
 	c.Outcome, c.Problems, c.Emulated = g.Outcome, g.Problems, g.SelfIDs
-	c.Diffs = compareSelfIDs(c.Real, c.Emulated, ignoreInitiated)
+	ids := make([]string, len(g.Nodes))
+	for k, n := range g.Nodes {
+		ids[k] = n.ID
+	}
+	c.Diffs = compareSelfIDs(c.Real, c.Emulated, ids, named, ignoreInitiated)
 	return c, nil
 }
 
+// namesCaptured reports whether t has a node of every name own, the
+// capture's own topology, has.
+func namesCaptured(t, own *bus.Topology) bool {
+	for _, n := range own.Nodes {
+		if !slices.ContainsFunc(t.Nodes, func(m bus.Node) bool { return m.ID == n.ID }) {
+			return false
+		}
+	}
+	return true
+}
+
+// forcedRoot is the node of t with force_root set, "" if none.
+func forcedRoot(t *bus.Topology) string {
+	for _, n := range t.Nodes {
+		if n.ForceRoot {
+			return n.ID
+		}
+	}
+	return ""
+}
+
 // compareSelfIDs lists the differences node by node and field by field;
-// when either stream does not split into nodes, quadlet by quadlet.
-func compareSelfIDs(real, emulated []phy.SelfID, ignoreInitiated bool) []Diff {
+// when either stream does not split into nodes, quadlet by quadlet. ids
+// are the emulated nodes' topology ids by phy_ID; named pairs captured
+// phy_ID n with the emulated node NodeName(n), and otherwise with emulated
+// phy_ID n.
+func compareSelfIDs(real, emulated []phy.SelfID, ids []string, named, ignoreInitiated bool) []Diff {
 	rg, err1 := phy.SplitSelfIDs(slices.Clone(real))
 	eg, err2 := phy.SplitSelfIDs(slices.Clone(emulated))
 	if err1 != nil || err2 != nil {
 		return compareQuadlets(real, emulated)
 	}
+	idOf := func(k int) string {
+		if k < len(ids) {
+			return ids[k]
+		}
+		return ""
+	}
+	paired := make([]bool, len(eg))
 	var diffs []Diff
 	index := 0
-	for id := range max(len(rg), len(eg)) {
-		switch {
-		case id >= len(eg):
-			diffs = append(diffs, Diff{Node: id, Index: index, Field: "node", Real: "present", Emulated: "absent"})
-		case id >= len(rg):
-			diffs = append(diffs, Diff{Node: id, Index: -1, Field: "node", Real: "absent", Emulated: "present"})
-		default:
-			diffs = append(diffs, compareNode(id, index, rg[id], eg[id], ignoreInitiated)...)
+	for id, r := range rg {
+		k := id
+		if named {
+			k = slices.Index(ids, NodeName(id))
 		}
-		if id < len(rg) {
-			index += len(rg[id])
+		if k < 0 || k >= len(eg) {
+			name := ""
+			if named {
+				name = NodeName(id)
+			}
+			diffs = append(diffs, Diff{Node: id, Name: name, Index: index, Field: "node", Real: "present", Emulated: "absent"})
+		} else {
+			paired[k] = true
+			diffs = append(diffs, compareNode(id, idOf(k), index, r, eg[k], ignoreInitiated)...)
+		}
+		index += len(r)
+	}
+	for k := range eg {
+		if !paired[k] {
+			node := k
+			if named {
+				node = -1 // no captured node has this name
+			}
+			diffs = append(diffs, Diff{Node: node, Name: idOf(k), Index: -1, Field: "node", Real: "absent", Emulated: "present"})
 		}
 	}
 	return diffs
 }
 
 // compareNode compares one node's packets, which both passed SplitSelfIDs.
-func compareNode(id, index int, real, emulated []phy.SelfID, ignoreInitiated bool) []Diff {
+func compareNode(id int, name string, index int, real, emulated []phy.SelfID, ignoreInitiated bool) []Diff {
 	r, _ := phy.DecodeSelfIDInfo(real) // a split group always decodes
 	e, _ := phy.DecodeSelfIDInfo(emulated)
 	var diffs []Diff
-	field := func(name string, rv, ev any) {
+	add := func(field string, rv, ev any) {
 		if rv != ev {
-			diffs = append(diffs, Diff{Node: id, Index: index, Field: name, Real: fmt.Sprint(rv), Emulated: fmt.Sprint(ev)})
+			diffs = append(diffs, Diff{Node: id, Name: name, Index: index, Field: field, Real: fmt.Sprint(rv), Emulated: fmt.Sprint(ev)})
 		}
 	}
-	field("phy_id", r.PhyID, e.PhyID)
-	field("link_active", r.LinkActive, e.LinkActive)
-	field("gap_count", r.GapCount, e.GapCount)
-	field("speed", r.Speed, e.Speed)
-	field("delay", r.Delay, e.Delay)
-	field("contender", r.Contender, e.Contender)
-	field("power_class", r.PowerClass, e.PowerClass)
+	add("phy_id", r.PhyID, e.PhyID)
+	add("link_active", r.LinkActive, e.LinkActive)
+	add("gap_count", r.GapCount, e.GapCount)
+	add("speed", r.Speed, e.Speed)
+	add("delay", r.Delay, e.Delay)
+	add("contender", r.Contender, e.Contender)
+	add("power_class", r.PowerClass, e.PowerClass)
 	if !ignoreInitiated {
-		field("initiated_reset", r.InitiatedReset, e.InitiatedReset)
+		add("initiated_reset", r.InitiatedReset, e.InitiatedReset)
 	}
 	for p := range max(len(r.Ports), len(e.Ports)) {
 		rp, ep := portAt(r.Ports, p), portAt(e.Ports, p)
 		if rp != ep {
 			// Packet #0 holds ports 0–2, packet #k ports 8k−5 to 8k+2.
 			at := index + min((p+5)/8, len(real)-1)
-			diffs = append(diffs, Diff{Node: id, Index: at, Field: "port " + strconv.Itoa(p), Real: rp.String(), Emulated: ep.String()})
+			diffs = append(diffs, Diff{Node: id, Name: name, Index: at, Field: "port " + strconv.Itoa(p), Real: rp.String(), Emulated: ep.String()})
 		}
 	}
 	if len(real) != len(emulated) {
-		diffs = append(diffs, Diff{Node: id, Index: index, Field: "packets", Real: strconv.Itoa(len(real)), Emulated: strconv.Itoa(len(emulated))})
+		diffs = append(diffs, Diff{Node: id, Name: name, Index: index, Field: "packets", Real: strconv.Itoa(len(real)), Emulated: strconv.Itoa(len(emulated))})
 	}
 	if len(diffs) == 0 {
 		for k := range real {
 			if real[k] != emulated[k] && !(ignoreInitiated && k == 0 && real[k]^emulated[k] == 2) {
-				diffs = append(diffs, Diff{Node: id, Index: index + k, Field: "reserved bits",
+				diffs = append(diffs, Diff{Node: id, Name: name, Index: index + k, Field: "reserved bits",
 					Real: fmt.Sprintf("0x%08x", uint32(real[k])), Emulated: fmt.Sprintf("0x%08x", uint32(emulated[k]))})
 			}
 		}

@@ -16,10 +16,12 @@ var ErrNoTree = errors.New("the self-IDs do not form a tree (see the problems de
 func NodeName(id int) string { return "phy" + strconv.Itoa(id) }
 
 // Topology turns the bus into a topology file's content: one node per phy_ID
-// (named phy0, phy1, …) with the self-ID fields, its port count up to its
-// highest present port, and one cable per parent–child link. Cable lengths
-// are unknown and left at the default. It also returns the observed root
-// and the nodes whose i bit is set, the reset's initiators.
+// (named by NodeName) with the self-ID fields, its port count up to its
+// highest present port, and one cable per parent–child link, the observed
+// root with force_root set so that the file alone gives back the same tree.
+// Cable lengths are unknown and left at the default. It also returns the
+// observed root and the nodes whose i bit is set, the reset's initiators,
+// which the file format cannot hold: Cross takes them from the capture.
 func (b *Bus) Topology() (t *bus.Topology, root string, initiators []string, err error) {
 	if b.Tree == nil {
 		return nil, "", nil, ErrNoTree
@@ -34,7 +36,7 @@ func (b *Bus) Topology() (t *bus.Topology, root string, initiators []string, err
 		}
 		node := bus.Node{
 			ID: NodeName(n.PhyID), Ports: ports, Speed: n.Speed.String(),
-			Contender: n.Contender, PowerClass: n.PowerClass,
+			Contender: n.Contender, PowerClass: n.PowerClass, ForceRoot: n.PhyID == b.Root,
 		}
 		if !n.LinkActive {
 			node.Link = new(bool)

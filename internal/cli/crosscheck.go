@@ -16,11 +16,15 @@ const crosscheckIntro = `Usage: fwsim crosscheck (--capture FILE | --probe) [fla
 Compares a real bus with the emulator. For each bus reset of the capture (or
 the bus the probe reads now), it turns the self-IDs into a topology (nodes
 named phy0, phy1 ... with their self-ID fields and port counts, one cable per
-parent-child link), emulates it with the observed root forced and the
+parent-child link, the observed root with force_root), emulates it with the
 observed reset initiators (the nodes with i set), and compares the self-IDs
 quadlet by quadlet. Each difference is printed as node, field, real value and
 emulated value. With --topology it emulates that file instead: the bus you
-expect, to be compared with the one you have.
+expect, to be compared with the one you have. When that file names every
+captured node as decode --emit-topology does, each captured node is compared
+with the topology node of its name, whatever phy_ID the emulation gives it,
+and the initiators default to the nodes with i set; otherwise nodes are
+compared by phy_ID.
 
 Exit status: 0 every generation matches; 1 one does not (or cannot be
 emulated); 2 usage error or unreadable input.`
@@ -44,8 +48,8 @@ func runCrosscheck(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&device, "device", "", "with --probe, use `PATH` instead of the first local node, e.g. --device /dev/fw1")
 	fs.Var(&format, "format", "read the capture as `F` (see fwsim help decode; default: detected),\ne.g. --format firewire-ohci")
 	fs.StringVar(&topology, "topology", "", "emulate the topology `FILE` instead of the one the capture shows,\ne.g. --topology lab.yaml")
-	fs.StringVar(&opts.ForceRoot, "force-root", "", "with --topology, force `NODE` to be root (default: the observed root\nwhen the topology comes from the capture, none otherwise), e.g. --force-root pc")
-	fs.Var(&initiators, "initiator", "with --topology, `NODE` starts the reset; repeat for several\n(default: the nodes with i set when the topology comes from the capture),\ne.g. --initiator pc")
+	fs.StringVar(&opts.ForceRoot, "force-root", "", "with --topology, force `NODE` to be root (default: the node with\nforce_root in the topology, none otherwise), e.g. --force-root pc")
+	fs.Var(&initiators, "initiator", "with --topology, `NODE` starts the reset; repeat for several\n(default: the nodes with i set when the topology names the captured nodes),\ne.g. --initiator pc")
 	fs.Var(newUint64(&opts.Seed, 1), "seed", "seed the emulation with `N`, e.g. --seed 42")
 	fs.BoolVar(&jsonOutput, "json", false, "write one JSON object instead of the text report, e.g. --json | jq .generations")
 	fs.order("capture", "probe", "device", "format", "topology", "force-root", "initiator", "seed", "json")
@@ -161,7 +165,7 @@ func writeCrosscheckText(w io.Writer, c *capture, seed uint64, rs []crossResult)
 		var t table
 		t.add("node", "field", "real", "emulated", "real quadlet")
 		for _, d := range ch.Diffs {
-			t.add(fmt.Sprintf("phy %d", d.Node), d.Field, d.Real, d.Emulated, quadletAt(ch.Real, d.Index))
+			t.add(d.Where(), d.Field, d.Real, d.Emulated, quadletAt(ch.Real, d.Index))
 		}
 		t.write(w, "    ")
 	}
@@ -210,7 +214,8 @@ type crossGenerationJSON struct {
 
 // diffJSON is one difference of a captured self-ID from the emulated one.
 type diffJSON struct {
-	Node int `json:"node"` // the phy_ID
+	Node   *int   `json:"node"`    // the captured phy_ID, null for an emulated node the capture lacks
+	NodeID string `json:"node_id"` // the emulated topology node compared, "" when none
 	// Field is the self-ID field (phy_id, link_active, gap_count, speed,
 	// delay, contender, power_class, initiated_reset, "port N"), or
 	// "packets", "reserved bits", "node" or "quadlet" when whole packets
@@ -238,7 +243,7 @@ func newCrosscheckJSON(c *capture, seed uint64, rs []crossResult) crosscheckJSON
 		g.Outcome, g.Notes, g.Problems = string(ch.Outcome), nonNil(ch.Notes), nonNil(ch.Problems)
 		g.Emulated = quadletStrings(ch.Emulated)
 		for _, d := range ch.Diffs {
-			dj := diffJSON{Node: d.Node, Field: d.Field, Real: d.Real, Emulated: d.Emulated, Index: nullIfNegative(d.Index)}
+			dj := diffJSON{Node: nullIfNegative(d.Node), NodeID: d.Name, Field: d.Field, Real: d.Real, Emulated: d.Emulated, Index: nullIfNegative(d.Index)}
 			if d.Index >= 0 && d.Index < len(ch.Real) {
 				q := fmt.Sprintf("0x%08x", uint32(ch.Real[d.Index]))
 				dj.Quadlet = &q

@@ -69,16 +69,21 @@ func runDecode(_ context.Context, e *env, args []string) int {
 		return fs.inputError(e, err)
 	}
 	if emit != nil {
-		gen, nodes, err := writeTopologyOf(c.buses, emit)
+		gen, nodes, initiators, err := writeTopologyOf(c.buses, emit)
 		if err != nil {
 			return fs.inputError(e, err)
 		}
 		if err := files.commit(); err != nil {
 			return fs.inputError(e, err)
 		}
-		// On stderr: stdout holds the report, perhaps JSON.
-		fmt.Fprintf(e.stderr, "fwsim decode: wrote %s: the bus of generation %d (%d node%s); run it with fwsim run --topology %s\n",
-			emit.path, gen, nodes, plural(nodes), emit.path)
+		// On stderr: stdout holds the report, perhaps JSON. The initiators
+		// are on the command line because a topology file cannot hold them.
+		run := "fwsim run --topology " + emit.path
+		for _, n := range initiators {
+			run += " --initiator " + n
+		}
+		fmt.Fprintf(e.stderr, "fwsim decode: wrote %s: the bus of generation %d (%d node%s); run it with %s\n",
+			emit.path, gen, nodes, plural(nodes), run)
 	}
 	return reportCapture(e, fs, c, jsonOutput)
 }
@@ -190,10 +195,10 @@ func inconsistent(buses []*hwtest.Bus) int {
 
 // writeTopologyOf writes the topology of the last bus that forms a tree to
 // out, as YAML or, for a .json name, JSON, and says which generation (from
-// 1) and how many nodes.
-func writeTopologyOf(buses []*hwtest.Bus, out *outputFile) (generation, nodes int, err error) {
+// 1), how many nodes and which initiated the reset.
+func writeTopologyOf(buses []*hwtest.Bus, out *outputFile) (generation, nodes int, initiators []string, err error) {
 	for i := len(buses) - 1; i >= 0; i-- {
-		t, _, _, err := buses[i].Topology()
+		t, root, initiators, err := buses[i].Topology()
 		if err != nil {
 			continue
 		}
@@ -204,15 +209,19 @@ func writeTopologyOf(buses []*hwtest.Bus, out *outputFile) (generation, nodes in
 		var b strings.Builder
 		if format == "yaml" {
 			fmt.Fprintf(&b, "# The bus of generation %d of a capture, as fwsim decode read it.\n", i+1)
-			b.WriteString("# Node ids are phy_IDs; cable lengths are unknown (4.5 m assumed).\n")
+			b.WriteString("# Node phyN is the node with phy_ID N in the capture; cable lengths are\n")
+			b.WriteString("# unknown (4.5 m assumed). The observed root, " + root + ", has force_root.\n")
+			if len(initiators) > 0 {
+				b.WriteString("# The reset's initiators (i set), which a topology file cannot hold: " + strings.Join(initiators, ", ") + ".\n")
+			}
 		}
 		if err := t.Encode(&b, format); err != nil {
-			return 0, 0, err
+			return 0, 0, nil, err
 		}
 		_, err = io.WriteString(out, b.String())
-		return i + 1, len(t.Nodes), err
+		return i + 1, len(t.Nodes), initiators, err
 	}
-	return 0, 0, fmt.Errorf("--emit-topology: %w", hwtest.ErrNoTree)
+	return 0, 0, nil, fmt.Errorf("--emit-topology: %w", hwtest.ErrNoTree)
 }
 
 // writeDecodeText writes the human report of a decoded capture.

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/hwtest"
 )
 
 const captures = "../../hwtest/testdata/"
@@ -120,27 +121,31 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 // decode --emit-topology writes a file that run and crosscheck accept, and
-// the bus it describes emulates to the captured self-IDs.
+// the bus it describes emulates to the captured self-IDs with nothing more
+// than the capture: the root comes from the file, the initiators from the
+// capture.
 func TestDecodeEmitTopology(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "lab.yaml")
 	code, _, stderr := runCLI(t, "decode", captures+"ohci-two-resets.log", "--emit-topology", path)
 	require.Equal(t, exitOK, code, stderr)
-	assert.Equal(t, "fwsim decode: wrote "+path+": the bus of generation 2 (6 nodes); run it with fwsim run --topology "+path+"\n", stderr)
+	assert.Equal(t, "fwsim decode: wrote "+path+": the bus of generation 2 (6 nodes); run it with fwsim run --topology "+path+" --initiator phy5\n", stderr)
 	topo, err := bus.LoadTopology(path)
 	require.NoError(t, err)
 	assert.Len(t, topo.Nodes, 6)
 	assert.Len(t, topo.Cables, 5)
 	code, stdout, stderr := runCLI(t, "crosscheck", "--capture", captures+"ohci-two-resets.log",
-		"--topology", path, "--force-root", "phy5", "--initiator", "phy5", "--json")
+		"--topology", path, "--json")
 	assert.Equal(t, exitFailure, code, stderr)
 	var out crosscheckJSON
 	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
 	require.Len(t, out.Generations, 2)
 	assert.True(t, out.Generations[1].Match, "the file is the bus of the last generation")
+	assert.Equal(t, new("phy5"), out.Generations[1].ForceRoot)
+	assert.Equal(t, []string{"phy5"}, out.Generations[1].Initiators)
 	diffs := out.Generations[0].Diffs
 	require.Len(t, diffs, 6, "generation 1 differs in the gap count of every node, and only there")
 	for i, d := range diffs {
-		assert.Equal(t, diffJSON{Node: i, Field: "gap_count", Real: "63", Emulated: "10", Index: d.Index, Quadlet: d.Quadlet}, d)
+		assert.Equal(t, diffJSON{Node: new(i), NodeID: hwtest.NodeName(i), Field: "gap_count", Real: "63", Emulated: "10", Index: d.Index, Quadlet: d.Quadlet}, d)
 	}
 
 	jsonPath := filepath.Join(t.TempDir(), "lab.json")

@@ -1,0 +1,108 @@
+package hwtest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/phy"
+)
+
+// TestEmittedTopologyRoundTrip checks every consistent generation of every
+// capture against the topology decode emits for it, read back from its
+// file: the emulation must give back the captured self-IDs exactly.
+func TestEmittedTopologyRoundTrip(t *testing.T) {
+	files, err := filepath.Glob("testdata/*")
+	require.NoError(t, err)
+	checked := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil || filepath.Base(f) == "README" {
+			continue // the fuzz corpus directory, the notes
+		}
+		gens, err := Parse(data, "")
+		if err != nil {
+			continue // a capture made to be refused
+		}
+		for i, g := range gens {
+			b := Decode(g)
+			if b.Tree == nil || len(b.Problems) > 0 || holeInPorts(b) {
+				continue
+			}
+			topo, _, _, err := b.Topology()
+			require.NoError(t, err)
+			var file bytes.Buffer
+			require.NoError(t, topo.Encode(&file, "yaml"))
+			back, err := bus.ParseTopology(file.Bytes(), "emitted.yaml")
+			require.NoError(t, err, "%s generation %d", f, i+1)
+			c, err := Cross(b, CrossOptions{Topology: back})
+			require.NoError(t, err, "%s generation %d", f, i+1)
+			assert.True(t, c.Match(), "%s generation %d: %v %v", f, i+1, c.Outcome, c.Diffs)
+			checked++
+		}
+	}
+	assert.Greater(t, checked, 20, "the corpus should hold many consistent generations")
+}
+
+// holeInPorts reports a node with an absent port below a present one: a
+// topology file gives a node a port count, so it cannot describe that.
+func holeInPorts(b *Bus) bool {
+	for _, n := range b.Nodes {
+		for p := 1; p < len(n.Ports); p++ {
+			if n.Ports[p-1] == phy.PortAbsent && n.Ports[p] != phy.PortAbsent {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// A topology that adds a node to the captured bus is compared node by node
+// by name: the new leaf under camera (phy 0) takes phy_ID 0 and shifts
+// every other, which is one phy_id difference per node, not a comparison
+// of each captured node with its emulated neighbour.
+func TestCrossAlignsByTopologyNode(t *testing.T) {
+	var text bytes.Buffer
+	for _, q := range labBus(63) {
+		fmt.Fprintf(&text, "%08x\n", uint32(q))
+	}
+	gens, err := Parse(text.Bytes(), FormatRaw)
+	require.NoError(t, err)
+	b := Decode(gens[0])
+	topo, _, _, err := b.Topology()
+	require.NoError(t, err)
+	camera := NodeName(0)
+	for i := range topo.Nodes {
+		if topo.Nodes[i].ID == camera {
+			topo.Nodes[i].Ports = 2
+		}
+	}
+	topo.Nodes = append(topo.Nodes, bus.Node{ID: "extra", Ports: 1, Speed: "S100"})
+	topo.Cables = append(topo.Cables, bus.Cable{From: camera + ":1", To: "extra:0"})
+
+	c, err := Cross(b, CrossOptions{Topology: topo})
+	require.NoError(t, err)
+	assert.Equal(t, []string{NodeName(5)}, c.Initiators, "the initiator comes from the capture")
+	var want []Diff
+	for id := range 6 {
+		want = append(want, Diff{Node: id, Name: NodeName(id), Field: "phy_id", Real: fmt.Sprint(id), Emulated: fmt.Sprint(id + 1)})
+		if id == 0 {
+			want = append(want, Diff{Node: 0, Name: camera, Field: "port 1", Real: "absent", Emulated: "child"})
+		}
+	}
+	want = append(want, Diff{Node: -1, Name: "extra", Index: -1, Field: "node", Real: "absent", Emulated: "present"})
+	got := slices.Clone(c.Diffs)
+	for i := range got {
+		if got[i].Node >= 0 {
+			got[i].Index = 0 // positions are checked elsewhere
+		}
+	}
+	assert.Equal(t, want, got)
+}
