@@ -23,8 +23,9 @@
 //
 // # Cross-check
 //
-// Bus.Topology turns a decoded bus into a bus.Topology (nodes phy0, phy1 …
-// with their self-ID fields, one cable per parent–child link). Cross
+// Bus.Topology turns a decoded bus into a bus.Topology (nodes node-a,
+// node-b … for phy_IDs 0, 1 …, with their self-ID fields, one cable per
+// parent–child link). Cross
 // emulates it, or a topology of the caller's, with the observed root forced
 // and the observed initiators, and lists every difference as a Diff: node,
 // field, real and emulated value.

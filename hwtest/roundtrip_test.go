@@ -106,3 +106,9 @@ func TestCrossAlignsByTopologyNode(t *testing.T) {
 	}
 	assert.Equal(t, want, got)
 }
+
+func TestNodeName(t *testing.T) {
+	for id, want := range map[int]string{0: "node-a", 5: "node-f", 25: "node-z", 26: "node-aa", 51: "node-az", 52: "node-ba", 62: "node-bk"} {
+		assert.Equal(t, want, NodeName(id), id)
+	}
+}

@@ -12,8 +12,16 @@ import (
 // no topology to build from it.
 var ErrNoTree = errors.New("the self-IDs do not form a tree (see the problems decode reports)")
 
-// NodeName is the topology id of the node with phy_ID id.
-func NodeName(id int) string { return "phy" + strconv.Itoa(id) }
+// NodeName is the topology id of the node with phy_ID id: node-a for 0,
+// node-z for 25, node-aa for 26, and so on. Letters, not the number, so
+// that a diff never shows a name that reads as a different emulated phy_ID.
+func NodeName(id int) string {
+	var s []byte
+	for n := id + 1; n > 0; n = (n - 1) / 26 {
+		s = append([]byte{byte('a' + (n-1)%26)}, s...)
+	}
+	return "node-" + string(s)
+}
 
 // Topology turns the bus into a topology file's content: one node per phy_ID
 // (named by NodeName) with the self-ID fields, its port count up to its

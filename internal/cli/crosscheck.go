@@ -15,10 +15,10 @@ const crosscheckIntro = `Usage: fwsim crosscheck (--capture FILE | --probe) [fla
 
 Compares a real bus with the emulator. For each bus reset of the capture (or
 the bus the probe reads now), it turns the self-IDs into a topology (nodes
-named phy0, phy1 ... with their self-ID fields and port counts, one cable per
-parent-child link, the observed root with force_root), emulates it with the
-observed reset initiators (the nodes with i set), and compares the self-IDs
-quadlet by quadlet. Each difference is printed as node, field, real value and
+node-a, node-b ... for phy_IDs 0, 1 ..., with their self-ID fields and port
+counts, one cable per parent-child link, the observed root with force_root),
+emulates it with the observed reset initiators (the nodes with i set), and
+compares the self-IDs quadlet by quadlet. Each difference is printed as node, field, real value and
 emulated value. With --topology it emulates that file instead: the bus you
 expect, to be compared with the one you have. When that file names every
 captured node as decode --emit-topology does, each captured node is compared

@@ -209,8 +209,8 @@ func writeTopologyOf(buses []*hwtest.Bus, out *outputFile) (generation, nodes in
 		var b strings.Builder
 		if format == "yaml" {
 			fmt.Fprintf(&b, "# The bus of generation %d of a capture, as fwsim decode read it.\n", i+1)
-			b.WriteString("# Node phyN is the node with phy_ID N in the capture; cable lengths are\n")
-			b.WriteString("# unknown (4.5 m assumed). The observed root, " + root + ", has force_root.\n")
+			b.WriteString("# Node node-a has phy_ID 0 in the capture, node-b phy_ID 1, and so on;\n")
+			b.WriteString("# cable lengths are unknown (4.5 m assumed). The observed root, " + root + ",\n# has force_root.\n")
 			if len(initiators) > 0 {
 				b.WriteString("# The reset's initiators (i set), which a topology file cannot hold: " + strings.Join(initiators, ", ") + ".\n")
 			}

@@ -128,7 +128,7 @@ func TestDecodeEmitTopology(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "lab.yaml")
 	code, _, stderr := runCLI(t, "decode", captures+"ohci-two-resets.log", "--emit-topology", path)
 	require.Equal(t, exitOK, code, stderr)
-	assert.Equal(t, "fwsim decode: wrote "+path+": the bus of generation 2 (6 nodes); run it with fwsim run --topology "+path+" --initiator phy5\n", stderr)
+	assert.Equal(t, "fwsim decode: wrote "+path+": the bus of generation 2 (6 nodes); run it with fwsim run --topology "+path+" --initiator node-f\n", stderr)
 	topo, err := bus.LoadTopology(path)
 	require.NoError(t, err)
 	assert.Len(t, topo.Nodes, 6)
@@ -140,8 +140,8 @@ func TestDecodeEmitTopology(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
 	require.Len(t, out.Generations, 2)
 	assert.True(t, out.Generations[1].Match, "the file is the bus of the last generation")
-	assert.Equal(t, new("phy5"), out.Generations[1].ForceRoot)
-	assert.Equal(t, []string{"phy5"}, out.Generations[1].Initiators)
+	assert.Equal(t, new("node-f"), out.Generations[1].ForceRoot)
+	assert.Equal(t, []string{"node-f"}, out.Generations[1].Initiators)
 	diffs := out.Generations[0].Diffs
 	require.Len(t, diffs, 6, "generation 1 differs in the gap count of every node, and only there")
 	for i, d := range diffs {
