@@ -145,6 +145,7 @@ func commands() []command {
 		{"report", "write an HTML report with SVG plots of an analysis or a sweep", runReport},
 		{"elect", "run a classic leader-election algorithm on a topology, or compare them", runElect},
 		{"mutex", "run a mutual-exclusion algorithm on a topology, with faults, or compare them", runMutex},
+		{"multicast", "multicast a stream reliably to the nodes of a topology, with losses and crashes", runMulticast},
 		{"decode", "read self-IDs from a capture of a real bus and check them", runDecode},
 		{"crosscheck", "compare a real bus (capture or probe) with its emulation", runCrosscheck},
 		{"probe", "read the self-IDs of this machine's bus (Linux /dev/fw*, or USB)", runProbe},

@@ -46,6 +46,7 @@ var outputTypes = map[string][]any{
 	"probe":      {probeJSON{}, usbListJSON{}, decodeJSON{}},
 	"explore":    {exploreJSON{}},
 	"mutex":      {mutexJSON{}, mutexCompareJSON{}},
+	"multicast":  {multicastJSON{}},
 }
 
 var outputTitles = map[string]string{
@@ -59,6 +60,7 @@ var outputTitles = map[string]string{
 	"probe":      "fwsim probe --json: the local bus; with --usb list the USB devices; with --usb a capture device's stream, as decode writes it",
 	"explore":    "fwsim explore --json: every reachable outcome, deadline probabilities and expectations, exact or as bounds",
 	"mutex":      "fwsim mutex --json: one mutual-exclusion run, or with --compare a row per algorithm",
+	"multicast":  "fwsim multicast --json: one reliable multicast run",
 }
 
 // schemaOverrides are the types that encode themselves.
@@ -416,6 +418,11 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 			{"mutex", "--algo", "central", "--gen", "tree:6:2", "--crash", "n0@1", "--trace", "--json"},
 			{"mutex", "--algo", "ricart-agrawala", "--gen", "ring:4", "--crash", "n1@3", "--request-reply", "--json"},
 			{"mutex", "--algo", "token-ring", "--gen", "ring:4", "--lose-token-at", "1", "--json"},
+		},
+		"multicast": {
+			{"multicast", "--algo", "ack", "--gen", "ring:5", "--messages", "3", "--loss", "0.3", "--crash", "n2@1", "--trace", "--json"},
+			{"multicast", "--algo", "nack", "--gen", "ring:5", "--messages", "5", "--loss", "0.3", "--json"},
+			{"multicast", "--algo", "nack", "--gen", "ring:5", "--messages", "5", "--loss", "0.3", "--stop", "--json"},
 		},
 		"explore": {
 			{"explore", "--gen", "pair", "--clock", "ideal", "--timing", "max", "--deadline", "2us", "--json"},

@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/fwsim/fwsim/multicast"
+	"github.com/fwsim/fwsim/mutex"
+)
+
+const multicastIntro = `Usage: fwsim multicast --algo NAME [--topology FILE | --gen SPEC] [flags]
+
+Runs a reliable multicast algorithm on the nodes of a bus, on the virtual time
+of fwsim elect: every two nodes share a FIFO link, each message takes a delay
+of at most one unit drawn from the seed, and each sending is lost with
+probability --loss. The sender (the first node) multicasts --messages numbered
+messages, one per delay, to every other node. Every run reports what each
+member delivered against what it should have, the messages by type, and
+whether each guarantee held: every member delivered in order and once each,
+and every member alive at the end delivered the whole stream when the sender
+stayed alive. Times are in message delays. docs/multicast.md explains the
+algorithms and faults.
+
+Algorithms:
+%s
+Exit status: 0 every promised guarantee held; 1 one was broken; 2 usage or
+input error.`
+
+// multicastConfig is what the flags of "fwsim multicast" ask for.
+type multicastConfig struct {
+	source     topologyFlags
+	opts       multicast.Options
+	crashes    list
+	jsonOutput bool
+}
+
+func runMulticast(ctx context.Context, e *env, args []string) int {
+	var algos strings.Builder
+	for _, a := range multicast.Algorithms() {
+		fmt.Fprintf(&algos, "  %-6s %s\n", a.Name, a.Summary)
+	}
+	fs := newFlags("multicast", fmt.Sprintf(multicastIntro, algos.String()),
+		"fwsim multicast --algo ack --gen ring:5 --messages 10 --loss 0.2",
+		"fwsim multicast --algo nack --gen ring:5 --messages 5 --loss 0.3",
+		"fwsim multicast --algo nack --gen ring:5 --messages 5 --loss 0.3 --stop",
+		"fwsim multicast --algo ack --gen tree:6:2 --messages 5 --crash n2@1.5",
+	)
+	var cfg multicastConfig
+	cfg.register(fs)
+	if code, done := fs.parse(e, args); done {
+		return code
+	}
+	if msg := labUsage(false, cfg.opts.Algo, false, cfg.source); msg != "" {
+		return fs.usageError(e, "%s", strings.Replace(msg, " or --compare", "", 1))
+	}
+	for _, s := range cfg.crashes {
+		c, err := mutex.ParseCrash(s)
+		if err != nil {
+			return fs.usageError(e, "--crash %s: %v", s, err)
+		}
+		cfg.opts.Crashes = append(cfg.opts.Crashes, c)
+	}
+	topo, source, err := cfg.source.loadForLab()
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	cfg.opts.Interrupt = ctx.Done()
+	res, err := multicast.Run(topo, cfg.opts)
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	if cfg.jsonOutput {
+		if err := writeJSON(e.stdout, newMulticastJSON(source, res)); err != nil {
+			return fs.inputError(e, err)
+		}
+	} else {
+		writeMulticastText(e.stdout, source, res)
+	}
+	for _, g := range res.Guarantees {
+		if g.Promised && !g.Held {
+			fmt.Fprintf(e.stderr, "fwsim multicast: %s broke a guarantee: %s: %s\n", res.Algo, g.Name, g.Detail)
+			return exitFailure
+		}
+	}
+	return exitOK
+}
+
+// register adds the flags of multicast to fs.
+func (c *multicastConfig) register(fs *flags) {
+	c.opts.Messages = 1
+	fs.StringVar(&c.opts.Algo, "algo", "", "run the algorithm `NAME` (listed above), e.g. --algo nack")
+	c.source.register(fs, "its scripted events are ignored", "ring:5")
+	fs.Func("messages", fmt.Sprintf("the sender multicasts `M` messages, 1 to %d, e.g. --messages 10 (default 1)", multicast.MaxMessages),
+		func(s string) error {
+			m, err := strconv.Atoi(s)
+			if err != nil || m < 1 || m > multicast.MaxMessages {
+				return fmt.Errorf("want a whole number from 1 to %d", multicast.MaxMessages)
+			}
+			c.opts.Messages = m
+			return nil
+		})
+	fs.Func("loss", fmt.Sprintf("every sending is lost with probability `P`, from 0 to %g, e.g. --loss 0.2 (default 0)", multicast.MaxLoss),
+		func(s string) error {
+			p, err := strconv.ParseFloat(s, 64)
+			if err != nil || !(p >= 0 && p <= multicast.MaxLoss) {
+				return fmt.Errorf("want a probability from 0 to %g, e.g. 0.2", multicast.MaxLoss)
+			}
+			c.opts.Loss = p
+			return nil
+		})
+	fs.BoolVar(&c.opts.Stop, "stop", false,
+		"nack: the sender repeats a stop signal with the last number every two delays, so that\na loss at the end of the stream is found, e.g. --stop")
+	fs.Var(newUint64(&c.opts.Seed, 1), "seed", "seed the message delays and losses with `N`, e.g. --seed 42")
+	fs.Var(&c.crashes, "crash",
+		"`NODE@TIME`: the node crashes at TIME delays; repeat for several, e.g. --crash n2@1.5")
+	fs.BoolVar(&c.opts.Trace, "trace", false,
+		"list every message: when sent and received, between whom, its type and value,\ne.g. --trace")
+	fs.BoolVar(&c.jsonOutput, "json", false,
+		"write one JSON object instead of the text report, e.g. --json | jq .members")
+	fs.order("algo", "topology", "gen", "messages", "loss", "stop", "seed", "crash", "trace", "json")
+}
+
+func writeMulticastText(w io.Writer, source string, res *multicast.Result) {
+	fmt.Fprintf(w, "fwsim multicast: %s, seed %d, messages %d, loss %g", res.Algo, res.Seed, res.Messages, res.Loss)
+	if res.Stop {
+		fmt.Fprint(w, ", stop signal")
+	}
+	fmt.Fprintf(w, "\ntopology: %s\nsender: %s\n", source, res.Sender)
+	if len(res.Crashes) > 0 {
+		parts := make([]string, len(res.Crashes))
+		for i, c := range res.Crashes {
+			parts[i] = c.Node + " at " + multicast.Format(c.At)
+		}
+		fmt.Fprintf(w, "crashes: %s\n", strings.Join(parts, ", "))
+	}
+	fmt.Fprintln(w, "\nmembers:")
+	var t table
+	t.add("node", "delivered", "expected", "duplicates", "missing", "crashed")
+	for _, m := range res.Members {
+		missing := "-"
+		if len(m.Missing) > 0 {
+			missing = fmt.Sprint(m.Missing)
+		}
+		if m.GaveUp {
+			missing += " (gave up)"
+		}
+		crashed := "-"
+		if m.CrashedAt >= 0 {
+			crashed = fmt.Sprintf("at %.3f", m.CrashedAt)
+		}
+		t.add(m.Node, strconv.Itoa(m.Delivered), strconv.Itoa(m.Expected), strconv.Itoa(m.Duplicates), missing, crashed)
+	}
+	t.write(w, "  ")
+	fmt.Fprintln(w)
+	for _, g := range res.Guarantees {
+		switch {
+		case !g.Promised:
+			fmt.Fprintf(w, "%s: %s\n", g.Name, g.Detail)
+		case g.Held:
+			fmt.Fprintf(w, "%s: held\n", g.Name)
+		default:
+			fmt.Fprintf(w, "%s: VIOLATED, %s\n", g.Name, g.Detail)
+		}
+	}
+	parts := make([]string, len(res.Sent.ByType))
+	for i, c := range res.Sent.ByType {
+		parts[i] = fmt.Sprintf("%s %d", c.Type, c.Count)
+	}
+	fmt.Fprintf(w, "messages: %d (%s), %d lost\n", res.Sent.Total, strings.Join(parts, ", "), res.Lost)
+	fmt.Fprintf(w, "time: %.3f delays\n", res.Time)
+	if res.Trace != nil {
+		writeTraceTable(w, res.Trace)
+	}
+}

@@ -1,0 +1,66 @@
+package cli
+
+import "github.com/fwsim/fwsim/multicast"
+
+// multicastJSON is the --json output of one multicast run. Times are in
+// message delays.
+type multicastJSON struct {
+	versionJSON
+	Algo       string                `json:"algo"`            // ack or nack
+	Topology   string                `json:"topology"`        // the file, "gen SPEC" or "default"
+	Seed       uint64                `json:"seed"`            // the seed of the delays and losses
+	Messages   int                   `json:"messages"`        // the stream's length
+	Loss       float64               `json:"loss"`            // the probability that a sending is lost
+	Stop       bool                  `json:"stop"`            // nack's sender repeats a stop signal
+	Sender     string                `json:"sender"`          // the node that multicasts
+	Crashes    []mutexCrashJSON      `json:"crashes"`         // the crashes asked for
+	Members    []multicastMemberJSON `json:"members"`         // every other node, in topology order
+	Guarantees []multicastGuarantee  `json:"guarantees"`      // each promise and whether it held
+	Sent       electCountJSON        `json:"sent"`            // every message sent, lost ones included
+	Lost       int                   `json:"lost"`            // the messages the links lost
+	Time       float64               `json:"time"`            // the last delivery
+	Trace      []electTraceJSON      `json:"trace,omitempty"` // with --trace only
+}
+
+// multicastMemberJSON is what one member delivered.
+type multicastMemberJSON struct {
+	Node       string   `json:"node"`       // the member
+	Delivered  int      `json:"delivered"`  // messages delivered, in order from 1
+	Expected   int      `json:"expected"`   // the stream's length
+	Duplicates int      `json:"duplicates"` // copies that arrived again and were dropped
+	Missing    []int    `json:"missing"`    // the numbers not delivered
+	GaveUp     bool     `json:"gave_up"`    // ack's sender stopped sending to it, or it stopped asking (nack)
+	CrashedAt  *float64 `json:"crashed_at"` // when it crashed; null if it did not
+}
+
+// multicastGuarantee is one promise of the algorithm.
+type multicastGuarantee struct {
+	Name     string `json:"name"`     // what is promised
+	Promised bool   `json:"promised"` // false when a fault puts the run outside the promise
+	Held     bool   `json:"held"`     // whether the run kept it
+	Detail   string `json:"detail"`   // why it did not hold or was not promised; "" when it held
+}
+
+func newMulticastJSON(source string, res *multicast.Result) multicastJSON {
+	out := multicastJSON{versionJSON: newVersionJSON(), Algo: res.Algo, Topology: source, Seed: res.Seed,
+		Messages: res.Messages, Loss: res.Loss, Stop: res.Stop, Sender: res.Sender, Crashes: []mutexCrashJSON{},
+		Members: []multicastMemberJSON{}, Sent: countJSON(res.Sent.Total, res.Sent.ByType), Lost: res.Lost, Time: res.Time}
+	for _, c := range res.Crashes {
+		out.Crashes = append(out.Crashes, mutexCrashJSON{Node: c.Node, At: float64(c.At) / multicast.Delay})
+	}
+	for _, m := range res.Members {
+		mj := multicastMemberJSON{Node: m.Node, Delivered: m.Delivered, Expected: m.Expected, Duplicates: m.Duplicates,
+			Missing: append([]int{}, m.Missing...), GaveUp: m.GaveUp}
+		if m.CrashedAt >= 0 {
+			mj.CrashedAt = &m.CrashedAt
+		}
+		out.Members = append(out.Members, mj)
+	}
+	for _, g := range res.Guarantees {
+		out.Guarantees = append(out.Guarantees, multicastGuarantee(g))
+	}
+	for _, m := range res.Trace {
+		out.Trace = append(out.Trace, newTraceJSON(m))
+	}
+	return out
+}

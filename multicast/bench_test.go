@@ -1,0 +1,33 @@
+package multicast
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/bus"
+)
+
+// benchMulticast runs o on spec and reports messages per second.
+func benchMulticast(b *testing.B, spec string, o Options) {
+	topo, err := bus.Generate(spec)
+	require.NoError(b, err)
+	b.ReportAllocs()
+	sent := 0
+	for b.Loop() {
+		res, err := Run(topo, o)
+		require.NoError(b, err)
+		sent += res.Sent.Total
+	}
+	b.ReportMetric(float64(sent)/b.Elapsed().Seconds(), "msgs/s")
+}
+
+// ack on 63 nodes, 100 messages, a tenth lost.
+func BenchmarkAck63(b *testing.B) {
+	benchMulticast(b, "ring:63", Options{Algo: "ack", Messages: 100, Loss: 0.1, Seed: 1})
+}
+
+// nack with the stop signal on 63 nodes, 100 messages, a tenth lost.
+func BenchmarkNack63(b *testing.B) {
+	benchMulticast(b, "ring:63", Options{Algo: "nack", Messages: 100, Loss: 0.1, Seed: 1, Stop: true})
+}

@@ -1,0 +1,35 @@
+// Package multicast is the reliable group communication lab: one sender
+// multicasts a stream of numbered messages to every other node of a bus,
+// over links that lose each message with a probability, and the run checks
+// what each member delivered.
+//
+// It runs on the virtual time of package election (election.Drive): every
+// two nodes share a FIFO link whose delay is at most one unit, drawn from
+// the seed, and the losses are drawn from the seed too, so that a seed
+// gives one run.
+//
+// The algorithms:
+//
+//   - ack: positive acknowledgements. The sender knows every member; each
+//     member acknowledges every message (ACK), and the sender retransmits
+//     (RETRANS) to the members that have not acknowledged within a round
+//     trip, two delays, giving a member up after MaxTries sendings.
+//   - nack: negative acknowledgements. A member that receives a message
+//     with a higher number than the next it expects has found a gap and
+//     asks the sender for what is missing (NACK); the sender retransmits.
+//     A loss at the end of the stream shows no gap and goes undetected;
+//     Options.Stop makes the sender repeat a stop signal (STOP) carrying
+//     the last number every two delays, which reveals it.
+//
+// Every run checks its guarantees: that every member delivered a prefix of
+// the stream, in order and once each, and that every member alive at the
+// end delivered the whole stream when the sender stayed alive.
+//
+// Sources: Tanenbaum & van Steen, Distributed Systems, the section on
+// reliable multicasting (positive and negative feedback, and the scaling
+// problem of feedback implosion); Floyd, Jacobson, Liu, McCanne and Zhang,
+// "A Reliable Multicast Framework for Light-weight Sessions and
+// Application Level Framing", IEEE/ACM Transactions on Networking, 1997,
+// for why a receiver must learn the last sequence number to detect a loss
+// at the tail.
+package multicast
