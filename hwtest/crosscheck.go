@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/analysis"
 	"github.com/fwsim/fwsim/phy"
 )
 
@@ -38,8 +39,40 @@ type CrossCheck struct {
 	Problems []string
 	Real     []phy.SelfID
 	Emulated []phy.SelfID
+	// Root is set when the emulation elected another root than the
+	// capture shows; Emulated and Diffs then come from a second emulation
+	// with the captured root forced.
+	Root *RootDiff
 	// Diffs lists every difference, node by node.
 	Diffs []Diff
+}
+
+// RootRuns is how many seeds RootDiff's odds are estimated over.
+const RootRuns = 400
+
+// RootDiff is a captured root the emulation did not elect. Which node wins
+// tree identify, or a root contention, depends on timers and random
+// back-offs, not on anything a capture shows: the emulator gives odds, not a
+// prediction, so a different root is one finding with those odds rather than
+// a difference in every node whose ports point the other way.
+type RootDiff struct {
+	Real, Emulated string // topology node ids
+	// Contention: a root contention decided the emulated root.
+	Contention bool
+	// Elected is how many of Runs emulations, seeds Seed to Seed+Runs−1
+	// with the same options, elect Real; Interval is the 95% Wilson
+	// interval of that proportion.
+	Elected, Runs int
+	Interval      [2]float64
+}
+
+func (r *RootDiff) String() string {
+	how := "tree identify"
+	if r.Contention {
+		how = "a root contention"
+	}
+	return fmt.Sprintf("real %s, emulated %s (by %s); the emulator elects %s in %d of %d seeds (95%% interval %.1f%%–%.1f%%)",
+		r.Real, r.Emulated, how, r.Real, r.Elected, r.Runs, 100*r.Interval[0], 100*r.Interval[1])
 }
 
 // Diff is one difference between the captured and the emulated self-IDs.
@@ -77,8 +110,11 @@ func (d Diff) Where() string {
 	return "phy " + strconv.Itoa(d.Node) + " (node " + d.Name + ")"
 }
 
-// Match reports an emulation that ended ok with the captured self-IDs.
-func (c *CrossCheck) Match() bool { return c.Outcome == bus.OutcomeOK && len(c.Diffs) == 0 }
+// Match reports an emulation that ended ok with the captured self-IDs,
+// given the captured root when the emulator elects it by chance.
+func (c *CrossCheck) Match() bool {
+	return c.Outcome == bus.OutcomeOK && len(c.Diffs) == 0 && (c.Root == nil || c.Root.Elected > 0)
+}
 
 // Cross emulates the bus a capture shows and compares the self-IDs quadlet
 // by quadlet. An error means the emulation could not run (a bus without a
@@ -125,7 +161,8 @@ func Cross(b *Bus, o CrossOptions) (*CrossCheck, error) {
 	if len(b.Problems) > 0 {
 		c.Notes = append(c.Notes, fmt.Sprintf("the capture itself has %d problem(s); fwsim decode lists them", len(b.Problems)))
 	}
-	res, err := bus.Run(t, bus.Options{Seed: o.Seed, ForceRoot: o.ForceRoot, Initiators: c.Initiators, AllowOutOfSpec: true})
+	opts := bus.Options{Seed: o.Seed, ForceRoot: o.ForceRoot, Initiators: c.Initiators, AllowOutOfSpec: true}
+	res, err := bus.Run(t, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +171,15 @@ func Cross(b *Bus, o CrossOptions) (*CrossCheck, error) {
 		c.Notes = append(c.Notes, "out of spec: "+why)
 	}
 	g := res.Generations[0]
+	if named && g.Root != "" && g.Root != root {
+		if c.Root, err = rootOdds(t, opts, root, g); err != nil {
+			return nil, err
+		}
+		if t, g, err = withRoot(t, opts, root); err != nil {
+			return nil, err
+		}
+		c.ForceRoot = root
+	}
 	c.Outcome, c.Problems, c.Emulated = g.Outcome, g.Problems, g.SelfIDs
 	ids := make([]string, len(g.Nodes))
 	for k, n := range g.Nodes {
@@ -141,6 +187,44 @@ func Cross(b *Bus, o CrossOptions) (*CrossCheck, error) {
 	}
 	c.Diffs = compareSelfIDs(c.Real, c.Emulated, ids, named, ignoreInitiated)
 	return c, nil
+}
+
+// rootOdds is the RootDiff of an emulation g that elected another root
+// than real.
+func rootOdds(t *bus.Topology, o bus.Options, real string, g bus.Generation) (*RootDiff, error) {
+	r := &RootDiff{Real: real, Emulated: g.Root, Runs: RootRuns}
+	for _, ct := range g.Contention {
+		r.Contention = r.Contention || ct.Parent == g.Root
+	}
+	seed := o.Seed
+	for k := range uint64(RootRuns) {
+		o.Seed = seed + k
+		res, err := bus.Run(t, o)
+		if err != nil {
+			return nil, err
+		}
+		if res.Generations[0].Root == real {
+			r.Elected++
+		}
+	}
+	r.Interval = analysis.Wilson(int64(r.Elected), int64(r.Runs))
+	return r, nil
+}
+
+// withRoot emulates t again with root forced, and only root: a force_root
+// the file sets elsewhere is cleared.
+func withRoot(t *bus.Topology, o bus.Options, root string) (*bus.Topology, bus.Generation, error) {
+	forced := *t
+	forced.Nodes = slices.Clone(t.Nodes)
+	for i := range forced.Nodes {
+		forced.Nodes[i].ForceRoot = false
+	}
+	o.ForceRoot = root
+	res, err := bus.Run(&forced, o)
+	if err != nil {
+		return nil, bus.Generation{}, err
+	}
+	return &forced, res.Generations[0], nil
 }
 
 // namesCaptured reports whether t has a node of every name own, the

@@ -25,10 +25,11 @@
 //
 // Bus.Topology turns a decoded bus into a bus.Topology (nodes node-a,
 // node-b … for phy_IDs 0, 1 …, with their self-ID fields, one cable per
-// parent–child link). Cross
-// emulates it, or a topology of the caller's, with the observed root forced
-// and the observed initiators, and lists every difference as a Diff: node,
-// field, real and emulated value.
+// parent–child link). Cross emulates it, or a topology of the caller's,
+// with the observed root forced and the observed initiators, and lists every difference as a Diff: node,
+// field, real and emulated value. A root the emulation elects differently
+// is one RootDiff, with the emulator's odds over RootRuns seeds, and the
+// nodes are then compared with the captured root forced.
 //
 // # Devices
 //

@@ -112,3 +112,66 @@ func TestNodeName(t *testing.T) {
 		assert.Equal(t, want, NodeName(id), id)
 	}
 }
+
+// pairBus is two 1-port nodes on one cable, phy 1 the root: which one is
+// root is a root contention's outcome.
+func pairBus(t *testing.T) *Bus {
+	t.Helper()
+	P, C := phy.PortParent, phy.PortChild
+	var text bytes.Buffer
+	for _, n := range []phy.SelfIDInfo{
+		{PhyID: 0, LinkActive: true, GapCount: 63, Speed: phy.S400, Ports: []phy.PortStatus{P}},
+		{PhyID: 1, LinkActive: true, GapCount: 63, Speed: phy.S400, Ports: []phy.PortStatus{C}},
+	} {
+		packets, err := n.Encode()
+		require.NoError(t, err)
+		for _, q := range packets {
+			fmt.Fprintf(&text, "%08x\n", uint32(q))
+		}
+	}
+	gens, err := Parse(text.Bytes(), FormatRaw)
+	require.NoError(t, err)
+	return Decode(gens[0])
+}
+
+// A root the emulator elects by chance is one finding with its odds, and
+// the nodes are compared with the captured root: no cascade of port and
+// phy_id differences.
+func TestCrossReportsAnotherRootOnce(t *testing.T) {
+	b := pairBus(t)
+	topo, _, _, err := b.Topology()
+	require.NoError(t, err)
+	for i := range topo.Nodes {
+		topo.Nodes[i].ForceRoot = false // left to the root contention
+	}
+	seen := map[bool]bool{}
+	for seed := range uint64(20) {
+		c, err := Cross(b, CrossOptions{Topology: topo, Seed: seed})
+		require.NoError(t, err)
+		assert.True(t, c.Match(), "seed %d: %v", seed, c.Diffs)
+		assert.Empty(t, c.Diffs, "seed %d", seed)
+		seen[c.Root != nil] = true
+		if c.Root == nil {
+			continue
+		}
+		r := c.Root
+		assert.Equal(t, [2]string{"node-b", "node-a"}, [2]string{r.Real, r.Emulated})
+		assert.True(t, r.Contention, "two nodes alone can only contend")
+		assert.Equal(t, RootRuns, r.Runs)
+		// Each contention round is a fair coin for each node.
+		assert.InDelta(t, 0.5, float64(r.Elected)/float64(r.Runs), 0.1)
+		assert.Less(t, r.Interval[0], 0.5)
+		assert.Greater(t, r.Interval[1], 0.5)
+		assert.Equal(t, "node-b", c.ForceRoot, "compared with the captured root forced")
+	}
+	assert.Equal(t, map[bool]bool{false: true, true: true}, seen, "20 seeds elect each node at least once")
+
+	// A root forced elsewhere is never the captured one: a mismatch, still
+	// one finding.
+	c, err := Cross(b, CrossOptions{Topology: topo, ForceRoot: "node-a"})
+	require.NoError(t, err)
+	require.NotNil(t, c.Root)
+	assert.Zero(t, c.Root.Elected)
+	assert.Empty(t, c.Diffs)
+	assert.False(t, c.Match())
+}

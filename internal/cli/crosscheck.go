@@ -26,6 +26,13 @@ with the topology node of its name, whatever phy_ID the emulation gives it,
 and the initiators default to the nodes with i set; otherwise nodes are
 compared by phy_ID.
 
+Which node wins tree identify or a root contention is chance, not a
+prediction: when the emulation elects another root than the capture shows,
+that is one finding, with the share of 400 seeds (from --seed on) that elect
+the captured root and its 95% Wilson interval, and the nodes are compared
+with the captured root forced. It counts as a match when that share is not
+zero.
+
 Exit status: 0 every generation matches; 1 one does not (or cannot be
 emulated); 2 usage error or unreadable input.`
 
@@ -151,6 +158,9 @@ func writeCrosscheckText(w io.Writer, c *capture, seed uint64, rs []crossResult)
 		fmt.Fprintf(w, "generation %d: %s\n", i+1, verdict)
 		fmt.Fprintf(w, "  emulated: profile %s, force root %s, initiators %s; outcome %s\n",
 			ch.Profile, orNone(ch.ForceRoot), orNone(strings.Join(ch.Initiators, ", ")), ch.Outcome)
+		if ch.Root != nil {
+			fmt.Fprintf(w, "  root: %s; the nodes are compared with %s forced\n", ch.Root, ch.Root.Real)
+		}
 		for _, n := range ch.Notes {
 			fmt.Fprintf(w, "  note: %s\n", n)
 		}
@@ -207,9 +217,23 @@ type crossGenerationJSON struct {
 	Outcome    string     `json:"outcome"`           // how the emulation ended, as run's outcome; "" without one
 	Notes      []string   `json:"notes"`             // what the comparison could not take from the capture
 	Problems   []string   `json:"problems"`          // why the emulation's outcome failed, one finding each
+	Root       *rootJSON  `json:"root"`              // the emulation elected another root than the capture shows, null otherwise
 	Diffs      []diffJSON `json:"diffs"`             // every difference between the captured and the emulated self-IDs
 	Real       []string   `json:"real_self_ids"`     // the captured self-IDs, "0x%08x", no inverses
 	Emulated   []string   `json:"emulated_self_ids"` // the emulated self-IDs, "0x%08x"; [] without an emulation
+}
+
+// rootJSON is a captured root the emulation did not elect, with the
+// emulator's odds for it; the diffs then come from an emulation with the
+// captured root forced.
+type rootJSON struct {
+	Real        string     `json:"real"`        // the captured root, as a topology node
+	Emulated    string     `json:"emulated"`    // the root the emulation at the seed elected
+	Contention  bool       `json:"contention"`  // a root contention decided the emulated root
+	Elected     int        `json:"elected"`     // how many of runs emulations elect the captured root
+	Runs        int        `json:"runs"`        // emulations at seeds seed to seed+runs-1
+	Probability float64    `json:"probability"` // elected / runs
+	Interval    [2]float64 `json:"interval"`    // the 95% Wilson interval of the probability
 }
 
 // diffJSON is one difference of a captured self-ID from the emulated one.
@@ -242,6 +266,10 @@ func newCrosscheckJSON(c *capture, seed uint64, rs []crossResult) crosscheckJSON
 		g.Profile, g.ForceRoot, g.Initiators = ch.Profile, nullIfEmpty(ch.ForceRoot), nonNil(ch.Initiators)
 		g.Outcome, g.Notes, g.Problems = string(ch.Outcome), nonNil(ch.Notes), nonNil(ch.Problems)
 		g.Emulated = quadletStrings(ch.Emulated)
+		if r := ch.Root; r != nil {
+			g.Root = &rootJSON{Real: r.Real, Emulated: r.Emulated, Contention: r.Contention, Elected: r.Elected, Runs: r.Runs,
+				Probability: float64(r.Elected) / float64(r.Runs), Interval: r.Interval}
+		}
 		for _, d := range ch.Diffs {
 			dj := diffJSON{Node: nullIfNegative(d.Node), NodeID: d.Name, Field: d.Field, Real: d.Real, Emulated: d.Emulated, Index: nullIfNegative(d.Index)}
 			if d.Index >= 0 && d.Index < len(ch.Real) {

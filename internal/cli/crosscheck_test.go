@@ -14,6 +14,14 @@ func TestCrosscheckGolden(t *testing.T) {
 			stderr: "fwsim crosscheck: 1 of 1 generations do not match the emulation\n"},
 		{name: "raw-linux-checks", args: []string{"crosscheck", "--capture", captures + "raw-linux-checks.txt"}, code: exitFailure,
 			stderr: "fwsim crosscheck: 5 of 7 generations do not match the emulation\n"},
+		// The root a contention decides: one finding with its odds, the
+		// nodes compared with the captured root.
+		{name: "pair-contention", args: []string{"crosscheck", "--capture", "testdata/crosscheck/pair.txt",
+			"--topology", "testdata/crosscheck/pair.yaml", "--seed", "1"}, code: exitOK},
+		// A root forced elsewhere never gives the captured one.
+		{name: "pair-forced-elsewhere", args: []string{"crosscheck", "--capture", "testdata/crosscheck/pair.txt",
+			"--topology", "testdata/crosscheck/pair.yaml", "--force-root", "node-a"}, code: exitFailure,
+			stderr: "fwsim crosscheck: 1 of 1 generations do not match the emulation\n"},
 	}, func(name, format string) string { return "crosscheck/" + name + "." + format })
 }
 
