@@ -21,6 +21,8 @@ import (
 func TestEmittedTopologyRoundTrip(t *testing.T) {
 	files, err := filepath.Glob("testdata/*")
 	require.NoError(t, err)
+	// The one capture among the command's test files; the rest are outputs.
+	files = append(files, "../internal/cli/testdata/crosscheck/pair.txt")
 	checked := 0
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -48,6 +50,7 @@ func TestEmittedTopologyRoundTrip(t *testing.T) {
 			checked++
 		}
 	}
+	t.Logf("%d consistent generations round-trip", checked)
 	assert.Greater(t, checked, 20, "the corpus should hold many consistent generations")
 }
 
