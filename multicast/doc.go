@@ -20,6 +20,12 @@
 //     A loss at the end of the stream shows no gap and goes undetected;
 //     Options.Stop makes the sender repeat a stop signal (STOP) carrying
 //     the last number every two delays, which reveals it.
+//   - srm: Scalable Reliable Multicast. NACKs and repairs go to the whole
+//     group; a member waits a random back-off before it asks, and puts its
+//     NACK off when it hears another's for the same message (request
+//     suppression); any node that holds the message repairs it, after a
+//     back-off, unless another's repair comes first (repair suppression).
+//     The run counts the NACKs and repairs suppression spared.
 //
 // Every run checks its guarantees: that every member delivered a prefix of
 // the stream, in order and once each, and that every member alive at the
@@ -30,6 +36,6 @@
 // problem of feedback implosion); Floyd, Jacobson, Liu, McCanne and Zhang,
 // "A Reliable Multicast Framework for Light-weight Sessions and
 // Application Level Framing", IEEE/ACM Transactions on Networking, 1997,
-// for why a receiver must learn the last sequence number to detect a loss
-// at the tail.
+// for SRM and for why a receiver must learn the last sequence number to
+// detect a loss at the tail.
 package multicast

@@ -67,15 +67,16 @@ type Info struct {
 var algorithms = []Info{
 	{"ack", "every member acknowledges every message; the sender retransmits what is not acknowledged", []string{"DATA", "RETRANS", "ACK"}},
 	{"nack", "members find gaps in the sequence numbers and ask for what is missing", []string{"DATA", "RETRANS", "NACK", "STOP"}},
+	{"srm", "NACKs and repairs to all after random back-offs, one sparing the others; any holder repairs", []string{"DATA", "REPAIR", "NACK", "STOP"}},
 }
 
 // Message types, indices into Info.Types.
 const (
-	typeData uint8 = iota
-	typeRetrans
-	typeAck  // ack
-	typeNack = typeAck
-	typeStop = typeAck + 1
+	typeData    uint8 = iota
+	typeRetrans       // srm's REPAIR
+	typeAck           // ack
+	typeNack    = typeAck
+	typeStop    = typeAck + 1
 )
 
 // Timer tags.
@@ -84,6 +85,8 @@ const (
 	tagCrash
 	tagRetry // ack: Value is the sequence number; nack: the member asks again
 	tagStop
+	tagRequest // srm: Value is the sequence number, Aux the timer's generation
+	tagRepair  // srm: as tagRequest
 )
 
 // Algorithms lists the algorithms.
@@ -93,7 +96,7 @@ func lookup(name string) (*Info, error) {
 	if i := slices.IndexFunc(algorithms, func(a Info) bool { return a.Name == name }); i >= 0 {
 		return &algorithms[i], nil
 	}
-	return nil, fmt.Errorf("%w %q (want ack, nack)", ErrUnknownAlgorithm, name)
+	return nil, fmt.Errorf("%w %q (want ack, nack, srm)", ErrUnknownAlgorithm, name)
 }
 
 // streamLoss is the seed's stream of losses: election's delays use stream 1.
@@ -112,7 +115,8 @@ type member struct {
 	last       int // the highest number it knows was sent
 	asks       int // nack: times it asked since its last progress
 	asking     bool
-	gaveUp     bool // nack: it stopped asking; ack: the sender gave it up
+	gaveUp     bool // nack, srm: it stopped asking; ack: the sender gave it up
+	srm        *recovery
 	sent       int
 }
 
@@ -125,6 +129,8 @@ type world struct {
 	members []member
 	rng     *rand.Rand
 	lost    int
+	// repairsSpared (srm) counts the repairs another's spared.
+	repairsSpared int
 	// acked[s][v] (ack): v acknowledged message s; tries[s][v]: sendings.
 	acked, tries [][]int
 }
@@ -173,8 +179,8 @@ func newWorld(names []string, a *Info, o Options) (*world, error) {
 		return nil, fmt.Errorf("%w: %d messages (want 1 to %d)", ErrBadOptions, o.Messages, MaxMessages)
 	case !(o.Loss >= 0 && o.Loss <= MaxLoss):
 		return nil, fmt.Errorf("%w: loss %v (want a probability from 0 to %v)", ErrBadOptions, o.Loss, MaxLoss)
-	case o.Stop && a.Name != "nack":
-		return nil, fmt.Errorf("%w: the stop signal is nack's", ErrBadOptions)
+	case o.Stop && a.Name == "ack":
+		return nil, fmt.Errorf("%w: the stop signal is for nack and srm", ErrBadOptions)
 	case len(names) < 2:
 		return nil, fmt.Errorf("%w: a group needs at least 2 nodes, the bus has %d", ErrBadOptions, len(names))
 	}
@@ -205,6 +211,11 @@ func newWorld(names []string, a *Info, o Options) (*world, error) {
 			w.acked[s], w.tries[s] = make([]int, len(names)), make([]int, len(names))
 		}
 	}
+	if a.Name == "srm" {
+		for v := range w.members {
+			w.members[v].srm = newRecovery(o.Messages)
+		}
+	}
 	return w, nil
 }
 
@@ -213,17 +224,20 @@ func (w *world) send(x *election.Net, v, u int, m election.Message) {
 	w.members[v].sent++
 	if w.opts.Loss > 0 && w.rng.Float64() < w.opts.Loss {
 		w.lost++
+		if m.Type == typeData && w.members[u].srm != nil {
+			w.members[u].srm.dataLost[m.Value] = true
+		}
 		x.Lose(v, u, m)
 		return
 	}
 	x.Send(v, u, m)
 }
 
-// multicast sends m from the sender to every other node.
-func (w *world) multicast(x *election.Net, m election.Message) {
+// multicast sends m from v to every other node.
+func (w *world) multicast(x *election.Net, v int, m election.Message) {
 	for u := range w.members {
-		if u != w.sender {
-			w.send(x, w.sender, u, m)
+		if u != v {
+			w.send(x, v, u, m)
 		}
 	}
 }
@@ -240,7 +254,6 @@ func (n node) Start(x *election.Net, v int) {
 	if v != w.sender {
 		return
 	}
-	w.members[v].got = nil // the sender delivers nothing: it has the stream
 	for s := 1; s <= w.opts.Messages; s++ {
 		x.TimerAt(v, int64(s-1)*Delay, election.Message{Type: tagSend, Value: int64(s)})
 	}
@@ -257,11 +270,16 @@ func (n node) Timer(x *election.Net, v int, tag election.Message) {
 		m.crashed = true
 		x.Crash(v)
 	case m.crashed:
-	case tag.Type == tagSend && w.algo.Name == "nack":
-		w.multicast(x, election.Message{Type: typeData, Value: tag.Value})
+	case tag.Type == tagSend && w.algo.Name != "ack":
+		m.last = int(tag.Value)
+		w.multicast(x, v, election.Message{Type: typeData, Value: tag.Value})
 	case tag.Type == tagStop:
-		w.multicast(x, election.Message{Type: typeStop, Value: int64(w.opts.Messages)})
+		w.multicast(x, v, election.Message{Type: typeStop, Value: int64(w.opts.Messages)})
 		x.TimerAt(v, x.Now()+roundTrip, tag)
+	case tag.Type == tagRequest:
+		w.request(x, v, int(tag.Value), tag.Aux)
+	case tag.Type == tagRepair:
+		w.repair(x, v, int(tag.Value), tag.Aux)
 	case w.algo.Name == "ack": // the first sending or a retry
 		w.retry(x, int(tag.Value))
 	default:
@@ -304,6 +322,8 @@ func (n node) Receive(x *election.Net, v, from int, m election.Message) {
 	}
 	s := int(m.Value)
 	switch {
+	case w.algo.Name == "srm":
+		w.hear(x, v, m)
 	case v == w.sender && m.Type == typeAck && w.algo.Name == "ack":
 		w.acked[s][from]++
 	case v == w.sender: // a NACK

@@ -21,8 +21,14 @@ type Result struct {
 	// Sent counts every message sent, lost ones included, by type.
 	Sent election.Messages
 	// Lost counts the messages the links lost.
-	Lost       int
-	Guarantees []Guarantee
+	Lost int
+	// NACKsSpared (srm) counts the NACKs suppression spared: messages whose
+	// DATA was lost to a member and which it had repaired without sending a
+	// NACK of its own, because another's NACK called for the repair.
+	// RepairsSpared counts the repairs a holder dropped because another's
+	// came first.
+	NACKsSpared, RepairsSpared int
+	Guarantees                 []Guarantee
 	// Time is the last delivery.
 	Time  float64
 	Trace []election.TraceEntry
@@ -71,7 +77,8 @@ func Format(t int64) string { return fmt.Sprintf("%.3f", float64(t)/Delay) }
 func (w *world) result(out *election.Outcome) *Result {
 	o := w.opts
 	res := &Result{Algo: w.algo.Name, Seed: o.Seed, Messages: o.Messages, Loss: o.Loss, Stop: o.Stop,
-		Sender: w.names[w.sender], Crashes: o.Crashes, Sent: out.Messages, Lost: w.lost, Time: out.Time, Trace: out.Trace}
+		Sender: w.names[w.sender], Crashes: o.Crashes, Sent: out.Messages, Lost: w.lost,
+		NACKsSpared: w.spared(), RepairsSpared: w.repairsSpared, Time: out.Time, Trace: out.Trace}
 	ordered := Guarantee{Name: "in order, once each", Promised: true, Held: true}
 	reliable := Guarantee{Name: "every live member delivered the whole stream", Promised: true, Held: true}
 	if c := w.members[w.sender]; c.crashed {

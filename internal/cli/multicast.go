@@ -46,6 +46,7 @@ func runMulticast(ctx context.Context, e *env, args []string) int {
 		"fwsim multicast --algo ack --gen ring:5 --messages 10 --loss 0.2",
 		"fwsim multicast --algo nack --gen ring:5 --messages 5 --loss 0.3",
 		"fwsim multicast --algo nack --gen ring:5 --messages 5 --loss 0.3 --stop",
+		"fwsim multicast --algo srm --gen ring:12 --messages 30 --loss 0.2 --stop",
 		"fwsim multicast --algo ack --gen tree:6:2 --messages 5 --crash n2@1.5",
 	)
 	var cfg multicastConfig
@@ -112,7 +113,7 @@ func (c *multicastConfig) register(fs *flags) {
 			return nil
 		})
 	fs.BoolVar(&c.opts.Stop, "stop", false,
-		"nack: the sender repeats a stop signal with the last number every two delays, so that\na loss at the end of the stream is found, e.g. --stop")
+		"nack, srm: the sender repeats a stop signal with the last number every two delays, so that\na loss at the end of the stream is found, e.g. --stop")
 	fs.Var(newUint64(&c.opts.Seed, 1), "seed", "seed the message delays and losses with `N`, e.g. --seed 42")
 	fs.Var(&c.crashes, "crash",
 		"`NODE@TIME`: the node crashes at TIME delays; repeat for several, e.g. --crash n2@1.5")
@@ -170,6 +171,10 @@ func writeMulticastText(w io.Writer, source string, res *multicast.Result) {
 		parts[i] = fmt.Sprintf("%s %d", c.Type, c.Count)
 	}
 	fmt.Fprintf(w, "messages: %d (%s), %d lost\n", res.Sent.Total, strings.Join(parts, ", "), res.Lost)
+	if res.Algo == "srm" {
+		fmt.Fprintf(w, "suppression: %d NACKs spared (losses repaired on another's NACK), %d repairs spared\n",
+			res.NACKsSpared, res.RepairsSpared)
+	}
 	fmt.Fprintf(w, "time: %.3f delays\n", res.Time)
 	if res.Trace != nil {
 		writeTraceTable(w, res.Trace)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -59,12 +60,12 @@ func TestMulticastBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"--gen", "ring:4"}, "fwsim multicast: want --algo NAME (see 'fwsim help multicast')\n"},
-		{[]string{"--algo", "gossip", "--gen", "ring:4"}, "fwsim multicast: unknown multicast algorithm \"gossip\" (want ack, nack)\n"},
+		{[]string{"--algo", "gossip", "--gen", "ring:4"}, "fwsim multicast: unknown multicast algorithm \"gossip\" (want ack, nack, srm)\n"},
 		{[]string{"--algo", "ack", "--loss", "0.7"}, "fwsim multicast: invalid value \"0.7\" for flag --loss: want a probability from 0 to 0.5, e.g. 0.2 (see 'fwsim help multicast')\n"},
 		{[]string{"--algo", "ack", "--loss", "NaN"}, "fwsim multicast: invalid value \"NaN\" for flag --loss: want a probability from 0 to 0.5, e.g. 0.2 (see 'fwsim help multicast')\n"},
 		{[]string{"--algo", "ack", "--messages", "0"}, "fwsim multicast: invalid value \"0\" for flag --messages: want a whole number from 1 to 1000 (see 'fwsim help multicast')\n"},
 		{[]string{"--algo", "ack", "--crash", "n1"}, "fwsim multicast: --crash n1: want NODE@TIME, e.g. n3@2.5 (see 'fwsim help multicast')\n"},
-		{[]string{"--algo", "ack", "--stop"}, "fwsim multicast: bad multicast options: the stop signal is nack's\n"},
+		{[]string{"--algo", "ack", "--stop"}, "fwsim multicast: bad multicast options: the stop signal is for nack and srm\n"},
 		{[]string{"--algo", "ack", "--gen", "ring:4", "--crash", "n9@1"}, "fwsim multicast: bad multicast options: crashed node \"n9\" is not on the bus\n"},
 	} {
 		code, stdout, stderr := runCLI(t, append([]string{"multicast"}, c.args...)...)
@@ -99,4 +100,20 @@ func FuzzMulticastFlags(f *testing.F) {
 			t.Errorf("%q: exit %d, not a documented code; stderr %q", args, code, errOut.String())
 		}
 	})
+}
+
+// srm's report says what suppression spared, as its JSON does; the others
+// have no such line.
+func TestMulticastSRMReportsSuppression(t *testing.T) {
+	args := []string{"multicast", "--algo", "srm", "--gen", "ring:8", "--messages", "20", "--loss", "0.2", "--stop"}
+	code, text, stderr := runCLI(t, args...)
+	require.Equal(t, exitOK, code, stderr)
+	_, stdout, _ := runCLI(t, append(args, "--json")...)
+	var out multicastJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+	assert.Positive(t, out.RepairsSpared)
+	assert.Contains(t, text, fmt.Sprintf("suppression: %d NACKs spared (losses repaired on another's NACK), %d repairs spared\n",
+		out.NACKsSpared, out.RepairsSpared))
+	_, text, _ = runCLI(t, "multicast", "--algo", "nack", "--gen", "ring:8", "--messages", "20", "--loss", "0.2", "--stop")
+	assert.NotContains(t, text, "suppression")
 }

@@ -6,20 +6,22 @@ import "github.com/fwsim/fwsim/multicast"
 // message delays.
 type multicastJSON struct {
 	versionJSON
-	Algo       string                `json:"algo"`            // ack or nack
-	Topology   string                `json:"topology"`        // the file, "gen SPEC" or "default"
-	Seed       uint64                `json:"seed"`            // the seed of the delays and losses
-	Messages   int                   `json:"messages"`        // the stream's length
-	Loss       float64               `json:"loss"`            // the probability that a sending is lost
-	Stop       bool                  `json:"stop"`            // nack's sender repeats a stop signal
-	Sender     string                `json:"sender"`          // the node that multicasts
-	Crashes    []mutexCrashJSON      `json:"crashes"`         // the crashes asked for
-	Members    []multicastMemberJSON `json:"members"`         // every other node, in topology order
-	Guarantees []multicastGuarantee  `json:"guarantees"`      // each promise and whether it held
-	Sent       electCountJSON        `json:"sent"`            // every message sent, lost ones included
-	Lost       int                   `json:"lost"`            // the messages the links lost
-	Time       float64               `json:"time"`            // the last delivery
-	Trace      []electTraceJSON      `json:"trace,omitempty"` // with --trace only
+	Algo          string                `json:"algo"`            // ack, nack or srm
+	Topology      string                `json:"topology"`        // the file, "gen SPEC" or "default"
+	Seed          uint64                `json:"seed"`            // the seed of the delays and losses
+	Messages      int                   `json:"messages"`        // the stream's length
+	Loss          float64               `json:"loss"`            // the probability that a sending is lost
+	Stop          bool                  `json:"stop"`            // the sender repeats a stop signal (nack, srm)
+	Sender        string                `json:"sender"`          // the node that multicasts
+	Crashes       []mutexCrashJSON      `json:"crashes"`         // the crashes asked for
+	Members       []multicastMemberJSON `json:"members"`         // every other node, in topology order
+	Guarantees    []multicastGuarantee  `json:"guarantees"`      // each promise and whether it held
+	Sent          electCountJSON        `json:"sent"`            // every message sent, lost ones included
+	Lost          int                   `json:"lost"`            // the messages the links lost
+	NACKsSpared   int                   `json:"nacks_spared"`    // srm: losses repaired without the member's own NACK, on another's; 0 for the others
+	RepairsSpared int                   `json:"repairs_spared"`  // srm: repairs a holder dropped because another's came first; 0 for the others
+	Time          float64               `json:"time"`            // the last delivery
+	Trace         []electTraceJSON      `json:"trace,omitempty"` // with --trace only
 }
 
 // multicastMemberJSON is what one member delivered.
@@ -44,7 +46,8 @@ type multicastGuarantee struct {
 func newMulticastJSON(source string, res *multicast.Result) multicastJSON {
 	out := multicastJSON{versionJSON: newVersionJSON(), Algo: res.Algo, Topology: source, Seed: res.Seed,
 		Messages: res.Messages, Loss: res.Loss, Stop: res.Stop, Sender: res.Sender, Crashes: []mutexCrashJSON{},
-		Members: []multicastMemberJSON{}, Sent: countJSON(res.Sent.Total, res.Sent.ByType), Lost: res.Lost, Time: res.Time}
+		Members: []multicastMemberJSON{}, Sent: countJSON(res.Sent.Total, res.Sent.ByType), Lost: res.Lost,
+		NACKsSpared: res.NACKsSpared, RepairsSpared: res.RepairsSpared, Time: res.Time}
 	for _, c := range res.Crashes {
 		out.Crashes = append(out.Crashes, mutexCrashJSON{Node: c.Node, At: float64(c.At) / multicast.Delay})
 	}

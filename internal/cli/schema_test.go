@@ -423,6 +423,7 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 			{"multicast", "--algo", "ack", "--gen", "ring:5", "--messages", "3", "--loss", "0.3", "--crash", "n2@1", "--trace", "--json"},
 			{"multicast", "--algo", "nack", "--gen", "ring:5", "--messages", "5", "--loss", "0.3", "--json"},
 			{"multicast", "--algo", "nack", "--gen", "ring:5", "--messages", "5", "--loss", "0.3", "--stop", "--json"},
+			{"multicast", "--algo", "srm", "--gen", "ring:8", "--messages", "10", "--loss", "0.2", "--stop", "--json"},
 		},
 		"explore": {
 			{"explore", "--gen", "pair", "--clock", "ideal", "--timing", "max", "--deadline", "2us", "--json"},
