@@ -31,6 +31,8 @@ var fuzzedCommands = []struct {
 		[]string{"algo", "gen", "ids", "initiators", "crashed", "seed"}},
 	{"mutex", func(string) []string { return []string{"mutex", "--algo", "token-ring", "--gen", "ring:3"} },
 		[]string{"algo", "gen", "requests", "cs-time", "think", "seed", "crash", "lose-token-at", "notify", "request-reply"}},
+	{"multicast", func(string) []string { return []string{"multicast", "--algo", "nack", "--messages", "3", "--loss", "0.2"} },
+		[]string{"algo", "gen", "messages", "loss", "stop", "seed", "crash", "trace"}},
 	{"decode", func(string) []string { return []string{"decode"} }, []string{"format"}},
 	{"crosscheck", func(string) []string { return []string{"crosscheck", "--capture", captures + "ohci-two-resets.log"} },
 		[]string{"format", "seed", "force-root", "initiator"}},
@@ -46,7 +48,8 @@ func FuzzFlagValues(f *testing.F) {
 		"18446744073709551616", "1us", "1.5ns", "-2us", "3/8", "0/0", "8/3", "delay=0..440:10", "nodes=2..62:4",
 		"a", "n0", "", "\x00", "\x1b[31m", "NaN", "1e309", "random", "max", "ideal", "sigrok", "echo", "all", "descending",
 		"firewire-ohci", "tree:2:1", "0.5", "1h", "delay=1..2:0", "contention_ns=2us", "tree_id_ns=", "grid:4", "166us..172us", "nondet",
-		"n0@1", "n1@0.5", "@", "a@b@c", "central", "token-ring", "2.5", "1000000.001"} {
+		"n0@1", "n1@0.5", "@", "a@b@c", "central", "token-ring", "2.5", "1000000.001", "ack", "nack", "0.50001", "1e-320",
+		"true", "n0@1000000.001"} {
 		for ci, c := range fuzzedCommands {
 			for _, flag := range c.flags {
 				f.Add(uint8(ci), flag, v)

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -73,33 +71,6 @@ func TestMulticastBadInput(t *testing.T) {
 		assert.Empty(t, stdout)
 		assert.Equal(t, c.want, stderr, "%v", c.args)
 	}
-}
-
-// FuzzMulticastFlags gives every flag of multicast any value: the run ends
-// with a documented exit code, and bad input is one line naming the command.
-func FuzzMulticastFlags(f *testing.F) {
-	flags := []string{"algo", "gen", "messages", "loss", "stop", "seed", "crash", "trace"}
-	for _, v := range []string{"ack", "nack", "ring:5", "tree:63:3", "1000", "0", "-1", "0.5", "0.50001", "NaN", "1e-320", "true",
-		"18446744073709551616", "n0@1", "n1@0.5", "@", "a@b@c", "n0@1000000.001", "", "\x00"} {
-		for i := range flags {
-			f.Add(uint8(i), v)
-		}
-	}
-	f.Fuzz(func(t *testing.T, flag uint8, value string) {
-		args := []string{"multicast", "--algo", "nack", "--messages", "3", "--loss", "0.2", "--" + flags[int(flag)%len(flags)] + "=" + value}
-		var out, errOut bytes.Buffer
-		code := Run(context.Background(), args, strings.NewReader(""), &out, &errOut)
-		switch code {
-		case exitOK, exitFailure:
-		case exitUsage:
-			msg := errOut.String()
-			if !strings.HasPrefix(msg, "fwsim multicast: ") || strings.Count(msg, "\n") != 1 || !strings.HasSuffix(msg, "\n") {
-				t.Errorf("%q: a usage error must be one line naming the command, got %q", args, msg)
-			}
-		default:
-			t.Errorf("%q: exit %d, not a documented code; stderr %q", args, code, errOut.String())
-		}
-	})
 }
 
 // srm's report says what suppression spared, as its JSON does; the others
