@@ -31,7 +31,9 @@ var fuzzedCommands = []struct {
 		[]string{"algo", "gen", "ids", "initiators", "crashed", "seed"}},
 	{"mutex", func(string) []string { return []string{"mutex", "--algo", "token-ring", "--gen", "ring:3"} },
 		[]string{"algo", "gen", "requests", "cs-time", "think", "seed", "crash", "lose-token-at", "notify", "request-reply"}},
-	{"multicast", func(string) []string { return []string{"multicast", "--algo", "nack", "--messages", "3", "--loss", "0.2"} },
+	{"multicast", func(string) []string {
+		return []string{"multicast", "--algo", "nack", "--messages", "3", "--loss", "0.2"}
+	},
 		[]string{"algo", "gen", "messages", "loss", "stop", "seed", "crash", "trace"}},
 	{"decode", func(string) []string { return []string{"decode"} }, []string{"format"}},
 	{"crosscheck", func(string) []string { return []string{"crosscheck", "--capture", captures + "ohci-two-resets.log"} },
