@@ -122,7 +122,7 @@ func ReadSummary(r io.Reader) (*Summary, error) {
 	}
 	switch {
 	case s.SchemaVersion == 0:
-		return nil, fmt.Errorf("%w: no schema_version: written by an fwsim older than schema version %d; run it again with this one", ErrInvalidConfig, SchemaVersion)
+		return nil, fmt.Errorf("%w: no schema_version: written by an fwsim older than schema version 1; run it again with this one", ErrInvalidConfig)
 	case s.SchemaVersion != SchemaVersion:
 		return nil, fmt.Errorf("%w: schema_version %d (fwsim %s), but this fwsim reads %d; run it again with the same fwsim", ErrInvalidConfig, s.SchemaVersion, s.FwsimVersion, SchemaVersion)
 	}
