@@ -122,7 +122,7 @@ func TestReadSummaryChecksTheSchemaVersion(t *testing.T) {
 
 	_, err = ReadSummary(strings.NewReader(strings.Replace(good, field, "", 1)))
 	assert.ErrorIs(t, err, ErrInvalidConfig)
-	assert.ErrorContains(t, err, fmt.Sprintf("no schema_version: written by an fwsim older than schema version %d", SchemaVersion))
+	assert.ErrorContains(t, err, "no schema_version: written by an fwsim older than schema version 1", "the field came with version 1")
 
 	newer := strings.Replace(good, field, fmt.Sprintf(`"schema_version":%d,`, SchemaVersion+1), 1)
 	_, err = ReadSummary(strings.NewReader(strings.Replace(newer, `"fwsim_version":""`, `"fwsim_version":"v9.0.0"`, 1)))
