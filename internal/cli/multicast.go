@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/fwsim/fwsim/multicast"
-	"github.com/fwsim/fwsim/mutex"
 )
 
 const multicastIntro = `Usage: fwsim multicast --algo NAME [--topology FILE | --gen SPEC] [flags]
@@ -57,13 +56,11 @@ func runMulticast(ctx context.Context, e *env, args []string) int {
 	if msg := labUsage(false, cfg.opts.Algo, false, cfg.source); msg != "" {
 		return fs.usageError(e, "%s", strings.Replace(msg, " or --compare", "", 1))
 	}
-	for _, s := range cfg.crashes {
-		c, err := mutex.ParseCrash(s)
-		if err != nil {
-			return fs.usageError(e, "--crash %s: %v", s, err)
-		}
-		cfg.opts.Crashes = append(cfg.opts.Crashes, c)
+	crashes, err := labCrashes(cfg.crashes)
+	if err != nil {
+		return fs.usageError(e, "%s", err)
 	}
+	cfg.opts.Crashes = crashes
 	topo, source, err := cfg.source.loadForLab()
 	if err != nil {
 		return fs.inputError(e, err)

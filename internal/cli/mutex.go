@@ -62,13 +62,11 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 	if msg := labUsage(cfg.compare, cfg.opts.Algo, cfg.opts.Trace, cfg.source); msg != "" {
 		return fs.usageError(e, "%s", msg)
 	}
-	for _, s := range cfg.crashes {
-		c, err := mutex.ParseCrash(s)
-		if err != nil {
-			return fs.usageError(e, "--crash %s: %v", s, err)
-		}
-		cfg.opts.Crashes = append(cfg.opts.Crashes, c)
+	crashes, err := labCrashes(cfg.crashes)
+	if err != nil {
+		return fs.usageError(e, "%s", err)
 	}
+	cfg.opts.Crashes = crashes
 	topo, source, err := cfg.source.loadForLab()
 	if err != nil {
 		return fs.inputError(e, err)
@@ -114,6 +112,19 @@ func labUsage(compare bool, algo string, trace bool, source topologyFlags) strin
 		return source.check().Error()
 	}
 	return ""
+}
+
+// labCrashes reads the --crash NODE@TIME values of mutex and multicast.
+func labCrashes(specs list) ([]mutex.Crash, error) {
+	var crashes []mutex.Crash
+	for _, s := range specs {
+		c, err := mutex.ParseCrash(s)
+		if err != nil {
+			return nil, fmt.Errorf("--crash %s: %v", s, err)
+		}
+		crashes = append(crashes, c)
+	}
+	return crashes, nil
 }
 
 // loadForLab loads the topology of elect or mutex; a generated bus the lab
