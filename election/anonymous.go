@@ -39,7 +39,7 @@ type anonNode struct {
 func (a *anonNode) start(n *net, v int) {
 	a.state = Undecided
 	n.send(v, n.ring.Next[v], msg{value: a.value})
-	n.setTimer(v, 1)
+	n.setTimer(v, 1, msg{})
 }
 
 func (a *anonNode) receive(_ *net, _, _ int, m msg) { a.got = m.value }
@@ -52,7 +52,7 @@ func (a *anonNode) timeout(n *net, v int, _ msg) {
 		a.value = (a.value + 1) % int64(len(n.g.Nodes))
 	}
 	n.send(v, n.ring.Next[v], msg{value: a.value})
-	n.setTimer(v, 1)
+	n.setTimer(v, 1, msg{})
 }
 
 // watchSymmetry stops the run when the state all nodes share repeats, and

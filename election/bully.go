@@ -2,11 +2,17 @@ package election
 
 // Bully (Garcia-Molina 1982) on a complete graph, after the coordinator
 // crashed: a node that notices sends ELECTION to every node with a larger
-// ID and waits two message delays (the longest round trip); an ANSWER means
-// a larger node is alive and it steps back, silence means it is the
-// largest alive and it sends COORDINATOR to every smaller node. A node that
-// receives ELECTION answers and holds its own election, once. Messages to
-// crashed nodes are counted and lost.
+// ID and waits two message delays (the longest round trip); silence means
+// it is the largest alive and it sends COORDINATOR to every smaller node.
+// An ANSWER means a larger node is alive and it steps back, and waits for
+// that node's COORDINATOR; if none comes in time, the larger node crashed
+// before announcing and it holds a new election. A node that receives
+// ELECTION answers and holds its own election unless one is under way. A
+// node that recovers from a crash holds an election, and bullies the
+// others if it is the largest; a node that knows a larger leader than the
+// sender of a COORDINATOR holds an election too, as one of the two may have
+// crashed or recovered unseen by the other. Messages to crashed nodes are
+// counted and lost.
 var bully = &algorithm{
 	name:      "bully",
 	summary:   "complete graph: the largest live ID bullies the rest, after a crash",
@@ -29,24 +35,43 @@ const (
 // and ANSWER back.
 const bullyTimeout = 2
 
+// bullyCoordinatorWait is the second wait, for COORDINATOR once an ANSWER
+// came: the node that answered had sent ELECTION to the largest live node
+// within one delay, which waits out its own timeout and needs one delay to
+// announce. The first timeout has covered one of those delays already.
+const bullyCoordinatorWait = 3
+
+// A node's phases: no election under way, waiting for ANSWERs, or waiting
+// for COORDINATOR after one.
+const (
+	bullyIdle uint8 = iota
+	bullyElecting
+	bullyWaiting
+)
+
 type bullyNode struct {
 	base
-	holding, answered bool
+	phase    uint8
+	answered bool
+	// round numbers the node's elections; a timer carries the round that
+	// set it, so that a timer of an election that has ended does nothing.
+	round int64
 }
 
 func (b *bullyNode) start(n *net, v int) { b.hold(n, v) }
 
 func (b *bullyNode) hold(n *net, v int) {
-	if b.holding {
+	if b.phase != bullyIdle {
 		return
 	}
-	b.holding = true
+	b.phase, b.answered = bullyElecting, false
+	b.round++
 	for p, h := range n.g.Adj[v] {
 		if n.ids[h.Peer] > n.ids[v] {
 			n.send(v, p, msg{typ: bullyElection, value: n.ids[v]})
 		}
 	}
-	n.setTimer(v, bullyTimeout)
+	n.setTimer(v, bullyTimeout, msg{typ: bullyElecting, value: b.round})
 }
 
 func (b *bullyNode) receive(n *net, v, port int, m msg) {
@@ -57,18 +82,35 @@ func (b *bullyNode) receive(n *net, v, port int, m msg) {
 	case bullyAnswer:
 		b.answered = true
 	case bullyCoordinator:
-		b.follow(n.g.Adj[v][port].Peer)
+		from := n.g.Adj[v][port].Peer
+		if b.phase == bullyIdle && b.known && n.ids[b.leader] > n.ids[from] {
+			// The sender has not heard of a larger leader, or that one
+			// crashed since: an election tells which.
+			b.hold(n, v)
+			return
+		}
+		b.phase = bullyIdle
+		b.follow(from)
 	}
 }
 
-func (b *bullyNode) timeout(n *net, v int, _ msg) {
-	if b.answered || b.state != "" {
-		return
+func (b *bullyNode) timeout(n *net, v int, tag msg) {
+	if tag.value != b.round || tag.typ != b.phase {
+		return // that election has ended
 	}
-	b.lead(v)
-	for p, h := range n.g.Adj[v] {
-		if n.ids[h.Peer] < n.ids[v] {
-			n.send(v, p, msg{typ: bullyCoordinator, value: n.ids[v]})
+	b.phase = bullyIdle
+	switch {
+	case tag.typ == bullyWaiting:
+		b.hold(n, v) // the node that answered never announced
+	case b.answered:
+		b.phase = bullyWaiting
+		n.setTimer(v, bullyCoordinatorWait, msg{typ: bullyWaiting, value: b.round})
+	default:
+		b.lead(v)
+		for p, h := range n.g.Adj[v] {
+			if n.ids[h.Peer] < n.ids[v] {
+				n.send(v, p, msg{typ: bullyCoordinator, value: n.ids[v]})
+			}
 		}
 	}
 }

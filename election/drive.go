@@ -123,7 +123,7 @@ func Drive(p Protocol) (*Outcome, error) {
 	o := &Options{Seed: p.Seed, MaxEvents: p.MaxEvents, Interrupt: p.Interrupt}
 	n := &net{g: g, opts: o, algo: &algorithm{name: p.Name, types: p.Types},
 		rng:    rand.New(rand.NewPCG(p.Seed, streamDelays)),
-		counts: make([]int, len(p.Types)), awake: make([]bool, nodes), crashed: make([]bool, nodes),
+		counts: make([]int, len(p.Types)), awake: make([]bool, nodes), crashed: make([]bool, nodes), inc: make([]int32, nodes),
 		fifo: make([][]int64, nodes), tracing: p.Trace, diam: -1, done: p.Done}
 	x.n = n
 	n.procs = make([]process, nodes)
@@ -133,7 +133,7 @@ func Drive(p Protocol) (*Outcome, error) {
 		n.procs[v] = &driven{m: p.Machines[v], x: x}
 		starters[v] = v
 	}
-	if err := n.run(starters); err != nil {
+	if err := n.run(starters, nil); err != nil {
 		return nil, err
 	}
 	return &Outcome{Messages: countMessages(p.Types, n.counts), Time: n.units(n.last), Trace: slices.Clip(n.trace)}, nil

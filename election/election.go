@@ -1,9 +1,11 @@
 package election
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fwsim/fwsim/bus"
@@ -202,6 +204,10 @@ func (a *algorithm) run(t *bus.Topology, g *Graph, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	faults, err := a.faults(g, crashed, &o, mode, res)
+	if err != nil {
+		return nil, err
+	}
 	starters, err := a.initiators(g, order, crashed, &o)
 	if err != nil {
 		return nil, err
@@ -223,13 +229,13 @@ func (a *algorithm) run(t *bus.Topology, g *Graph, o Options) (*Result, error) {
 	n := &net{g: g, ring: ring, ids: ids, opts: &o, algo: a, sync: mode == Sync,
 		rng:    rand.New(rand.NewPCG(o.Seed, streamDelays)),
 		counts: make([]int, len(a.types)), awake: make([]bool, len(g.Nodes)), crashed: crashed,
-		fifo: make([][]int64, len(g.Nodes)), tracing: o.Trace, diam: -1}
+		inc: make([]int32, len(g.Nodes)), fifo: make([][]int64, len(g.Nodes)), tracing: o.Trace, diam: -1}
 	n.procs = make([]process, len(g.Nodes))
 	for v := range g.Nodes {
 		n.fifo[v] = make([]int64, len(g.Adj[v]))
 		n.procs[v] = a.newProc(n, v)
 	}
-	if err := n.run(starters); err != nil {
+	if err := n.run(starters, faults); err != nil {
 		return nil, err
 	}
 	n.fill(res)
@@ -264,6 +270,72 @@ func (a *algorithm) crashed(g *Graph, ids []int64, names []string) ([]bool, erro
 		return nil, fmt.Errorf("%w: every node has crashed; nobody is left to elect", ErrBadOptions)
 	}
 	return crashed, nil
+}
+
+// fault is a crash or a recovery of vertex v at kernel time at.
+type fault struct {
+	v       int
+	at      int64
+	recover bool
+}
+
+// faults checks o.Crashes and o.Recoveries against the nodes crashed from
+// the start and records them in res; it returns them in time order. Each
+// node must alternate: up nodes crash, down nodes recover.
+func (a *algorithm) faults(g *Graph, crashed []bool, o *Options, mode Mode, res *Result) ([]fault, error) {
+	if len(o.Crashes)+len(o.Recoveries) == 0 {
+		return nil, nil
+	}
+	switch {
+	case !a.crashes:
+		return nil, fmt.Errorf("%w: %s has no crashes or recoveries", ErrBadOptions, a.name)
+	case mode != Async:
+		return nil, fmt.Errorf("%w: %s's crashes and recoveries are timed in message delays: not in %s mode", ErrBadOptions, a.name, mode)
+	}
+	var fs []fault
+	for i, e := range slices.Concat(o.Crashes, o.Recoveries) {
+		what := "crash"
+		if i >= len(o.Crashes) {
+			what = "recovery"
+		}
+		v := slices.Index(g.Nodes, e.Node)
+		switch {
+		case v < 0:
+			return nil, fmt.Errorf("%w: %s of %q: not a node of the bus", ErrBadOptions, what, e.Node)
+		case e.At < 0:
+			return nil, fmt.Errorf("%w: %s of %s at %s delays: want a time from 0", ErrBadOptions, what, e.Node, delaysOf(e.At))
+		}
+		fs = append(fs, fault{v: v, at: e.At, recover: i >= len(o.Crashes)})
+	}
+	slices.SortStableFunc(fs, func(x, y fault) int { return cmp.Or(cmp.Compare(x.at, y.at), cmp.Compare(x.v, y.v)) })
+	for i := 1; i < len(fs); i++ {
+		if p, f := fs[i-1], fs[i]; p.v == f.v && p.at == f.at && p.recover != f.recover {
+			return nil, fmt.Errorf("%w: %s crashes and recovers at %s delays: say which comes first", ErrBadOptions, g.Nodes[f.v], delaysOf(f.at))
+		}
+	}
+	down := slices.Clone(crashed)
+	for _, f := range fs {
+		name, at := g.Nodes[f.v], delaysOf(f.at)
+		switch {
+		case f.recover && !down[f.v]:
+			return nil, fmt.Errorf("%w: %s recovers at %s delays but is up then", ErrBadOptions, name, at)
+		case !f.recover && down[f.v]:
+			return nil, fmt.Errorf("%w: %s crashes at %s delays but is down then", ErrBadOptions, name, at)
+		}
+		down[f.v] = !f.recover
+		e := NodeEvent{Node: name, At: f.at}
+		if f.recover {
+			res.Recoveries = append(res.Recoveries, e)
+		} else {
+			res.Crashes = append(res.Crashes, e)
+		}
+	}
+	return fs, nil
+}
+
+// delaysOf renders ticks as message delays, to the tick.
+func delaysOf(ticks int64) string {
+	return strconv.FormatFloat(float64(ticks)/ticksPerDelay, 'f', -1, 64)
 }
 
 // initiators resolves who starts, as vertices in start order.

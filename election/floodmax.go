@@ -47,5 +47,5 @@ func (f *floodMaxNode) timeout(n *net, v int, _ msg) {
 	}
 	f.sent++
 	n.sendAll(v, -1, msg{value: f.best, aux: int64(f.bestV)})
-	n.setTimer(v, 1)
+	n.setTimer(v, 1, msg{})
 }

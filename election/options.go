@@ -74,6 +74,12 @@ type Options struct {
 	// Crashed lists bully's crashed nodes (default: the node with the
 	// largest ID, the coordinator whose failure starts the election).
 	Crashed []string
+	// Crashes and Recoveries are bully's faults during the run: a node
+	// that crashes loses what it knew and every message on its way to it;
+	// a node that recovers starts afresh and holds an election. A node
+	// crashed from the start (Crashed) may recover; a node may crash and
+	// recover several times, in turn.
+	Crashes, Recoveries []NodeEvent
 	// Trace records every message in Result.Trace.
 	Trace bool
 	// MaxEvents bounds the run's kernel events (default 10,000,000).
@@ -82,6 +88,13 @@ type Options struct {
 	// every 4096 events): Run returns ErrInterrupted. A context's Done
 	// channel is the usual value.
 	Interrupt <-chan struct{}
+}
+
+// NodeEvent is something that happens to a node at a time: a crash or a
+// recovery.
+type NodeEvent struct {
+	Node string
+	At   int64 // in ticks, TicksPerDelay to the message delay
 }
 
 // DefaultMaxEvents is the event budget when Options.MaxEvents is zero.

@@ -25,6 +25,8 @@ type Result struct {
 	Announce   bool
 	Initiators []string // nil for 1394 from power-up: every node
 	Crashed    []string
+	// Crashes and Recoveries are the faults during the run, in time order.
+	Crashes, Recoveries []NodeEvent
 
 	// Leader is the elected node's id, "" when none was elected; LeaderID
 	// is its ID (0 when there is none).

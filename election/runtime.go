@@ -41,14 +41,19 @@ const (
 	evStart evKind = iota
 	evDeliver
 	evTimer
+	evCrash
+	evRecover
 )
 
 // event is a kernel payload: a node starts, receives a message on one of
-// its ports, or its timer fires.
+// its ports, its timer fires, or it crashes or recovers.
 type event struct {
 	kind evKind
 	node int32
 	port int32
+	// inc is the node's incarnation when the message was sent or the timer
+	// set: one that crashed since has lost both.
+	inc  int32
 	sent int64
 	m    msg
 }
@@ -114,7 +119,8 @@ type net struct {
 	counts  []int
 	awake   []bool
 	crashed []bool
-	last    int64 // kernel time of the last delivery or decision
+	inc     []int32 // per vertex: how often it crashed or recovered during the run
+	last    int64   // kernel time of the last delivery or decision
 
 	tracing bool
 	trace   []TraceEntry
@@ -157,7 +163,7 @@ func (n *net) send(v, port int, m msg) {
 		n.fifo[v][port] = at
 	}
 	n.record(now, at, v, h.Peer, m, false)
-	n.k.Schedule(at, event{kind: evDeliver, node: int32(h.Peer), port: int32(h.PeerPort), sent: now, m: m})
+	n.k.Schedule(at, event{kind: evDeliver, node: int32(h.Peer), port: int32(h.PeerPort), inc: n.inc[h.Peer], sent: now, m: m})
 }
 
 // sendAll sends m on every port of v except skip (-1: none).
@@ -169,21 +175,21 @@ func (n *net) sendAll(v, skip int, m msg) {
 	}
 }
 
-// setTimer fires v's timeout after k message delays: in the timer phase of
-// the k-th round from now, or just after k time units, so that a reply to a
-// message sent now has surely arrived.
-func (n *net) setTimer(v, k int) {
+// setTimer fires v's timeout with tag after k message delays: in the timer
+// phase of the k-th round from now, or just after k time units, so that a
+// reply to a message sent now has surely arrived.
+func (n *net) setTimer(v, k int, tag msg) {
 	now := n.k.Now()
 	at := now + int64(k)*ticksPerDelay + 1
 	if n.sync {
 		at = (now/2+int64(k))*2 + 1
 	}
-	n.k.Schedule(at, event{kind: evTimer, node: int32(v)})
+	n.setTimerAt(v, at, tag)
 }
 
 // setTimerAt fires v's timeout with tag at kernel time at.
 func (n *net) setTimerAt(v int, at int64, tag msg) {
-	n.k.Schedule(at, event{kind: evTimer, node: int32(v), m: tag})
+	n.k.Schedule(at, event{kind: evTimer, node: int32(v), inc: n.inc[v], m: tag})
 }
 
 // vertexOf is the vertex with ID id: nodes learn IDs from messages, and the
@@ -219,18 +225,43 @@ func payload(m msg) string {
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
+// lostOnArrival marks as lost the trace entry of a message that arrives
+// at a node that crashed after it was sent.
+func (n *net) lostOnArrival(ev event, at int64) {
+	if !n.tracing {
+		return
+	}
+	to := n.g.Nodes[ev.node]
+	from := n.g.Nodes[n.g.Adj[ev.node][ev.port].Peer]
+	sent, arrived := n.units(ev.sent), n.units(at)
+	for i := len(n.trace) - 1; i >= 0; i-- {
+		if e := &n.trace[i]; !e.Lost && e.To == to && e.From == from && e.Sent == sent && e.Arrived == arrived {
+			e.Lost, e.Arrived = true, 0
+			return
+		}
+	}
+}
+
 // interruptEvery is how many events a run processes between looks at
 // Options.Interrupt: a fraction of a millisecond apart, and free.
 const interruptEvery = 4096
 
 // run delivers events until none is left (or afterRound stops the run).
-func (n *net) run(initiators []int) error {
+// faults are crashes and recoveries during the run, in time order.
+func (n *net) run(initiators []int, faults []fault) error {
 	startAt := int64(0)
 	if n.sync {
 		startAt = 3 // the timer phase of round 1
 	}
 	for _, v := range initiators {
 		n.k.Schedule(startAt, event{kind: evStart, node: int32(v)})
+	}
+	for _, f := range faults {
+		kind := evCrash
+		if f.recover {
+			kind = evRecover
+		}
+		n.k.Schedule(f.at, event{kind: kind, node: int32(f.v)})
 	}
 	budget := n.opts.MaxEvents
 	if budget == 0 {
@@ -260,6 +291,24 @@ func (n *net) run(initiators []int) error {
 		}
 		_, ev, _ := n.k.Next()
 		v := int(ev.node)
+		switch {
+		case ev.kind == evCrash:
+			n.crashed[v] = true
+			n.inc[v]++
+			continue
+		case ev.kind == evRecover:
+			// A recovered node remembers nothing and starts afresh, as an
+			// initiator.
+			n.crashed[v] = false
+			n.inc[v]++
+			n.procs[v] = n.algo.newProc(n, v)
+			ev.kind = evStart
+		case ev.inc != n.inc[v]:
+			if ev.kind == evDeliver {
+				n.lostOnArrival(ev, at)
+			}
+			continue
+		}
 		p := n.procs[v]
 		before, _ := p.status()
 		switch ev.kind {

@@ -23,7 +23,7 @@ type syncRingNode struct{ base }
 func (s *syncRingNode) start(n *net, v int) {
 	// Start runs in round 1: waiting ID·n rounds reaches round ID·n+1.
 	if wait := int(n.ids[v]) * len(n.g.Nodes); wait > 0 {
-		n.setTimer(v, wait)
+		n.setTimer(v, wait, msg{})
 	} else {
 		s.timeout(n, v, msg{})
 	}
