@@ -1,0 +1,590 @@
+package hwtest
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The line-state capture formats ReadLines reads: what sigrok (sigrok-cli,
+// PulseView) exports from a logic analyzer, and fwsim's own sigrok-dialect
+// VCD, which is one of them.
+const (
+	// FormatSigrokVCD: a Value Change Dump as sigrok writes it (sigrok-cli
+	// -O vcd): one-bit wires named by channel (D0 …), a "#t v<id> …" line
+	// per sample that changes something, the sample rate in the $comment.
+	FormatSigrokVCD Format = "sigrok-vcd"
+	// FormatSigrokCSV: sigrok-cli -O csv: ';' comment lines with the
+	// channels and the sample rate, a label line, then a row per sample,
+	// its time first.
+	FormatSigrokCSV Format = "sigrok-csv"
+)
+
+// LineFormats lists the line-state capture formats.
+func LineFormats() []Format { return []Format{FormatSigrokVCD, FormatSigrokCSV} }
+
+// LineOptions say how to read a line-state capture.
+type LineOptions struct {
+	// Channels maps the capture's channels to comparators; nil reads the
+	// channels named as fwsim's sigrok dialect names them,
+	// <node>.p<n>.tpa.hi and so on.
+	Channels ChannelMap
+	// SampleRateHz is the sample rate of a CSV export without a
+	// "; Samplerate:" line (sigrok-cli -O csv:header=false); 0 when the
+	// capture says it.
+	SampleRateHz uint64
+}
+
+// ReadLines reads a line-state capture in format f ("" detects it: a VCD
+// starts with a '$' keyword) and decodes each mapped port's received line
+// states. Bad input is a *ParseError naming the line and the field: a
+// channel the map names and the capture lacks, a pair driven high and low
+// at once, time going back, a value no comparator gives.
+func ReadLines(r io.Reader, f Format, opts LineOptions) (*LineCapture, error) {
+	in := newLineReader(r)
+	if f == "" {
+		var seen []textLine // given back for the reader
+		for in.next() {
+			seen = append(seen, textLine{in.n, in.text})
+			if t := strings.TrimSpace(in.text); t != "" && !strings.HasPrefix(t, metaRate) {
+				f = FormatSigrokCSV
+				if strings.HasPrefix(t, "$") {
+					f = FormatSigrokVCD
+				}
+				break
+			}
+		}
+		if err := in.err(); err != nil {
+			return nil, err
+		}
+		if f == "" {
+			return nil, &ParseError{Field: "input", Reason: "empty: no logic analyzer capture"}
+		}
+		in.back = seen
+	}
+	in.format = f
+	switch f {
+	case FormatSigrokVCD:
+		return readSigrokVCD(in, opts)
+	case FormatSigrokCSV:
+		return readSigrokCSV(in, opts)
+	}
+	return nil, fmt.Errorf("unknown line-state capture format %q (want %s or %s)", f, FormatSigrokVCD, FormatSigrokCSV)
+}
+
+// bindChannels makes the decoder for a capture whose channels, in order,
+// are names: the channel map's, or those named as fwsim's sigrok dialect
+// names them. line is where the channels are declared, for errors.
+func bindChannels(f Format, names []string, opts LineOptions, line int) (*lineDecoder, error) {
+	m := opts.Channels
+	if m == nil {
+		for _, name := range names {
+			if b, ok := parseSignal(name); ok {
+				if node, ok := unescapeNode(b.Port.Node); ok {
+					b.Port.Node, b.Channel = node, name
+					m = append(m, b)
+				}
+			}
+		}
+		if len(m) == 0 {
+			return nil, &ParseError{Format: f, Line: line, Field: "channels", Reason: fmt.Sprintf(
+				"none named NODE.pPORT.tpa|tpb.hi|lo (the capture has %s): give a channel map", listNames(names))}
+		}
+		if err := m.check(); err != nil {
+			return nil, &ParseError{Format: f, Line: line, Field: "channels", Reason: err.Error()}
+		}
+	}
+	for _, b := range m {
+		if !slices.Contains(names, b.Channel) {
+			return nil, &ParseError{Format: f, Line: line, Field: b.Channel, Reason: fmt.Sprintf(
+				"the channel map gives it %s, and the capture has no such channel (it has %s)", b.Signal(), listNames(names))}
+		}
+	}
+	return newLineDecoder(f, m), nil
+}
+
+// listNames shows a capture's channels in an error, the first few only.
+func listNames(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	const most = 8
+	if len(names) > most {
+		return strings.Join(names[:most], ", ") + fmt.Sprintf(" and %d more", len(names)-most)
+	}
+	return strings.Join(names, ", ")
+}
+
+// unescapeNode reverses the %XX escapes fwsim's VCD writes in node names.
+func unescapeNode(s string) (string, bool) {
+	if !strings.Contains(s, "%") {
+		return s, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+2 >= len(s) || !isHex(s[i+1:i+3]) {
+			return "", false
+		}
+		v, _ := strconv.ParseUint(s[i+1:i+3], 16, 8)
+		b.WriteByte(byte(v))
+		i += 2
+	}
+	return b.String(), true
+}
+
+// metaRate starts the line sigrok-cli prints, in VCD and CSV alike, when
+// a file input tells it the sample rate: "META samplerate: 1000000000".
+const metaRate = "META samplerate: "
+
+// parseMetaRate reads a metaRate line's rate, 0 for another line.
+func parseMetaRate(l string, line int, f Format) (uint64, error) {
+	r, ok := strings.CutPrefix(strings.TrimSpace(l), metaRate)
+	if !ok {
+		return 0, nil
+	}
+	hz, err := strconv.ParseUint(r, 10, 64)
+	if err != nil || hz == 0 {
+		return 0, &ParseError{Format: f, Line: line, Field: "META samplerate", Reason: fmt.Sprintf("%s: want a rate in Hz", excerpt(r))}
+	}
+	return hz, nil
+}
+
+// vcdWords reads a VCD a blank-separated word at a time.
+type vcdWords struct {
+	in     *lineReader
+	fields []string
+	line   int    // the current word's line
+	rate   uint64 // Hz, from a metaRate line
+	err    error  // a metaRate line that does not parse
+}
+
+// next is the next word, "" at the end of the input or at an error.
+func (w *vcdWords) next() string {
+	for len(w.fields) == 0 {
+		if w.err != nil || !w.in.next() {
+			return ""
+		}
+		rate, err := parseMetaRate(w.in.text, w.in.n, FormatSigrokVCD)
+		if w.err = err; rate > 0 {
+			w.rate = rate
+			continue
+		}
+		w.fields, w.line = strings.Fields(w.in.text), w.in.n
+	}
+	word := w.fields[0]
+	w.fields = w.fields[1:]
+	return word
+}
+
+// failure is what ended the words early: a bad metaRate line, or the
+// reader's error.
+func (w *vcdWords) failure() error {
+	if w.err != nil {
+		return w.err
+	}
+	return w.in.err()
+}
+
+// sameLine is the next word when it is on the current line, "" otherwise.
+func (w *vcdWords) sameLine() string {
+	if len(w.fields) == 0 {
+		return ""
+	}
+	return w.next()
+}
+
+// section reads the words of a section up to its $end.
+func (w *vcdWords) section(keyword string) ([]string, error) {
+	start := w.line
+	var out []string
+	for {
+		word := w.next()
+		switch word {
+		case "$end":
+			return out, nil
+		case "":
+			if err := w.failure(); err != nil {
+				return nil, err
+			}
+			return nil, &ParseError{Format: FormatSigrokVCD, Line: start, Field: keyword, Reason: "no $end"}
+		}
+		out = append(out, word)
+	}
+}
+
+func readSigrokVCD(in *lineReader, opts LineOptions) (*LineCapture, error) {
+	w := &vcdWords{in: in}
+	fail := func(field, reason string) error {
+		return &ParseError{Format: FormatSigrokVCD, Line: w.line, Field: field, Reason: reason}
+	}
+	var (
+		names   []string
+		ids     = map[string]int{} // a one-bit wire's id: its index in names; other variables -1
+		rateHz  float64
+		unitNs  float64 // one timescale unit in ns
+		timeNum int64   // unitNs as timeNum/timeDen
+		timeDen int64   = 1
+		defs    int
+	)
+header:
+	for {
+		kw := w.next()
+		if kw == "" {
+			if err := w.failure(); err != nil {
+				return nil, err
+			}
+			return nil, fail("header", "no $enddefinitions: the capture ends in its header")
+		}
+		body, err := w.section(kw)
+		if err != nil {
+			return nil, err
+		}
+		switch kw {
+		case "$date", "$version", "$scope", "$upscope":
+		case "$comment":
+			// sigrok: "Acquisition with 8/8 channels at 24 MHz".
+			if at := slices.Index(body, "at"); at >= 0 && at+1 < len(body) && slices.Contains(body, "Acquisition") {
+				if hz, ok := parseRate(strings.Join(body[at+1:], " ")); ok {
+					rateHz = hz
+				}
+			}
+		case "$timescale":
+			ts := strings.Join(body, "")
+			num, unit := strings.TrimRight(ts, "munpfs"), strings.TrimLeft(ts, "0123456789")
+			exp := map[string]int{"s": 9, "ms": 6, "us": 3, "ns": 0, "ps": -3, "fs": -6}
+			e, okUnit := exp[unit]
+			n, err := strconv.ParseInt(strings.TrimSuffix(num, unit), 10, 64)
+			if !okUnit || err != nil || (n != 1 && n != 10 && n != 100) {
+				return nil, fail("$timescale", fmt.Sprintf("%s: want 1, 10 or 100 and s, ms, us, ns, ps or fs", excerpt(ts)))
+			}
+			timeNum = n
+			for ; e > 0; e-- {
+				timeNum *= 10
+			}
+			for ; e < 0; e++ {
+				timeDen *= 10
+			}
+			unitNs = float64(timeNum) / float64(timeDen)
+		case "$var":
+			if len(body) != 4 && len(body) != 5 {
+				return nil, fail("$var", fmt.Sprintf("want a type, a size, an identifier and a name, got %s", excerpt(strings.Join(body, " "))))
+			}
+			if _, dup := ids[body[2]]; dup {
+				return nil, fail("$var", fmt.Sprintf("identifier %s declared twice", excerpt(body[2])))
+			}
+			ids[body[2]] = -1
+			if (body[0] == "wire" || body[0] == "reg") && body[1] == "1" && len(body) == 4 {
+				ids[body[2]] = len(names)
+				names = append(names, body[3])
+			}
+		case "$enddefinitions":
+			defs = w.line
+			break header
+		default:
+			return nil, fail("header", fmt.Sprintf("%s: want $date, $version, $comment, $timescale, $scope, $upscope, $var or $enddefinitions", excerpt(kw)))
+		}
+	}
+	if timeNum == 0 {
+		return nil, fail("$timescale", "none in the header: the time of a sample is unknown")
+	}
+	d, err := bindChannels(FormatSigrokVCD, names, opts, defs)
+	if err != nil {
+		return nil, err
+	}
+	channel := make(map[string]int, len(ids)) // id → decoder index, -1 when unmapped
+	for id, i := range ids {
+		channel[id] = -1
+		if i >= 0 {
+			channel[id] = d.index(names[i])
+		}
+	}
+	d.out.SamplePeriodNs = unitNs
+	if rateHz == 0 {
+		rateHz = float64(w.rate)
+	}
+	if rateHz > 0 {
+		d.out.SamplePeriodNs = 1e9 / rateHz
+	}
+	now, nowLine, pending := int64(-1), 0, false
+	for word := w.next(); word != ""; word = w.next() {
+		switch c := word[0]; {
+		case word == "$dumpvars" || word == "$dumpall" || word == "$dumpon" || word == "$dumpoff" || word == "$end":
+		case word == "$comment":
+			if _, err := w.section(word); err != nil {
+				return nil, err
+			}
+		case c == '#':
+			t, err := strconv.ParseInt(word[1:], 10, 64)
+			if err != nil || t < 0 {
+				return nil, fail("time", fmt.Sprintf("%s: want # and a non-negative integer", excerpt(word)))
+			}
+			ns, ok := scaleTime(t, timeNum, timeDen)
+			if !ok {
+				return nil, fail("time", fmt.Sprintf("%s: beyond 292 years", excerpt(word)))
+			}
+			switch {
+			case ns < now:
+				return nil, fail("time", fmt.Sprintf("goes back from %d ns to %d ns (%s)", now, ns, word))
+			case ns > now && pending:
+				if err := d.instant(now, nowLine); err != nil {
+					return nil, err
+				}
+				pending = false
+			}
+			now, nowLine = ns, w.line
+			d.out.EndNs = max(d.out.EndNs, ns)
+		case c == '0' || c == '1' || c == 'x' || c == 'X' || c == 'z' || c == 'Z':
+			i, known := channel[word[1:]]
+			switch {
+			case !known:
+				return nil, fail("value", fmt.Sprintf("%s: identifier %s is not declared", excerpt(word), excerpt(word[1:])))
+			case now < 0:
+				return nil, fail("value", fmt.Sprintf("%s before the first time stamp", excerpt(word)))
+			case i < 0:
+			case c != '0' && c != '1':
+				return nil, fail(d.binds[i].Channel, fmt.Sprintf("%s: a comparator's channel is 0 or 1", excerpt(word)))
+			default:
+				d.set(i, c == '1')
+				pending = true
+			}
+		case c == 'b' || c == 'B' || c == 'r' || c == 'R' || c == 's' || c == 'S':
+			id := w.sameLine()
+			if i, known := channel[id]; !known || i >= 0 {
+				return nil, fail("value", fmt.Sprintf("%s %s: want a one-bit value for a channel", excerpt(word), excerpt(id)))
+			}
+		default:
+			return nil, fail("value", fmt.Sprintf("%s: want a time stamp #t or a value change", excerpt(word)))
+		}
+	}
+	if err := w.failure(); err != nil {
+		return nil, err
+	}
+	if now < 0 {
+		return nil, fail("samples", "none: no time stamp after $enddefinitions")
+	}
+	if err := d.instant(now, nowLine); err != nil {
+		return nil, err
+	}
+	return d.out, nil
+}
+
+// scaleTime is t timescale units of num/den ns each, rounded to the ns;
+// false when that overflows.
+func scaleTime(t, num, den int64) (int64, bool) {
+	q, r := t/den, t%den
+	hi, lo := bits.Mul64(uint64(q), uint64(num))
+	if hi != 0 || lo > math.MaxInt64 {
+		return 0, false
+	}
+	ns := int64(lo) + (r*num+den/2)/den
+	return ns, ns >= 0
+}
+
+// parseRate reads a sample rate as sigrok writes it: "24 MHz", "500 kHz",
+// "1.5 GHz".
+func parseRate(s string) (float64, bool) {
+	num, unit, _ := strings.Cut(strings.TrimSpace(s), " ")
+	mult, ok := map[string]float64{"Hz": 1, "kHz": 1e3, "MHz": 1e6, "GHz": 1e9}[strings.TrimSpace(unit)]
+	v, err := strconv.ParseFloat(num, 64)
+	if !ok || err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return 0, false
+	}
+	return v * mult, true
+}
+
+// csvUnits are the time units sigrok's CSV output labels its time column
+// with, by power of 1000 below a second.
+var csvUnits = []string{"samples", "milliseconds", "microseconds", "nanoseconds", "picoseconds", "femtoseconds", "attoseconds"}
+
+// csvClock is how a sigrok CSV export counts time: the time column holds
+// (k+1)·period for sample k, in units of 1000^-step s, with the period
+// truncated to an integer as sigrok computes it.
+type csvClock struct {
+	rate   uint64 // Hz
+	period uint64 // time column units per sample, truncated
+}
+
+func newCSVClock(rate uint64) csvClock {
+	unit := uint64(1)
+	for range csvStep(rate) {
+		unit *= 1000
+	}
+	return csvClock{rate: rate, period: unit / rate}
+}
+
+// ns is sample k's time since the first sample, rounded to the ns; false on
+// overflow.
+func (c csvClock) ns(k uint64) (int64, bool) {
+	hi, lo := bits.Mul64(k, 1e9)
+	if hi >= c.rate {
+		return 0, false
+	}
+	q, r := bits.Div64(hi, lo, c.rate)
+	if r >= c.rate-r {
+		q++
+	}
+	return int64(q), q <= math.MaxInt64
+}
+
+func readSigrokCSV(in *lineReader, opts LineOptions) (*LineCapture, error) {
+	fail := func(field, reason string) error {
+		return &ParseError{Format: FormatSigrokCSV, Line: in.n, Field: field, Reason: reason}
+	}
+	var (
+		names            []string // from "; Channels (n/m): …"
+		rate             = opts.SampleRateHz
+		d                *lineDecoder
+		columns          []int // per value column, the decoder index, -1 unmapped
+		timeColumn       bool  // the first column is the time
+		timed            bool  // and counts time: sigrok writes 0s when it learnt the rate after the header
+		trigger          bool
+		clock            csvClock
+		sample           uint64 // the next row's sample number without a time column
+		last             = int64(-1)
+		labelsSeen, rows bool
+	)
+	for in.next() {
+		line := strings.TrimSpace(in.text)
+		if line == "" {
+			continue // sigrok ends a frame with a blank line
+		}
+		if hz, err := parseMetaRate(line, in.n, FormatSigrokCSV); err != nil || hz > 0 {
+			if err != nil {
+				return nil, err
+			}
+			if opts.SampleRateHz == 0 {
+				rate = hz
+			}
+			continue
+		}
+		if c, ok := strings.CutPrefix(line, ";"); ok {
+			c = strings.TrimSpace(c)
+			if list, ok := strings.CutPrefix(c, "Channels ("); ok {
+				_, list, _ = strings.Cut(list, ":")
+				names = names[:0]
+				for n := range strings.SplitSeq(list, ",") {
+					names = append(names, strings.TrimSpace(n))
+				}
+			} else if r, ok := strings.CutPrefix(c, "Samplerate:"); ok && opts.SampleRateHz == 0 {
+				hz, ok := parseRate(r)
+				if !ok || hz != math.Trunc(hz) || hz >= 1<<63 {
+					return nil, fail("Samplerate", fmt.Sprintf("%s: want a rate such as 24 MHz", excerpt(strings.TrimSpace(r))))
+				}
+				rate = uint64(hz)
+			}
+			continue
+		}
+		fields := strings.Split(line, ",")
+		for i := range fields {
+			fields[i] = strings.TrimSpace(fields[i])
+		}
+		if d == nil {
+			labels := !labelsSeen && !isCSVNumber(fields[0])
+			if labels {
+				labelsSeen = true
+				if trigger = fields[len(fields)-1] == "Trigger"; trigger {
+					fields = fields[:len(fields)-1]
+				}
+				timeColumn = fields[0] == "Time" || slices.Contains(csvUnits, fields[0])
+				if timeColumn {
+					fields = fields[1:]
+				}
+				if slices.ContainsFunc(fields, func(s string) bool { return s != "logic" }) {
+					names = fields // label=channel: the names themselves
+				} else if len(names) != len(fields) {
+					return nil, fail("labels", fmt.Sprintf("%d logic columns and %d channels in the \"; Channels\" line: which column is which channel is unknown", len(fields), len(names)))
+				}
+			} else if !labelsSeen {
+				// No label line (label=off): a time column is one more field.
+				timeColumn = len(fields) == len(names)+1
+			}
+			if rate == 0 {
+				return nil, fail("Samplerate", "no \"; Samplerate:\" or \"META samplerate:\" line and no sample rate given: the time of a sample is unknown")
+			}
+			clock = newCSVClock(rate)
+			var err error
+			if d, err = bindChannels(FormatSigrokCSV, names, opts, in.n); err != nil {
+				return nil, err
+			}
+			d.out.SamplePeriodNs = 1e9 / float64(rate)
+			for _, n := range names {
+				columns = append(columns, d.index(n))
+			}
+			if labels {
+				continue
+			}
+		}
+		if trigger {
+			fields = fields[:len(fields)-1]
+		}
+		if !rows {
+			timed = timeColumn && fields[0] != "0"
+		}
+		k := sample
+		if timed {
+			t, err := strconv.ParseUint(fields[0], 10, 64)
+			if err != nil {
+				return nil, fail("time", fmt.Sprintf("%s: want the sample's time, a whole number", excerpt(fields[0])))
+			}
+			if t%clock.period != 0 || t == 0 {
+				return nil, fail("time", fmt.Sprintf("%d is no multiple of the sample period, %d %s at %d Hz", t, clock.period, csvUnits[csvStep(rate)], rate))
+			}
+			k = t/clock.period - 1
+		}
+		if timeColumn {
+			fields = fields[1:]
+		}
+		sample = k + 1
+		if len(fields) != len(columns) {
+			return nil, fail("values", fmt.Sprintf("%d values for %d channels", len(fields), len(columns)))
+		}
+		ns, ok := clock.ns(k)
+		switch {
+		case !ok:
+			return nil, fail("time", fmt.Sprintf("sample %d: beyond 292 years", k))
+		case ns <= last:
+			return nil, fail("time", fmt.Sprintf("sample %d at %d ns does not come after the one before, at %d ns", k, ns, last))
+		}
+		last = ns
+		for i, v := range fields {
+			if v != "0" && v != "1" {
+				return nil, fail(names[i], fmt.Sprintf("%s: a comparator's channel is 0 or 1", excerpt(v)))
+			}
+			if columns[i] >= 0 {
+				d.set(columns[i], v == "1")
+			}
+		}
+		if err := d.instant(ns, in.n); err != nil {
+			return nil, err
+		}
+		rows = true
+	}
+	if err := in.err(); err != nil {
+		return nil, err
+	}
+	if !rows {
+		return nil, &ParseError{Format: FormatSigrokCSV, Field: "samples", Reason: "none: no row of values"}
+	}
+	return d.out, nil
+}
+
+// csvStep is the power of 1000 below a second sigrok's CSV time column
+// counts in at rate.
+func csvStep(rate uint64) int {
+	step, unit := 0, uint64(1)
+	for ; unit < rate && step < len(csvUnits)-1; step++ {
+		unit *= 1000
+	}
+	return step
+}
+
+// isCSVNumber reports a field of digits: a time, or a value.
+func isCSVNumber(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
