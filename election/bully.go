@@ -1,5 +1,7 @@
 package election
 
+import "fmt"
+
 // Bully (Garcia-Molina 1982) on a complete graph, after the coordinator
 // crashed: a node that notices sends ELECTION to every node with a larger
 // ID and waits two message delays (the longest round trip); silence means
@@ -23,6 +25,18 @@ var bully = &algorithm{
 	crashes:   true,
 	announces: always,
 	newProc:   func(*net, int) process { return &bullyNode{} },
+	noLeader:  bullyNoLeader,
+}
+
+// bullyNoLeader explains a run without a live leader: the winner crashed
+// afterwards, and as no node watches the coordinator, nobody noticed.
+func bullyNoLeader(n *net) string {
+	for v, p := range n.procs {
+		if state, _ := p.status(); state == Leader && n.crashed[v] {
+			return fmt.Sprintf("the leader %s crashed after winning, and nobody holds an election until a node notices", n.g.Nodes[v])
+		}
+	}
+	return "no node became leader"
 }
 
 const (

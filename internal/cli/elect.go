@@ -11,6 +11,7 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/election"
+	"github.com/fwsim/fwsim/mutex"
 )
 
 const electIntro = `Usage: fwsim elect --algo NAME [--topology FILE | --gen SPEC] [flags]
@@ -39,6 +40,8 @@ type electConfig struct {
 	ids        string
 	initiators string
 	crashed    string
+	// crashes and recoveries are bully's NODE@TIME faults during the run.
+	crashes, recoveries list
 	sync, async,
 	compare, jsonOutput bool
 }
@@ -53,6 +56,7 @@ func runElect(ctx context.Context, e *env, args []string) int {
 		"fwsim elect --algo chang-roberts --gen ring:8 --initiators one --suppress --unit-delays",
 		"fwsim elect --algo bully --gen complete:6 --initiators one --trace",
 		"fwsim elect --algo bully --gen complete:6 --crashed n5,n4 --initiators one",
+		"fwsim elect --algo bully --gen complete:6 --initiators one --crash n4@2.5 --recover n5@12",
 		"fwsim elect --algo anonymous --gen ring:5",
 		"fwsim elect --compare --gen ring:8 --seed 1",
 	)
@@ -76,6 +80,9 @@ func runElect(ctx context.Context, e *env, args []string) int {
 		return fs.usageError(e, "%v", err)
 	}
 	if err := cfg.parseCrashed(); err != nil {
+		return fs.usageError(e, "%v", err)
+	}
+	if err := cfg.parseFaults(); err != nil {
 		return fs.usageError(e, "%v", err)
 	}
 	if err := cfg.readIDs(); err != nil {
@@ -130,6 +137,12 @@ func (c *electConfig) register(fs *flags) {
 		"bully: the crashed nodes, `IDS` separated by commas (the coordinator and any\n"+
 			"others), e.g. --crashed n5,n4 (default: the node with the largest election ID,\n"+
 			"the old coordinator)")
+	fs.Var(&c.crashes, "crash",
+		"bully: `NODE@TIME`: the node crashes at TIME delays, during the election or after it;\n"+
+			"repeat for several, e.g. --crash n4@2.5")
+	fs.Var(&c.recoveries, "recover",
+		"bully: `NODE@TIME`: the crashed node recovers at TIME delays and holds an election;\n"+
+			"repeat for several, e.g. --recover n5@12")
 	fs.BoolVar(&c.sync, "sync", false,
 		"run in synchronous rounds, e.g. --sync (default: the algorithm's own mode)")
 	fs.BoolVar(&c.async, "async", false,
@@ -147,7 +160,7 @@ func (c *electConfig) register(fs *flags) {
 		"list every message: when sent and received, between whom, its type and content,\ne.g. --trace")
 	fs.BoolVar(&c.jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .leader")
-	fs.order("algo", "compare", "topology", "gen", "ids", "initiators", "crashed", "sync", "async", "unit-delays",
+	fs.order("algo", "compare", "topology", "gen", "ids", "initiators", "crashed", "crash", "recover", "sync", "async", "unit-delays",
 		"suppress", "announce", "seed", "trace", "json")
 }
 
@@ -179,6 +192,24 @@ func (c *electConfig) parseCrashed() error {
 			return fmt.Errorf("--crashed %s: want node ids separated by commas", c.crashed)
 		}
 		c.opts.Crashed = append(c.opts.Crashed, name)
+	}
+	return nil
+}
+
+// parseFaults reads --crash and --recover into the options.
+func (c *electConfig) parseFaults() error {
+	for _, f := range []struct {
+		flag  string
+		specs list
+		to    *[]election.NodeEvent
+	}{{"--crash", c.crashes, &c.opts.Crashes}, {"--recover", c.recoveries, &c.opts.Recoveries}} {
+		events, err := labNodeTimes(f.flag, f.specs)
+		if err != nil {
+			return err
+		}
+		for _, e := range events {
+			*f.to = append(*f.to, election.NodeEvent{Node: e.Node, At: e.At})
+		}
 	}
 	return nil
 }
@@ -277,6 +308,12 @@ func writeElectText(w io.Writer, source string, res *election.Result) {
 	if len(res.Crashed) > 0 {
 		fmt.Fprintf(w, "crashed: %s\n", strings.Join(res.Crashed, ", "))
 	}
+	if len(res.Crashes) > 0 {
+		fmt.Fprintf(w, "crashes: %s\n", nodeTimes(res.Crashes, ", "))
+	}
+	if len(res.Recoveries) > 0 {
+		fmt.Fprintf(w, "recoveries: %s\n", nodeTimes(res.Recoveries, ", "))
+	}
 	fmt.Fprintln(w)
 	if res.Leader != "" {
 		fmt.Fprintf(w, "leader: %s", res.Leader)
@@ -318,6 +355,15 @@ func writeElectText(w io.Writer, source string, res *election.Result) {
 	}
 }
 
+// nodeTimes lists crashes or recoveries as NODE at TIME, separated by sep.
+func nodeTimes(events []election.NodeEvent, sep string) string {
+	parts := make([]string, len(events))
+	for i, e := range events {
+		parts[i] = e.Node + " at " + mutex.Format(e.At)
+	}
+	return strings.Join(parts, sep)
+}
+
 func orDash(s string) string {
 	if s == "" {
 		return "-"
@@ -329,26 +375,43 @@ func orDash(s string) string {
 // of the struct fields; names are stable.
 type electJSON struct {
 	versionJSON
-	Algo       string           `json:"algo"`            // the algorithm, as --algo names it
-	Mode       string           `json:"mode"`            // async, sync or timed (1394, on the PHY's ns)
-	Topology   string           `json:"topology"`        // the file, "gen SPEC" or "default"
-	Seed       uint64           `json:"seed"`            // the seed of the delays, random IDs and directions
-	IDs        string           `json:"ids"`             // ascending, descending, random, explicit or none
-	Delays     *string          `json:"delays"`          // random or unit; null unless the mode is async
-	Suppress   bool             `json:"suppress"`        // --suppress: chang-roberts sends no ID of its own once woken by a larger one
-	Announce   bool             `json:"announce"`        // --announce: the optional leader announcement was added
-	Initiators []string         `json:"initiators"`      // [] for every node
-	Crashed    []string         `json:"crashed"`         // the crashed nodes (bully)
-	Leader     *string          `json:"leader"`          // null when none was elected
-	LeaderID   *int64           `json:"leader_id"`       // null when there is no leader or no IDs
-	NoLeader   *string          `json:"no_leader"`       // why there is none; null when there is one
-	Announced  bool             `json:"announced"`       // every node learns the leader
-	Messages   electCountJSON   `json:"messages"`        // every message sent, lost ones included
-	Time       float64          `json:"time"`            // the last delivery or decision, in time_unit
-	TimeUnit   string           `json:"time_unit"`       // delays, rounds or ns
-	Rounds     *int             `json:"rounds"`          // null unless the mode is sync
-	Nodes      []electNodeJSON  `json:"nodes"`           // every node, in topology order
-	Trace      []electTraceJSON `json:"trace,omitempty"` // with --trace only
+	Algo       string           `json:"algo"`                 // the algorithm, as --algo names it
+	Mode       string           `json:"mode"`                 // async, sync or timed (1394, on the PHY's ns)
+	Topology   string           `json:"topology"`             // the file, "gen SPEC" or "default"
+	Seed       uint64           `json:"seed"`                 // the seed of the delays, random IDs and directions
+	IDs        string           `json:"ids"`                  // ascending, descending, random, explicit or none
+	Delays     *string          `json:"delays"`               // random or unit; null unless the mode is async
+	Suppress   bool             `json:"suppress"`             // --suppress: chang-roberts sends no ID of its own once woken by a larger one
+	Announce   bool             `json:"announce"`             // --announce: the optional leader announcement was added
+	Initiators []string         `json:"initiators"`           // [] for every node
+	Crashed    []string         `json:"crashed"`              // the crashed nodes (bully)
+	Crashes    []electEventJSON `json:"crashes,omitempty"`    // bully's crashes during the run (--crash), in time order
+	Recoveries []electEventJSON `json:"recoveries,omitempty"` // bully's recoveries (--recover), in time order
+	Leader     *string          `json:"leader"`               // null when none was elected
+	LeaderID   *int64           `json:"leader_id"`            // null when there is no leader or no IDs
+	NoLeader   *string          `json:"no_leader"`            // why there is none; null when there is one
+	Announced  bool             `json:"announced"`            // every node learns the leader
+	Messages   electCountJSON   `json:"messages"`             // every message sent, lost ones included
+	Time       float64          `json:"time"`                 // the last delivery or decision, in time_unit
+	TimeUnit   string           `json:"time_unit"`            // delays, rounds or ns
+	Rounds     *int             `json:"rounds"`               // null unless the mode is sync
+	Nodes      []electNodeJSON  `json:"nodes"`                // every node, in topology order
+	Trace      []electTraceJSON `json:"trace,omitempty"`      // with --trace only
+}
+
+// electEventJSON is a crash or a recovery during the run.
+type electEventJSON struct {
+	Node string  `json:"node"` // the node
+	At   float64 `json:"at"`   // when, in delays
+}
+
+// eventsJSON is the JSON of crashes or recoveries.
+func eventsJSON(events []election.NodeEvent) []electEventJSON {
+	var out []electEventJSON
+	for _, e := range events {
+		out = append(out, electEventJSON{Node: e.Node, At: float64(e.At) / election.TicksPerDelay})
+	}
+	return out
 }
 
 // electCountJSON counts an election's messages.
@@ -381,6 +444,7 @@ func newElectJSON(source string, res *election.Result) electJSON {
 		Algo:        res.Algo, Mode: res.Mode.String(), Topology: source, Seed: res.Seed, IDs: res.IDOrder,
 		Suppress: res.Suppress, Announce: res.Announce,
 		Initiators: nonNil(res.Initiators), Crashed: nonNil(res.Crashed),
+		Crashes: eventsJSON(res.Crashes), Recoveries: eventsJSON(res.Recoveries),
 		Leader: nullIfEmpty(res.Leader), NoLeader: nullIfEmpty(res.NoLeader), Announced: res.Announced,
 		Time: res.Time, TimeUnit: res.TimeUnit, Nodes: []electNodeJSON{},
 	}
@@ -431,7 +495,7 @@ func (c *electConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source s
 		o := c.opts
 		o.Algo = a.Name
 		if !a.Crashes {
-			o.Crashed = nil // --crashed is bully's
+			o.Crashed, o.Crashes, o.Recoveries = nil, nil, nil // --crashed, --crash and --recover are bully's
 		}
 		res, err := election.Run(topo, o)
 		switch {
@@ -459,6 +523,12 @@ func (c *electConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source s
 	opts := optionNames(c.opts.Suppress, c.opts.Announce)
 	if c.opts.Crashed != nil {
 		opts += ", crashed " + strings.Join(c.opts.Crashed, " ")
+	}
+	if c.crashes != nil {
+		opts += ", crash " + strings.Join(c.crashes, " ")
+	}
+	if c.recoveries != nil {
+		opts += ", recover " + strings.Join(c.recoveries, " ")
 	}
 	if opts != "" { // a line of its own: the header is long already
 		fmt.Fprintf(e.stdout, "options: %s\n", opts[len(", "):])
@@ -515,15 +585,17 @@ func compareLeader(res *election.Result) string {
 // compareJSON is the --json output of elect --compare.
 type compareJSON struct {
 	versionJSON
-	Topology   string           `json:"topology"`   // the file, "gen SPEC" or "default"
-	Seed       uint64           `json:"seed"`       // the seed of every algorithm's run
-	IDs        string           `json:"ids"`        // ascending, descending, random, or "from FILE" for --ids FILE
-	Delays     string           `json:"delays"`     // random or unit, for the asynchronous runs
-	Initiators *string          `json:"initiators"` // --initiators; null: each algorithm's own
-	Suppress   bool             `json:"suppress"`   // --suppress was given
-	Announce   bool             `json:"announce"`   // --announce was given
-	Crashed    []string         `json:"crashed"`    // bully's; [] for its default
-	Results    []compareRowJSON `json:"results"`    // one per algorithm
+	Topology   string           `json:"topology"`             // the file, "gen SPEC" or "default"
+	Seed       uint64           `json:"seed"`                 // the seed of every algorithm's run
+	IDs        string           `json:"ids"`                  // ascending, descending, random, or "from FILE" for --ids FILE
+	Delays     string           `json:"delays"`               // random or unit, for the asynchronous runs
+	Initiators *string          `json:"initiators"`           // --initiators; null: each algorithm's own
+	Suppress   bool             `json:"suppress"`             // --suppress was given
+	Announce   bool             `json:"announce"`             // --announce was given
+	Crashed    []string         `json:"crashed"`              // bully's; [] for its default
+	Crashes    []electEventJSON `json:"crashes,omitempty"`    // bully's crashes during the run (--crash), as given
+	Recoveries []electEventJSON `json:"recoveries,omitempty"` // bully's recoveries (--recover), as given
+	Results    []compareRowJSON `json:"results"`              // one per algorithm
 }
 
 // compareRowJSON is one algorithm's election; every field but algo,
@@ -543,7 +615,8 @@ type compareRowJSON struct {
 func (c *electConfig) compareJSON(source string, rows []compareRow) compareJSON {
 	out := compareJSON{versionJSON: newVersionJSON(), Topology: source, Seed: c.opts.Seed, IDs: c.idsName(), Delays: delayName(c.opts.UnitDelays),
 		Initiators: nullIfEmpty(c.initiators), Suppress: c.opts.Suppress, Announce: c.opts.Announce,
-		Crashed: nonNil(c.opts.Crashed), Results: []compareRowJSON{}}
+		Crashed: nonNil(c.opts.Crashed), Crashes: eventsJSON(c.opts.Crashes), Recoveries: eventsJSON(c.opts.Recoveries),
+		Results: []compareRowJSON{}}
 	for _, r := range rows {
 		rj := compareRowJSON{Algo: r.algo, Applicable: r.res != nil, Reason: nullIfEmpty(r.reason)}
 		if res := r.res; res != nil {

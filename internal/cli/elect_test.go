@@ -19,6 +19,8 @@ var electGoldens = []goldenCase{
 	{name: "chang-roberts-ring8-descending", args: []string{"elect", "--algo", "chang-roberts", "--gen", "ring:8", "--ids", "descending"}},
 	{name: "bully-complete5-trace", args: []string{"elect", "--algo", "bully", "--gen", "complete:5", "--initiators", "one", "--unit-delays", "--trace"}},
 	{name: "bully-complete6-crashed", args: []string{"elect", "--algo", "bully", "--gen", "complete:6", "--crashed", "n5,n4", "--initiators", "one", "--unit-delays"}},
+	{name: "bully-complete6-faults", args: []string{"elect", "--algo", "bully", "--gen", "complete:6", "--initiators", "one", "--unit-delays",
+		"--crash", "n4@2.5", "--recover", "n5@12"}},
 	{name: "sync-ring-ids-file", args: []string{"elect", "--algo", "sync-ring", "--gen", "ring:4", "--ids", "testdata/elect/ids-ring4.txt"}},
 	{name: "anonymous-ring5", args: []string{"elect", "--algo", "anonymous", "--gen", "ring:5"}},
 	{name: "1394-tree6", args: []string{"elect", "--algo", "1394", "--gen", "tree:6:2", "--seed", "3"}},
@@ -173,6 +175,20 @@ func TestElectErrors(t *testing.T) {
 			"fwsim elect: bad election options: every node has crashed; nobody is left to elect"},
 		{"crashed without bully", []string{"elect", "--algo", "lelann", "--gen", "ring:5", "--crashed", "n4"},
 			"fwsim elect: bad election options: lelann has no crashed nodes"},
+		{"bad crash", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--crash", "n3"},
+			"fwsim elect: --crash n3: want NODE@TIME, e.g. n3@2.5 (see 'fwsim help elect')"},
+		{"bad recovery time", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--recover", "n4@soon"},
+			`fwsim elect: --recover n4@soon: time "soon": want a number of delays from 0, to three decimals, e.g. 2.5 (see 'fwsim help elect')`},
+		{"recovery of a live node", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--recover", "n2@3"},
+			"fwsim elect: bad election options: n2 recovers at 3 delays but is up then"},
+		{"crash of a crashed node", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--crash", "n4@1"},
+			"fwsim elect: bad election options: n4 crashes at 1 delays but is down then"},
+		{"crash of no node", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--crash", "n7@1"},
+			`fwsim elect: bad election options: crash of "n7": not a node of the bus`},
+		{"crash without bully", []string{"elect", "--algo", "lelann", "--gen", "ring:5", "--crash", "n4@1"},
+			"fwsim elect: bad election options: lelann has no crashes or recoveries"},
+		{"crash in sync mode", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--sync", "--crash", "n3@1"},
+			"fwsim elect: bad election options: bully's crashes and recoveries are timed in message delays: not in sync mode"},
 		{"1394 forced async", []string{"elect", "--algo", "1394", "--gen", "tree:5", "--async"},
 			"fwsim elect: unsupported mode: 1394 has no async form (it is timed only)"},
 		{"bad gen", []string{"elect", "--algo", "lelann", "--gen", "ring:1"},
@@ -210,7 +226,7 @@ func TestElectCompareListsEveryAlgorithm(t *testing.T) {
 }
 
 // electFlags are every flag of "fwsim elect", which help must explain.
-var electFlags = []string{"algo", "compare", "topology", "gen", "ids", "initiators", "crashed", "sync", "async",
+var electFlags = []string{"algo", "compare", "topology", "gen", "ids", "initiators", "crashed", "crash", "recover", "sync", "async",
 	"unit-delays", "suppress", "announce", "seed", "trace", "json"}
 
 func TestElectHelp(t *testing.T) {
@@ -264,6 +280,32 @@ func TestElectCrashed(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[string]string{"bully": "n3", "floodmax": "n5", "dfs-token": "n5", "adoption": "n5"}, leaders)
+}
+
+// --crash and --recover set bully's faults during the run; the JSON lists
+// them in time order, and a leader that crashes after winning leaves none
+// (exit 1).
+func TestElectCrashAndRecover(t *testing.T) {
+	out := jsonOutput[electJSON](t, exitOK, "elect", "--algo", "bully", "--gen", "complete:6", "--initiators", "one", "--unit-delays",
+		"--recover", "n5@12", "--crash", "n4@2.5", "--crash", "n0@20")
+	assert.Equal(t, []electEventJSON{{Node: "n4", At: 2.5}, {Node: "n0", At: 20}}, out.Crashes)
+	assert.Equal(t, []electEventJSON{{Node: "n5", At: 12}}, out.Recoveries)
+	require.NotNil(t, out.Leader)
+	assert.Equal(t, "n5", *out.Leader, "the recovered coordinator bullies")
+
+	code, stdout, stderr := runCLI(t, "elect", "--algo", "bully", "--gen", "complete:6", "--crash", "n4@5")
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, stdout, "leader: none (the leader n4 crashed after winning")
+	assert.Equal(t, "fwsim elect: bully elected no leader: the leader n4 crashed after winning, and nobody holds an election until a node notices\n", stderr)
+
+	cmp := jsonOutput[compareJSON](t, exitOK, "elect", "--compare", "--gen", "complete:6", "--crash", "n4@2.5", "--unit-delays")
+	assert.Equal(t, []electEventJSON{{Node: "n4", At: 2.5}}, cmp.Crashes)
+	for _, r := range cmp.Results {
+		if r.Algo == "bully" {
+			require.NotNil(t, r.Leader)
+			assert.Equal(t, "n3", *r.Leader, "n4 crashed before announcing")
+		}
+	}
 }
 
 // docCommands returns the commands of the "$ fwsim" blocks of the doc at

@@ -28,7 +28,7 @@ var fuzzedCommands = []struct {
 	{"report", func(dir string) []string { return []string{"report", "--quiet", "--out", filepath.Join(dir, "report")} },
 		[]string{"param", "runs", "deadline", "gen"}},
 	{"elect", func(string) []string { return []string{"elect", "--algo", "echo"} },
-		[]string{"algo", "gen", "ids", "initiators", "crashed", "seed"}},
+		[]string{"algo", "gen", "ids", "initiators", "crashed", "crash", "recover", "seed"}},
 	{"mutex", func(string) []string { return []string{"mutex", "--algo", "token-ring", "--gen", "ring:3"} },
 		[]string{"algo", "gen", "requests", "cs-time", "think", "seed", "crash", "lose-token-at", "notify", "request-reply"}},
 	{"multicast", func(string) []string {

@@ -115,12 +115,16 @@ func labUsage(compare bool, algo string, trace bool, source topologyFlags) strin
 }
 
 // labCrashes reads the --crash NODE@TIME values of mutex and multicast.
-func labCrashes(specs list) ([]mutex.Crash, error) {
+func labCrashes(specs list) ([]mutex.Crash, error) { return labNodeTimes("--crash", specs) }
+
+// labNodeTimes reads the NODE@TIME values of flag: crashes, or elect's
+// recoveries.
+func labNodeTimes(flag string, specs list) ([]mutex.Crash, error) {
 	var crashes []mutex.Crash
 	for _, s := range specs {
 		c, err := mutex.ParseCrash(s)
 		if err != nil {
-			return nil, fmt.Errorf("--crash %s: %v", s, err)
+			return nil, fmt.Errorf("%s %s: %v", flag, s, err)
 		}
 		crashes = append(crashes, c)
 	}
