@@ -41,10 +41,7 @@ func (c *crNode) start(n *net, v int) {
 
 func (c *crNode) receive(n *net, v, port int, m msg) {
 	if m.typ == crLeader {
-		if m.value != n.ids[v] {
-			c.follow(int(m.aux))
-			n.send(v, 1-port, m)
-		}
+		c.relayLeader(n, v, 1-port, m)
 		return
 	}
 	if !c.started {
@@ -86,4 +83,50 @@ var changRobertsBidi = &algorithm{
 		}
 		return &crNode{out: out}
 	},
+}
+
+// The variant of the Greek notes: only initiators stand and the smallest ID
+// wins. An initiator remembers the smallest ID it has seen, its own
+// included, and forwards only a smaller one; a node that did not initiate
+// forwards every ID and never stands. The initiator whose ID comes back
+// wins and always announces with LEADER once around, which the notes'
+// figures count: N+M−1+N messages at best, 2N for one initiator.
+var changRobertsMin = &algorithm{
+	name:      "chang-roberts-min",
+	summary:   "unidirectional ring: only initiators stand, the smallest ID wins",
+	needs:     needRing,
+	mode:      Async,
+	types:     changRoberts.types,
+	init:      initAll,
+	announces: always,
+	newProc:   func(*net, int) process { return &crMinNode{} },
+}
+
+type crMinNode struct {
+	base
+	initiator bool
+	min       int64 // the smallest ID an initiator has seen
+}
+
+func (c *crMinNode) start(n *net, v int) {
+	c.initiator, c.min = true, n.ids[v]
+	n.send(v, n.ring.Next[v], msg{typ: crElection, value: n.ids[v]})
+}
+
+func (c *crMinNode) receive(n *net, v, _ int, m msg) {
+	out := n.ring.Next[v]
+	switch {
+	case m.typ == crLeader:
+		c.relayLeader(n, v, out, m)
+	case !c.initiator:
+		c.lose()
+		n.send(v, out, m)
+	case m.value == n.ids[v]:
+		c.lead(v)
+		n.send(v, out, msg{typ: crLeader, value: m.value, aux: int64(v)})
+	case m.value < c.min:
+		c.min = m.value
+		c.lose()
+		n.send(v, out, m)
+	}
 }

@@ -22,8 +22,9 @@
 //
 // # Rings, trees, complete and arbitrary graphs
 //
-// The ring algorithms (chang-roberts, chang-roberts-bidi, lelann,
-// ring-list, sync-ring, anonymous) need a graph that is one cycle;
+// The ring algorithms (chang-roberts, chang-roberts-bidi,
+// chang-roberts-min, lelann, ring-list, sync-ring, anonymous) need a graph
+// that is one cycle;
 // "clockwise" is the direction of the topology's first cable, From to To.
 // Echo, tree-min and 1394 need a tree; bully a complete graph; floodmax,
 // dfs-token and adoption any connected graph. IDs are 1…n ascending or

@@ -68,7 +68,7 @@ func ifAnnounce(o *Options) bool { return o.Announce }
 
 // algorithms is the registry, in the order --compare lists them.
 var algorithms = []*algorithm{
-	changRoberts, changRobertsBidi, leLann, ringList, syncRing, anonymous,
+	changRoberts, changRobertsBidi, changRobertsMin, leLann, ringList, syncRing, anonymous,
 	bully, echo, treeMin, floodMax, dfsToken, adoption, ieee1394,
 }
 

@@ -159,6 +159,41 @@ func TestLeLannNPlusMN(t *testing.T) {
 	}
 }
 
+// The Greek notes' Chang–Roberts: only the M initiators stand and the
+// smallest ID wins; the announcement counts. Best case, IDs descending along
+// the direction (the M initiators come first): each initiator but the last
+// is swallowed by the next, one message each (M−1), the smallest
+// initiator's ID goes round (N) and so does LEADER (N): N+M−1+N, 2N for one
+// initiator. Worst case, ascending: every initiator's ID passes the larger
+// initiators after it and is swallowed only by the smallest, n0, N−j hops
+// for the j-th: the notes' O(MN), here (M−1)N − M(M−1)/2 + 2N with every
+// delay one unit (random delays can only swallow earlier).
+func TestChangRobertsMinInitiators(t *testing.T) {
+	for _, n := range ringSizes {
+		ring := fmt.Sprintf("ring:%d", n)
+		for _, m := range []int{1, 2, n / 2, n} {
+			if m < 1 {
+				continue
+			}
+			best := elect(t, ring, Options{Algo: "chang-roberts-min", IDOrder: Descending, InitiatorCount: m, Seed: uint64(m)})
+			assert.Equal(t, n+m-1+n, best.Messages.Total, "N=%d M=%d", n, m)
+			assert.Equal(t, n, best.Messages.Count("LEADER"), "N=%d M=%d", n, m)
+			assert.Equal(t, int64(n-m+1), best.LeaderID, "N=%d M=%d: the smallest initiator", n, m)
+			worstO := Options{Algo: "chang-roberts-min", InitiatorCount: m, UnitDelays: true}
+			worst := elect(t, ring, worstO)
+			assert.Equal(t, (m-1)*n-m*(m-1)/2+2*n, worst.Messages.Total, "N=%d M=%d", n, m)
+			assert.Equal(t, int64(1), worst.LeaderID)
+			worstO.UnitDelays, worstO.Seed = false, uint64(n)
+			assert.LessOrEqual(t, elect(t, ring, worstO).Messages.Total, worst.Messages.Total, "N=%d M=%d", n, m)
+		}
+		// One initiator anywhere, any IDs: 2N.
+		for seed := range uint64(5) {
+			one := elect(t, ring, Options{Algo: "chang-roberts-min", IDOrder: Random, Initiators: []string{fmt.Sprintf("n%d", int(seed)%n)}, Seed: seed})
+			assert.Equal(t, 2*n, one.Messages.Total, "N=%d seed %d", n, seed)
+		}
+	}
+}
+
 // The ring algorithm with a list, one initiator. Convention: our ELECTION
 // count includes the hop that brings the list back to the initiator (the
 // member test needs it): n ELECTION and n−1 COORDINATOR, 2n−1 in all, where

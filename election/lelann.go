@@ -39,10 +39,7 @@ func (l *leLannNode) receive(n *net, v, port int, m msg) {
 	out := n.ring.Next[v]
 	switch {
 	case m.typ == llLeader:
-		if m.value != own {
-			l.follow(int(m.aux))
-			n.send(v, out, m)
-		}
+		l.relayLeader(n, v, out, m)
 	case m.list[0] == own: // our own list is back
 		if slices.Max(m.list) == own {
 			l.lead(v)

@@ -52,7 +52,7 @@ func expectedLeader(res *Result) int64 {
 	for _, n := range res.Nodes {
 		switch {
 		case n.State == Crashed:
-		case res.Algo == "lelann" || res.Algo == "adoption":
+		case res.Algo == "lelann" || res.Algo == "adoption" || res.Algo == "chang-roberts-min":
 			if slices.Contains(res.Initiators, n.Node) {
 				candidates = append(candidates, n.ID)
 			}
@@ -60,7 +60,7 @@ func expectedLeader(res *Result) int64 {
 			candidates = append(candidates, n.ID)
 		}
 	}
-	if res.Algo == "sync-ring" || res.Algo == "tree-min" {
+	if res.Algo == "sync-ring" || res.Algo == "tree-min" || res.Algo == "chang-roberts-min" {
 		return slices.Min(candidates)
 	}
 	return slices.Max(candidates)

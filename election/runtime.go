@@ -95,6 +95,15 @@ func (b *base) lead(v int) { b.state, b.leader, b.known = Leader, v, true }
 // follow makes the node a follower of leader l.
 func (b *base) follow(l int) { b.state, b.leader, b.known = Follower, l, true }
 
+// relayLeader passes the announcement m of leader m.aux on over out and
+// follows that leader, unless m is back at the leader, where it stops.
+func (b *base) relayLeader(n *net, v, out int, m msg) {
+	if m.value != n.ids[v] {
+		b.follow(int(m.aux))
+		n.send(v, out, m)
+	}
+}
+
 // lose makes the node a follower that does not know the leader yet.
 func (b *base) lose() {
 	if b.state != Leader {

@@ -144,7 +144,7 @@ func TestElectErrors(t *testing.T) {
 		{"zero initiators", []string{"elect", "--algo", "lelann", "--initiators", "0"},
 			"fwsim elect: --initiators 0: want all, one or a number of nodes from 1"},
 		{"unknown algo", []string{"elect", "--algo", "raft", "--gen", "ring:3"},
-			`fwsim elect: unknown election algorithm "raft" (want chang-roberts, chang-roberts-bidi, lelann,`},
+			`fwsim elect: unknown election algorithm "raft" (want chang-roberts, chang-roberts-bidi, chang-roberts-min, lelann,`},
 		{"unsupported topology", []string{"elect", "--algo", "echo", "--gen", "ring:5"},
 			"fwsim elect: unsupported topology: echo needs a tree, got a ring of 5 nodes"},
 		{"unsupported mode", []string{"elect", "--algo", "floodmax", "--gen", "ring:5", "--async"},
@@ -219,7 +219,7 @@ func TestElectCompareListsEveryAlgorithm(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[string]bool{
-		"chang-roberts": true, "chang-roberts-bidi": true, "lelann": true, "ring-list": true,
+		"chang-roberts": true, "chang-roberts-bidi": true, "chang-roberts-min": true, "lelann": true, "ring-list": true,
 		"sync-ring": true, "anonymous": true, "bully": false, "echo": false, "tree-min": false,
 		"floodmax": true, "dfs-token": true, "adoption": true, "1394": false,
 	}, applicable)
