@@ -30,15 +30,26 @@ type FakeDevice struct {
 	// asks for, as when the bus manager forces a root or gap count.
 	ManagerResets int
 
-	// Requests and Resets record the calls, for assertions.
+	// Infos, Requests and Resets record the calls, for assertions.
+	Infos    []FakeInfo
 	Requests []FakeRequest
 	Resets   []uint32
 	Closed   bool
 
 	events [][]byte
+	// resetClosure is the closure of bus reset events, as the last
+	// GET_INFO set it.
+	resetClosure uint64
 	// resetAsked: InitiateBusReset was called; the reset comes once the
 	// events queued before it have been read.
 	resetAsked bool
+}
+
+// FakeInfo is one GetInfo call: the ABI version announced and the closure
+// of bus reset events.
+type FakeInfo struct {
+	Version uint32
+	Closure uint64
 }
 
 // FakeRequest is one SendRequest call.
@@ -53,6 +64,8 @@ func (d *FakeDevice) GetInfo(version uint32, closure uint64, busReset []byte) er
 	if version < 1 {
 		return fmt.Errorf("ABI version %d", version)
 	}
+	d.Infos = append(d.Infos, FakeInfo{version, closure})
+	d.resetClosure = closure
 	copy(busReset, d.busResetEvent(closure))
 	return nil
 }
@@ -87,7 +100,7 @@ func (d *FakeDevice) busReset() {
 	if len(d.Next) > 0 {
 		d.Map, d.Next = d.Next[0], d.Next[1:]
 	}
-	d.events = append(d.events, d.busResetEvent(0))
+	d.events = append(d.events, d.busResetEvent(d.resetClosure))
 }
 
 // Speed implements Device.
