@@ -101,22 +101,39 @@ func bindChannels(f Format, names []string, opts LineOptions, line int) (*lineDe
 	for _, b := range m {
 		if !slices.Contains(names, b.Channel) {
 			return nil, &ParseError{Format: f, Line: line, Field: b.Channel, Reason: fmt.Sprintf(
-				"the channel map gives it %s, and the capture has no such channel (it has %s)", b.Signal(), listNames(names))}
+				"the channel map gives it %s, and the capture has no such channel (it has %s)", channelName(b.Signal()), listNames(names))}
 		}
 	}
 	return newLineDecoder(f, m), nil
 }
 
-// listNames shows a capture's channels in an error, the first few only.
+// listNames shows a capture's channels in an error: the first few, within
+// a line's length.
 func listNames(names []string) string {
 	if len(names) == 0 {
 		return "none"
 	}
-	const most = 8
-	if len(names) > most {
-		return strings.Join(names[:most], ", ") + fmt.Sprintf(" and %d more", len(names)-most)
+	var shown []string
+	size := 0
+	for _, n := range names {
+		if size += len(n); len(shown) == 8 || len(shown) > 0 && size > maxExcerpt {
+			break
+		}
+		shown = append(shown, channelName(n))
 	}
-	return strings.Join(names, ", ")
+	if rest := len(names) - len(shown); rest > 0 {
+		return strings.Join(shown, ", ") + fmt.Sprintf(" and %d more", rest)
+	}
+	return strings.Join(shown, ", ")
+}
+
+// channelName shows a channel's name in an error: as it is when it is
+// plain, quoted otherwise.
+func channelName(s string) string {
+	if plainField(s) {
+		return s
+	}
+	return excerpt(s)
 }
 
 // unescapeNode reverses the %XX escapes fwsim's VCD writes in node names.
@@ -152,7 +169,7 @@ func parseMetaRate(l string, line int, f Format) (uint64, error) {
 	}
 	hz, err := strconv.ParseUint(r, 10, 64)
 	if err != nil || hz == 0 {
-		return 0, &ParseError{Format: f, Line: line, Field: "META samplerate", Reason: fmt.Sprintf("%s: want a rate in Hz", excerpt(r))}
+		return 0, &ParseError{Format: f, Line: line, Field: "samplerate", Reason: fmt.Sprintf("%s: want the rate in Hz", excerpt(r))}
 	}
 	return hz, nil
 }
@@ -450,6 +467,7 @@ func readSigrokCSV(in *lineReader, opts LineOptions) (*LineCapture, error) {
 		sample           uint64 // the next row's sample number without a time column
 		last             = int64(-1)
 		labelsSeen, rows bool
+		fields           []string // the current row's, reused: a capture has millions
 	)
 	for in.next() {
 		line := strings.TrimSpace(in.text)
@@ -482,10 +500,7 @@ func readSigrokCSV(in *lineReader, opts LineOptions) (*LineCapture, error) {
 			}
 			continue
 		}
-		fields := strings.Split(line, ",")
-		for i := range fields {
-			fields[i] = strings.TrimSpace(fields[i])
-		}
+		fields = splitCSV(fields[:0], line)
 		if d == nil {
 			labels := !labelsSeen && !isCSVNumber(fields[0])
 			if labels {
@@ -498,7 +513,7 @@ func readSigrokCSV(in *lineReader, opts LineOptions) (*LineCapture, error) {
 					fields = fields[1:]
 				}
 				if slices.ContainsFunc(fields, func(s string) bool { return s != "logic" }) {
-					names = fields // label=channel: the names themselves
+					names = slices.Clone(fields) // label=channel: the names themselves
 				} else if len(names) != len(fields) {
 					return nil, fail("labels", fmt.Sprintf("%d logic columns and %d channels in the \"; Channels\" line: which column is which channel is unknown", len(fields), len(names)))
 				}
@@ -584,6 +599,19 @@ func csvStep(rate uint64) int {
 		unit *= 1000
 	}
 	return step
+}
+
+// splitCSV appends to dst the comma-separated fields of line, blanks
+// trimmed.
+func splitCSV(dst []string, line string) []string {
+	for {
+		i := strings.IndexByte(line, ',')
+		if i < 0 {
+			return append(dst, strings.TrimSpace(line))
+		}
+		dst = append(dst, strings.TrimSpace(line[:i]))
+		line = line[i+1:]
+	}
 }
 
 // isCSVNumber reports a field of digits: a time, or a value.

@@ -148,30 +148,25 @@ func (m ChannelMap) check() error {
 			return &ParseError{Format: FormatChannelMap, Field: sig, Reason: "mapped twice"}
 		}
 		if other, dup := channels[b.Channel]; dup {
-			return &ParseError{Format: FormatChannelMap, Field: b.Channel, Reason: fmt.Sprintf("records both %s and %s: one channel is one comparator", other, sig)}
+			return &ParseError{Format: FormatChannelMap, Field: b.Channel, Reason: fmt.Sprintf("records both %s and %s: one channel is one comparator", channelName(other), channelName(sig))}
 		}
 		signals[sig], channels[b.Channel] = true, sig
 		ports[b.Port] |= 1 << (2*int(b.Pair) + boolIndex(b.Hi))
 	}
-	if len(m) == 0 {
-		return &ParseError{Format: FormatChannelMap, Field: "channels", Reason: "no channel mapped"}
-	}
 	for _, b := range m {
+		sig := b.Signal()
 		if bits := ports[b.Port]; bits != 0b1111 {
 			for k := range 4 {
 				if bits&(1<<k) == 0 {
 					missing := ChannelBind{Port: b.Port, Pair: Pair(k / 2), Hi: k%2 == 1}
 					return &ParseError{Format: FormatChannelMap, Field: missing.Signal(), Reason: fmt.Sprintf(
-						"not mapped: a port's line state needs both comparators of both pairs (%s is mapped)", sig4(b.Port))}
+						"not mapped, and %s is: a port's line state needs both comparators of both pairs", channelName(sig))}
 				}
 			}
 		}
 	}
 	return nil
 }
-
-// sig4 names the four comparators of a port.
-func sig4(p PortRef) string { return p.String() + ".tpa.hi|lo and " + p.String() + ".tpb.hi|lo" }
 
 // lineDecoder turns comparator samples into line-state timelines: the
 // channel readers set channels as the capture changes them and end each
@@ -228,7 +223,7 @@ func (d *lineDecoder) instant(at int64, line int) error {
 				b := d.binds[4*p+2*pair]
 				return &ParseError{Format: d.format, Line: line, Field: b.Port.String() + "." + b.Pair.String(), Reason: fmt.Sprintf(
 					"driven high (%s) and low (%s) at once at %d ns: window comparators cannot both fire; check the channel map",
-					d.binds[4*p+2*pair+1].Channel, b.Channel, at)}
+					channelName(d.binds[4*p+2*pair+1].Channel), channelName(b.Channel), at)}
 			case hi:
 				sig[pair] = phy.Sig1
 			case lo:

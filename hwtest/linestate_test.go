@@ -21,12 +21,12 @@ import (
 // lineRun is an emulation whose line states the tests capture.
 type lineRun struct {
 	name string
-	topo func(t *testing.T) *bus.Topology
+	topo func(t testing.TB) *bus.Topology
 	opts bus.Options
 }
 
-func generatedTopology(spec string) func(t *testing.T) *bus.Topology {
-	return func(t *testing.T) *bus.Topology {
+func generatedTopology(spec string) func(t testing.TB) *bus.Topology {
+	return func(t testing.TB) *bus.Topology {
 		topo, err := bus.Generate(spec)
 		require.NoError(t, err)
 		return topo
@@ -40,7 +40,7 @@ var lineRuns = []lineRun{
 	{"star5", generatedTopology("star:5"), bus.Options{Seed: 2}},
 	{"tree9", generatedTopology("tree:9"), bus.Options{Seed: 4}},
 	{"ring3", generatedTopology("ring:3"), bus.Options{Seed: 1}}, // a loop: no tree
-	{"hotplug", func(t *testing.T) *bus.Topology {
+	{"hotplug", func(t testing.TB) *bus.Topology {
 		topo, err := bus.LoadTopology("../examples/hotplug.yaml")
 		require.NoError(t, err)
 		return topo
