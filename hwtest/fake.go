@@ -30,11 +30,13 @@ type FakeDevice struct {
 	// asks for, as when the bus manager forces a root or gap count.
 	ManagerResets int
 
-	// Infos, Requests and Resets record the calls, for assertions.
-	Infos    []FakeInfo
-	Requests []FakeRequest
-	Resets   []uint32
-	Closed   bool
+	// Infos, Requests, PhyPackets and Resets record the calls, for
+	// assertions.
+	Infos      []FakeInfo
+	Requests   []FakeRequest
+	PhyPackets []FakePhyPacket
+	Resets     []uint32
+	Closed     bool
 
 	events [][]byte
 	// resetClosure is the closure of bus reset events, as the last
@@ -57,6 +59,12 @@ type FakeRequest struct {
 	Tcode, Length uint32
 	Offset        uint64
 	Generation    uint32
+}
+
+// FakePhyPacket is one SendPhyPacket call.
+type FakePhyPacket struct {
+	Data       [2]uint32
+	Generation uint32
 }
 
 // GetInfo implements Device.
@@ -84,9 +92,15 @@ func (d *FakeDevice) busResetEvent(closure uint64) []byte {
 // response is struct fw_cdev_event_response: closure@0, type@8, rcode@12,
 // length@16, then the payload at 20.
 func response(closure uint64, rcode uint32, payload []byte) []byte {
+	return completion(eventResponse, closure, rcode, payload)
+}
+
+// completion is an event with the layout of struct fw_cdev_event_response,
+// which struct fw_cdev_event_phy_packet shares.
+func completion(typ uint32, closure uint64, rcode uint32, payload []byte) []byte {
 	b := make([]byte, 20+len(payload))
 	binary.NativeEndian.PutUint64(b[0:], closure)
-	binary.NativeEndian.PutUint32(b[8:], eventResponse)
+	binary.NativeEndian.PutUint32(b[8:], typ)
 	binary.NativeEndian.PutUint32(b[12:], rcode)
 	binary.NativeEndian.PutUint32(b[16:], uint32(len(payload)))
 	copy(b[20:], payload)
@@ -131,6 +145,20 @@ func (d *FakeDevice) SendRequest(tcode, length uint32, offset, closure uint64, g
 	}
 	start := offset - topologyMapOffset
 	d.events = append(d.events, response(closure, rcodeComplete, csr[start:start+uint64(length)]))
+	return nil
+}
+
+// SendPhyPacket implements Device: like the kernel it sends the packet only
+// in the current generation, and its event carries the two quadlets. The
+// packet changes nothing on the fake bus: Next says what each reset gives.
+func (d *FakeDevice) SendPhyPacket(closure uint64, data [2]uint32, generation uint32) error {
+	d.PhyPackets = append(d.PhyPackets, FakePhyPacket{data, generation})
+	rcode := uint32(rcodeComplete)
+	if generation != d.Generation {
+		rcode = rcodeGeneration
+	}
+	payload := binary.NativeEndian.AppendUint32(binary.NativeEndian.AppendUint32(nil, data[0]), data[1])
+	d.events = append(d.events, completion(eventPhyPacketSent, closure, rcode, payload))
 	return nil
 }
 

@@ -28,8 +28,8 @@ import (
 // independently of the probe's mirrors.
 //
 // What this covers: the ioctl numbers (size and direction included), every
-// field the probe puts in GET_INFO, SEND_REQUEST and INITIATE_BUS_RESET,
-// GET_SPEED's return value, the open mode, poll(2) and read(2) of events. A
+// field the probe puts in GET_INFO, SEND_REQUEST, INITIATE_BUS_RESET and
+// SEND_PHY_PACKET, GET_SPEED's return value, the open mode, poll(2) and read(2) of events. A
 // FUSE ioctl on a regular file is restricted: the server sees the struct's
 // bytes, not the caller's memory. The bus reset struct that GET_INFO writes
 // through its bus_reset pointer is therefore written into the calling
@@ -83,16 +83,15 @@ const (
 	fuseNonseekable = 1 << 2
 )
 
-// cdevIOC is the ioctl number _IOC(dir, '#', nr, size) of firewire-cdev.h
-// (dir 1 _IOW, 3 _IOWR, 0 _IO).
-func cdevIOC(dir, nr, size uint32) uint32 { return dir<<30 | size<<16 | '#'<<8 | nr }
-
+// The ioctls as firewire-cdev.h declares them (ioc: dir 1 _IOW, 3 _IOWR,
+// 0 _IO), and the ABI version the kernel reports.
 var (
-	fuseGetInfo       = cdevIOC(3, 0x00, 40) // _IOWR, struct fw_cdev_get_info
-	fuseSendRequest   = cdevIOC(1, 0x01, 40) // _IOW, struct fw_cdev_send_request
-	fuseBusReset      = cdevIOC(1, 0x05, 4)  // _IOW, struct fw_cdev_initiate_bus_reset
-	fuseGetSpeed      = cdevIOC(0, 0x11, 0)  // _IO
-	fuseKernelVersion = uint32(6)            // FW_CDEV_KERNEL_VERSION of Linux 6.3 on
+	fuseGetInfo       = uint32(ioc(3, '#', 0x00, 40)) // struct fw_cdev_get_info
+	fuseSendRequest   = uint32(ioc(1, '#', 0x01, 40)) // struct fw_cdev_send_request
+	fuseBusReset      = uint32(ioc(1, '#', 0x05, 4))  // struct fw_cdev_initiate_bus_reset
+	fuseGetSpeed      = uint32(ioc(0, '#', 0x11, 0))
+	fuseSendPhyPacket = uint32(ioc(3, '#', 0x15, 24)) // struct fw_cdev_send_phy_packet
+	fuseKernelVersion = uint32(6)                     // FW_CDEV_KERNEL_VERSION of Linux 6.3 on
 )
 
 // mountCdev mounts a FUSE file system holding one file, fw0, served from
@@ -315,6 +314,11 @@ func (s *cdevFUSE) ioctl(pid uint32, in []byte) ([]byte, syscall.Errno, bool) {
 		err = s.bus.SendRequest(ne.Uint32(arg[0:]), ne.Uint32(arg[4:]), ne.Uint64(arg[8:]), ne.Uint64(arg[16:]), ne.Uint32(arg[32:]))
 	case fuseBusReset:
 		err = s.bus.InitiateBusReset(ne.Uint32(arg[0:]))
+	case fuseSendPhyPacket:
+		// struct fw_cdev_send_phy_packet: closure@0, data[2]@8,
+		// generation@16; copied back unchanged.
+		err = s.bus.SendPhyPacket(ne.Uint64(arg[0:]), [2]uint32{ne.Uint32(arg[8:]), ne.Uint32(arg[12:])}, ne.Uint32(arg[16:]))
+		out = arg
 	case fuseGetSpeed:
 		var speed uint32
 		speed, err = s.bus.Speed()

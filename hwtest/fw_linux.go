@@ -51,6 +51,11 @@ func (f *cdevFile) SendRequest(tcode, length uint32, offset, closure uint64, gen
 	return f.ioctl(iocSendRequest, unsafe.Pointer(&arg))
 }
 
+func (f *cdevFile) SendPhyPacket(closure uint64, data [2]uint32, generation uint32) error {
+	arg := cdevSendPhyPacket{Closure: closure, Data: data, Generation: generation}
+	return f.ioctl(iocSendPhyPacket, unsafe.Pointer(&arg))
+}
+
 func (f *cdevFile) Speed() (uint32, error) {
 	speed, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(f.fd), iocGetSpeed, 0)
 	if errno != 0 {

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/fwsim/fwsim/phy"
 )
 
 // The kernel checks no access mode for the firewire-cdev ioctls: the probe
@@ -74,5 +76,24 @@ func TestProbeResetsThroughTheKernel(t *testing.T) {
 	srv.with(func(bus *FakeDevice) {
 		assert.Equal(t, []uint32{resetShort, resetLong}, bus.Resets)
 		assert.Equal(t, uint32(6), bus.Requests[len(bus.Requests)-1].Generation)
+	})
+}
+
+// A PHY configuration packet goes through SEND_PHY_PACKET as its quadlet
+// and the inverse, in the current generation, before the reset it is for.
+func TestProbeSendsAPhyConfigurationThroughTheKernel(t *testing.T) {
+	bus := labDevice()
+	srv, path := mountCdev(t, bus)
+	p, err := Open(OpenDevice, path)
+	require.NoError(t, err)
+	defer p.Close()
+	p.Timeout = 500 * time.Millisecond
+	c, err := phy.NewPhyConfig(3, true, true, 7)
+	require.NoError(t, err)
+	require.NoError(t, p.SendPhyConfig(c))
+	require.NoError(t, p.Reset(true))
+	srv.with(func(bus *FakeDevice) {
+		assert.Equal(t, []FakePhyPacket{{[2]uint32{0x03c70000, 0xfc38ffff}, 4}}, bus.PhyPackets)
+		assert.Equal(t, []uint32{resetShort}, bus.Resets)
 	})
 }

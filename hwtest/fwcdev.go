@@ -15,13 +15,15 @@ const (
 	iocSendRequest      = 0x40282301 // _IOW('#', 0x01, struct fw_cdev_send_request)
 	iocInitiateBusReset = 0x40042305 // _IOW('#', 0x05, struct fw_cdev_initiate_bus_reset)
 	iocGetSpeed         = 0x00002311 // _IO('#', 0x11): the speed code is the return value
+	iocSendPhyPacket    = 0xc0182315 // _IOWR('#', 0x15, struct fw_cdev_send_phy_packet)
 
 	// cdevABIVersion is the ABI the probe announces in GET_INFO: version 5
 	// still sends the plain response event (version 6 adds timestamps).
 	cdevABIVersion = 5
 
-	eventBusReset = 0x00 // FW_CDEV_EVENT_BUS_RESET
-	eventResponse = 0x01 // FW_CDEV_EVENT_RESPONSE
+	eventBusReset      = 0x00 // FW_CDEV_EVENT_BUS_RESET
+	eventResponse      = 0x01 // FW_CDEV_EVENT_RESPONSE
+	eventPhyPacketSent = 0x07 // FW_CDEV_EVENT_PHY_PACKET_SENT
 
 	resetLong  = 0 // FW_CDEV_LONG_RESET
 	resetShort = 1 // FW_CDEV_SHORT_RESET
@@ -76,6 +78,16 @@ type cdevInitiateBusReset struct {
 	Type uint32
 }
 
+// cdevSendPhyPacket mirrors struct fw_cdev_send_phy_packet (24 bytes on
+// LP64: the closure aligns it to 8). Data is the packet's quadlet and its
+// inverse, in host byte order.
+type cdevSendPhyPacket struct {
+	Closure    uint64
+	Data       [2]uint32
+	Generation uint32
+	_          uint32
+}
+
 // cdevBusReset mirrors struct fw_cdev_event_bus_reset (40 bytes).
 type cdevBusReset struct {
 	Closure     uint64
@@ -90,7 +102,9 @@ type cdevBusReset struct {
 }
 
 // cdevResponse mirrors struct fw_cdev_event_response: its payload starts at
-// Data's offset, 20, although the struct is 24 bytes long (padding).
+// Data's offset, 20, although the struct is 24 bytes long (padding). The
+// event of a PHY packet sent, struct fw_cdev_event_phy_packet, has the same
+// layout.
 type cdevResponse struct {
 	Closure uint64
 	Type    uint32
@@ -117,8 +131,8 @@ type event struct {
 	closure uint64
 	typ     uint32
 	reset   BusInfo // eventBusReset
-	rcode   uint32  // eventResponse
-	data    []byte  // eventResponse payload
+	rcode   uint32  // eventResponse, eventPhyPacketSent
+	data    []byte  // their payload
 }
 
 // Field offsets, from the mirrors: parsing by offset rather than by
@@ -151,14 +165,14 @@ func parseEvent(b []byte) (event, error) {
 			return event{}, fmt.Errorf("bus reset event of %d bytes, want %d", len(b), sizeBusReset)
 		}
 		e.reset = parseBusReset(b)
-	case eventResponse:
+	case eventResponse, eventPhyPacketSent:
 		if uintptr(len(b)) < offData {
-			return event{}, fmt.Errorf("response event of %d bytes, want at least %d", len(b), offData)
+			return event{}, fmt.Errorf("event of type %d of %d bytes, want at least %d", e.typ, len(b), offData)
 		}
 		e.rcode = u32(offRcode)
 		n := uintptr(u32(offLength))
 		if n > uintptr(len(b))-offData {
-			return event{}, fmt.Errorf("response event says %d payload bytes, %d arrived", n, uintptr(len(b))-offData)
+			return event{}, fmt.Errorf("event of type %d says %d payload bytes, %d arrived", e.typ, n, uintptr(len(b))-offData)
 		}
 		e.data = b[offData : offData+n]
 	}

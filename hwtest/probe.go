@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/fwsim/fwsim/phy"
 )
 
 // Device is an open firewire-cdev character device (/dev/fwN): the ioctls
@@ -33,6 +35,10 @@ type Device interface {
 	Speed() (uint32, error)
 	// InitiateBusReset is FW_CDEV_IOC_INITIATE_BUS_RESET (0 long, 1 short).
 	InitiateBusReset(typ uint32) error
+	// SendPhyPacket is FW_CDEV_IOC_SEND_PHY_PACKET: data, a PHY packet's
+	// quadlet and its inverse, sent from the local node in generation; an
+	// event carrying closure follows once the controller has sent it.
+	SendPhyPacket(closure uint64, data [2]uint32, generation uint32) error
 	// ReadEvent reads one event into buf, waiting at most timeout; it
 	// returns ErrNoEvent when none came.
 	ReadEvent(buf []byte, timeout time.Duration) (int, error)
@@ -54,6 +60,8 @@ var (
 	ErrNoDevice = errors.New("no local FireWire node found (is firewire_ohci loaded and a controller present?)")
 	// ErrBusUnstable: the bus kept resetting while the map was read.
 	ErrBusUnstable = errors.New("the bus kept resetting while the topology map was read")
+	// ErrNoSuchPhy: a PHY configuration names a phy_ID the bus lacks.
+	ErrNoSuchPhy = errors.New("no such phy_ID on the bus")
 	// ErrNeedsLinux: the /dev/fw* probe exists only on Linux.
 	ErrNeedsLinux = errors.New("the /dev/fw* probe needs Linux (amd64 or arm64); on other systems record a capture and use decode")
 )
@@ -276,27 +284,71 @@ func (p *Probe) readMap(generation uint32) (words []uint32, stale bool, err erro
 // request sends one read of the map and waits for its response.
 func (p *Probe) request(tcode, length uint32, offset uint64, generation uint32) (data []byte, stale bool, err error) {
 	p.closure++
-	closure := p.closure
-	if err := p.Dev.SendRequest(tcode, length, offset, closure, generation); err != nil {
+	if err := p.Dev.SendRequest(tcode, length, offset, p.closure, generation); err != nil {
 		return nil, false, fmt.Errorf("SEND_REQUEST (read %d bytes of the TOPOLOGY_MAP at %#x): %w", length, offset, err)
 	}
+	e, err := p.await(eventResponse, p.closure)
+	switch {
+	case err != nil:
+		return nil, false, err
+	case e.rcode == rcodeGeneration:
+		return nil, true, nil
+	case e.rcode != rcodeComplete:
+		return nil, false, fmt.Errorf("reading the TOPOLOGY_MAP: response code %#x", e.rcode)
+	case len(e.data) != int(length):
+		return nil, false, fmt.Errorf("reading the TOPOLOGY_MAP: %d bytes, asked for %d", len(e.data), length)
+	}
+	return e.data, false, nil
+}
+
+// await reads events until the one of type typ that carries closure.
+func (p *Probe) await(typ uint32, closure uint64) (event, error) {
 	for {
 		e, err := p.next(p.timeout())
-		if err != nil {
-			return nil, false, err
+		if err != nil || e.typ == typ && e.closure == closure {
+			return e, err
 		}
-		switch {
-		case e.typ != eventResponse || e.closure != closure:
-			continue
-		case e.rcode == rcodeGeneration:
-			return nil, true, nil
-		case e.rcode != rcodeComplete:
-			return nil, false, fmt.Errorf("reading the TOPOLOGY_MAP: response code %#x", e.rcode)
-		case len(e.data) != int(length):
-			return nil, false, fmt.Errorf("reading the TOPOLOGY_MAP: %d bytes, asked for %d", len(e.data), length)
-		}
-		return e.data, false, nil
 	}
+}
+
+// SendPhyConfig sends the PHY configuration packet c (docs/protocol.md
+// §9.1) from the local node and waits until the controller has sent it.
+// The PHYs apply it at the next bus reset, which it does not cause: call
+// Reset next. A root to force must be on the bus: the root has the
+// highest phy_ID. The kernel drops a packet of a generation that a bus
+// reset has ended, and it is sent again in the new one.
+func (p *Probe) SendPhyConfig(c phy.PhyConfig) error {
+	attempts := p.Attempts
+	if attempts <= 0 {
+		attempts = maxProbeAttempts
+	}
+	for range attempts {
+		if err := p.drain(); err != nil {
+			return err
+		}
+		info, err := p.info()
+		if err != nil {
+			return err
+		}
+		if last := PhyID(info.RootNodeID); c.ForceRoot() && c.RootID() > last {
+			return fmt.Errorf("%w: phy %d to force as root, the bus has phy_IDs 0–%d", ErrNoSuchPhy, c.RootID(), last)
+		}
+		p.closure++
+		if err := p.Dev.SendPhyPacket(p.closure, [2]uint32{uint32(c), ^uint32(c)}, info.Generation); err != nil {
+			return fmt.Errorf("SEND_PHY_PACKET (%v): %w", c, err)
+		}
+		e, err := p.await(eventPhyPacketSent, p.closure)
+		switch {
+		case err != nil:
+			return err
+		case e.rcode == rcodeGeneration:
+			continue
+		case e.rcode != rcodeComplete:
+			return fmt.Errorf("sending the PHY configuration packet: response code %#x", e.rcode)
+		}
+		return nil
+	}
+	return fmt.Errorf("the bus kept resetting while the PHY configuration packet was sent (%d attempts)", attempts)
 }
 
 // next reads one event.

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/phy"
 )
 
 // ioc is the generic Linux _IOC encoding (include/uapi/asm-generic/ioctl.h):
@@ -30,6 +32,7 @@ func TestCdevABI(t *testing.T) {
 	assert.Equal(t, ioc(write, '#', 0x01, 40), uintptr(iocSendRequest), "FW_CDEV_IOC_SEND_REQUEST")
 	assert.Equal(t, ioc(write, '#', 0x05, 4), uintptr(iocInitiateBusReset), "FW_CDEV_IOC_INITIATE_BUS_RESET")
 	assert.Equal(t, ioc(0, '#', 0x11, 0), uintptr(iocGetSpeed), "FW_CDEV_IOC_GET_SPEED")
+	assert.Equal(t, ioc(readWrite, '#', 0x15, 24), uintptr(iocSendPhyPacket), "FW_CDEV_IOC_SEND_PHY_PACKET")
 
 	// struct fw_cdev_get_info { u32 version; u32 rom_length; u64 rom;
 	// u64 bus_reset; u64 bus_reset_closure; u32 card; } — 36 bytes, padded to 40.
@@ -46,6 +49,12 @@ func TestCdevABI(t *testing.T) {
 		unsafe.Offsetof(sr.Offset), unsafe.Offsetof(sr.Closure), unsafe.Offsetof(sr.Data), unsafe.Offsetof(sr.Generation)})
 
 	assert.Equal(t, uintptr(4), unsafe.Sizeof(cdevInitiateBusReset{}))
+
+	// struct fw_cdev_send_phy_packet { u64 closure; u32 data[2];
+	// u32 generation; } — 20, padded to 24.
+	var pp cdevSendPhyPacket
+	assert.Equal(t, uintptr(24), unsafe.Sizeof(pp))
+	assert.Equal(t, []uintptr{0, 8, 16}, []uintptr{unsafe.Offsetof(pp.Closure), unsafe.Offsetof(pp.Data), unsafe.Offsetof(pp.Generation)})
 
 	// struct fw_cdev_event_bus_reset { u64 closure; u32 type; u32 node_id;
 	// u32 local_node_id; u32 bm_node_id; u32 irm_node_id; u32 root_node_id;
@@ -397,4 +406,28 @@ func TestProbeRetriesOnRcodeGeneration(t *testing.T) {
 	require.Len(t, dev.Requests, 2)
 	assert.Equal(t, []uint32{3, 4}, []uint32{dev.Requests[0].Generation, dev.Requests[1].Generation},
 		"the kernel answers a request of a past generation with RCODE_GENERATION; the probe asks again")
+}
+
+// A PHY configuration packet goes out as its quadlet and the inverse, in
+// the current generation, and again in the next when a reset ends that
+// one first.
+func TestProbeSendsAPhyConfiguration(t *testing.T) {
+	c, err := phy.NewPhyConfig(2, true, true, 5)
+	require.NoError(t, err)
+	dev := labDevice()
+	require.NoError(t, (&Probe{Dev: dev}).SendPhyConfig(c))
+	assert.Equal(t, []FakePhyPacket{{[2]uint32{0x02c50000, 0xfd3affff}, 4}}, dev.PhyPackets)
+	assert.Empty(t, dev.Resets, "the packet resets nothing")
+
+	dev = labDevice()
+	require.NoError(t, (&Probe{Dev: &staleOnce{FakeDevice: dev}}).SendPhyConfig(c))
+	assert.Equal(t, []FakePhyPacket{{[2]uint32{0x02c50000, 0xfd3affff}, 3}, {[2]uint32{0x02c50000, 0xfd3affff}, 4}}, dev.PhyPackets)
+
+	dev = labDevice()
+	c, err = phy.NewPhyConfig(6, true, false, 0)
+	require.NoError(t, err)
+	err = (&Probe{Dev: dev}).SendPhyConfig(c)
+	assert.ErrorIs(t, err, ErrNoSuchPhy)
+	assert.EqualError(t, err, "no such phy_ID on the bus: phy 6 to force as root, the bus has phy_IDs 0–5")
+	assert.Empty(t, dev.PhyPackets)
 }
