@@ -197,13 +197,20 @@ func TestChangRobertsMinInitiators(t *testing.T) {
 // The ring algorithm with a list, one initiator. Convention: our ELECTION
 // count includes the hop that brings the list back to the initiator (the
 // member test needs it): n ELECTION and n−1 COORDINATOR, 2n−1 in all, where
-// the notes count 2(n−1) (docs/election.md).
+// the notes count 2(n−1) (docs/election.md). With M initiators every list
+// goes round and every initiator announces: M(2n−1).
 func TestRingListOneInitiator(t *testing.T) {
 	for _, n := range ringSizes {
 		res := elect(t, fmt.Sprintf("ring:%d", n), Options{Algo: "ring-list", IDOrder: Random, Seed: 3})
 		assert.Equal(t, n, res.Messages.Count("ELECTION"), "n=%d", n)
 		assert.Equal(t, n-1, res.Messages.Count("COORDINATOR"), "n=%d", n)
 		assert.Equal(t, int64(n), res.LeaderID)
+		for _, m := range []int{2, n} {
+			res := elect(t, fmt.Sprintf("ring:%d", n), Options{Algo: "ring-list", IDOrder: Random, InitiatorCount: m, Seed: uint64(m)})
+			assert.Equal(t, m*n, res.Messages.Count("ELECTION"), "n=%d M=%d", n, m)
+			assert.Equal(t, m*(n-1), res.Messages.Count("COORDINATOR"), "n=%d M=%d", n, m)
+			assert.Equal(t, int64(n), res.LeaderID)
+		}
 	}
 }
 
@@ -326,6 +333,37 @@ func TestDFSTokenCrossesEveryCableTwice(t *testing.T) {
 	}
 }
 
+// The notes stop the depth-first token when it comes back to the initiator
+// over the cable it first left on. That is right when every other node is
+// reachable through that first cable (a ring, the end of a chain), and
+// stops too early when the initiator joins branches that meet only at it:
+// at the centre of a star the token is back after one leaf, with 2 of N
+// nodes visited. Our initiator stops when it has no unused cable left.
+func TestDFSTokenNotesTerminationRule(t *testing.T) {
+	for _, tc := range []struct {
+		spec    string
+		visited int // nodes that have had the token when it first returns over the first cable
+	}{{"star:3", 2}, {"star:6", 2}, {"star:12", 2}, {"ring:7", 7}, {"chain:5", 5}} {
+		topo, err := bus.Generate(tc.spec)
+		require.NoError(t, err)
+		res := elect(t, tc.spec, Options{Algo: "dfs-token", Trace: true})
+		first := res.Trace[0]
+		visited := map[string]bool{first.From: true}
+		for _, m := range res.Trace {
+			if m.Type != "TOKEN" {
+				continue
+			}
+			if m.From == first.To && m.To == first.From {
+				break
+			}
+			visited[m.To] = true
+		}
+		assert.Len(t, visited, tc.visited, tc.spec)
+		assert.Equal(t, 2*len(topo.Cables), res.Messages.Count("TOKEN"), tc.spec, "ours visits every node")
+		assert.Equal(t, int64(len(topo.Nodes)), res.LeaderID, tc.spec)
+	}
+}
+
 // Adoption with a single initiator is the echo algorithm on a graph: two
 // messages on every cable.
 func TestAdoptionSingleWave(t *testing.T) {
@@ -341,16 +379,32 @@ func TestAdoptionSingleWave(t *testing.T) {
 
 // 1394: every cable of the tree ends up with one child-parent handshake,
 // one CHILD_NOTIFY; PARENT_NOTIFY is one per cable unless root contention
-// adds the crossed one and the repeats after back-offs.
+// adds the crossed one and the repeats after back-offs. The wake-up wave
+// is BUS_RESET on both ends of every cable, as every PHY repeats it on all
+// its ports, and the announcement the root's self-ID packet reaching the
+// N−1 others. Back-offs are waits, not messages: the bus result counts
+// them.
 func TestTreeIdentifyHandshakes(t *testing.T) {
 	for _, spec := range []string{"chain:2", "chain:5", "star:4", "tree:20:3", "pair"} {
 		for seed := range uint64(4) {
 			topo, err := bus.Generate(spec)
 			require.NoError(t, err)
-			res := elect(t, spec, Options{Algo: "1394", Seed: seed})
+			o := Options{Algo: "1394", Seed: seed}
+			if seed%2 == 1 {
+				o.Initiators = []string{topo.Nodes[len(topo.Nodes)-1].ID}
+			}
+			res := elect(t, spec, o)
+			bo := bus.Options{Seed: seed, AllowOutOfSpec: true, Initiators: o.Initiators}
+			r, err := bus.Run(topo, bo)
+			require.NoError(t, err)
+			backoffs := 0
+			for _, c := range r.Generations[0].Contention {
+				backoffs += len(c.Backoffs)
+			}
 			cables := len(topo.Cables)
-			backoffs := res.Messages.Count("ROOT_CONTENTION")
+			assert.Equal(t, 2*cables, res.Messages.Count("BUS_RESET"), "%s seed %d", spec, seed)
 			assert.Equal(t, cables, res.Messages.Count("CHILD_NOTIFY"), "%s seed %d", spec, seed)
+			assert.Equal(t, len(topo.Nodes)-1, res.Messages.Count("SELF_ID"), "%s seed %d", spec, seed)
 			// Every cable sees one PARENT_NOTIFY that succeeds; a root
 			// contention adds the crossed one, and each round both nodes
 			// back off and at least one notifies again.

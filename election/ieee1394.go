@@ -13,18 +13,24 @@ import (
 // power-up reset (or a reset from the initiators). It is the tree algorithm
 // from the leaves without IDs: the root is the node that ends up with no
 // parent, and root contention on the last cable is broken by random
-// back-offs. Its messages are line states held on a cable:
+// back-offs. Its messages are what its PHYs send, counted as the other
+// algorithms count theirs, wake-up and announcement included:
 //
-//	PARENT_NOTIFY    a port starts driving PARENT_NOTIFY during tree
-//	                 identify (again after every root-contention back-off)
-//	CHILD_NOTIFY     a port starts driving CHILD_NOTIFY during tree
-//	                 identify: the parent's answer that completes a handshake
-//	ROOT_CONTENTION  a node waits out one root-contention back-off: the
-//	                 signal both ends read when two PARENT_NOTIFYs cross
+//	BUS_RESET      a port starts driving BUS_RESET: the wake-up wave (every
+//	               PHY repeats it on all its ports, so 2 per cable)
+//	PARENT_NOTIFY  a port starts driving PARENT_NOTIFY during tree identify
+//	               (again after every root-contention back-off)
+//	CHILD_NOTIFY   a port starts driving CHILD_NOTIFY during tree identify:
+//	               the parent's answer that completes a handshake
+//	SELF_ID        the root's self-ID packet reaches a node: the
+//	               announcement wave, as the root speaks last in self
+//	               identify and its packet tells every node the root
 //
-// Time is from the end of the bus reset (the last node entering tree
-// identify) to the last node leaving it, in ns. Self identify then tells
-// every node the root, so the outcome is announced.
+// A root-contention back-off is a wait, not a message, and the other
+// nodes' self-ID packets build the topology map, which no other algorithm
+// does: neither is counted. Time is from the end of the bus reset (the last
+// node entering tree identify) to the last node leaving it, in ns: the
+// reset lasts a fixed timer, not a propagation, that would drown the rest.
 var ieee1394 = &algorithm{
 	name:      "1394",
 	summary:   "tree: IEEE 1394 tree identify on the PHY model, no IDs",
@@ -39,43 +45,53 @@ var ieee1394 = &algorithm{
 }
 
 // treeIDTypes are 1394's message types, indexed by the constants below.
-var treeIDTypes = []string{"PARENT_NOTIFY", "CHILD_NOTIFY", "ROOT_CONTENTION"}
+var treeIDTypes = []string{"BUS_RESET", "PARENT_NOTIFY", "CHILD_NOTIFY", "SELF_ID"}
 
 const (
-	tiParentNotify = iota
+	tiBusReset = iota
+	tiParentNotify
 	tiChildNotify
-	tiContention
+	tiSelfID
 )
 
+// tiMessage is one message of a 1394 run, before the run tells which
+// generation and which root it belongs to.
+type tiMessage struct {
+	typ    int
+	at     int64
+	packet phy.SelfID // SELF_ID: the packet
+	entry  TraceEntry
+}
+
 func run1394(t *bus.Topology, g *Graph, o *Options, res *Result) error {
-	counts := make([]int, len(treeIDTypes))
 	state := map[string]phy.State{}
-	var trace []TraceEntry
+	var sent []tiMessage
 	observer := func(e bus.TraceEvent) {
-		switch e.Kind {
-		case bus.TraceState:
+		m := tiMessage{typ: -1, at: e.TimeNs}
+		switch {
+		case e.Kind == bus.TraceState:
 			state[e.Node] = e.ToState
-		case bus.TraceTransmit:
-			s := state[e.Node]
-			if s < phy.T0TreeIDStart || s > phy.T3RootContention {
-				return
-			}
-			typ := -1
+		case e.Kind == bus.TraceTransmit && e.ToLine == phy.TxBusReset:
+			m.typ = tiBusReset
+		case e.Kind == bus.TraceTransmit && state[e.Node] >= phy.T0TreeIDStart && state[e.Node] <= phy.T3RootContention:
 			switch e.ToLine {
 			case phy.TxParentNotify:
-				typ = tiParentNotify
+				m.typ = tiParentNotify
 			case phy.TxChildNotify:
-				typ = tiChildNotify
+				m.typ = tiChildNotify
 			}
-			if typ < 0 {
-				return
-			}
-			counts[typ]++
-			if o.Trace {
-				trace = append(trace, TraceEntry{Sent: float64(e.TimeNs), Arrived: float64(e.TimeNs), From: e.Node,
-					To: peerOf(g, e.Node, e.Port), Type: treeIDTypes[typ], Payload: "port " + fmt.Sprint(e.Port)})
-			}
+		case e.Kind == bus.TracePacket && e.Port >= 0:
+			m.typ, m.packet = tiSelfID, e.Packet
 		}
+		if m.typ < 0 {
+			return
+		}
+		m.entry = TraceEntry{Sent: float64(e.TimeNs), Arrived: float64(e.TimeNs), From: e.Node,
+			To: peerOf(g, e.Node, e.Port), Type: treeIDTypes[m.typ], Payload: "port " + fmt.Sprint(e.Port)}
+		if m.typ == tiSelfID { // the packet arrived: the sender is at the far end
+			m.entry.From, m.entry.To, m.entry.Payload = m.entry.To, e.Node, fmt.Sprintf("%08x", uint32(e.Packet))
+		}
+		sent = append(sent, m)
 	}
 	bo := bus.Options{Seed: o.Seed, AllowOutOfSpec: true, Observer: observer}
 	if len(res.Initiators) < len(g.Nodes) {
@@ -88,8 +104,26 @@ func run1394(t *bus.Topology, g *Graph, o *Options, res *Result) error {
 		return err
 	}
 	gen := r.Generations[0]
-	for _, c := range gen.Contention {
-		counts[tiContention] += len(c.Backoffs)
+	root := map[string]bool{}
+	rootID := -1
+	for _, nr := range gen.Nodes {
+		root[nr.ID] = nr.Root
+		if nr.Root {
+			rootID = nr.PhyID
+		}
+	}
+	counts := make([]int, len(treeIDTypes))
+	var trace []TraceEntry
+	for _, m := range sent {
+		// Only the first generation's own messages, and of self identify
+		// only the root's first packet.
+		if m.at > gen.EndNs || m.typ == tiSelfID && (m.packet.IsExtended() || m.packet.PhyID() != rootID) {
+			continue
+		}
+		counts[m.typ]++
+		if o.Trace {
+			trace = append(trace, m.entry)
+		}
 	}
 	res.Messages = countMessages(treeIDTypes, counts)
 	res.TimeUnit, res.Trace, res.Announced = "ns", trace, true
@@ -99,10 +133,6 @@ func run1394(t *bus.Topology, g *Graph, o *Options, res *Result) error {
 	res.Leader = gen.Root
 	if gen.Outcome != bus.OutcomeOK {
 		res.NoLeader = fmt.Sprintf("tree identify ended %s: %s", gen.Outcome, strings.Join(gen.Problems, "; "))
-	}
-	root := map[string]bool{}
-	for _, nr := range gen.Nodes {
-		root[nr.ID] = nr.Root
 	}
 	for _, name := range g.Nodes {
 		nr := NodeResult{Node: name, State: Follower, Leader: gen.Root}

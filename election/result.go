@@ -100,8 +100,9 @@ func (m Messages) Count(typ string) int {
 
 // TraceEntry is one message: when it was sent and when it arrived (in the
 // Result's time unit), between which nodes, its type and its content. For
-// 1394 a message is a line state a port starts to drive: Sent and Arrived
-// are both that time, and Payload names the port.
+// 1394 a message is a line state a port starts to drive, Payload naming the
+// port, or the root's self-ID packet reaching a node, Payload the packet in
+// hex; Sent and Arrived are both that time.
 type TraceEntry struct {
 	Sent, Arrived float64
 	// Lost is set for a message to a crashed node; Arrived is then 0.

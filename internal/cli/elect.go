@@ -435,7 +435,7 @@ type electTraceJSON struct {
 	From    string   `json:"from"`    // the sender
 	To      string   `json:"to"`      // the receiver
 	Type    string   `json:"type"`    // the message type, e.g. ELECTION
-	Payload string   `json:"payload"` // its content; for 1394 the port that drives it
+	Payload string   `json:"payload"` // its content; for 1394 the port that drives it, or the self-ID packet in hex
 }
 
 func newElectJSON(source string, res *election.Result) electJSON {
