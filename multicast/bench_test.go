@@ -37,3 +37,10 @@ func BenchmarkNack63(b *testing.B) {
 func BenchmarkSRM63(b *testing.B) {
 	benchMulticast(b, "ring:63", Options{Algo: "srm", Messages: 100, Loss: 0.1, Seed: 1, Stop: true})
 }
+
+// vsync on 63 nodes, 100 messages, a tenth lost, a member crashing and one
+// joining: the heartbeats among 63 members dominate.
+func BenchmarkVsync63(b *testing.B) {
+	benchMulticast(b, "ring:63", Options{Algo: "vsync", Messages: 100, Loss: 0.1, Seed: 1,
+		Crashes: []Crash{{Node: "n5", At: 20 * Delay}}, Joins: []Event{{Node: "n9", At: 50 * Delay}}})
+}

@@ -26,10 +26,21 @@
 //     suppression); any node that holds the message repairs it, after a
 //     back-off, unless another's repair comes first (repair suppression).
 //     The run counts the NACKs and repairs suppression spared.
+//   - vsync: virtual synchrony. The group has numbered views; within one,
+//     the stream goes as in ack. A failure detector (heartbeats among the
+//     members, a timeout), a join or a leave makes the coordinator, the
+//     oldest member, change the view by a flush: every survivor freezes
+//     and reports its prefix, the coordinator gathers the longest (the
+//     cut) and forwards it to whoever lacks part of it, then installs the
+//     next view. A view change is a barrier: every message is delivered in
+//     the view it was sent in, by every member that survives the view or
+//     by none.
 //
 // Every run checks its guarantees: that every member delivered a prefix of
 // the stream, in order and once each, and that every member alive at the
-// end delivered the whole stream when the sender stayed alive.
+// end delivered the whole stream when the sender stayed alive; vsync
+// checks instead that the members agreed on the views, and delivered, per
+// view, the same messages, in the view they were sent in.
 //
 // Sources: Tanenbaum & van Steen, Distributed Systems, the section on
 // reliable multicasting (positive and negative feedback, and the scaling
@@ -37,5 +48,6 @@
 // "A Reliable Multicast Framework for Light-weight Sessions and
 // Application Level Framing", IEEE/ACM Transactions on Networking, 1997,
 // for SRM and for why a receiver must learn the last sequence number to
-// detect a loss at the tail.
+// detect a loss at the tail; Birman and Joseph, "Exploiting Virtual
+// Synchrony in Distributed Systems", SOSP 1987, for the flush.
 package multicast

@@ -50,3 +50,63 @@ func TestDocLossTable(t *testing.T) {
 		}
 	}
 }
+
+// The cost of a view change in docs/multicast.md, by counting: without
+// loss, after the stream, on n nodes all in the group but a joiner, a
+// change flushes the survivors (FLUSH and FLUSH_OK from every one but the
+// coordinator) and installs the view (VIEW and VIEW_OK to the same and the
+// joiner), and a request is sent for two round trips; every other message
+// is a heartbeat.
+func TestDocViewChangeTable(t *testing.T) {
+	b, err := os.ReadFile("../docs/multicast.md")
+	require.NoError(t, err)
+	for _, row := range []string{
+		"| a node joins | n−2 | n−2 | n−1 | n−1 | JOIN: 2(n−1) |",
+		"| a member leaves | n−1 | n−1 | n−1 | n−1 | LEAVE: 2 |",
+		"| a member crashes | n−2 | n−2 | n−2 | n−2 | |",
+		"| the coordinator crashes | n−2 | n−2 | n−2 | n−2 | |",
+	} {
+		assert.True(t, strings.Contains(string(b), row), "docs/multicast.md has no row %q", row)
+	}
+	for _, n := range []int{3, 6, 12} {
+		last := fmt.Sprintf("n%d", n-1)
+		for seed := range uint64(4) {
+			for _, c := range []struct {
+				o                  Options
+				flush, view, joins int
+				leaves             int
+			}{
+				{Options{Joins: []Event{{Node: last, At: 10 * Delay}}}, n - 2, n - 1, 2 * (n - 1), 0},
+				{Options{Leaves: []Event{{Node: last, At: 10 * Delay}}}, n - 1, n - 1, 0, 2},
+				{Options{Crashes: []Crash{{Node: last, At: 10 * Delay}}}, n - 2, n - 2, 0, 0},
+				{Options{Crashes: []Crash{{Node: "n0", At: 10 * Delay}}}, n - 2, n - 2, 0, 0},
+			} {
+				o := c.o
+				o.Algo, o.Messages, o.Seed = "vsync", 3, seed
+				res := run(t, fmt.Sprintf("ring:%d", n), o)
+				name := fmt.Sprintf("n %d seed %d %+v", n, seed, c.o)
+				require.False(t, res.Violated(), name)
+				require.Len(t, res.Views, 2, name)
+				assert.Equal(t, c.flush, res.Sent.Count("FLUSH"), name)
+				assert.Equal(t, c.flush, res.Sent.Count("FLUSH_OK"), name)
+				assert.Equal(t, c.view, res.Sent.Count("VIEW"), name)
+				assert.Equal(t, c.view, res.Sent.Count("VIEW_OK"), name)
+				assert.Equal(t, c.joins, res.Sent.Count("JOIN"), name)
+				assert.Equal(t, c.leaves, res.Sent.Count("LEAVE"), name)
+				assert.Zero(t, res.Sent.Count("FORWARD")+res.Sent.Count("RETRANS"), name)
+			}
+		}
+	}
+}
+
+// The failure detector's cost in docs/multicast.md is what the run gives.
+func TestDocHeartbeatCost(t *testing.T) {
+	b, err := os.ReadFile("../docs/multicast.md")
+	require.NoError(t, err)
+	doc := strings.Join(strings.Fields(string(b)), " ")
+	vsync := run(t, "ring:8", Options{Algo: "vsync", Messages: 50, Loss: 0.2, Seed: 1})
+	ack := run(t, "ring:8", Options{Algo: "ack", Messages: 50, Loss: 0.2, Seed: 1})
+	require.Len(t, vsync.Views, 1)
+	assert.Contains(t, doc, fmt.Sprintf("sends %d heartbeats of %d messages, where ack sends %d;",
+		vsync.Sent.Count("HEARTBEAT"), vsync.Sent.Total, ack.Sent.Total))
+}

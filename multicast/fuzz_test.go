@@ -10,10 +10,11 @@ import (
 var specs = []string{"chain:2", "ring:5", "tree:6:2", "ring:12", "tree:20:3"}
 
 // FuzzRunUnderLossAndCrashes runs every algorithm under random loss, crashes
-// and stop signal: a run always ends, always delivers in order, and misses
-// part of the stream at a live member only where the model says it may: a
-// crashed sender, a give-up after MaxTries, or the undetected tail of nack
-// and srm without the stop signal.
+// and stop signal, and vsync under joins and leaves too: a run always ends,
+// always delivers in order, and misses part of the stream at a live member
+// only where the model says it may: a crashed sender, a give-up after
+// MaxTries, or the undetected tail of nack and srm without the stop signal.
+// vsync keeps every guarantee.
 func FuzzRunUnderLossAndCrashes(f *testing.F) {
 	f.Add(uint64(1), uint8(0))
 	f.Add(uint64(2), uint8(3))
@@ -26,11 +27,14 @@ func FuzzRunUnderLossAndCrashes(f *testing.F) {
 		r := rand.New(rand.NewPCG(seed, 1))
 		o := Options{Algo: algorithms[r.IntN(len(algorithms))].Name, Messages: 1 + r.IntN(30),
 			Loss: float64(r.IntN(6)) / 10, Seed: seed, MaxEvents: 5_000_000}
-		o.Stop = o.Algo != "ack" && r.IntN(2) == 0
-		n := len(topo.Nodes)
-		for v := range n {
-			if r.IntN(4) == 0 {
-				o.Crashes = append(o.Crashes, Crash{Node: topo.Nodes[v].ID, At: r.Int64N(int64(o.Messages+3) * Delay)})
+		o.Stop = (o.Algo == "nack" || o.Algo == "srm") && r.IntN(2) == 0
+		if o.Algo == "vsync" {
+			groupFaults(r, topo, &o)
+		} else {
+			for v := range len(topo.Nodes) {
+				if r.IntN(4) == 0 {
+					o.Crashes = append(o.Crashes, Crash{Node: topo.Nodes[v].ID, At: r.Int64N(int64(o.Messages+3) * Delay)})
+				}
 			}
 		}
 		res, err := Run(topo, o)
@@ -42,6 +46,9 @@ func FuzzRunUnderLossAndCrashes(f *testing.F) {
 		}
 		if !res.Violated() {
 			return
+		}
+		if o.Algo == "vsync" {
+			t.Fatalf("%+v: %+v", o, res.Guarantees)
 		}
 		for _, m := range res.Members {
 			if len(m.Missing) == 0 || m.CrashedAt >= 0 || m.GaveUp {

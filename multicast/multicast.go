@@ -18,6 +18,10 @@ const Delay = election.TicksPerDelay
 // lab: it sends nothing more and every message to it is lost.
 type Crash = mutex.Crash
 
+// Event is a node and a time, in ticks, read as a Crash is: when a node
+// joins or leaves the group (vsync).
+type Event = mutex.Crash
+
 // MaxMessages bounds Options.Messages.
 const MaxMessages = 1000
 
@@ -31,7 +35,7 @@ const MaxTries = 30
 
 // Options control one run. Only Algo is required.
 type Options struct {
-	// Algo is ack or nack: see Algorithms.
+	// Algo is ack, nack, srm or vsync: see Algorithms.
 	Algo string
 	// Messages is how many messages the sender multicasts, one every delay
 	// from time 0 (default 1).
@@ -44,11 +48,18 @@ type Options struct {
 	// Stop: nack's sender repeats a stop signal with the last number.
 	Stop    bool
 	Crashes []Crash
-	Seed    uint64
-	Trace   bool
+	// Joins and Leaves (vsync only): a node named in Joins starts outside
+	// the group and asks to join at its time; a node in Leaves asks to
+	// leave at its time, after its join if it joins.
+	Joins, Leaves []Event
+	Seed          uint64
+	Trace         bool
 	// MaxEvents bounds the run (default election.DefaultMaxEvents).
 	MaxEvents uint64
 	Interrupt <-chan struct{}
+	// breakFlush (tests only) makes vsync's flush forget the unstable
+	// messages, so that the tests can show the checks catch it.
+	breakFlush bool
 }
 
 // Errors of bad input.
@@ -68,6 +79,7 @@ var algorithms = []Info{
 	{"ack", "every member acknowledges every message; the sender retransmits what is not acknowledged", []string{"DATA", "RETRANS", "ACK"}},
 	{"nack", "members find gaps in the sequence numbers and ask for what is missing", []string{"DATA", "RETRANS", "NACK", "STOP"}},
 	{"srm", "NACKs and repairs to all after random back-offs, one sparing the others; any holder repairs", []string{"DATA", "REPAIR", "NACK", "STOP"}},
+	{"vsync", "group views changed by a flush: a message reaches all survivors of its view or none", vsyncTypes},
 }
 
 // Message types, indices into Info.Types.
@@ -96,7 +108,7 @@ func lookup(name string) (*Info, error) {
 	if i := slices.IndexFunc(algorithms, func(a Info) bool { return a.Name == name }); i >= 0 {
 		return &algorithms[i], nil
 	}
-	return nil, fmt.Errorf("%w %q (want ack, nack, srm)", ErrUnknownAlgorithm, name)
+	return nil, fmt.Errorf("%w %q (want ack, nack, srm, vsync)", ErrUnknownAlgorithm, name)
 }
 
 // streamLoss is the seed's stream of losses: election's delays use stream 1.
@@ -131,8 +143,10 @@ type world struct {
 	lost    int
 	// repairsSpared (srm) counts the repairs another's spared.
 	repairsSpared int
-	// acked[s][v] (ack): v acknowledged message s; tries[s][v]: sendings.
+	// acked[s][v] (ack, vsync): v acknowledged message s; tries[s][v]:
+	// sendings (ack).
 	acked, tries [][]int
+	vs           *group // vsync
 }
 
 // node drives one node for the runtime.
@@ -159,8 +173,11 @@ func Run(t *bus.Topology, o Options) (*Result, error) {
 	}
 	p := election.Protocol{Name: a.Name, Types: a.Types, Nodes: g.Nodes, Machines: machines,
 		Seed: o.Seed, Trace: o.Trace, MaxEvents: o.MaxEvents, Interrupt: o.Interrupt}
-	if o.Stop {
+	switch {
+	case o.Stop:
 		p.Done = w.done
+	case w.vs != nil:
+		p.Done = w.settled
 	}
 	out, err := election.Drive(p)
 	if err != nil {
@@ -179,8 +196,10 @@ func newWorld(names []string, a *Info, o Options) (*world, error) {
 		return nil, fmt.Errorf("%w: %d messages (want 1 to %d)", ErrBadOptions, o.Messages, MaxMessages)
 	case !(o.Loss >= 0 && o.Loss <= MaxLoss):
 		return nil, fmt.Errorf("%w: loss %v (want a probability from 0 to %v)", ErrBadOptions, o.Loss, MaxLoss)
-	case o.Stop && a.Name == "ack":
+	case o.Stop && (a.Name == "ack" || a.Name == "vsync"):
 		return nil, fmt.Errorf("%w: the stop signal is for nack and srm", ErrBadOptions)
+	case len(o.Joins)+len(o.Leaves) > 0 && a.Name != "vsync":
+		return nil, fmt.Errorf("%w: joins and leaves are for vsync", ErrBadOptions)
 	case len(names) < 2:
 		return nil, fmt.Errorf("%w: a group needs at least 2 nodes, the bus has %d", ErrBadOptions, len(names))
 	}
@@ -205,7 +224,7 @@ func newWorld(names []string, a *Info, o Options) (*world, error) {
 		}
 		w.members[v].crashAt = c.At
 	}
-	if a.Name == "ack" {
+	if a.Name == "ack" || a.Name == "vsync" {
 		w.acked, w.tries = make([][]int, o.Messages+1), make([][]int, o.Messages+1)
 		for s := range w.acked {
 			w.acked[s], w.tries[s] = make([]int, len(names)), make([]int, len(names))
@@ -214,6 +233,11 @@ func newWorld(names []string, a *Info, o Options) (*world, error) {
 	if a.Name == "srm" {
 		for v := range w.members {
 			w.members[v].srm = newRecovery(o.Messages)
+		}
+	}
+	if a.Name == "vsync" {
+		if err := w.newGroup(); err != nil {
+			return nil, err
 		}
 	}
 	return w, nil
@@ -251,6 +275,9 @@ func (n node) Start(x *election.Net, v int) {
 	if at := w.members[v].crashAt; at >= 0 {
 		x.TimerAt(v, at, election.Message{Type: tagCrash})
 	}
+	if w.vs != nil {
+		w.startMember(x, v)
+	}
 	if v != w.sender {
 		return
 	}
@@ -270,6 +297,8 @@ func (n node) Timer(x *election.Net, v int, tag election.Message) {
 		m.crashed = true
 		x.Crash(v)
 	case m.crashed:
+	case w.vs != nil:
+		w.vsTimer(x, v, tag)
 	case tag.Type == tagSend && w.algo.Name != "ack":
 		m.last = int(tag.Value)
 		w.multicast(x, v, election.Message{Type: typeData, Value: tag.Value})
@@ -322,6 +351,8 @@ func (n node) Receive(x *election.Net, v, from int, m election.Message) {
 	}
 	s := int(m.Value)
 	switch {
+	case w.vs != nil:
+		w.vsReceive(x, v, from, m)
 	case w.algo.Name == "srm":
 		w.hear(x, v, m)
 	case v == w.sender && m.Type == typeAck && w.algo.Name == "ack":

@@ -177,7 +177,7 @@ func TestBadOptions(t *testing.T) {
 	topo, err := bus.Generate("ring:4")
 	require.NoError(t, err)
 	for o, want := range map[*Options]string{
-		{Algo: "gossip"}:                         `unknown multicast algorithm "gossip" (want ack, nack, srm)`,
+		{Algo: "gossip"}:                         `unknown multicast algorithm "gossip" (want ack, nack, srm, vsync)`,
 		{Algo: "ack", Messages: MaxMessages + 1}: "1001 messages (want 1 to 1000)",
 		{Algo: "ack", Loss: 0.6}:                 "loss 0.6 (want a probability from 0 to 0.5)",
 		{Algo: "ack", Stop: true}:                "the stop signal is for nack and srm",

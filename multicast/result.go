@@ -16,6 +16,8 @@ type Result struct {
 	Stop     bool
 	Sender   string
 	Crashes  []Crash
+	// Joins and Leaves (vsync) are the group's changes asked for.
+	Joins, Leaves []Event
 	// Members lists every node but the sender, in topology order.
 	Members []Member
 	// Sent counts every message sent, lost ones included, by type.
@@ -29,6 +31,8 @@ type Result struct {
 	// came first.
 	NACKsSpared, RepairsSpared int
 	Guarantees                 []Guarantee
+	// Views (vsync) lists every view some node installed, by number.
+	Views []View
 	// Time is the last delivery.
 	Time  float64
 	Trace []election.TraceEntry
@@ -39,7 +43,10 @@ type Member struct {
 	Node      string
 	Delivered int // messages delivered, in order from 1
 	// Expected is the stream's length: what a member alive at the end must
-	// deliver when the sender stays alive.
+	// deliver when the sender stays alive. In vsync, it is the messages of
+	// the views the member saw to their end: those of every view it
+	// flushed (a view it crashed in does not count), and those of the last
+	// view when it is alive in it at the end.
 	Expected   int
 	Duplicates int // copies that arrived again and were dropped
 	// Missing lists the numbers not delivered.
@@ -48,6 +55,23 @@ type Member struct {
 	// asking, after MaxTries.
 	GaveUp    bool
 	CrashedAt float64 // -1 when it did not crash
+	// Views (vsync) lists the numbers of the views it installed, in order.
+	Views []int
+}
+
+// View is one group view of vsync.
+type View struct {
+	Number int
+	// Members, oldest first; the first coordinates.
+	Members []string
+	// Coordinator is the node that proposed it.
+	Coordinator string
+	// Messages are the numbers of the messages sent in it: From to To,
+	// none when To < From. For every view but the last, that is the cut
+	// its flush agreed on.
+	From, To int
+	// Installed lists the nodes that installed it.
+	Installed []string
 }
 
 // Guarantee is one promise of the algorithm and whether the run kept it.
@@ -77,7 +101,7 @@ func Format(t int64) string { return fmt.Sprintf("%.3f", float64(t)/Delay) }
 func (w *world) result(out *election.Outcome) *Result {
 	o := w.opts
 	res := &Result{Algo: w.algo.Name, Seed: o.Seed, Messages: o.Messages, Loss: o.Loss, Stop: o.Stop,
-		Sender: w.names[w.sender], Crashes: o.Crashes, Sent: out.Messages, Lost: w.lost,
+		Sender: w.names[w.sender], Crashes: o.Crashes, Joins: o.Joins, Leaves: o.Leaves, Sent: out.Messages, Lost: w.lost,
 		NACKsSpared: w.spared(), RepairsSpared: w.repairsSpared, Time: out.Time, Trace: out.Trace}
 	ordered := Guarantee{Name: "in order, once each", Promised: true, Held: true}
 	reliable := Guarantee{Name: "every live member delivered the whole stream", Promised: true, Held: true}
@@ -93,6 +117,10 @@ func (w *world) result(out *election.Outcome) *Result {
 			GaveUp: m.gaveUp, CrashedAt: -1}
 		if m.crashed {
 			r.CrashedAt = float64(m.crashAt) / Delay
+		}
+		if w.vs != nil {
+			res.Members = append(res.Members, r)
+			continue
 		}
 		for i, s := range m.delivered {
 			if s != i+1 && ordered.Held {
@@ -110,6 +138,10 @@ func (w *world) result(out *election.Outcome) *Result {
 			}
 		}
 		res.Members = append(res.Members, r)
+	}
+	if w.vs != nil {
+		w.checkViews(res)
+		return res
 	}
 	res.Guarantees = []Guarantee{ordered, reliable}
 	return res

@@ -58,7 +58,7 @@ func TestMulticastBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"--gen", "ring:4"}, "fwsim multicast: want --algo NAME (see 'fwsim help multicast')\n"},
-		{[]string{"--algo", "gossip", "--gen", "ring:4"}, "fwsim multicast: unknown multicast algorithm \"gossip\" (want ack, nack, srm)\n"},
+		{[]string{"--algo", "gossip", "--gen", "ring:4"}, "fwsim multicast: unknown multicast algorithm \"gossip\" (want ack, nack, srm, vsync)\n"},
 		{[]string{"--algo", "ack", "--loss", "0.7"}, "fwsim multicast: invalid value \"0.7\" for flag --loss: want a probability from 0 to 0.5, e.g. 0.2 (see 'fwsim help multicast')\n"},
 		{[]string{"--algo", "ack", "--loss", "NaN"}, "fwsim multicast: invalid value \"NaN\" for flag --loss: want a probability from 0 to 0.5, e.g. 0.2 (see 'fwsim help multicast')\n"},
 		{[]string{"--algo", "ack", "--messages", "0"}, "fwsim multicast: invalid value \"0\" for flag --messages: want a whole number from 1 to 1000 (see 'fwsim help multicast')\n"},
