@@ -25,11 +25,15 @@ func bullyAt(v int, t float64) []NodeEvent {
 	return []NodeEvent{{Node: fmt.Sprintf("n%d", v), At: int64(t * ticksPerDelay)}}
 }
 
-// The fault-free election the fault tests start from: the coordinator
-// n(N−1) has crashed and the smallest ID, n0, notices; every delay is one
-// unit (TestBullyWorstAndBestCase counts it).
-func bullyWorst(n int) Options {
-	return Options{Algo: "bully", InitiatorCount: 1, UnitDelays: true, Trace: true}
+// bullyRun runs the fault-free election the fault tests start from, the
+// coordinator n(N−1) crashed and the smallest ID, n0, noticing, every delay
+// one unit (TestBullyWorstAndBestCase counts it), with crashes and
+// recoveries added. It returns the topology's spec too, to name failures.
+func bullyRun(t *testing.T, n int, crashes, recoveries []NodeEvent) (string, *Result) {
+	t.Helper()
+	spec := fmt.Sprintf("complete:%d", n)
+	return spec, elect(t, spec, Options{Algo: "bully", InitiatorCount: 1, UnitDelays: true, Trace: true,
+		Crashes: crashes, Recoveries: recoveries})
 }
 
 // A node that crashes after answering, while the largest live node is up:
@@ -39,10 +43,7 @@ func bullyWorst(n int) Options {
 // COORDINATOR sent to it are lost.
 func TestBullyCrashAfterAnswering(t *testing.T) {
 	for _, n := range []int{5, 6, 8, 16} {
-		spec := fmt.Sprintf("complete:%d", n)
-		o := bullyWorst(n)
-		o.Crashes = bullyAt(2, 1.5)
-		res := elect(t, spec, o)
+		spec, res := bullyRun(t, n, bullyAt(2, 1.5), nil)
 		assert.Equal(t, fmt.Sprintf("n%d", n-2), res.Leader, spec)
 		assert.Equal(t, n*(n-1)/2, res.Messages.Count("ELECTION"), spec)
 		assert.Equal(t, (n-1)*(n-2)/2-1, res.Messages.Count("ANSWER"), spec)
@@ -72,10 +73,7 @@ func TestBullyCrashAfterAnswering(t *testing.T) {
 // announces at 6.002+T and its COORDINATOR arrives at 9.003 = 2T + (T+T').
 func TestBullyCoordinatorCrashesBeforeAnnouncing(t *testing.T) {
 	for _, n := range []int{4, 5, 8, 16} {
-		spec := fmt.Sprintf("complete:%d", n)
-		o := bullyWorst(n)
-		o.Crashes = bullyAt(n-2, 2.5)
-		res := elect(t, spec, o)
+		spec, res := bullyRun(t, n, bullyAt(n-2, 2.5), nil)
 		assert.Equal(t, fmt.Sprintf("n%d", n-3), res.Leader, spec)
 		// The first election as without the crash, then n0's second
 		// (N−1 ELECTION, answered by the N−3 live nodes above it), then
@@ -98,10 +96,7 @@ func TestBullyCoordinatorCrashesBeforeAnnouncing(t *testing.T) {
 // N−1 others with COORDINATOR.
 func TestBullyRecoveredCoordinatorBullies(t *testing.T) {
 	for _, n := range []int{3, 4, 8, 16} {
-		spec := fmt.Sprintf("complete:%d", n)
-		o := bullyWorst(n)
-		o.Recoveries = bullyAt(n-1, 10)
-		res := elect(t, spec, o)
+		spec, res := bullyRun(t, n, nil, bullyAt(n-1, 10))
 		assert.Equal(t, fmt.Sprintf("n%d", n-1), res.Leader, spec)
 		assert.Equal(t, n*n-n-1+n-1, res.Messages.Total, spec)
 		assert.Equal(t, n-2+n-1, res.Messages.Count("COORDINATOR"), spec)
@@ -119,10 +114,7 @@ func TestBullyRecoveredCoordinatorBullies(t *testing.T) {
 // is the leader that crashes: TestBullyRecoveredCoordinatorBullies.)
 func TestBullyRecoveredNodeRejoins(t *testing.T) {
 	for _, n := range []int{4, 5, 8, 16} {
-		spec := fmt.Sprintf("complete:%d", n)
-		o := bullyWorst(n)
-		o.Crashes, o.Recoveries = bullyAt(1, 10), bullyAt(1, 20)
-		res := elect(t, spec, o)
+		spec, res := bullyRun(t, n, bullyAt(1, 10), bullyAt(1, 20))
 		m := n - 1 // the nodes from n1 up
 		assert.Equal(t, fmt.Sprintf("n%d", n-2), res.Leader, spec)
 		assert.Equal(t, n*(n-1)/2+m*(m-1)/2, res.Messages.Count("ELECTION"), spec)
