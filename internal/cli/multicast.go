@@ -20,8 +20,11 @@ messages, one per delay, to every other node. Every run reports what each
 member delivered against what it should have, the messages by type, and
 whether each guarantee held: every member delivered in order and once each,
 and every member alive at the end delivered the whole stream when the sender
-stayed alive. Times are in message delays. docs/multicast.md explains the
-algorithms and faults.
+stayed alive. vsync runs the group in views, changed by a flush when a node
+crashes, joins or leaves, and checks instead that the members agreed on the
+views and delivered, per view, the same messages, in the view they were sent
+in. Times are in message delays. docs/multicast.md explains the algorithms
+and faults.
 
 Algorithms:
 %s
@@ -30,10 +33,10 @@ input error.`
 
 // multicastConfig is what the flags of "fwsim multicast" ask for.
 type multicastConfig struct {
-	source     topologyFlags
-	opts       multicast.Options
-	crashes    list
-	jsonOutput bool
+	source                 topologyFlags
+	opts                   multicast.Options
+	crashes, joins, leaves list
+	jsonOutput             bool
 }
 
 func runMulticast(ctx context.Context, e *env, args []string) int {
@@ -47,6 +50,8 @@ func runMulticast(ctx context.Context, e *env, args []string) int {
 		"fwsim multicast --algo nack --gen ring:5 --messages 5 --loss 0.3 --stop",
 		"fwsim multicast --algo srm --gen ring:12 --messages 30 --loss 0.2 --stop",
 		"fwsim multicast --algo ack --gen tree:6:2 --messages 5 --crash n2@1.5",
+		"fwsim multicast --algo vsync --gen ring:6 --messages 10 --loss 0.3 --crash n0@4.5",
+		"fwsim multicast --algo vsync --gen ring:5 --messages 10 --loss 0.2 --join n3@2 --leave n1@5",
 	)
 	var cfg multicastConfig
 	cfg.register(fs)
@@ -56,11 +61,23 @@ func runMulticast(ctx context.Context, e *env, args []string) int {
 	if msg := labUsage(false, cfg.opts.Algo, false, cfg.source); msg != "" {
 		return fs.usageError(e, "%s", strings.Replace(msg, " or --compare", "", 1))
 	}
-	crashes, err := labCrashes(cfg.crashes)
-	if err != nil {
-		return fs.usageError(e, "%s", err)
+	switch {
+	case len(cfg.joins) > 0 && cfg.opts.Algo != "vsync":
+		return fs.usageError(e, "--join is for --algo vsync")
+	case len(cfg.leaves) > 0 && cfg.opts.Algo != "vsync":
+		return fs.usageError(e, "--leave is for --algo vsync")
 	}
-	cfg.opts.Crashes = crashes
+	for _, f := range []struct {
+		flag  string
+		specs list
+		into  *[]multicast.Event
+	}{{"--crash", cfg.crashes, &cfg.opts.Crashes}, {"--join", cfg.joins, &cfg.opts.Joins}, {"--leave", cfg.leaves, &cfg.opts.Leaves}} {
+		events, err := labNodeTimes(f.flag, f.specs)
+		if err != nil {
+			return fs.usageError(e, "%s", err)
+		}
+		*f.into = events
+	}
 	topo, source, err := cfg.source.loadForLab()
 	if err != nil {
 		return fs.inputError(e, err)
@@ -114,11 +131,15 @@ func (c *multicastConfig) register(fs *flags) {
 	fs.Var(newUint64(&c.opts.Seed, 1), "seed", "seed the message delays and losses with `N`, e.g. --seed 42")
 	fs.Var(&c.crashes, "crash",
 		"`NODE@TIME`: the node crashes at TIME delays; repeat for several, e.g. --crash n2@1.5")
+	fs.Var(&c.joins, "join",
+		"`NODE@TIME`, vsync: the node starts outside the group and asks to join at TIME delays;\nrepeat for several, e.g. --join n3@2")
+	fs.Var(&c.leaves, "leave",
+		"`NODE@TIME`, vsync: the node asks to leave the group at TIME delays (after it joins);\nrepeat for several, e.g. --leave n1@5")
 	fs.BoolVar(&c.opts.Trace, "trace", false,
 		"list every message: when sent and received, between whom, its type and value,\ne.g. --trace")
 	fs.BoolVar(&c.jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .members")
-	fs.order("algo", "topology", "gen", "messages", "loss", "stop", "seed", "crash", "trace", "json")
+	fs.order("algo", "topology", "gen", "messages", "loss", "stop", "seed", "crash", "join", "leave", "trace", "json")
 }
 
 func writeMulticastText(w io.Writer, source string, res *multicast.Result) {
@@ -127,16 +148,26 @@ func writeMulticastText(w io.Writer, source string, res *multicast.Result) {
 		fmt.Fprint(w, ", stop signal")
 	}
 	fmt.Fprintf(w, "\ntopology: %s\nsender: %s\n", source, res.Sender)
-	if len(res.Crashes) > 0 {
-		parts := make([]string, len(res.Crashes))
-		for i, c := range res.Crashes {
-			parts[i] = c.Node + " at " + multicast.Format(c.At)
+	for _, events := range []struct {
+		name string
+		list []multicast.Event
+	}{{"crashes", res.Crashes}, {"joins", res.Joins}, {"leaves", res.Leaves}} {
+		if len(events.list) > 0 {
+			parts := make([]string, len(events.list))
+			for i, c := range events.list {
+				parts[i] = c.Node + " at " + multicast.Format(c.At)
+			}
+			fmt.Fprintf(w, "%s: %s\n", events.name, strings.Join(parts, ", "))
 		}
-		fmt.Fprintf(w, "crashes: %s\n", strings.Join(parts, ", "))
 	}
 	fmt.Fprintln(w, "\nmembers:")
+	vsync := res.Algo == "vsync"
 	var t table
-	t.add("node", "delivered", "expected", "duplicates", "missing", "crashed")
+	header := []string{"node", "delivered", "expected", "duplicates", "missing", "crashed"}
+	if vsync {
+		header = append(header, "views")
+	}
+	t.add(header...)
 	for _, m := range res.Members {
 		missing := "-"
 		if len(m.Missing) > 0 {
@@ -149,10 +180,17 @@ func writeMulticastText(w io.Writer, source string, res *multicast.Result) {
 		if m.CrashedAt >= 0 {
 			crashed = fmt.Sprintf("at %.3f", m.CrashedAt)
 		}
-		t.add(m.Node, strconv.Itoa(m.Delivered), strconv.Itoa(m.Expected), strconv.Itoa(m.Duplicates), missing, crashed)
+		row := []string{m.Node, strconv.Itoa(m.Delivered), strconv.Itoa(m.Expected), strconv.Itoa(m.Duplicates), missing, crashed}
+		if vsync {
+			row = append(row, joinInts(m.Views))
+		}
+		t.add(row...)
 	}
 	t.write(w, "  ")
 	fmt.Fprintln(w)
+	if vsync {
+		writeViews(w, res.Views)
+	}
 	for _, g := range res.Guarantees {
 		switch {
 		case !g.Promised:
@@ -176,4 +214,33 @@ func writeMulticastText(w io.Writer, source string, res *multicast.Result) {
 	if res.Trace != nil {
 		writeTraceTable(w, res.Trace)
 	}
+}
+
+// writeViews lists vsync's views: who was in each, who proposed it, the
+// messages sent in it, and who installed it.
+func writeViews(w io.Writer, views []multicast.View) {
+	fmt.Fprintln(w, "views:")
+	var t table
+	t.add("view", "members", "coordinator", "messages", "installed by")
+	for _, v := range views {
+		messages := "-"
+		if v.To >= v.From {
+			messages = fmt.Sprintf("%d-%d", v.From, v.To)
+		}
+		t.add(strconv.Itoa(v.Number), strings.Join(v.Members, ","), v.Coordinator, messages, strings.Join(v.Installed, ","))
+	}
+	t.write(w, "  ")
+	fmt.Fprintln(w)
+}
+
+// joinInts writes ns as 1,2,3, or - when there are none.
+func joinInts(ns []int) string {
+	if len(ns) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
 }

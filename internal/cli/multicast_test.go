@@ -65,6 +65,12 @@ func TestMulticastBadInput(t *testing.T) {
 		{[]string{"--algo", "ack", "--crash", "n1"}, "fwsim multicast: --crash n1: want NODE@TIME, e.g. n3@2.5 (see 'fwsim help multicast')\n"},
 		{[]string{"--algo", "ack", "--stop"}, "fwsim multicast: bad multicast options: the stop signal is for nack and srm\n"},
 		{[]string{"--algo", "ack", "--gen", "ring:4", "--crash", "n9@1"}, "fwsim multicast: bad multicast options: crashed node \"n9\" is not on the bus\n"},
+		{[]string{"--algo", "ack", "--join", "n1@1"}, "fwsim multicast: --join is for --algo vsync (see 'fwsim help multicast')\n"},
+		{[]string{"--algo", "srm", "--leave", "n1@1"}, "fwsim multicast: --leave is for --algo vsync (see 'fwsim help multicast')\n"},
+		{[]string{"--algo", "vsync", "--join", "n1"}, "fwsim multicast: --join n1: want NODE@TIME, e.g. n3@2.5 (see 'fwsim help multicast')\n"},
+		{[]string{"--algo", "vsync", "--leave", "n1@x"}, "fwsim multicast: --leave n1@x: time \"x\": want a number of delays from 0, to three decimals, e.g. 2.5 (see 'fwsim help multicast')\n"},
+		{[]string{"--algo", "vsync", "--gen", "ring:4", "--join", "n0@1"}, "fwsim multicast: bad multicast options: the sender n0 starts the group and cannot join it\n"},
+		{[]string{"--algo", "vsync", "--gen", "ring:4", "--join", "n2@3", "--leave", "n2@1"}, "fwsim multicast: bad multicast options: node \"n2\" leaves at 1.000, not after it joins at 3.000\n"},
 	} {
 		code, stdout, stderr := runCLI(t, append([]string{"multicast"}, c.args...)...)
 		assert.Equal(t, exitUsage, code, "%v", c.args)
@@ -87,4 +93,41 @@ func TestMulticastSRMReportsSuppression(t *testing.T) {
 		out.NACKsSpared, out.RepairsSpared))
 	_, text, _ = runCLI(t, "multicast", "--algo", "nack", "--gen", "ring:8", "--messages", "20", "--loss", "0.2", "--stop")
 	assert.NotContains(t, text, "suppression")
+}
+
+// vsync reports the views, each member's, and its four guarantees, in the
+// text as in the JSON.
+func TestMulticastVsyncReportsViews(t *testing.T) {
+	args := []string{"multicast", "--algo", "vsync", "--gen", "ring:5", "--messages", "10", "--loss", "0.2", "--join", "n3@2", "--leave", "n1@5"}
+	code, text, stderr := runCLI(t, args...)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, text, "joins: n3 at 2.000\nleaves: n1 at 5.000\n")
+	assert.Contains(t, text, "  view  members         coordinator  messages  installed by\n"+
+		"  1     n0,n1,n2,n4     n0           1-3       n0,n1,n2,n4\n"+
+		"  2     n0,n1,n2,n4,n3  n0           4-10      n0,n1,n2,n3,n4\n"+
+		"  3     n0,n2,n4,n3     n0           -         n0,n2,n3,n4\n")
+	for _, g := range []string{"in order, once each", "view agreement", "all or none per view", "same-view delivery"} {
+		assert.Contains(t, text, g+": held\n")
+	}
+	_, stdout, _ := runCLI(t, append(args, "--json")...)
+	var out multicastJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+	require.Len(t, out.Views, 3)
+	assert.Equal(t, multicastViewJSON{Number: 2, Members: []string{"n0", "n1", "n2", "n4", "n3"}, Coordinator: "n0", From: 4, To: 10,
+		Installed: []string{"n0", "n1", "n2", "n3", "n4"}}, out.Views[1])
+	assert.Equal(t, []multicastEventJSON{{Node: "n3", At: 2}}, out.Joins)
+	assert.Equal(t, []int{2, 3}, out.Members[2].Views)
+	assert.Equal(t, 7, out.Members[2].Delivered, "n3 delivers view 2's messages 4 to 10")
+	assert.Positive(t, out.Sent.ByType["FLUSH"])
+	// The other algorithms have no views.
+	_, stdout, _ = runCLI(t, "multicast", "--algo", "ack", "--gen", "ring:4", "--json")
+	assert.NotContains(t, stdout, "views")
+}
+
+func TestMulticastVsyncSameSeedSameBytes(t *testing.T) {
+	args := []string{"multicast", "--algo", "vsync", "--gen", "ring:6", "--messages", "8", "--loss", "0.3", "--crash", "n0@3.5",
+		"--join", "n5@1", "--trace", "--seed", "4", "--json"}
+	_, a, _ := runCLI(t, args...)
+	_, b, _ := runCLI(t, args...)
+	assert.Equal(t, a, b)
 }
