@@ -90,6 +90,51 @@ func TestProbeDeviceAndReset(t *testing.T) {
 	assert.Contains(t, stderr, "want short or long")
 }
 
+// --force-root and --gap-count send a PHY configuration packet before the
+// reset, and the output says whether the bus shows what it forced.
+func TestProbeForcesARootAndAGapCount(t *testing.T) {
+	local := fakeSystem(t, nil)
+	code, stdout, stderr := runCLI(t, "probe", "--reset", "short", "--force-root", "5", "--gap-count", "10")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, []hwtest.FakePhyPacket{{Data: [2]uint32{0x05ca0000, 0xfa35ffff}, Generation: 7}}, local.PhyPackets)
+	assert.Equal(t, []uint32{1}, local.Resets)
+	assert.Contains(t, stdout, ", generation 8: ")
+	assert.Contains(t, stdout, "\nbefore this reset fwsim sent the PHY configuration packet 0x05ca0000 (root phy 5, gap count 10): the bus shows it\n")
+
+	local = fakeSystem(t, nil)
+	code, stdout, stderr = runCLI(t, "probe", "--reset", "long", "--force-root", "2")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, []hwtest.FakePhyPacket{{Data: [2]uint32{0x02800000, 0xfd7fffff}, Generation: 7}}, local.PhyPackets)
+	assert.Equal(t, []uint32{0}, local.Resets)
+	assert.Contains(t, stdout, "packet 0x02800000 (root phy 2): the bus shows root phy 5: another PHY configuration followed, perhaps the Linux bus manager's\n")
+
+	fakeSystem(t, nil)
+	code, stdout, stderr = runCLI(t, "probe", "--reset", "short", "--gap-count", "5")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "packet 0x00450000 (gap count 5): the bus shows gap counts that differ from it: ")
+
+	local = fakeSystem(t, nil)
+	code, stdout, stderr = runCLI(t, "probe", "--reset", "short", "--force-root", "9")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Equal(t, "fwsim probe: no such phy_ID on the bus: phy 9 to force as root, the bus has phy_IDs 0–5\n", stderr)
+	assert.Empty(t, local.PhyPackets)
+	assert.Empty(t, local.Resets, "no reset after a packet not sent")
+
+	for _, c := range []struct{ args, want string }{
+		{"--force-root 2", "--force-root and --gap-count need --reset: a PHY configuration packet takes effect at the next bus reset"},
+		{"--gap-count 5 --watch", "--force-root and --gap-count need --reset: a PHY configuration packet takes effect at the next bus reset"},
+		{"--reset short --force-root 63", "--force-root 63: want a phy_ID from 0 to 62 (63 is no node's)"},
+		{"--reset short --force-root -1", "--force-root -1: want a phy_ID from 0 to 62 (63 is no node's)"},
+		{"--reset short --gap-count 64", "--gap-count 64: want 0 to 63, what the packet's 6 bits hold"},
+		{"--reset short --gap-count x", `invalid value "x" for flag --gap-count: want an integer`},
+	} {
+		code, _, stderr := runCLI(t, append([]string{"probe"}, strings.Fields(c.args)...)...)
+		assert.Equal(t, exitUsage, code, c.args)
+		assert.Equal(t, "fwsim probe: "+c.want+" (see 'fwsim help probe')\n", stderr, c.args)
+	}
+}
+
 // After a reset the probe asks for, the bus manager may reset the bus
 // again and again (forcing a root, fixing the gap count): the probe reads
 // the last generation, whatever events of the others are queued.
