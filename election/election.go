@@ -50,7 +50,7 @@ type algorithm struct {
 	// algorithms count rounds from a common start).
 	allStart bool
 	noIDs    bool // its nodes have no IDs
-	crashes  bool // it runs after a crash (Options.Crashed)
+	crashes  bool // it runs after a crash (Options.Crashed) and takes faults during the run
 	// announces says whether every node learns the leader with these
 	// options.
 	announces func(o *Options) bool
@@ -83,7 +83,9 @@ type Info struct {
 	ModeOnly bool
 	// Types lists its message types.
 	Types []string
-	// Crashes says it runs after a crash, so Options.Crashed applies.
+	// Crashes says it runs after a crash, so Options.Crashed applies, and
+	// takes crashes and recoveries during the run (Options.Crashes and
+	// Options.Recoveries).
 	Crashes bool
 }
 
