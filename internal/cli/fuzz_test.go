@@ -34,7 +34,11 @@ var fuzzedCommands = []struct {
 	{"multicast", func(string) []string {
 		return []string{"multicast", "--algo", "nack", "--messages", "3", "--loss", "0.2"}
 	},
-		[]string{"algo", "gen", "messages", "loss", "stop", "seed", "crash", "trace"}},
+		[]string{"algo", "gen", "messages", "loss", "stop", "seed", "crash", "join", "leave", "trace"}},
+	{"multicast", func(string) []string {
+		return []string{"multicast", "--algo", "vsync", "--messages", "3", "--loss", "0.2", "--join", "n4@1"}
+	},
+		[]string{"gen", "messages", "crash", "join", "leave"}},
 	{"decode", func(string) []string { return []string{"decode"} }, []string{"format"}},
 	{"crosscheck", func(string) []string { return []string{"crosscheck", "--capture", captures + "ohci-two-resets.log"} },
 		[]string{"format", "seed", "force-root", "initiator"}},
@@ -51,7 +55,7 @@ func FuzzFlagValues(f *testing.F) {
 		"a", "n0", "", "\x00", "\x1b[31m", "NaN", "1e309", "random", "max", "ideal", "sigrok", "echo", "all", "descending",
 		"firewire-ohci", "tree:2:1", "0.5", "1h", "delay=1..2:0", "contention_ns=2us", "tree_id_ns=", "grid:4", "166us..172us", "nondet",
 		"n0@1", "n1@0.5", "@", "a@b@c", "central", "token-ring", "2.5", "1000000.001", "ack", "nack", "0.50001", "1e-320",
-		"true", "n0@1000000.001"} {
+		"true", "n0@1000000.001", "vsync", "n4@0.5", "n4@2"} {
 		for ci, c := range fuzzedCommands {
 			for _, flag := range c.flags {
 				f.Add(uint8(ci), flag, v)

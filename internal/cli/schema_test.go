@@ -424,6 +424,7 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 			{"multicast", "--algo", "nack", "--gen", "ring:5", "--messages", "5", "--loss", "0.3", "--json"},
 			{"multicast", "--algo", "nack", "--gen", "ring:5", "--messages", "5", "--loss", "0.3", "--stop", "--json"},
 			{"multicast", "--algo", "srm", "--gen", "ring:8", "--messages", "10", "--loss", "0.2", "--stop", "--json"},
+			{"multicast", "--algo", "vsync", "--gen", "ring:6", "--messages", "8", "--loss", "0.3", "--crash", "n0@3.5", "--join", "n5@1", "--leave", "n2@2", "--trace", "--json"},
 		},
 		"explore": {
 			{"explore", "--gen", "pair", "--clock", "ideal", "--timing", "max", "--deadline", "2us", "--json"},
