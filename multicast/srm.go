@@ -27,6 +27,12 @@ func newRecovery(messages int) *recovery {
 		dataLost: make([]bool, n)}
 }
 
+// maxBackoff bounds the back-off factor: doubled MaxTries times without
+// bound, it would reach 2³⁰ delays, and a member nobody can repair (the
+// sender crashed, or every copy lost) would keep the stop signal going for
+// as long before it gives up.
+const maxBackoff = 64
+
 // wait draws a back-off of factor k: uniform in [k, 2k) delays, SRM's
 // [C1·d, (C1+C2)·d] with C1 = C2 = 1 and d, the distance to the sender,
 // one delay.
@@ -103,7 +109,7 @@ func (w *world) request(x *election.Net, v, s int, gen int64) {
 	}
 	r.asked[s]++
 	w.multicast(x, v, election.Message{Type: typeNack, Value: int64(s)})
-	r.backoff[s] *= 2
+	r.backoff[s] = min(2*r.backoff[s], maxBackoff)
 	w.schedule(x, v, s)
 }
 
@@ -118,7 +124,7 @@ func (w *world) heardRequest(x *election.Net, v, s int) {
 	if !w.holds(v, s) {
 		if r.reqGen[s] > 0 && !r.putOff[s] {
 			r.putOff[s] = true
-			r.backoff[s] *= 2
+			r.backoff[s] = min(2*r.backoff[s], maxBackoff)
 			w.schedule(x, v, s)
 		}
 		return
