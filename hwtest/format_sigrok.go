@@ -186,11 +186,15 @@ type vcdWords struct {
 // next is the next word, "" at the end of the input or at an error.
 func (w *vcdWords) next() string {
 	for len(w.fields) == 0 {
-		if w.err != nil || !w.in.next() {
+		if !w.in.next() {
 			return ""
 		}
 		rate, err := parseMetaRate(w.in.text, w.in.n, FormatSigrokVCD)
-		if w.err = err; rate > 0 {
+		if err != nil {
+			w.err = err
+			return ""
+		}
+		if rate > 0 {
 			w.rate = rate
 			continue
 		}
@@ -260,6 +264,9 @@ header:
 			}
 			return nil, fail("header", "no $enddefinitions: the capture ends in its header")
 		}
+		if !slices.Contains([]string{"$date", "$version", "$comment", "$timescale", "$scope", "$upscope", "$var", "$enddefinitions"}, kw) {
+			return nil, fail("header", fmt.Sprintf("%s: want $date, $version, $comment, $timescale, $scope, $upscope, $var or $enddefinitions", excerpt(kw)))
+		}
 		body, err := w.section(kw)
 		if err != nil {
 			return nil, err
@@ -305,8 +312,6 @@ header:
 		case "$enddefinitions":
 			defs = w.line
 			break header
-		default:
-			return nil, fail("header", fmt.Sprintf("%s: want $date, $version, $comment, $timescale, $scope, $upscope, $var or $enddefinitions", excerpt(kw)))
 		}
 	}
 	if timeNum == 0 {

@@ -192,10 +192,11 @@ type LineComparison struct {
 	// ToleranceNs is the capture's sample period: a time within it of
 	// the emulated one matches.
 	ToleranceNs float64
-	// OffsetNs is the captured first reset's start minus the emulated one:
-	// starts are compared after taking it off.
-	OffsetNs int64
-	Rows     []LineRow
+	// RealOriginNs and EmulatedOriginNs are the starts of the first reset
+	// at the compared ports, which the starts of resets count from on
+	// each side; -1 without a reset.
+	RealOriginNs, EmulatedOriginNs int64
+	Rows                           []LineRow
 	// Missing lists the captured ports the emulation does not have.
 	Missing []PortRef
 }
@@ -230,12 +231,9 @@ func CompareLines(real, emulated *LineCapture) *LineComparison {
 		captured[pl.Port] = Episodes(pl, real.EndNs)
 		order = append(order, pl.Port)
 	}
-	realOrigin, emuOrigin := firstReset(captured, order), firstReset(emu, order)
-	if realOrigin >= 0 && emuOrigin >= 0 {
-		c.OffsetNs = realOrigin - emuOrigin
-	}
+	c.RealOriginNs, c.EmulatedOriginNs = firstReset(captured, order), firstReset(emu, order)
 	for _, p := range order {
-		c.comparePort(p, bySegment(captured[p]), bySegment(emu[p]), realOrigin, emuOrigin)
+		c.comparePort(p, bySegment(captured[p]), bySegment(emu[p]), c.RealOriginNs, c.EmulatedOriginNs)
 	}
 	return c
 }

@@ -24,7 +24,8 @@
 //   - analyze.go (analyzeFlags, the summary text and JSON, --csv rows),
 //     merge.go, sweep.go (sweepFlags, sweepRun), report.go (the HTML
 //     report), progress.go (the progress bar);
-//   - elect.go, decode.go, crosscheck.go, probe.go: one command each.
+//   - elect.go, decode.go, crosscheck.go, linestates.go, probe.go: one
+//     command each.
 //
 // Golden tests compare each command's output with testdata/; `go test
 // ./internal/cli -update` rewrites the files.
@@ -148,6 +149,7 @@ func commands() []command {
 		{"multicast", "multicast a stream reliably to the nodes of a topology, with losses and crashes", runMulticast},
 		{"decode", "read self-IDs from a capture of a real bus and check them", runDecode},
 		{"crosscheck", "compare a real bus (capture or probe) with its emulation", runCrosscheck},
+		{"linestates", "read a logic analyzer's TPA/TPB capture and compare it with an emulation", runLinestates},
 		{"probe", "read the self-IDs of this machine's bus (Linux /dev/fw*, or USB)", runProbe},
 		{"version", "print the fwsim version", runVersion},
 		{"help", "explain a command and its flags", runHelp},

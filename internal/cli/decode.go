@@ -140,33 +140,45 @@ type capture struct {
 // capture streams through the parser a line at a time: what stays in memory
 // is the decoded bus of each bus reset, which the report needs.
 func loadCapture(e *env, file string, format hwtest.Format) (*capture, error) {
-	source, r := "stdin", e.stdin
-	var err error
-	if file != "" && file != "-" {
-		var f *os.File
-		if f, err = os.Open(file); err == nil {
-			defer f.Close()
-			source, r = file, interruptible{e.ctx, f}
-		}
-	}
-	c := newCapture(source, format, nil)
-	if err == nil {
-		c.format, err = hwtest.Read(r, format, func(g hwtest.Generation) error {
-			if len(c.buses) == maxCaptureResets {
-				return fmt.Errorf("more than %d bus resets: the report keeps every one, so split the capture (e.g. with csplit at the resets)", maxCaptureResets)
-			}
-			c.buses = append(c.buses, hwtest.Decode(g))
-			return nil
-		})
-	}
-	// Both opening and reading (a directory opens) fail with a PathError.
-	if pe, ok := errors.AsType[*os.PathError](err); ok {
-		return nil, fmt.Errorf("capture %s: %w", pe.Path, pe.Err)
-	}
+	source, r, closeFile, err := openCapture(e, file)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
+		return nil, err
+	}
+	defer closeFile()
+	c := newCapture(source, format, nil)
+	c.format, err = hwtest.Read(r, format, func(g hwtest.Generation) error {
+		if len(c.buses) == maxCaptureResets {
+			return fmt.Errorf("more than %d bus resets: the report keeps every one, so split the capture (e.g. with csplit at the resets)", maxCaptureResets)
+		}
+		c.buses = append(c.buses, hwtest.Decode(g))
+		return nil
+	})
+	if err != nil {
+		return nil, captureError(source, err)
 	}
 	return c, nil
+}
+
+// openCapture opens a capture file, "" or "-" for stdin, and names it as
+// reports do: the file, or "stdin". closeFile is to be called when done.
+func openCapture(e *env, file string) (source string, r io.Reader, closeFile func(), err error) {
+	if file == "" || file == "-" {
+		return "stdin", e.stdin, func() {}, nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return "", nil, nil, captureError(file, err)
+	}
+	return file, interruptible{e.ctx, f}, func() { f.Close() }, nil
+}
+
+// captureError names the capture an error of reading it concerns. Both
+// opening and reading (a directory opens) fail with a PathError.
+func captureError(source string, err error) error {
+	if pe, ok := errors.AsType[*os.PathError](err); ok {
+		return fmt.Errorf("capture %s: %w", pe.Path, pe.Err)
+	}
+	return fmt.Errorf("%s: %w", source, err)
 }
 
 // maxCaptureResets bounds the bus resets of one capture. The parser reads

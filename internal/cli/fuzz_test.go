@@ -42,6 +42,8 @@ var fuzzedCommands = []struct {
 	{"decode", func(string) []string { return []string{"decode"} }, []string{"format"}},
 	{"crosscheck", func(string) []string { return []string{"crosscheck", "--capture", captures + "ohci-two-resets.log"} },
 		[]string{"format", "seed", "force-root", "initiator"}},
+	{"linestates", func(string) []string { return []string{"linestates", sigrokPair} },
+		[]string{"format", "channels", "samplerate", "gen", "seed", "initiator", "force-root", "timing"}},
 }
 
 // FuzzFlagValues gives any value to any flag of every command. The context

@@ -47,6 +47,7 @@ var outputTypes = map[string][]any{
 	"explore":    {exploreJSON{}},
 	"mutex":      {mutexJSON{}, mutexCompareJSON{}},
 	"multicast":  {multicastJSON{}},
+	"linestates": {linestatesJSON{}},
 }
 
 var outputTitles = map[string]string{
@@ -61,6 +62,7 @@ var outputTitles = map[string]string{
 	"explore":    "fwsim explore --json: every reachable outcome, deadline probabilities and expectations, exact or as bounds",
 	"mutex":      "fwsim mutex --json: one mutual-exclusion run, or with --compare a row per algorithm",
 	"multicast":  "fwsim multicast --json: one reliable multicast run",
+	"linestates": "fwsim linestates --json: a logic analyzer's capture of the line states, and its comparison with an emulation",
 }
 
 // schemaOverrides are the types that encode themselves.
@@ -425,6 +427,11 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 			{"multicast", "--algo", "nack", "--gen", "ring:5", "--messages", "5", "--loss", "0.3", "--stop", "--json"},
 			{"multicast", "--algo", "srm", "--gen", "ring:8", "--messages", "10", "--loss", "0.2", "--stop", "--json"},
 			{"multicast", "--algo", "vsync", "--gen", "ring:6", "--messages", "8", "--loss", "0.3", "--crash", "n0@3.5", "--join", "n5@1", "--leave", "n2@2", "--trace", "--json"},
+		},
+		"linestates": {
+			{"linestates", sigrokPair, "--json"},
+			{"linestates", sigrokPair, "--gen", "pair", "--seed", "8", "--json"},
+			{"linestates", labCapture, "--channels", "@" + labMapFile, "--gen", "chain:3", "--json"},
 		},
 		"explore": {
 			{"explore", "--gen", "pair", "--clock", "ideal", "--timing", "max", "--deadline", "2us", "--json"},
