@@ -232,6 +232,7 @@ func TestExactMatchesMonteCarlo(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, res.Complete)
 			require.False(t, res.Nondeterministic)
+			require.False(t, res.Bounded, "every cycle solved exactly")
 
 			sum, err := analysis.Run(context.Background(), analysis.Config{Topology: topo, Source: "gen pair",
 				Options: bus.Options{Seed: 1, SetupSeed: &seed, IdealClock: ideal},
@@ -259,6 +260,7 @@ func TestExactMatchesMonteCarlo(t *testing.T) {
 			for _, name := range []string{TreeID, SelfID, Contention, ContentionRounds} {
 				x := findExpected(t, res, name)
 				require.True(t, x.Defined, x.Why)
+				require.True(t, x.Value.Exact(), "E[%s] = %v", name, x.Value)
 				exact, _ := x.Value.Min.Float64()
 				m := sum.Metrics[name]
 				// Four standard errors: the four means are checked at once.

@@ -170,8 +170,10 @@ const (
 	// up to 2 s on feedback sets of 44 to 90 states, but 7 to 25 s on 127
 	// and 52 s on 239: the cost grows with the cube of the size and with
 	// the length of the integers, itself growing with the size. fwsim's
-	// two-node root contention has 44 with ideal clocks (solved exactly in
-	// under half a second) and 1336 with cycle-quantised ones.
+	// two-node root contention on the 1394-1995 profile has about 40 with ideal
+	// clocks and 42 with cycle-quantised ones (see feedback), both solved
+	// exactly; on 1394a-2000, whose windows hold two cycle counts, it has
+	// 266 and is bounded.
 	DefaultMaxExactFeedback = 96
 	// DefaultPrecision is 2^-64, about 5.4e-20: beyond any timing the
 	// emulator resolves.
@@ -971,112 +973,6 @@ func (s *solver) edgeValue(e *Edge, v []*big.Rat) *big.Rat {
 		to = v[k]
 	}
 	return new(big.Rat).Add(reward(e), to)
-}
-
-// chain is the structure of a policy's chain for evaluate.
-type chain struct {
-	inF   []bool
-	fs    []int // the feedback set, positions in rest
-	order []int // the other positions, in topological order
-}
-
-// feedback finds a feedback set of the chain succ: the targets of back
-// edges of an iterative depth-first search. Without them, the chain is
-// acyclic; order is a topological order of the rest (Kahn's algorithm).
-func feedback(succ [][]arc) chain {
-	n := len(succ)
-	inF := make([]bool, n)
-	state := make([]uint8, n) // 0 new, 1 on the stack, 2 done
-	type frame struct{ v, next int }
-	var stack []frame
-	for root := range n {
-		if state[root] != 0 {
-			continue
-		}
-		stack = append(stack[:0], frame{root, 0})
-		state[root] = 1
-		for len(stack) > 0 {
-			f := &stack[len(stack)-1]
-			if f.next < len(succ[f.v]) {
-				to := succ[f.v][f.next].to
-				f.next++
-				switch {
-				case to < 0:
-				case state[to] == 0:
-					state[to] = 1
-					stack = append(stack, frame{to, 0})
-				case state[to] == 1:
-					inF[to] = true
-				}
-				continue
-			}
-			state[f.v] = 2
-			stack = stack[:len(stack)-1]
-		}
-	}
-	// Back edges' targets are often more than needed: drop each state
-	// of F that lies on no cycle of the chain without the rest of F.
-	seen := make([]int, n) // the F state whose search saw a state, +1
-	var work []int
-	for f := range n {
-		if !inF[f] {
-			continue
-		}
-		inF[f] = false
-		cycle := false
-		work = append(work[:0], f)
-		seen[f] = f + 1
-	search:
-		for len(work) > 0 {
-			k := work[len(work)-1]
-			work = work[:len(work)-1]
-			for _, o := range succ[k] {
-				switch {
-				case o.to == f:
-					cycle = true
-					break search
-				case o.to < 0 || inF[o.to] || seen[o.to] == f+1:
-				default:
-					seen[o.to] = f + 1
-					work = append(work, o.to)
-				}
-			}
-		}
-		inF[f] = cycle
-	}
-	indeg := make([]int, n)
-	for k := range n {
-		if inF[k] {
-			continue
-		}
-		for _, o := range succ[k] {
-			if o.to >= 0 && !inF[o.to] {
-				indeg[o.to]++
-			}
-		}
-	}
-	order := make([]int, 0, n)
-	for k := range n {
-		if !inF[k] && indeg[k] == 0 {
-			order = append(order, k)
-		}
-	}
-	for h := 0; h < len(order); h++ {
-		for _, o := range succ[order[h]] {
-			if o.to >= 0 && !inF[o.to] {
-				if indeg[o.to]--; indeg[o.to] == 0 {
-					order = append(order, o.to)
-				}
-			}
-		}
-	}
-	var fs []int
-	for k := range n {
-		if inF[k] {
-			fs = append(fs, k)
-		}
-	}
-	return chain{inF, fs, order}
 }
 
 // evaluate solves the chain succ exactly. Its cycles all pass through the
