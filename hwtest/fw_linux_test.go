@@ -45,6 +45,7 @@ func TestProbeThroughTheKernel(t *testing.T) {
 	assert.Equal(t, 4, s.Number)
 	assert.Equal(t, BusInfo{Generation: 4, NodeID: 0xffc5, LocalNodeID: 0xffc5, BMNodeID: 0xffff, IRMNodeID: 0xffc5, RootNodeID: 0xffc5}, s.Info)
 	srv.with(func(bus *FakeDevice) {
+		require.NotEmpty(t, bus.Infos)
 		for _, info := range bus.Infos {
 			assert.Equal(t, FakeInfo{Version: 5, Closure: 0}, info, "ABI 5 and the closure of bus reset events")
 		}
