@@ -148,12 +148,13 @@ func (w *world) newGroup() error {
 		}
 		g.nodes[v].leaveAt = e.At
 	}
-	first := view{num: 1, by: w.sender}
+	first := view{num: 1}
 	for v := range g.nodes {
 		if g.nodes[v].joinAt < 0 {
 			first.members = append(first.members, v)
 		}
 	}
+	first.by = first.members[0] // nobody proposed it: its coordinator
 	g.views = []view{first}
 	w.vs = g
 	return nil
@@ -315,7 +316,12 @@ func (w *world) beat(x *election.Net, v int) {
 	n := &w.vs.nodes[v]
 	watched := w.vs.views[n.view].members
 	if n.ch != nil {
-		watched = slices.Concat(watched, n.ch.keep, n.ch.joiners)
+		watched = slices.Clone(watched)
+		for _, u := range slices.Concat(n.ch.keep, n.ch.joiners) {
+			if !slices.Contains(watched, u) {
+				watched = append(watched, u)
+			}
+		}
 	}
 	for _, u := range watched {
 		switch {
