@@ -167,12 +167,12 @@ func parseEvent(b []byte) (event, error) {
 		e.reset = parseBusReset(b)
 	case eventResponse, eventPhyPacketSent:
 		if uintptr(len(b)) < offData {
-			return event{}, fmt.Errorf("event of type %d of %d bytes, want at least %d", e.typ, len(b), offData)
+			return event{}, fmt.Errorf("firewire event %d of %d bytes, want at least %d", e.typ, len(b), offData)
 		}
 		e.rcode = u32(offRcode)
 		n := uintptr(u32(offLength))
 		if n > uintptr(len(b))-offData {
-			return event{}, fmt.Errorf("event of type %d says %d payload bytes, %d arrived", e.typ, n, uintptr(len(b))-offData)
+			return event{}, fmt.Errorf("firewire event %d says %d payload bytes, %d arrived", e.typ, n, uintptr(len(b))-offData)
 		}
 		e.data = b[offData : offData+n]
 	}

@@ -187,6 +187,13 @@ func Open(open Opener, path string) (*Probe, error) {
 // Close closes the device.
 func (p *Probe) Close() error { return p.Dev.Close() }
 
+func (p *Probe) attempts() int {
+	if p.Attempts > 0 {
+		return p.Attempts
+	}
+	return maxProbeAttempts
+}
+
 func (p *Probe) timeout() time.Duration {
 	if p.Timeout > 0 {
 		return p.Timeout
@@ -214,10 +221,7 @@ func (p *Probe) info() (BusInfo, error) {
 // Read reads the TOPOLOGY_MAP of the current generation, again when the
 // kernel says the generation ended before it answered, and decodes it.
 func (p *Probe) Read() (*Snapshot, error) {
-	attempts := p.Attempts
-	if attempts <= 0 {
-		attempts = maxProbeAttempts
-	}
+	attempts := p.attempts()
 	for range attempts {
 		// Events of past resets may be queued: drain them before GET_INFO,
 		// so that the event of a reset after it stays queued for Watch.
@@ -318,10 +322,7 @@ func (p *Probe) await(typ uint32, closure uint64) (event, error) {
 // highest phy_ID. The kernel drops a packet of a generation that a bus
 // reset has ended, and it is sent again in the new one.
 func (p *Probe) SendPhyConfig(c phy.PhyConfig) error {
-	attempts := p.Attempts
-	if attempts <= 0 {
-		attempts = maxProbeAttempts
-	}
+	attempts := p.attempts()
 	for range attempts {
 		if err := p.drain(); err != nil {
 			return err
