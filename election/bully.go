@@ -23,6 +23,8 @@ var bully = &algorithm{
 	types:     []string{"ELECTION", "ANSWER", "COORDINATOR"},
 	init:      initFirst,
 	crashes:   true,
+	faults:    true,
+	recovers:  true,
 	announces: always,
 	newProc:   func(*net, int) process { return &bullyNode{} },
 	noLeader:  bullyNoLeader,

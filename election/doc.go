@@ -27,7 +27,7 @@
 // that is one cycle;
 // "clockwise" is the direction of the topology's first cable, From to To.
 // Echo, tree-min and 1394 need a tree; bully a complete graph; floodmax,
-// dfs-token and adoption any connected graph. IDs are 1…n ascending or
+// dfs-token, adoption and virtual-tree any connected graph. IDs are 1…n ascending or
 // descending along the ring (or the topology's node order), a seeded
 // permutation, or an explicit map (ParseIDs reads one from a file).
 //

@@ -50,7 +50,10 @@ type algorithm struct {
 	// algorithms count rounds from a common start).
 	allStart bool
 	noIDs    bool // its nodes have no IDs
-	crashes  bool // it runs after a crash (Options.Crashed) and takes faults during the run
+	crashes  bool // it runs after a crash (Options.Crashed)
+	// faults: it takes crashes during the run (Options.Crashes), and with
+	// recovers recoveries too (Options.Recoveries).
+	faults, recovers bool
 	// announces says whether every node learns the leader with these
 	// options.
 	announces func(o *Options) bool
@@ -69,7 +72,7 @@ func ifAnnounce(o *Options) bool { return o.Announce }
 // algorithms is the registry, in the order --compare lists them.
 var algorithms = []*algorithm{
 	changRoberts, changRobertsBidi, changRobertsMin, leLann, ringList, syncRing, anonymous,
-	bully, echo, treeMin, floodMax, dfsToken, adoption, ieee1394,
+	bully, echo, treeMin, floodMax, dfsToken, adoption, virtualTree, ieee1394,
 }
 
 // Info describes an algorithm.
@@ -83,10 +86,11 @@ type Info struct {
 	ModeOnly bool
 	// Types lists its message types.
 	Types []string
-	// Crashes says it runs after a crash, so Options.Crashed applies, and
-	// takes crashes and recoveries during the run (Options.Crashes and
-	// Options.Recoveries).
+	// Crashes says it runs after a crash, so Options.Crashed applies.
 	Crashes bool
+	// Faults says it takes crashes during the run (Options.Crashes), and
+	// Recovers recoveries too (Options.Recoveries).
+	Faults, Recovers bool
 }
 
 // Algorithms lists every algorithm Run knows, in a fixed order.
@@ -94,7 +98,7 @@ func Algorithms() []Info {
 	infos := make([]Info, len(algorithms))
 	for i, a := range algorithms {
 		infos[i] = Info{Name: a.name, Summary: a.summary, Needs: needNames[a.needs], Mode: a.mode, ModeOnly: a.only, Types: a.types,
-			Crashes: a.crashes}
+			Crashes: a.crashes, Faults: a.faults, Recovers: a.recovers}
 	}
 	return infos
 }
@@ -206,7 +210,7 @@ func (a *algorithm) run(t *bus.Topology, g *Graph, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	faults, err := a.faults(g, crashed, &o, mode, res)
+	faults, err := a.faultEvents(g, crashed, &o, mode, res)
 	if err != nil {
 		return nil, err
 	}
@@ -281,16 +285,18 @@ type fault struct {
 	recover bool
 }
 
-// faults checks o.Crashes and o.Recoveries against the nodes crashed from
+// faultEvents checks o.Crashes and o.Recoveries against the nodes crashed from
 // the start and records them in res; it returns them in time order. Each
 // node must alternate: up nodes crash, down nodes recover.
-func (a *algorithm) faults(g *Graph, crashed []bool, o *Options, mode Mode, res *Result) ([]fault, error) {
+func (a *algorithm) faultEvents(g *Graph, crashed []bool, o *Options, mode Mode, res *Result) ([]fault, error) {
 	if len(o.Crashes)+len(o.Recoveries) == 0 {
 		return nil, nil
 	}
 	switch {
-	case !a.crashes:
+	case !a.faults:
 		return nil, fmt.Errorf("%w: %s has no crashes or recoveries", ErrBadOptions, a.name)
+	case !a.recovers && len(o.Recoveries) > 0:
+		return nil, fmt.Errorf("%w: %s has crashes but no recoveries", ErrBadOptions, a.name)
 	case mode != Async:
 		return nil, fmt.Errorf("%w: %s's crashes and recoveries are timed in message delays: not in %s mode", ErrBadOptions, a.name, mode)
 	}
@@ -394,8 +400,12 @@ func (a *algorithm) initiators(g *Graph, order []int, crashed []bool, o *Options
 		return nil, fmt.Errorf("%w: %s starts from exactly one initiator, got %d", ErrBadOptions, a.name, len(vs))
 	}
 	if a.allStart && len(vs) != len(order) {
-		return nil, fmt.Errorf("%w: %s starts at every node in round 1, got %d initiator%s of %d nodes",
-			ErrBadOptions, a.name, len(vs), plural(len(vs)), len(order))
+		when := ""
+		if a.mode == Sync {
+			when = " in round 1"
+		}
+		return nil, fmt.Errorf("%w: %s starts at every node%s, got %d initiator%s of %d nodes",
+			ErrBadOptions, a.name, when, len(vs), plural(len(vs)), len(order))
 	}
 	return vs, nil
 }

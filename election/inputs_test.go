@@ -125,6 +125,10 @@ func TestErrors(t *testing.T) {
 			"n1 crashes and recovers at 2 delays: say which comes first"},
 		{"complete:3", Options{Algo: "bully", Crashes: []NodeEvent{{"n2", 2000}}, Recoveries: []NodeEvent{{"n2", 2000}}}, ErrBadOptions,
 			"n2 crashes and recovers at 2 delays: say which comes first"},
+		{"ring:3", Options{Algo: "virtual-tree", Recoveries: []NodeEvent{{"n1", 5}}}, ErrBadOptions, "virtual-tree has crashes but no recoveries"},
+		{"ring:3", Options{Algo: "virtual-tree", InitiatorCount: 1}, ErrBadOptions, "virtual-tree starts at every node, got 1 initiator of 3 nodes"},
+		{"ring:3", Options{Algo: "virtual-tree", Mode: Sync}, ErrUnsupportedMode, "virtual-tree has no sync form (it is async only)"},
+		{"ring:3", Options{Algo: "virtual-tree", Crashed: []string{"n1"}}, ErrBadOptions, "virtual-tree has no crashed nodes"},
 		{"ring:40", Options{Algo: "chang-roberts", IDOrder: Descending, MaxEvents: 100}, ErrNoTermination, "budget of 100 events"},
 	} {
 		topo, err := bus.Generate(tc.spec)

@@ -73,6 +73,14 @@ type process interface {
 	status() (NodeState, int)
 }
 
+// linkWatcher is a process that holds connections to its neighbours and
+// learns at once when one breaks because the neighbour crashed, as a
+// connection-oriented transport reports it. Processes that do not watch
+// their links notice a crash only by silence.
+type linkWatcher interface {
+	linkDown(n *net, v, port int)
+}
+
 // base is the status part every process embeds.
 type base struct {
 	state  NodeState
@@ -234,6 +242,21 @@ func payload(m msg) string {
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
+// offBus counts and traces a message between v and a party off the bus
+// (a registry): sent by v when out, received by v otherwise.
+func (n *net) offBus(v int, typ uint8, party string, out bool) {
+	n.counts[typ]++
+	if !n.tracing {
+		return
+	}
+	now := n.units(n.k.Now())
+	e := TraceEntry{Sent: now, Arrived: now, From: n.g.Nodes[v], To: party, Type: n.algo.types[typ]}
+	if !out {
+		e.From, e.To = party, n.g.Nodes[v]
+	}
+	n.trace = append(n.trace, e)
+}
+
 // lostOnArrival marks as lost the trace entry of a message that arrives
 // at a node that crashed after it was sent.
 func (n *net) lostOnArrival(ev event, at int64) {
@@ -304,6 +327,11 @@ func (n *net) run(initiators []int, faults []fault) error {
 		case ev.kind == evCrash:
 			n.crashed[v] = true
 			n.inc[v]++
+			for _, h := range n.g.Adj[v] {
+				if w, ok := n.procs[h.Peer].(linkWatcher); ok && !n.crashed[h.Peer] {
+					w.linkDown(n, h.Peer, h.PeerPort)
+				}
+			}
 			continue
 		case ev.kind == evRecover:
 			// A recovered node remembers nothing and starts afresh, as an

@@ -138,7 +138,7 @@ func (c *electConfig) register(fs *flags) {
 			"others), e.g. --crashed n5,n4 (default: the node with the largest election ID,\n"+
 			"the old coordinator)")
 	fs.Var(&c.crashes, "crash",
-		"bully: `NODE@TIME`: the node crashes at TIME delays, during the election or after it;\n"+
+		"bully, virtual-tree: `NODE@TIME`: the node crashes at TIME delays, during the run;\n"+
 			"repeat for several, e.g. --crash n4@2.5")
 	fs.Var(&c.recoveries, "recover",
 		"bully: `NODE@TIME`: the crashed node recovers at TIME delays and holds an election;\n"+
@@ -385,7 +385,7 @@ type electJSON struct {
 	Announce   bool             `json:"announce"`             // --announce: the optional leader announcement was added
 	Initiators []string         `json:"initiators"`           // [] for every node
 	Crashed    []string         `json:"crashed"`              // the crashed nodes (bully)
-	Crashes    []electEventJSON `json:"crashes,omitempty"`    // bully's crashes during the run (--crash), in time order
+	Crashes    []electEventJSON `json:"crashes,omitempty"`    // crashes during the run (--crash), in time order
 	Recoveries []electEventJSON `json:"recoveries,omitempty"` // bully's recoveries (--recover), in time order
 	Leader     *string          `json:"leader"`               // null when none was elected
 	LeaderID   *int64           `json:"leader_id"`            // null when there is no leader or no IDs
@@ -494,8 +494,15 @@ func (c *electConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source s
 	for _, a := range election.Algorithms() {
 		o := c.opts
 		o.Algo = a.Name
+		// --crashed, --crash and --recover go to the algorithms that take them.
 		if !a.Crashes {
-			o.Crashed, o.Crashes, o.Recoveries = nil, nil, nil // --crashed, --crash and --recover are bully's
+			o.Crashed = nil
+		}
+		if !a.Faults {
+			o.Crashes = nil
+		}
+		if !a.Recovers {
+			o.Recoveries = nil
 		}
 		res, err := election.Run(topo, o)
 		switch {
@@ -593,7 +600,7 @@ type compareJSON struct {
 	Suppress   bool             `json:"suppress"`             // --suppress was given
 	Announce   bool             `json:"announce"`             // --announce was given
 	Crashed    []string         `json:"crashed"`              // bully's; [] for its default
-	Crashes    []electEventJSON `json:"crashes,omitempty"`    // bully's crashes during the run (--crash), as given
+	Crashes    []electEventJSON `json:"crashes,omitempty"`    // crashes during the run (--crash: bully, virtual-tree), as given
 	Recoveries []electEventJSON `json:"recoveries,omitempty"` // bully's recoveries (--recover), as given
 	Results    []compareRowJSON `json:"results"`              // one per algorithm
 }

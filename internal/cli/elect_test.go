@@ -21,6 +21,7 @@ var electGoldens = []goldenCase{
 	{name: "bully-complete6-crashed", args: []string{"elect", "--algo", "bully", "--gen", "complete:6", "--crashed", "n5,n4", "--initiators", "one", "--unit-delays"}},
 	{name: "bully-complete6-faults", args: []string{"elect", "--algo", "bully", "--gen", "complete:6", "--initiators", "one", "--unit-delays",
 		"--crash", "n4@2.5", "--recover", "n5@12"}},
+	{name: "virtual-tree-ring6-crash", args: []string{"elect", "--algo", "virtual-tree", "--gen", "ring:6", "--unit-delays", "--crash", "n4@36"}},
 	{name: "sync-ring-ids-file", args: []string{"elect", "--algo", "sync-ring", "--gen", "ring:4", "--ids", "testdata/elect/ids-ring4.txt"}},
 	{name: "anonymous-ring5", args: []string{"elect", "--algo", "anonymous", "--gen", "ring:5"}},
 	{name: "1394-tree6", args: []string{"elect", "--algo", "1394", "--gen", "tree:6:2", "--seed", "3"}},
@@ -189,6 +190,8 @@ func TestElectErrors(t *testing.T) {
 			"fwsim elect: bad election options: lelann has no crashes or recoveries"},
 		{"crash in sync mode", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--sync", "--crash", "n3@1"},
 			"fwsim elect: bad election options: bully's crashes and recoveries are timed in message delays: not in sync mode"},
+		{"recovery without bully", []string{"elect", "--algo", "virtual-tree", "--gen", "ring:5", "--crash", "n4@1", "--recover", "n4@9"},
+			"fwsim elect: bad election options: virtual-tree has crashes but no recoveries"},
 		{"1394 forced async", []string{"elect", "--algo", "1394", "--gen", "tree:5", "--async"},
 			"fwsim elect: unsupported mode: 1394 has no async form (it is timed only)"},
 		{"bad gen", []string{"elect", "--algo", "lelann", "--gen", "ring:1"},
@@ -221,7 +224,7 @@ func TestElectCompareListsEveryAlgorithm(t *testing.T) {
 	assert.Equal(t, map[string]bool{
 		"chang-roberts": true, "chang-roberts-bidi": true, "chang-roberts-min": true, "lelann": true, "ring-list": true,
 		"sync-ring": true, "anonymous": true, "bully": false, "echo": false, "tree-min": false,
-		"floodmax": true, "dfs-token": true, "adoption": true, "1394": false,
+		"floodmax": true, "dfs-token": true, "adoption": true, "virtual-tree": true, "1394": false,
 	}, applicable)
 }
 
@@ -279,7 +282,7 @@ func TestElectCrashed(t *testing.T) {
 			leaders[r.Algo] = *r.Leader
 		}
 	}
-	assert.Equal(t, map[string]string{"bully": "n3", "floodmax": "n5", "dfs-token": "n5", "adoption": "n5"}, leaders)
+	assert.Equal(t, map[string]string{"bully": "n3", "floodmax": "n5", "dfs-token": "n5", "adoption": "n5", "virtual-tree": "n5"}, leaders)
 }
 
 // --crash and --recover set bully's faults during the run; the JSON lists
