@@ -43,9 +43,8 @@ type LineCapture struct {
 	// SamplePeriodNs is the time between two samples: the resolution of
 	// every time in the capture.
 	SamplePeriodNs float64
-	EndNs          int64         // the last instant the capture covers
-	Ports          []PortLines   // in node, then port order
-	Channels       []ChannelBind // the channels read, in channel map order
+	EndNs          int64       // the last instant the capture covers
+	Ports          []PortLines // in node, then port order
 }
 
 // Pair names a twisted pair of a port: TPA or TPB.
@@ -186,7 +185,7 @@ func newLineDecoder(f Format, m ChannelMap) *lineDecoder {
 		return cmp.Or(comparePorts(a.Port, b.Port), cmp.Compare(a.Pair, b.Pair), cmp.Compare(boolIndex(a.Hi), boolIndex(b.Hi)))
 	})
 	d := &lineDecoder{format: f, binds: binds, levels: make([]bool, len(binds)), dirty: make([]bool, len(binds)/4),
-		out: &LineCapture{Format: f, Channels: m}}
+		out: &LineCapture{Format: f}}
 	for i := 0; i < len(binds); i += 4 {
 		d.out.Ports = append(d.out.Ports, PortLines{Port: binds[i].Port})
 	}
