@@ -65,13 +65,14 @@ type vtNode struct {
 	base
 	hops   []int // every node's distance from the root: the registry's order
 	rank   int   // the join order
-	level  int   // -1 until the node has a parent (or is the root)
-	parent int   // port; -1 for the root and before joining
+	level  int   // -1 until the node has a parent (or is the root), and once cut off
+	parent int   // port; -1 for the root, before joining and once cut off
+	told   bool  // the parent it chose at joining has had its CHILD
 	// Per port: a connection is up, the level the peer reported (-1:
 	// unknown), the peer is a child, the child's ECHO arrived.
 	connected, child, echoed []bool
 	levels                   []int
-	explored                 bool
+	waiting                  bool  // explored, and not yet echoed (the root: not yet decided)
 	best                     int64 // the largest ID the echo collected
 }
 
@@ -117,6 +118,7 @@ func (t *vtNode) timeout(n *net, v int, tag msg) {
 		}
 		n.setTimer(v, 2, msg{typ: vtChoose})
 	case vtChoose:
+		t.told = true
 		if t.parent >= 0 {
 			n.send(v, t.parent, msg{typ: vtChild, value: int64(t.level)})
 		}
@@ -150,7 +152,7 @@ func (t *vtNode) receive(n *net, v, port int, m msg) {
 
 // explore passes the explorer wave to the children, or echoes at a leaf.
 func (t *vtNode) explore(n *net, v int) {
-	t.explored, t.best = true, n.ids[v]
+	t.waiting, t.best = true, n.ids[v]
 	for p, c := range t.child {
 		if c {
 			n.send(v, p, msg{typ: vtExplorer})
@@ -167,15 +169,14 @@ func (t *vtNode) echo(n *net, v int) {
 			return
 		}
 	}
-	if !t.explored || t.known {
+	if !t.waiting {
 		return
 	}
-	if t.rank == 0 {
+	t.waiting = false
+	switch {
+	case t.rank == 0:
 		t.decide(n, v, msg{typ: vtLeader, value: t.best, aux: int64(n.vertexOf(t.best))})
-		return
-	}
-	t.explored = false // echo once
-	if t.parent >= 0 {
+	case t.parent >= 0:
 		n.send(v, t.parent, msg{typ: vtEcho, value: t.best})
 	}
 }
@@ -195,8 +196,10 @@ func (t *vtNode) decide(n *net, v int, m msg) {
 }
 
 // linkDown: the connection on port broke, its peer having crashed. A child
-// is no longer waited for; a parent is replaced by a connected neighbour
-// with a smaller level, if there is one.
+// is no longer waited for. A parent is replaced by the connected neighbour
+// with the smallest level below the node's own, the last among equals as
+// at joining; with none, the node leaves the tree with its subtree, and
+// answers later joiners with no level, so that none attaches through it.
 func (t *vtNode) linkDown(n *net, v, port int) {
 	t.connected[port] = false
 	if t.child[port] {
@@ -214,8 +217,12 @@ func (t *vtNode) linkDown(n *net, v, port int) {
 			best, t.parent = t.levels[p], p
 		}
 	}
-	if t.parent >= 0 {
-		t.level = best + 1
+	if t.parent < 0 {
+		t.level = -1
+		return
+	}
+	t.level = best + 1
+	if t.told { // otherwise CHILD goes when the answers are in
 		n.send(v, t.parent, msg{typ: vtChild, value: int64(t.level)})
 	}
 }
