@@ -80,11 +80,7 @@ func (d *dfsNode) forward(n *net, v int, m msg) {
 }
 
 func (d *dfsNode) decide(n *net, v int, m msg) {
-	if int(m.aux) == v {
-		d.lead(v)
-	} else {
-		d.follow(int(m.aux))
-	}
+	d.settle(v, int(m.aux))
 	for _, p := range d.children {
 		n.send(v, p, m)
 	}

@@ -97,10 +97,6 @@ func (s *saturation) receive(n *net, v, port int, m msg) {
 
 // decide takes the best ID as the outcome and tells every other port.
 func (s *saturation) decide(n *net, v, from int) {
-	if s.bestV == v {
-		s.lead(v)
-	} else {
-		s.follow(s.bestV)
-	}
+	s.settle(v, s.bestV)
 	n.sendAll(v, from, msg{typ: satInfo, value: s.best, aux: int64(s.bestV)})
 }

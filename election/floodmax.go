@@ -38,11 +38,7 @@ func (f *floodMaxNode) receive(_ *net, _, _ int, m msg) {
 // timeout ends a round: send again, or decide after D rounds of sending.
 func (f *floodMaxNode) timeout(n *net, v int, _ msg) {
 	if f.sent == f.diameter {
-		if f.bestV == v {
-			f.lead(v)
-		} else {
-			f.follow(f.bestV)
-		}
+		f.settle(v, f.bestV)
 		return
 	}
 	f.sent++

@@ -49,9 +49,5 @@ func (r *ringListNode) receive(n *net, v, port int, m msg) {
 
 // elect records the largest ID of list as coordinator.
 func (r *ringListNode) elect(n *net, v int, list []int64) {
-	if c := n.vertexOf(slices.Max(list)); c == v {
-		r.lead(v)
-	} else {
-		r.follow(c)
-	}
+	r.settle(v, n.vertexOf(slices.Max(list)))
 }

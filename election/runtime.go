@@ -112,6 +112,16 @@ func (b *base) relayLeader(n *net, v, out int, m msg) {
 	}
 }
 
+// settle makes the node the leader when the leader l is itself, and a
+// follower of l otherwise.
+func (b *base) settle(v, l int) {
+	if l == v {
+		b.lead(v)
+	} else {
+		b.follow(l)
+	}
+}
+
 // lose makes the node a follower that does not know the leader yet.
 func (b *base) lose() {
 	if b.state != Leader {

@@ -183,11 +183,7 @@ func (t *vtNode) echo(n *net, v int) {
 
 // decide takes the leader m announces and tells the children.
 func (t *vtNode) decide(n *net, v int, m msg) {
-	if int(m.aux) == v {
-		t.lead(v)
-	} else {
-		t.follow(int(m.aux))
-	}
+	t.settle(v, int(m.aux))
 	for p, c := range t.child {
 		if c {
 			n.send(v, p, m)
