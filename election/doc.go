@@ -24,12 +24,19 @@
 //
 // The ring algorithms (chang-roberts, chang-roberts-bidi,
 // chang-roberts-min, lelann, ring-list, sync-ring, anonymous) need a graph
-// that is one cycle;
-// "clockwise" is the direction of the topology's first cable, From to To.
-// Echo, tree-min and 1394 need a tree; bully a complete graph; floodmax,
-// dfs-token, adoption and virtual-tree any connected graph. IDs are 1…n ascending or
-// descending along the ring (or the topology's node order), a seeded
-// permutation, or an explicit map (ParseIDs reads one from a file).
+// that is one cycle; "clockwise" is the direction of the topology's first
+// cable, From to To. Echo, tree-min and 1394 need a tree; bully a complete
+// graph; floodmax, dfs-token, adoption and virtual-tree any connected
+// graph. IDs are 1…n ascending or descending along the ring (or the
+// topology's node order), a seeded permutation, or an explicit map
+// (ParseIDs reads one from a file).
+//
+// # Faults
+//
+// Bully runs after its coordinator crashed (Options.Crashed), and bully and
+// virtual-tree take crashes during the run (Options.Crashes), bully
+// recoveries too (Options.Recoveries): a crashed node loses every message
+// on its way to it, and a recovered one starts afresh.
 //
 // # How time passes
 //

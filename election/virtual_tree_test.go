@@ -121,5 +121,8 @@ func TestVirtualTreeCrashesNeverLoop(t *testing.T) {
 		if res.Leader != "" {
 			assert.Equal(t, best, res.LeaderID, where)
 		}
+		again, err := Run(topo, o)
+		require.NoError(t, err)
+		assert.Equal(t, res, again, "%s: not deterministic", where)
 	}
 }
