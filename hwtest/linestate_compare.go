@@ -92,6 +92,9 @@ type Episode struct {
 	// Reset counts the resets the port has received up to this
 	// episode, its own included: 0 before the first.
 	Reset int
+	// Begun: the capture began during the episode, so StartNs is the
+	// capture's start, not the episode's.
+	Begun bool
 	// Cut: the capture ended during the episode, so EndNs is the
 	// capture's end, not the episode's.
 	Cut bool
@@ -148,6 +151,9 @@ func Episodes(pl PortLines, end int64) []Episode {
 	if open {
 		out[len(out)-1].Cut = true
 	}
+	if len(out) > 0 && len(pl.Changes) > 0 && out[0].StartNs == pl.Changes[0].AtNs {
+		out[0].Begun = true
+	}
 	closeAt(end)
 	return out
 }
@@ -194,7 +200,8 @@ type LineComparison struct {
 	ToleranceNs float64
 	// RealOriginNs and EmulatedOriginNs are the starts of the first reset
 	// at the compared ports, which the starts of resets count from on
-	// each side; -1 without a reset.
+	// each side; -1 without a port whose first reset both sides hold
+	// from its start.
 	RealOriginNs, EmulatedOriginNs int64
 	Rows                           []LineRow
 	// Missing lists the captured ports the emulation does not have.
@@ -212,9 +219,9 @@ func (c *LineComparison) Match() bool {
 // CompareLines compares a line-state capture with an emulation of the same
 // bus, port by port and reset by reset: each reset's start and duration,
 // the contention rounds and back-offs, and when the handshake starts and
-// the parent answers it. Self-ID stretches are not compared: the emulator's self-ID
-// data is abstract. Nor is the duration of a stretch the end of either
-// capture cuts.
+// the parent answers it. Self-ID stretches are not compared: the
+// emulator's self-ID data is abstract. Nor is the start of a stretch
+// either capture begins in, or the duration of one it begins or ends in.
 func CompareLines(real, emulated *LineCapture) *LineComparison {
 	c := &LineComparison{ToleranceNs: max(real.SamplePeriodNs, emulated.SamplePeriodNs)}
 	emu := map[PortRef][]Episode{}
@@ -231,24 +238,42 @@ func CompareLines(real, emulated *LineCapture) *LineComparison {
 		captured[pl.Port] = Episodes(pl, real.EndNs)
 		order = append(order, pl.Port)
 	}
-	c.RealOriginNs, c.EmulatedOriginNs = firstReset(captured, order), firstReset(emu, order)
+	c.RealOriginNs, c.EmulatedOriginNs = firstResets(captured, emu, order)
 	for _, p := range order {
 		c.comparePort(p, bySegment(captured[p]), bySegment(emu[p]), c.RealOriginNs, c.EmulatedOriginNs)
 	}
 	return c
 }
 
-// firstReset is the earliest start of a reset at the ports, -1 if none.
-func firstReset(eps map[PortRef][]Episode, ports []PortRef) int64 {
-	first := int64(-1)
+// whole reports an episode the capture holds from start to end.
+func (e Episode) whole() bool { return !e.Begun && !e.Cut }
+
+// firstResets is, on each side, the earliest start of a first reset at the
+// ports, -1 if none. A port where either side's first reset began before
+// the capture is left out of both, so that both count from the same port.
+func firstResets(real, emu map[PortRef][]Episode, ports []PortRef) (int64, int64) {
+	first := func(eps []Episode) (Episode, bool) {
+		i := slices.IndexFunc(eps, func(e Episode) bool { return e.Kind == EpisodeReset })
+		if i < 0 {
+			return Episode{}, false
+		}
+		return eps[i], true
+	}
+	realFirst, emuFirst := int64(-1), int64(-1)
 	for _, p := range ports {
-		for _, e := range eps[p] {
-			if e.Kind == EpisodeReset && (first < 0 || e.StartNs < first) {
-				first = e.StartNs
-			}
+		r, okR := first(real[p])
+		e, okE := first(emu[p])
+		if !okR || !okE || r.Begun || e.Begun {
+			continue
+		}
+		if realFirst < 0 || r.StartNs < realFirst {
+			realFirst = r.StartNs
+		}
+		if emuFirst < 0 || e.StartNs < emuFirst {
+			emuFirst = e.StartNs
 		}
 	}
-	return first
+	return realFirst, emuFirst
 }
 
 // segment is what a port shows from one reset to the next.
@@ -300,8 +325,10 @@ func (c *LineComparison) comparePort(p PortRef, real, emu []segment, realOrigin,
 	}
 	for i := range min(len(real), len(emu)) {
 		r, e, n := real[i], emu[i], i+1
-		add(n, "reset", "start", r.reset.StartNs-realOrigin, e.reset.StartNs-emuOrigin, false)
-		if !r.reset.Cut && !e.reset.Cut {
+		if realOrigin >= 0 && emuOrigin >= 0 && !r.reset.Begun && !e.reset.Begun {
+			add(n, "reset", "start", r.reset.StartNs-realOrigin, e.reset.StartNs-emuOrigin, false)
+		}
+		if r.reset.whole() && e.reset.whole() {
 			add(n, "reset", "duration", r.reset.EndNs-r.reset.StartNs, e.reset.EndNs-e.reset.StartNs, false)
 		}
 		contended := len(r.contention) > 0 || len(e.contention) > 0
@@ -310,7 +337,7 @@ func (c *LineComparison) comparePort(p PortRef, real, emu []segment, realOrigin,
 		}
 		for k := range min(len(r.contention), len(e.contention)) {
 			round := strconv.Itoa(k + 1)
-			if !r.contention[k].Cut && !e.contention[k].Cut {
+			if r.contention[k].whole() && e.contention[k].whole() {
 				add(n, "contention "+round, "duration", r.contention[k].EndNs-r.contention[k].StartNs, e.contention[k].EndNs-e.contention[k].StartNs, true)
 			}
 			add(n, "back-off "+round, "duration", r.backoffs[k], e.backoffs[k], true)

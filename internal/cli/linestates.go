@@ -187,9 +187,12 @@ func (r lineReport) writeText(w io.Writer) {
 	for _, pl := range lc.Ports {
 		fmt.Fprintf(w, "\n%s\n", pl.Port)
 		var t table
-		t.add("episode", "reset", "start ns", "end ns", "duration ns", "first 1 ns")
+		t.add("episode", "reset", "start ns", "end ns", "duration ns", "first 1 after ns")
 		for _, ep := range hwtest.Episodes(pl, lc.EndNs) {
-			end := strconv.FormatInt(ep.EndNs, 10)
+			start, end := strconv.FormatInt(ep.StartNs, 10), strconv.FormatInt(ep.EndNs, 10)
+			if ep.Begun {
+				start += " (capture begins)"
+			}
 			if ep.Cut {
 				end += " (capture ends)"
 			}
@@ -197,7 +200,7 @@ func (r lineReport) writeText(w io.Writer) {
 			if ep.HighNs >= 0 {
 				high = "+" + strconv.FormatInt(ep.HighNs-ep.StartNs, 10)
 			}
-			t.add(string(ep.Kind), strconv.Itoa(ep.Reset), strconv.FormatInt(ep.StartNs, 10), end, strconv.FormatInt(ep.EndNs-ep.StartNs, 10), high)
+			t.add(string(ep.Kind), strconv.Itoa(ep.Reset), start, end, strconv.FormatInt(ep.EndNs-ep.StartNs, 10), high)
 		}
 		t.write(w, "  ")
 	}
@@ -277,7 +280,8 @@ type episodeJSON struct {
 	// handshake, the parent's CHILD_NOTIFY), ns from the capture's start;
 	// null if never.
 	HighNs *int64 `json:"high_ns"`
-	Cut    bool   `json:"cut"` // the capture ends during the episode
+	Begun  bool   `json:"begun"` // the capture begins during the episode: start_ns is its start
+	Cut    bool   `json:"cut"`   // the capture ends during the episode: end_ns is its end
 }
 
 // lineCompJSON is a capture against the emulation of its bus.
@@ -324,7 +328,7 @@ func (r lineReport) json() linestatesJSON {
 		p := linePortJSON{Port: pl.Port.String(), Episodes: []episodeJSON{}}
 		for _, ep := range hwtest.Episodes(pl, lc.EndNs) {
 			p.Episodes = append(p.Episodes, episodeJSON{Kind: string(ep.Kind), Reset: ep.Reset, StartNs: ep.StartNs, EndNs: ep.EndNs,
-				HighNs: nullIfNegative(ep.HighNs), Cut: ep.Cut})
+				HighNs: nullIfNegative(ep.HighNs), Begun: ep.Begun, Cut: ep.Cut})
 		}
 		out.Ports = append(out.Ports, p)
 	}
