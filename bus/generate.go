@@ -6,12 +6,18 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/fwsim/fwsim/phy"
 )
 
 // generatorUsage lists the specs Generate reads.
 const generatorUsage = "chain:N, star:N, tree:N[:SEED], ring:N, complete:N or pair"
+
+// MaxGeneratedNodes is the largest N a generator takes: 2^24 nodes, about
+// 16.8 million, which the election lab holds in a few GB.
+const MaxGeneratedNodes = 1 << 24
+
+// MaxCompleteNodes is the largest N complete:N takes: its N(N−1)/2 cables
+// are about 2 million at 2048 nodes.
+const MaxCompleteNodes = 2048
 
 // treePorts is the port count of every node of a generated tree: with three
 // ports, every node attached so far keeps a free port for the next.
@@ -29,9 +35,13 @@ const treePorts = 3
 //	complete:N    every node cabled to every other, N−1 ports each: loops
 //	pair          1-port nodes a and b on one cable, the root-contention case
 //
-// N is 1 to 63 (2 to 63 for star, ring and complete). Sizes beyond the
-// profile's limits (a 62-port hub, a 62-hop chain) are returned all the same:
-// resolving the topology reports them.
+// N is at least 1 (2 for star, ring and complete) and at most
+// MaxGeneratedNodes (MaxCompleteNodes for complete, whose cables grow with
+// N²); every generator takes time and memory linear in its cables. Sizes
+// beyond the bus's limits (more than 63 nodes, a 62-port hub, a 62-hop
+// chain) are returned all the same: resolving the topology reports them,
+// and the election lab, which reads a topology as a graph only
+// (ResolveOptions.GraphOnly), runs them.
 func Generate(spec string) (*Topology, error) {
 	kind, args, _ := strings.Cut(spec, ":")
 	if kind == "pair" {
@@ -51,9 +61,13 @@ func Generate(spec string) (*Topology, error) {
 	if hasSeed && kind != "tree" {
 		return nil, badGenerator(spec, kind+" takes a size only")
 	}
+	maxNodes := MaxGeneratedNodes
+	if kind == "complete" {
+		maxNodes = MaxCompleteNodes
+	}
 	n, err := strconv.Atoi(size)
-	if err != nil || n < minNodes || n > phy.MaxNodes {
-		return nil, badGenerator(spec, fmt.Sprintf("%s needs a size from %d to %d", kind, minNodes, phy.MaxNodes))
+	if err != nil || n < minNodes || n > maxNodes {
+		return nil, badGenerator(spec, fmt.Sprintf("%s needs a size from %d to %d", kind, minNodes, maxNodes))
 	}
 	seed := uint64(1)
 	if hasSeed {
@@ -94,7 +108,7 @@ func generatedCable(from string, fromPort int, to string, toPort int) Cable {
 }
 
 func chainTopology(n int, closed bool) *Topology {
-	t := &Topology{Nodes: generatedNodes(n, 2)}
+	t := &Topology{Nodes: generatedNodes(n, 2), Cables: slices.Grow([]Cable(nil), n)}
 	for i := 1; i < n; i++ {
 		t.Cables = append(t.Cables, generatedCable(nodeName(i-1), 1, nodeName(i), 0))
 	}
@@ -105,7 +119,7 @@ func chainTopology(n int, closed bool) *Topology {
 }
 
 func starTopology(n int) *Topology {
-	t := &Topology{Nodes: generatedNodes(n, 1)}
+	t := &Topology{Nodes: generatedNodes(n, 1), Cables: slices.Grow([]Cable(nil), n-1)}
 	t.Nodes[0].Ports = n - 1
 	for i := 1; i < n; i++ {
 		t.Cables = append(t.Cables, generatedCable(nodeName(0), i-1, nodeName(i), 0))
@@ -115,23 +129,64 @@ func starTopology(n int) *Topology {
 
 func treeTopology(n int, seed uint64) *Topology {
 	rng := rand.New(rand.NewPCG(seed, 0))
-	t := &Topology{Nodes: generatedNodes(n, treePorts)}
+	t := &Topology{Nodes: generatedNodes(n, treePorts), Cables: slices.Grow([]Cable(nil), n-1)}
 	free := make([][]int, n) // each node's free ports, ascending
 	free[0] = portsFrom(0)
+	// The earlier nodes with a free port, in node order: the parent is the
+	// k-th of them for a uniform k. A Fenwick tree of 0/1 counts finds the
+	// k-th in O(log n), where listing them for each node was quadratic.
+	open := newRankSet(n)
+	open.add(0)
 	for i := 1; i < n; i++ {
-		var open []int // earlier nodes with a free port
-		for j := range i {
-			if len(free[j]) > 0 {
-				open = append(open, j)
-			}
-		}
-		parent := open[rng.IntN(len(open))]
+		parent := open.kth(rng.IntN(open.count))
 		k := rng.IntN(len(free[parent]))
 		t.Cables = append(t.Cables, generatedCable(nodeName(parent), free[parent][k], nodeName(i), 0))
 		free[parent] = slices.Delete(free[parent], k, k+1)
+		if len(free[parent]) == 0 {
+			open.remove(parent)
+		}
 		free[i] = portsFrom(1) // port 0 leads to the parent
+		open.add(i)
 	}
 	return t
+}
+
+// rankSet is a set of the integers 0 to n−1 that finds its k-th smallest
+// member in O(log n): a Fenwick tree of membership counts.
+type rankSet struct {
+	tree  []int // tree[i] counts the members in (i − lowbit(i), i], 1-based
+	count int
+	top   int // the largest power of two ≤ n
+}
+
+func newRankSet(n int) *rankSet {
+	top := 1
+	for top*2 <= n {
+		top *= 2
+	}
+	return &rankSet{tree: make([]int, n+1), top: top}
+}
+
+func (s *rankSet) update(x, d int) {
+	s.count += d
+	for i := x + 1; i < len(s.tree); i += i & -i {
+		s.tree[i] += d
+	}
+}
+
+func (s *rankSet) add(x int)    { s.update(x, 1) }
+func (s *rankSet) remove(x int) { s.update(x, -1) }
+
+// kth returns the member with k members below it (0 ≤ k < count).
+func (s *rankSet) kth(k int) int {
+	pos := 0
+	for step := s.top; step > 0; step /= 2 {
+		if next := pos + step; next < len(s.tree) && s.tree[next] <= k {
+			pos = next
+			k -= s.tree[next]
+		}
+	}
+	return pos // 1-based position pos+1 is the member, so its value is pos
 }
 
 // portsFrom lists a tree node's ports from first up.

@@ -2,6 +2,7 @@ package bus
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"testing"
@@ -115,17 +116,81 @@ func TestGeneratorBeyondLimits(t *testing.T) {
 	assert.ErrorIs(t, complete.Validate(ResolveOptions{Profile: "1394a-2000"}), ErrOutOfSpec) // but a 1394a PHY 16
 }
 
+// Beyond 63 nodes a generated topology is no bus (phy_ID has six bits),
+// but it is still a graph: the election lab's.
+func TestGeneratorBeyondTheBus(t *testing.T) {
+	for _, spec := range []string{"tree:64", "chain:1000", "ring:100000", "star:40"} {
+		topo, err := Generate(spec)
+		require.NoError(t, err, spec)
+		want := ErrTooManyNodes
+		if spec == "star:40" {
+			want = ErrBadPortCount // 39 ports: more than self-ID packets describe
+		}
+		assert.ErrorIs(t, topo.Validate(ResolveOptions{AllowOutOfSpec: true}), want, spec)
+		assert.NoError(t, topo.Validate(ResolveOptions{GraphOnly: true}), spec)
+	}
+}
+
+// quadraticTree is the tree generator as it first was, listing the open
+// nodes afresh for every node: the oracle that the Fenwick tree picks the
+// same parents, so every tree:N:SEED stays the tree it always was.
+func quadraticTree(n int, seed uint64) *Topology {
+	rng := rand.New(rand.NewPCG(seed, 0))
+	t := &Topology{Nodes: generatedNodes(n, treePorts)}
+	free := make([][]int, n)
+	free[0] = portsFrom(0)
+	for i := 1; i < n; i++ {
+		var open []int
+		for j := range i {
+			if len(free[j]) > 0 {
+				open = append(open, j)
+			}
+		}
+		parent := open[rng.IntN(len(open))]
+		k := rng.IntN(len(free[parent]))
+		t.Cables = append(t.Cables, generatedCable(nodeName(parent), free[parent][k], nodeName(i), 0))
+		free[parent] = slices.Delete(free[parent], k, k+1)
+		free[i] = portsFrom(1)
+	}
+	return t
+}
+
+func TestTreeGeneratorKeepsItsTrees(t *testing.T) {
+	for n := 1; n <= 300; n += 1 + n/8 {
+		for seed := range uint64(20) {
+			want := quadraticTree(n, seed)
+			got, err := Generate(fmt.Sprintf("tree:%d:%d", n, seed))
+			require.NoError(t, err)
+			require.Equal(t, want.Cables, got.Cables, "tree:%d:%d", n, seed)
+		}
+	}
+}
+
+func BenchmarkGenerate(b *testing.B) {
+	for _, spec := range []string{"tree:10000", "tree:100000", "tree:1000000", "ring:1000000"} {
+		b.Run(spec, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Generate(spec); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 func TestGeneratorErrors(t *testing.T) {
 	for spec, want := range map[string]string{
 		"":             `bad generator spec "": unknown kind ""`,
 		"mesh:4":       `bad generator spec "mesh:4": unknown kind "mesh"`,
-		"chain":        `bad generator spec "chain": chain needs a size from 1 to 63`,
-		"chain:0":      `bad generator spec "chain:0": chain needs a size from 1 to 63`,
-		"chain:64":     `bad generator spec "chain:64": chain needs a size from 1 to 63`,
-		"chain:x":      `bad generator spec "chain:x": chain needs a size from 1 to 63`,
-		"star:1":       `bad generator spec "star:1": star needs a size from 2 to 63`,
-		"ring:1":       `bad generator spec "ring:1": ring needs a size from 2 to 63`,
-		"complete:1":   `bad generator spec "complete:1": complete needs a size from 2 to 63`,
+		"chain":         `bad generator spec "chain": chain needs a size from 1 to 16777216`,
+		"chain:0":       `bad generator spec "chain:0": chain needs a size from 1 to 16777216`,
+		"chain:16777217": `bad generator spec "chain:16777217": chain needs a size from 1 to 16777216`,
+		"chain:x":       `bad generator spec "chain:x": chain needs a size from 1 to 16777216`,
+		"star:1":        `bad generator spec "star:1": star needs a size from 2 to 16777216`,
+		"ring:1":        `bad generator spec "ring:1": ring needs a size from 2 to 16777216`,
+		"complete:1":    `bad generator spec "complete:1": complete needs a size from 2 to 2048`,
+		"complete:2049": `bad generator spec "complete:2049": complete needs a size from 2 to 2048`,
 		"chain:3:1":    `bad generator spec "chain:3:1": chain takes a size only`,
 		"tree:5:-1":    `bad generator spec "tree:5:-1": the seed must be an unsigned integer`,
 		"tree:5:seven": `bad generator spec "tree:5:seven": the seed must be an unsigned integer`,

@@ -33,7 +33,7 @@ type Half struct {
 // cables at power-up join every node (scripted events are not part of an
 // election and are ignored).
 func NewGraph(t *bus.Topology) (*Graph, error) {
-	if err := t.Validate(bus.ResolveOptions{AllowOutOfSpec: true}); err != nil {
+	if err := t.Validate(bus.ResolveOptions{AllowOutOfSpec: true, GraphOnly: true}); err != nil {
 		return nil, err
 	}
 	g := &Graph{Nodes: make([]string, len(t.Nodes)), Adj: make([][]Half, len(t.Nodes)), Edges: len(t.Cables)}
