@@ -342,6 +342,9 @@ func (c *LineComparison) comparePort(p PortRef, real, emu []segment, realOrigin,
 			}
 			add(n, "back-off "+round, "duration", r.backoffs[k], e.backoffs[k], true)
 		}
+		if r.handshake == nil && e.handshake == nil {
+			continue // a loop, or a capture cut before the handshake: nothing to compare
+		}
 		rs, ra := r.handshakeTimes()
 		es, ea := e.handshakeTimes()
 		add(n, "handshake", "start", rs, es, contended)

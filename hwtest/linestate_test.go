@@ -288,3 +288,56 @@ func TestLinesSigrokCLI(t *testing.T) {
 		})
 	}
 }
+
+// TestEpisodes splits a hand-made timeline: a reset the capture begins in,
+// a contention round whose (0,0) fell between samples, its back-off, the
+// handshake (the parent's 1 answers at +40 ns) running into self-ID, an
+// idle line, a self-ID stretch, and a second reset the capture cuts.
+func TestEpisodes(t *testing.T) {
+	z, p0, p1 := phy.SigZ, phy.Sig0, phy.Sig1
+	s := phy.MakeLineState
+	pl := PortLines{Port: PortRef{"a", 0}, Changes: []LineChange{
+		{0, s(p1, p1)}, {100, s(z, z)},
+		{150, s(p0, z)}, {170, s(z, p0)}, {190, s(z, z)}, // contention
+		{400, s(p0, z)}, {440, s(p0, p1)}, {470, s(z, p1)}, {500, s(p0, z)}, {520, s(z, z)}, // handshake, then grant
+		{600, s(p1, p0)}, {700, s(z, z)}, // self-ID
+		{900, s(p1, p1)},
+	}}
+	assert.Equal(t, []Episode{
+		{Kind: EpisodeReset, StartNs: 0, EndNs: 100, HighNs: 0, Reset: 1, Begun: true},
+		{Kind: EpisodeContention, StartNs: 150, EndNs: 190, HighNs: -1, Reset: 1},
+		{Kind: EpisodeHandshake, StartNs: 400, EndNs: 520, HighNs: 440, Reset: 1},
+		{Kind: EpisodeSelfID, StartNs: 600, EndNs: 700, HighNs: 600, Reset: 1},
+		{Kind: EpisodeReset, StartNs: 900, EndNs: 1000, HighNs: 900, Reset: 2, Cut: true},
+	}, Episodes(pl, 1000))
+
+	// The same port in an emulation that drew another back-off and a
+	// second round: chance, and a match; a port the emulation lacks is not.
+	emu := PortLines{Port: pl.Port, Changes: []LineChange{
+		{0, s(z, z)}, {10, s(p1, p1)}, {100, s(z, z)},
+		{150, s(p0, z)}, {170, s(z, p0)}, {190, s(z, z)},
+		{300, s(p0, z)}, {320, s(z, p0)}, {340, s(z, z)}, // a second round
+		{600, s(p0, z)}, {640, s(p0, p1)}, {700, s(z, z)},
+		{900, s(p1, p1)},
+	}}
+	c := CompareLines(&LineCapture{SamplePeriodNs: 10, EndNs: 1000, Ports: []PortLines{pl}},
+		&LineCapture{SamplePeriodNs: 1, EndNs: 1000, Ports: []PortLines{emu}})
+	assert.True(t, c.Match(), "%v", c.Rows)
+	assert.Equal(t, 10.0, c.ToleranceNs)
+	var shown []string
+	for _, r := range c.Rows {
+		shown = append(shown, fmt.Sprintf("%s %v %v", r, r.Chance, r.Within))
+	}
+	assert.Equal(t, []string{
+		"a.p0 reset 1 contention rounds count: real 1, emulated 2 true false",
+		"a.p0 reset 1 contention 1 duration: real 40 ns, emulated 40 ns true true",
+		"a.p0 reset 1 back-off 1 duration: real 210 ns, emulated 110 ns true false",
+		"a.p0 reset 1 handshake start: real 300 ns, emulated 500 ns true false",
+		"a.p0 reset 1 handshake answer: real 40 ns, emulated 40 ns false true",
+	}, shown, "the begun reset has neither start nor duration, the cut one no duration")
+
+	c = CompareLines(&LineCapture{SamplePeriodNs: 10, EndNs: 1000, Ports: []PortLines{pl, {Port: PortRef{"x", 1}, Changes: pl.Changes}}},
+		&LineCapture{SamplePeriodNs: 1, EndNs: 1000, Ports: []PortLines{emu}})
+	assert.False(t, c.Match())
+	assert.Equal(t, []PortRef{{"x", 1}}, c.Missing)
+}
