@@ -91,7 +91,7 @@ func TestRunErrors(t *testing.T) {
 		{"bad gen spec", []string{"run", "--gen", "mesh:4"},
 			`fwsim run: bad generator spec "mesh:4": unknown kind "mesh" (want chain:N, star:N, tree:N[:SEED], ring:N, complete:N or pair)`},
 		{"gen size", []string{"run", "--gen", "chain:0"},
-			`fwsim run: bad generator spec "chain:0": chain needs a size from 1 to 63 (want chain:N, star:N, tree:N[:SEED], ring:N, complete:N or pair)`},
+			`fwsim run: bad generator spec "chain:0": chain needs a size from 1 to 16777216 (want chain:N, star:N, tree:N[:SEED], ring:N, complete:N or pair)`},
 		{"unknown profile", []string{"run", "--profile", "1394c"},
 			`fwsim run: invalid value "1394c" for flag --profile: want 1394-1995, 1394a-2000 or prism (see 'fwsim help run')`},
 		{"unknown force-root node", []string{"run", "--force-root", "printer"},
