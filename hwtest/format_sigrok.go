@@ -252,7 +252,7 @@ func readSigrokVCD(in *lineReader, opts LineOptions) (*LineCapture, error) {
 		rateHz  float64
 		unitNs  float64 // one timescale unit in ns
 		timeNum int64   // unitNs as timeNum/timeDen
-		timeDen int64   = 1
+		timeDen int64
 		defs    int
 	)
 header:
@@ -282,19 +282,9 @@ header:
 			}
 		case "$timescale":
 			ts := strings.Join(body, "")
-			num, unit := strings.TrimRight(ts, "munpfs"), strings.TrimLeft(ts, "0123456789")
-			exp := map[string]int{"s": 9, "ms": 6, "us": 3, "ns": 0, "ps": -3, "fs": -6}
-			e, okUnit := exp[unit]
-			n, err := strconv.ParseInt(strings.TrimSuffix(num, unit), 10, 64)
-			if !okUnit || err != nil || (n != 1 && n != 10 && n != 100) {
+			var ok bool
+			if timeNum, timeDen, ok = parseTimescale(ts); !ok {
 				return nil, fail("$timescale", fmt.Sprintf("%s: want 1, 10 or 100 and s, ms, us, ns, ps or fs", excerpt(ts)))
-			}
-			timeNum = n
-			for ; e > 0; e-- {
-				timeNum *= 10
-			}
-			for ; e < 0; e++ {
-				timeDen *= 10
 			}
 			unitNs = float64(timeNum) / float64(timeDen)
 		case "$var":
@@ -396,6 +386,25 @@ header:
 		return nil, err
 	}
 	return d.out, nil
+}
+
+// parseTimescale reads a VCD timescale, blanks removed ("100ps"), as a
+// fraction of a ns: num/den.
+func parseTimescale(ts string) (num, den int64, ok bool) {
+	unit := strings.TrimLeft(ts, "0123456789")
+	e, okUnit := map[string]int{"s": 9, "ms": 6, "us": 3, "ns": 0, "ps": -3, "fs": -6}[unit]
+	n, err := strconv.ParseInt(strings.TrimSuffix(ts, unit), 10, 64)
+	if !okUnit || err != nil || (n != 1 && n != 10 && n != 100) {
+		return 0, 0, false
+	}
+	num, den = n, 1
+	for ; e > 0; e-- {
+		num *= 10
+	}
+	for ; e < 0; e++ {
+		den *= 10
+	}
+	return num, den, true
 }
 
 // scaleTime is t timescale units of num/den ns each, rounded to the ns;
