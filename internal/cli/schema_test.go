@@ -173,9 +173,24 @@ func (d fieldDocs) schemaOf(t *testing.T, typ reflect.Type) map[string]any {
 	return nil
 }
 
-// fields adds the JSON fields of struct typ, embedded structs inlined.
+// fields adds the JSON fields of struct typ, embedded structs inlined. As
+// encoding/json does, a field hides the fields of the same name that lie
+// deeper in embedded structs, so the structs are read a depth at a time.
 func (d fieldDocs) fields(t *testing.T, typ reflect.Type, props map[string]any, required *[]string) {
+	for level := []reflect.Type{typ}; len(level) > 0; {
+		var deeper []reflect.Type
+		for _, typ := range level {
+			deeper = append(deeper, d.ownFields(t, typ, props, required)...)
+		}
+		level = deeper
+	}
+}
+
+// ownFields adds the fields of typ that are not embedded structs, unless a
+// field no deeper took their name first, and returns the embedded structs.
+func (d fieldDocs) ownFields(t *testing.T, typ reflect.Type, props map[string]any, required *[]string) []reflect.Type {
 	d.load(t, typ.PkgPath())
+	var embedded []reflect.Type
 	for i := range typ.NumField() {
 		f := typ.Field(i)
 		tag, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -183,12 +198,15 @@ func (d fieldDocs) fields(t *testing.T, typ reflect.Type, props map[string]any, 
 			continue
 		}
 		if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
-			d.fields(t, f.Type, props, required)
+			embedded = append(embedded, f.Type)
 			continue
 		}
 		name := f.Name
 		if tag != "" {
 			name = tag
+		}
+		if _, taken := props[name]; taken {
+			continue
 		}
 		doc := d[typ.PkgPath()+"."+typ.Name()+"."+f.Name]
 		if doc == "" {
@@ -203,6 +221,7 @@ func (d fieldDocs) fields(t *testing.T, typ reflect.Type, props map[string]any, 
 			*required = append(*required, name)
 		}
 	}
+	return embedded
 }
 
 // jsonNames replaces the Go names of typ's fields, as its comments use
