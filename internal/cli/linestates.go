@@ -31,8 +31,10 @@ the contention rounds and their back-offs, when the handshake starts after
 the reset and when the parent answers it. A time matches within the
 capture's sample period. Back-offs are drawn at random by the PHYs and by
 the emulator alike: a different back-off, or number of rounds, is reported
-as chance, not as a mismatch. docs/hardware.md shows how to wire the
-comparators.
+as chance, not as a mismatch. The emulator also draws each PHY's
+RESET_TIME from the standard's range: give --nominal-timers (or a topology
+with the PHYs' own timers) to compare reset durations. docs/hardware.md
+shows how to wire the comparators.
 
 Exit status: 0 the capture was read (and matches the emulation); 1 it does
 not match; 2 usage error or a capture that cannot be read.`
