@@ -108,7 +108,7 @@ func generatedCable(from string, fromPort int, to string, toPort int) Cable {
 }
 
 func chainTopology(n int, closed bool) *Topology {
-	t := &Topology{Nodes: generatedNodes(n, 2), Cables: slices.Grow([]Cable(nil), n)}
+	t := &Topology{Nodes: generatedNodes(n, 2), Cables: slices.Grow([]Cable(nil), n-1)}
 	for i := 1; i < n; i++ {
 		t.Cables = append(t.Cables, generatedCable(nodeName(i-1), 1, nodeName(i), 0))
 	}
