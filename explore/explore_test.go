@@ -294,7 +294,7 @@ func durations(ds []Deadline) []time.Duration {
 // No instant of the disconnect in examples/unplug-window.yaml, anywhere in
 // tree identify and self identify of the power-up initialisation (every
 // clock edge of any node from 166 to 172 µs), keeps the bus from coming
-// up. The whole window is about 115,000 states and 30 s: FWSIM_LONG=1.
+// up. The whole window is about 113,000 states and 30 s: FWSIM_LONG=1.
 func TestNoInstantOfTheUnplugBreaksTheBus(t *testing.T) {
 	topo, err := bus.LoadTopology("../examples/unplug-window.yaml")
 	require.NoError(t, err)

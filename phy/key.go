@@ -28,8 +28,11 @@ func AppendCycleKey(b []byte, c, now int64) []byte {
 // is not included: the bus appends it itself.
 func (m *Machine) AppendKey(b []byte, now int64) []byte {
 	b = append(b, byte(m.state))
+	// S2 alone reads which child it granted and whether that child began
+	// its data; elsewhere they are what an earlier S2 left.
+	receiving := m.state == S2SelfIDReceive
 	flags := []bool{m.rhb, m.gapSet, m.short, m.expectShort, m.initiated, m.configTimeout,
-		m.root, m.grantAcked, m.identSent, m.watchdog}
+		m.root, m.grantAcked && receiving, m.identSent, m.watchdog}
 	var bits uint64
 	for i, f := range flags {
 		if f {
@@ -41,7 +44,9 @@ func (m *Machine) AppendKey(b []byte, now int64) []byte {
 	b = binary.AppendVarint(b, int64(m.parentPort))
 	b = binary.AppendVarint(b, int64(m.phyID))
 	b = binary.AppendVarint(b, int64(m.zeros))
-	b = binary.AppendVarint(b, int64(m.granted))
+	if receiving {
+		b = binary.AppendVarint(b, int64(m.granted))
+	}
 	for i := range m.ports.Connected {
 		c := byte(0)
 		if m.ports.Connected[i] {

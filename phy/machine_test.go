@@ -299,3 +299,30 @@ func TestMaxArbStateTimeResetsAStuckPHY(t *testing.T) {
 	require.Equal(t, phy.T2ParentHandshake, old.State())
 	assert.Equal(t, phy.NoWake, old.Wake(), "1394-1995 has no watchdog")
 }
+
+// A key holds only what the state will read: which child an earlier S2
+// granted, and whether it answered, do not keep a reset PHY apart from one
+// that never granted.
+func TestKeyForgetsAnEarlierGrant(t *testing.T) {
+	granting := newTestMachine(t, []bool{true, true}, nil)
+	granting.InitiateReset(0, false)
+	ports := granting.Ports()
+	ports.Rx[0], ports.Rx[1] = phy.RxParentNotify, phy.RxParentNotify
+	granting.Step(granting.Wake())
+	ports.Rx[0], ports.Rx[1] = phy.RxChildHandshake, phy.RxChildHandshake
+	now := granting.Wake() + 100
+	granting.Step(now)
+	require.Equal(t, phy.S2SelfIDReceive, granting.State())
+	ports.Rx[0] = phy.RxDataPrefix
+	granting.Step(now + 30)
+	require.Equal(t, phy.TxIdle, ports.Tx[0], "the child answered the grant")
+
+	fresh := newTestMachine(t, []bool{true, true}, nil)
+	reset := now + 100
+	for _, m := range []*phy.Machine{granting, fresh} {
+		m.Ports().Rx[0], m.Ports().Rx[1] = phy.RxIdle, phy.RxIdle
+		m.InitiateReset(reset, false)
+		require.Equal(t, phy.R0ResetStart, m.State())
+	}
+	assert.Equal(t, fresh.AppendKey(nil, reset), granting.AppendKey(nil, reset))
+}
