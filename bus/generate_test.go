@@ -181,20 +181,20 @@ func BenchmarkGenerate(b *testing.B) {
 
 func TestGeneratorErrors(t *testing.T) {
 	for spec, want := range map[string]string{
-		"":             `bad generator spec "": unknown kind ""`,
-		"mesh:4":       `bad generator spec "mesh:4": unknown kind "mesh"`,
-		"chain":         `bad generator spec "chain": chain needs a size from 1 to 16777216`,
-		"chain:0":       `bad generator spec "chain:0": chain needs a size from 1 to 16777216`,
+		"":               `bad generator spec "": unknown kind ""`,
+		"mesh:4":         `bad generator spec "mesh:4": unknown kind "mesh"`,
+		"chain":          `bad generator spec "chain": chain needs a size from 1 to 16777216`,
+		"chain:0":        `bad generator spec "chain:0": chain needs a size from 1 to 16777216`,
 		"chain:16777217": `bad generator spec "chain:16777217": chain needs a size from 1 to 16777216`,
-		"chain:x":       `bad generator spec "chain:x": chain needs a size from 1 to 16777216`,
-		"star:1":        `bad generator spec "star:1": star needs a size from 2 to 16777216`,
-		"ring:1":        `bad generator spec "ring:1": ring needs a size from 2 to 16777216`,
-		"complete:1":    `bad generator spec "complete:1": complete needs a size from 2 to 2048`,
-		"complete:2049": `bad generator spec "complete:2049": complete needs a size from 2 to 2048`,
-		"chain:3:1":    `bad generator spec "chain:3:1": chain takes a size only`,
-		"tree:5:-1":    `bad generator spec "tree:5:-1": the seed must be an unsigned integer`,
-		"tree:5:seven": `bad generator spec "tree:5:seven": the seed must be an unsigned integer`,
-		"pair:2":       `bad generator spec "pair:2": pair takes no size`,
+		"chain:x":        `bad generator spec "chain:x": chain needs a size from 1 to 16777216`,
+		"star:1":         `bad generator spec "star:1": star needs a size from 2 to 16777216`,
+		"ring:1":         `bad generator spec "ring:1": ring needs a size from 2 to 16777216`,
+		"complete:1":     `bad generator spec "complete:1": complete needs a size from 2 to 2048`,
+		"complete:2049":  `bad generator spec "complete:2049": complete needs a size from 2 to 2048`,
+		"chain:3:1":      `bad generator spec "chain:3:1": chain takes a size only`,
+		"tree:5:-1":      `bad generator spec "tree:5:-1": the seed must be an unsigned integer`,
+		"tree:5:seven":   `bad generator spec "tree:5:seven": the seed must be an unsigned integer`,
+		"pair:2":         `bad generator spec "pair:2": pair takes no size`,
 	} {
 		_, err := Generate(spec)
 		assert.ErrorIs(t, err, ErrBadGenerator, spec)
