@@ -7,10 +7,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/multicast"
 )
 
 const multicastIntro = `Usage: fwsim multicast --algo NAME [--topology FILE | --gen SPEC] [flags]
+       fwsim multicast --compare [--topology FILE | --gen SPEC] [flags]
 
 Runs a reliable multicast algorithm on the nodes of a bus, on the virtual time
 of fwsim elect: every two nodes share a FIFO link, each message takes a delay
@@ -23,8 +25,10 @@ and every member alive at the end delivered the whole stream when the sender
 stayed alive. vsync runs the group in views, changed by a flush when a node
 crashes, joins or leaves, and checks instead that the members agreed on the
 views and delivered, per view, the same messages, in the view they were sent
-in. Times are in message delays. docs/multicast.md explains the algorithms
-and faults.
+in. --compare runs every algorithm on the same stream, losses and faults and
+prints one table; --stop goes to nack and srm, --join and --leave to vsync.
+Times are in message delays. docs/multicast.md explains the algorithms and
+faults.
 
 Algorithms:
 %s
@@ -36,7 +40,7 @@ type multicastConfig struct {
 	source                 topologyFlags
 	opts                   multicast.Options
 	crashes, joins, leaves list
-	jsonOutput             bool
+	compare, jsonOutput    bool
 }
 
 func runMulticast(ctx context.Context, e *env, args []string) int {
@@ -52,19 +56,21 @@ func runMulticast(ctx context.Context, e *env, args []string) int {
 		"fwsim multicast --algo ack --gen tree:6:2 --messages 5 --crash n2@1.5",
 		"fwsim multicast --algo vsync --gen ring:6 --messages 10 --loss 0.3 --crash n0@4.5",
 		"fwsim multicast --algo vsync --gen ring:5 --messages 10 --loss 0.2 --join n3@2 --leave n1@5",
+		"fwsim multicast --compare --gen ring:8 --messages 50 --loss 0.2 --stop",
 	)
 	var cfg multicastConfig
 	cfg.register(fs)
 	if code, done := fs.parse(e, args); done {
 		return code
 	}
-	if msg := labUsage(false, cfg.opts.Algo, false, cfg.source); msg != "" {
-		return fs.usageError(e, "%s", strings.Replace(msg, " or --compare", "", 1))
+	if msg := labUsage(cfg.compare, cfg.opts.Algo, cfg.opts.Trace, cfg.source); msg != "" {
+		return fs.usageError(e, "%s", msg)
 	}
+	// --compare gives the joins and leaves to vsync.
 	switch {
-	case len(cfg.joins) > 0 && cfg.opts.Algo != "vsync":
+	case len(cfg.joins) > 0 && !cfg.compare && cfg.opts.Algo != "vsync":
 		return fs.usageError(e, "--join is for --algo vsync")
-	case len(cfg.leaves) > 0 && cfg.opts.Algo != "vsync":
+	case len(cfg.leaves) > 0 && !cfg.compare && cfg.opts.Algo != "vsync":
 		return fs.usageError(e, "--leave is for --algo vsync")
 	}
 	for _, f := range []struct {
@@ -83,6 +89,9 @@ func runMulticast(ctx context.Context, e *env, args []string) int {
 		return fs.inputError(e, err)
 	}
 	cfg.opts.Interrupt = ctx.Done()
+	if cfg.compare {
+		return cfg.runCompare(e, fs, topo, source)
+	}
 	res, err := multicast.Run(topo, cfg.opts)
 	if err != nil {
 		return fs.inputError(e, err)
@@ -107,6 +116,8 @@ func runMulticast(ctx context.Context, e *env, args []string) int {
 func (c *multicastConfig) register(fs *flags) {
 	c.opts.Messages = 1
 	fs.StringVar(&c.opts.Algo, "algo", "", "run the algorithm `NAME` (listed above), e.g. --algo nack")
+	fs.BoolVar(&c.compare, "compare", false,
+		"run every algorithm on the same stream, losses and faults; print one table, e.g. --compare")
 	c.source.register(fs, "its scripted events are ignored", "ring:5")
 	fs.Func("messages", fmt.Sprintf("the sender multicasts `M` messages, 1 to %d, e.g. --messages 10 (default 1)", multicast.MaxMessages),
 		func(s string) error {
@@ -139,7 +150,7 @@ func (c *multicastConfig) register(fs *flags) {
 		"list every message: when sent and received, between whom, its type and value,\ne.g. --trace")
 	fs.BoolVar(&c.jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .members")
-	fs.order("algo", "topology", "gen", "messages", "loss", "stop", "seed", "crash", "join", "leave", "trace", "json")
+	fs.order("algo", "compare", "topology", "gen", "messages", "loss", "stop", "seed", "crash", "join", "leave", "trace", "json")
 }
 
 func writeMulticastText(w io.Writer, source string, res *multicast.Result) {
@@ -148,17 +159,8 @@ func writeMulticastText(w io.Writer, source string, res *multicast.Result) {
 		fmt.Fprint(w, ", stop signal")
 	}
 	fmt.Fprintf(w, "\ntopology: %s\nsender: %s\n", source, res.Sender)
-	for _, events := range []struct {
-		name string
-		list []multicast.Event
-	}{{"crashes", res.Crashes}, {"joins", res.Joins}, {"leaves", res.Leaves}} {
-		if len(events.list) > 0 {
-			parts := make([]string, len(events.list))
-			for i, c := range events.list {
-				parts[i] = c.Node + " at " + multicast.Format(c.At)
-			}
-			fmt.Fprintf(w, "%s: %s\n", events.name, strings.Join(parts, ", "))
-		}
+	for _, l := range eventLines(res.Crashes, res.Joins, res.Leaves, "") {
+		fmt.Fprintln(w, l)
 	}
 	fmt.Fprintln(w, "\nmembers:")
 	vsync := res.Algo == "vsync"
@@ -243,4 +245,86 @@ func joinInts(ns []int) string {
 		parts[i] = strconv.Itoa(n)
 	}
 	return strings.Join(parts, ",")
+}
+
+// eventLines names the crashes, joins and leaves asked for, a line each
+// when there are any; taker, such as " (vsync)", follows the names of joins
+// and leaves when not every run takes them.
+func eventLines(crashes, joins, leaves []multicast.Event, taker string) []string {
+	var lines []string
+	for _, events := range []struct {
+		name string
+		list []multicast.Event
+	}{{"crashes", crashes}, {"joins" + taker, joins}, {"leaves" + taker, leaves}} {
+		if len(events.list) > 0 {
+			lines = append(lines, events.name+": "+formatEvents(events.list))
+		}
+	}
+	return lines
+}
+
+func (c *multicastConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source string) int {
+	var results []*multicast.Result
+	for _, a := range multicast.Algorithms() {
+		o := c.opts
+		o.Algo = a.Name
+		o.Stop = o.Stop && (a.Name == "nack" || a.Name == "srm")
+		if a.Name != "vsync" {
+			o.Joins, o.Leaves = nil, nil
+		}
+		res, err := multicast.Run(topo, o)
+		if err != nil {
+			return fs.inputError(e, err)
+		}
+		results = append(results, res)
+	}
+	header := fmt.Sprintf("seed %d, messages %d, loss %g", c.opts.Seed, c.opts.Messages, c.opts.Loss)
+	if c.opts.Stop {
+		header += ", stop signal (nack, srm)"
+	}
+	js := newMulticastCompareJSON(source, c.opts, results)
+	cmp := comparison{command: "multicast", header: header, source: source,
+		lines: append([]string{"sender: " + js.Sender}, eventLines(c.opts.Crashes, c.opts.Joins, c.opts.Leaves, " (vsync)")...),
+		json:  js}
+	cmp.table.add("algorithm", "delivered", "expected", "duplicates", "messages", "lost", "time", "guarantees", "by type")
+	for i, r := range results {
+		row := js.Results[i]
+		// The types a run did not use would only widen the line.
+		var types []string
+		for _, t := range r.Sent.ByType {
+			if t.Count > 0 {
+				types = append(types, fmt.Sprintf("%s %d", t.Type, t.Count))
+			}
+		}
+		cmp.table.add(r.Algo, strconv.Itoa(row.Delivered), strconv.Itoa(row.Expected), strconv.Itoa(row.Duplicates), strconv.Itoa(r.Sent.Total),
+			strconv.Itoa(r.Lost), fmt.Sprintf("%.3f", r.Time), guaranteesCell(r.Guarantees), strings.Join(types, ", "))
+		if r.Violated() {
+			cmp.failed = append(cmp.failed, r.Algo)
+		}
+	}
+	return cmp.write(e, fs, c.jsonOutput)
+}
+
+// guaranteesCell counts a run's guarantees as held, VIOLATED and not
+// promised, e.g. "1 held, 1 VIOLATED".
+func guaranteesCell(gs []multicast.Guarantee) string {
+	var held, violated, unpromised int
+	for _, g := range gs {
+		switch {
+		case !g.Promised:
+			unpromised++
+		case g.Held:
+			held++
+		default:
+			violated++
+		}
+	}
+	parts := []string{fmt.Sprintf("%d held", held)}
+	if violated > 0 {
+		parts = append(parts, fmt.Sprintf("%d VIOLATED", violated))
+	}
+	if unpromised > 0 {
+		parts = append(parts, fmt.Sprintf("%d not promised", unpromised))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -57,7 +57,10 @@ func TestMulticastBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--gen", "ring:4"}, "fwsim multicast: want --algo NAME (see 'fwsim help multicast')\n"},
+		{[]string{"--gen", "ring:4"}, "fwsim multicast: want --algo NAME or --compare (see 'fwsim help multicast')\n"},
+		{[]string{"--compare", "--algo", "ack"}, "fwsim multicast: --compare runs every algorithm: give it no --algo (see 'fwsim help multicast')\n"},
+		{[]string{"--compare", "--trace"}, "fwsim multicast: --trace lists the messages of one run: not with --compare (see 'fwsim help multicast')\n"},
+		{[]string{"--compare", "--gen", "ring:4", "--join", "n0@1"}, "fwsim multicast: bad multicast options: the sender n0 starts the group and cannot join it\n"},
 		{[]string{"--algo", "gossip", "--gen", "ring:4"}, "fwsim multicast: unknown multicast algorithm \"gossip\" (want ack, nack, srm, vsync)\n"},
 		{[]string{"--algo", "ack", "--loss", "0.7"}, "fwsim multicast: invalid value \"0.7\" for flag --loss: want a probability from 0 to 0.5, e.g. 0.2 (see 'fwsim help multicast')\n"},
 		{[]string{"--algo", "ack", "--loss", "NaN"}, "fwsim multicast: invalid value \"NaN\" for flag --loss: want a probability from 0 to 0.5, e.g. 0.2 (see 'fwsim help multicast')\n"},
@@ -130,4 +133,81 @@ func TestMulticastVsyncSameSeedSameBytes(t *testing.T) {
 	_, a, _ := runCLI(t, args...)
 	_, b, _ := runCLI(t, args...)
 	assert.Equal(t, a, b)
+}
+
+// multicastGoldens are the runs whose output the golden files in
+// testdata/multicast pin, text and JSON.
+var multicastGoldens = []goldenCase{
+	{name: "compare-tail-loss", args: []string{"multicast", "--compare", "--gen", "ring:5", "--messages", "5", "--loss", "0.3"},
+		code: exitFailure, stderr: "fwsim multicast: nack, srm failed; run each alone for the details\n"},
+	{name: "compare-stop", args: []string{"multicast", "--compare", "--gen", "ring:5", "--messages", "5", "--loss", "0.3", "--stop"}},
+	{name: "compare-faults", args: []string{"multicast", "--compare", "--gen", "ring:6", "--messages", "8", "--loss", "0.1", "--crash", "n2@3",
+		"--join", "n5@1", "--leave", "n1@4", "--stop", "--seed", "3"}},
+}
+
+func TestMulticastGolden(t *testing.T) {
+	testGoldenCases(t, multicastGoldens, func(name, format string) string { return "multicast/" + name + "." + format })
+}
+
+// Every row of --compare is the run of its algorithm alone: --stop goes to
+// nack and srm, --join and --leave to vsync, the crashes and the seed to all.
+func TestMulticastCompareRowsAreTheRunsAlone(t *testing.T) {
+	common := []string{"--gen", "ring:6", "--messages", "8", "--loss", "0.2", "--seed", "5", "--crash", "n3@2"}
+	cmp := jsonOutput[multicastCompareJSON](t, exitOK, append([]string{"multicast", "--compare", "--stop", "--join", "n5@1"}, common...)...)
+	require.Len(t, cmp.Results, 4)
+	assert.True(t, cmp.Stop)
+	assert.Equal(t, []multicastEventJSON{{Node: "n5", At: 1}}, cmp.Joins)
+	assert.Equal(t, []mutexCrashJSON{{Node: "n3", At: 2}}, cmp.Crashes)
+	for i, algo := range []string{"ack", "nack", "srm", "vsync"} {
+		args := append([]string{"multicast", "--algo", algo}, common...)
+		switch algo {
+		case "nack", "srm":
+			args = append(args, "--stop")
+		case "vsync":
+			args = append(args, "--join", "n5@1")
+		}
+		alone := jsonOutput[multicastJSON](t, exitOK, args...)
+		row := cmp.Results[i]
+		assert.Equal(t, algo, row.Algo)
+		assert.Equal(t, alone.Members, row.Members, algo)
+		assert.Equal(t, alone.Guarantees, row.Guarantees, algo)
+		assert.Equal(t, alone.Sent, row.Sent, algo)
+		assert.Equal(t, alone.Lost, row.Lost, algo)
+		assert.Equal(t, alone.Time, row.Time, algo)
+		var delivered, expected int
+		for _, m := range alone.Members {
+			delivered, expected = delivered+m.Delivered, expected+m.Expected
+		}
+		assert.Equal(t, delivered, row.Delivered, algo)
+		assert.Equal(t, expected, row.Expected, algo)
+	}
+}
+
+// The comparison tables in docs/multicast.md are what their commands print
+// now, and a table with a broken guarantee is exit 1.
+func TestMulticastDocTables(t *testing.T) {
+	cmds, outputs := docCommands(t, "../../docs/multicast.md")
+	require.GreaterOrEqual(t, len(cmds), 2, "the doc shows a table without and with --stop")
+	for i, args := range cmds {
+		code, stdout, stderr := runCLI(t, args...)
+		want := exitOK
+		if strings.Contains(stdout, "VIOLATED") {
+			want = exitFailure
+		}
+		assert.Equal(t, want, code, "%v: %s", args, stderr)
+		assert.Equal(t, outputs[i], stdout, "docs/multicast.md shows other output for %v; paste the new one", args)
+	}
+}
+
+// multicast stops on SIGINT with exit 130 and one line, alone or comparing.
+func TestMulticastStopsOnInterrupt(t *testing.T) {
+	for _, args := range [][]string{
+		{"multicast", "--algo", "vsync", "--gen", "ring:8", "--messages", "20"},
+		{"multicast", "--compare", "--gen", "ring:8", "--messages", "20"},
+	} {
+		code, stdout, stderr, _ := runInterrupted(t, 0, strings.NewReader(""), args...)
+		assert.Equal(t, exitInterrupted, code, "%v: %s", args, stderr)
+		assert.Equal(t, "fwsim multicast: interrupted; no output file was written or changed\n", stderr, args)
+		assert.Empty(t, stdout, args)
+	}
 }

@@ -1,6 +1,9 @@
 package cli
 
-import "github.com/fwsim/fwsim/multicast"
+import (
+	"github.com/fwsim/fwsim/multicast"
+	"github.com/fwsim/fwsim/mutex"
+)
 
 // multicastJSON is the --json output of one multicast run. Times are in
 // message delays.
@@ -65,34 +68,100 @@ type multicastGuarantee struct {
 
 func newMulticastJSON(source string, res *multicast.Result) multicastJSON {
 	out := multicastJSON{versionJSON: newVersionJSON(), Algo: res.Algo, Topology: source, Seed: res.Seed,
-		Messages: res.Messages, Loss: res.Loss, Stop: res.Stop, Sender: res.Sender, Crashes: []mutexCrashJSON{},
-		Members: []multicastMemberJSON{}, Sent: countJSON(res.Sent.Total, res.Sent.ByType), Lost: res.Lost,
+		Messages: res.Messages, Loss: res.Loss, Stop: res.Stop, Sender: res.Sender, Crashes: crashesJSON(res.Crashes),
+		Joins: changesJSON(res.Joins), Leaves: changesJSON(res.Leaves), Members: membersJSON(res.Members),
+		Guarantees: guaranteesJSON(res.Guarantees), Sent: countJSON(res.Sent.Total, res.Sent.ByType), Lost: res.Lost,
 		NACKsSpared: res.NACKsSpared, RepairsSpared: res.RepairsSpared, Time: res.Time}
-	for _, c := range res.Crashes {
-		out.Crashes = append(out.Crashes, mutexCrashJSON{Node: c.Node, At: float64(c.At) / multicast.Delay})
-	}
-	for _, c := range res.Joins {
-		out.Joins = append(out.Joins, multicastEventJSON{Node: c.Node, At: float64(c.At) / multicast.Delay})
-	}
-	for _, c := range res.Leaves {
-		out.Leaves = append(out.Leaves, multicastEventJSON{Node: c.Node, At: float64(c.At) / multicast.Delay})
-	}
 	for _, v := range res.Views {
 		out.Views = append(out.Views, multicastViewJSON(v))
 	}
-	for _, m := range res.Members {
+	for _, m := range res.Trace {
+		out.Trace = append(out.Trace, newTraceJSON(m))
+	}
+	return out
+}
+
+// crashesJSON lists crashes in delays; [] when there are none.
+func crashesJSON(crashes []mutex.Crash) []mutexCrashJSON {
+	out := []mutexCrashJSON{}
+	for _, c := range crashes {
+		out = append(out, mutexCrashJSON{Node: c.Node, At: float64(c.At) / mutex.Delay})
+	}
+	return out
+}
+
+// changesJSON lists vsync's joins or leaves in delays; nil, so absent, when
+// there are none.
+func changesJSON(events []multicast.Event) []multicastEventJSON {
+	var out []multicastEventJSON
+	for _, c := range crashesJSON(events) {
+		out = append(out, multicastEventJSON(c))
+	}
+	return out
+}
+
+func membersJSON(members []multicast.Member) []multicastMemberJSON {
+	out := []multicastMemberJSON{}
+	for _, m := range members {
 		mj := multicastMemberJSON{Node: m.Node, Delivered: m.Delivered, Expected: m.Expected, Duplicates: m.Duplicates,
 			Missing: append([]int{}, m.Missing...), GaveUp: m.GaveUp, Views: m.Views}
 		if m.CrashedAt >= 0 {
 			mj.CrashedAt = &m.CrashedAt
 		}
-		out.Members = append(out.Members, mj)
+		out = append(out, mj)
 	}
-	for _, g := range res.Guarantees {
-		out.Guarantees = append(out.Guarantees, multicastGuarantee(g))
+	return out
+}
+
+func guaranteesJSON(gs []multicast.Guarantee) []multicastGuarantee {
+	out := []multicastGuarantee{}
+	for _, g := range gs {
+		out = append(out, multicastGuarantee(g))
 	}
-	for _, m := range res.Trace {
-		out.Trace = append(out.Trace, newTraceJSON(m))
+	return out
+}
+
+// multicastCompareJSON is the --json output of multicast --compare.
+type multicastCompareJSON struct {
+	versionJSON
+	Topology string                    `json:"topology"`         // the file, "gen SPEC" or "default"
+	Seed     uint64                    `json:"seed"`             // the seed of every run
+	Messages int                       `json:"messages"`         // the stream's length
+	Loss     float64                   `json:"loss"`             // the probability that a sending is lost
+	Stop     bool                      `json:"stop"`             // nack and srm ran with the stop signal
+	Sender   string                    `json:"sender"`           // the node that multicasts
+	Crashes  []mutexCrashJSON          `json:"crashes"`          // the crashes of every run
+	Joins    []multicastEventJSON      `json:"joins,omitempty"`  // vsync's joins; absent when there are none
+	Leaves   []multicastEventJSON      `json:"leaves,omitempty"` // vsync's leaves; absent when there are none
+	Results  []multicastCompareRowJSON `json:"results"`          // one per algorithm
+}
+
+// multicastCompareRowJSON is one algorithm's run.
+type multicastCompareRowJSON struct {
+	Algo          string                `json:"algo"`           // the algorithm
+	Delivered     int                   `json:"delivered"`      // messages delivered, summed over the members
+	Expected      int                   `json:"expected"`       // messages the members should have delivered, summed
+	Duplicates    int                   `json:"duplicates"`     // copies dropped, summed over the members
+	Members       []multicastMemberJSON `json:"members"`        // every other node, in topology order
+	Guarantees    []multicastGuarantee  `json:"guarantees"`     // each promise and whether it held
+	Sent          electCountJSON        `json:"sent"`           // every message sent, lost ones included
+	Lost          int                   `json:"lost"`           // the messages the links lost
+	NACKsSpared   int                   `json:"nacks_spared"`   // srm: losses repaired on another's NACK; 0 for the others
+	RepairsSpared int                   `json:"repairs_spared"` // srm: repairs dropped because another's came first; 0 for the others
+	Time          float64               `json:"time"`           // the last delivery
+}
+
+func newMulticastCompareJSON(source string, o multicast.Options, results []*multicast.Result) multicastCompareJSON {
+	out := multicastCompareJSON{versionJSON: newVersionJSON(), Topology: source, Seed: o.Seed, Messages: results[0].Messages,
+		Loss: o.Loss, Stop: o.Stop, Sender: results[0].Sender, Crashes: crashesJSON(o.Crashes), Joins: changesJSON(o.Joins),
+		Leaves: changesJSON(o.Leaves), Results: []multicastCompareRowJSON{}}
+	for _, r := range results {
+		row := multicastCompareRowJSON{Algo: r.Algo, Members: membersJSON(r.Members), Guarantees: guaranteesJSON(r.Guarantees),
+			Sent: countJSON(r.Sent.Total, r.Sent.ByType), Lost: r.Lost, NACKsSpared: r.NACKsSpared, RepairsSpared: r.RepairsSpared, Time: r.Time}
+		for _, m := range r.Members {
+			row.Delivered, row.Expected, row.Duplicates = row.Delivered+m.Delivered, row.Expected+m.Expected, row.Duplicates+m.Duplicates
+		}
+		out.Results = append(out.Results, row)
 	}
 	return out
 }

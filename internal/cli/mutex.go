@@ -226,11 +226,7 @@ func writeMutexText(w io.Writer, source string, o mutex.Options, res *mutex.Resu
 		fmt.Fprintf(w, "ring: %s\n", strings.Join(res.Ring, " → "))
 	}
 	if len(res.Crashes) > 0 {
-		parts := make([]string, len(res.Crashes))
-		for i, c := range res.Crashes {
-			parts[i] = c.Node + " at " + mutex.Format(c.At)
-		}
-		fmt.Fprintf(w, "crashes: %s\n", strings.Join(parts, ", "))
+		fmt.Fprintf(w, "crashes: %s\n", formatEvents(res.Crashes))
 	}
 	if len(res.Entries) == 0 {
 		fmt.Fprintf(w, "\nentries: none\n")
@@ -347,31 +343,65 @@ func (c *mutexConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source s
 		}
 		results = append(results, res)
 	}
-	if c.jsonOutput {
-		if err := writeJSON(e.stdout, newMutexCompareJSON(source, c.opts, results)); err != nil {
+	cmp := comparison{command: "mutex", header: mutexHeader(c.opts), source: source,
+		lines: eventLines(c.opts.Crashes, nil, nil, ""), json: newMutexCompareJSON(source, c.opts, results)}
+	cmp.table.add("algorithm      ", "entries", "messages", "per entry", "mean wait", "max wait", "unserved", "out of order", "causal", "safety")
+	for _, r := range results {
+		safety := "held"
+		if len(r.Violations) > 0 {
+			safety = "VIOLATED"
+		}
+		cmp.table.add(r.Algo, strconv.Itoa(len(r.Entries)), strconv.Itoa(r.Messages.Total), fmt.Sprintf("%.3f", r.PerEntry),
+			fmt.Sprintf("%.3f", r.MeanWait), fmt.Sprintf("%.3f", r.MaxWait), strconv.Itoa(len(r.Unserved)),
+			fmt.Sprintf("%d/%d", r.Order.Inversions, r.Order.Pairs), strconv.Itoa(r.Order.CausalInversions), safety)
+		if len(r.Violations) > 0 || (!r.Live && !faulty(r)) {
+			cmp.failed = append(cmp.failed, r.Algo)
+		}
+	}
+	return cmp.write(e, fs, c.jsonOutput)
+}
+
+// comparison is what mutex --compare and multicast --compare write: a row
+// per algorithm, as a table or as JSON, and the algorithms whose run failed.
+type comparison struct {
+	command, header, source string
+	lines                   []string // settings beyond the header, such as the faults asked for
+	table                   table
+	json                    any
+	failed                  []string
+}
+
+// write prints c and returns the exit status: 1 when a run failed, which
+// the table shows and stderr names.
+func (c *comparison) write(e *env, fs *flags, jsonOutput bool) int {
+	if jsonOutput {
+		if err := writeJSON(e.stdout, c.json); err != nil {
 			return fs.inputError(e, err)
 		}
 	} else {
-		fmt.Fprintf(e.stdout, "fwsim mutex --compare: %s\n", mutexHeader(c.opts))
-		fmt.Fprintf(e.stdout, "topology: %s\n\n", source)
-		var t table
-		t.add("algorithm      ", "entries", "messages", "per entry", "mean wait", "max wait", "unserved", "out of order", "causal", "safety")
-		for _, r := range results {
-			safety := "held"
-			if len(r.Violations) > 0 {
-				safety = "VIOLATED"
-			}
-			t.add(r.Algo, strconv.Itoa(len(r.Entries)), strconv.Itoa(r.Messages.Total), fmt.Sprintf("%.3f", r.PerEntry),
-				fmt.Sprintf("%.3f", r.MeanWait), fmt.Sprintf("%.3f", r.MaxWait), strconv.Itoa(len(r.Unserved)),
-				fmt.Sprintf("%d/%d", r.Order.Inversions, r.Order.Pairs), strconv.Itoa(r.Order.CausalInversions), safety)
+		fmt.Fprintf(e.stdout, "fwsim %s --compare: %s\n", c.command, c.header)
+		for _, l := range c.lines {
+			fmt.Fprintln(e.stdout, l)
 		}
-		t.write(e.stdout, "")
+		fmt.Fprintf(e.stdout, "topology: %s\n\n", c.source)
+		c.table.write(e.stdout, "")
 	}
-	for _, r := range results {
-		if len(r.Violations) > 0 || (!r.Live && !faulty(r)) {
-			fmt.Fprintf(e.stderr, "fwsim mutex: %s failed; run it alone for the details\n", r.Algo)
-			return exitFailure
+	if len(c.failed) > 0 {
+		which := "it"
+		if len(c.failed) > 1 {
+			which = "each"
 		}
+		fmt.Fprintf(e.stderr, "fwsim %s: %s failed; run %s alone for the details\n", c.command, strings.Join(c.failed, ", "), which)
+		return exitFailure
 	}
 	return exitOK
+}
+
+// formatEvents lists crashes, joins or leaves as "n2 at 1.500, n3 at 2.000".
+func formatEvents(events []mutex.Crash) string {
+	parts := make([]string, len(events))
+	for i, c := range events {
+		parts[i] = c.Node + " at " + mutex.Format(c.At)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -86,14 +86,11 @@ type mutexNodeJSON struct {
 
 func newMutexJSON(source string, res *mutex.Result) mutexJSON {
 	out := mutexJSON{versionJSON: newVersionJSON(), Algo: res.Algo, Topology: source, Seed: res.Seed,
-		Requests: res.Requests, CSTime: res.CSTime, Think: res.Think, Notify: res.Notify, Crashes: []mutexCrashJSON{},
+		Requests: res.Requests, CSTime: res.CSTime, Think: res.Think, Notify: res.Notify, Crashes: crashesJSON(res.Crashes),
 		RequestReply: res.RequestReply, Coordinator: nullIfEmpty(res.Coordinator), ChosenBy: nullIfEmpty(res.CoordinatorBy),
 		Ring: nonNil(res.Ring), Safe: len(res.Violations) == 0, Violations: nonNil(res.Violations), Live: res.Live,
 		Unserved: []mutexUnservedJSON{}, Entries: []mutexEntryJSON{}, PerEntry: res.PerEntry,
 		MeanWait: res.MeanWait, MaxWait: res.MaxWait, Nodes: []mutexNodeJSON{}, Time: res.Time}
-	for _, c := range res.Crashes {
-		out.Crashes = append(out.Crashes, mutexCrashJSON{Node: c.Node, At: float64(c.At) / mutex.Delay})
-	}
 	if res.LoseToken {
 		out.LoseTokenAt = &res.LoseTokenAt
 	}
