@@ -16,6 +16,7 @@ import (
 
 const electIntro = `Usage: fwsim elect --algo NAME [--topology FILE | --gen SPEC] [flags]
        fwsim elect --compare [--topology FILE | --gen SPEC] [flags]
+       fwsim elect --sweep n=FROM..TO [--algo NAME] [--gen ring|tree] [--ids CASE] [flags]
 
 Runs a classic leader-election algorithm on the nodes and cables of a bus, on
 virtual time: each node is a process, each cable a FIFO link. Reports the
@@ -26,6 +27,16 @@ on the PHY model's virtual time). --compare runs every algorithm that applies
 to the topology and prints one table. Without --topology or --gen it uses the
 built-in default bus. The same flags and seed always give the same output;
 docs/election.md explains every algorithm and how its messages are counted.
+
+--sweep runs the message-complexity curves: Chang–Roberts best (IDs
+ascending along the ring: 2n−1), average (random IDs, the mean of --runs
+seeds: n·H(n)) and worst (descending: n(n+1)/2) on rings, echo on trees
+(3(n−1)) and FloodMax on rings and trees (2·E·D), every node initiating,
+at each size, with the formula's value beside the count. --algo, --gen
+ring|tree and --ids best|average|worst pick some of the curves; --report
+writes the log–log plot. A run whose formula gives more than
+--max-messages is skipped, not run: the worst case is quadratic, and
+n = 100000 would be 5·10^9 messages.
 
 Algorithms:
 %s
@@ -44,6 +55,7 @@ type electConfig struct {
 	crashes, recoveries list
 	sync, async,
 	compare, jsonOutput bool
+	sweep electSweep
 }
 
 func runElect(ctx context.Context, e *env, args []string) int {
@@ -59,11 +71,19 @@ func runElect(ctx context.Context, e *env, args []string) int {
 		"fwsim elect --algo bully --gen complete:6 --initiators one --crash n4@2.5 --recover n5@12",
 		"fwsim elect --algo anonymous --gen ring:5",
 		"fwsim elect --compare --gen ring:8 --seed 1",
+		"fwsim elect --sweep n=10..100000 --report curves.html",
+		"fwsim elect --sweep n=10..1000 --algo chang-roberts --ids average --runs 30 --csv cr.csv",
 	)
 	var cfg electConfig
 	cfg.register(fs)
 	if code, done := fs.parse(e, args); done {
 		return code
+	}
+	if msg := cfg.prepareSweep(fs); msg != "" {
+		return fs.usageError(e, "%s", msg)
+	}
+	if cfg.sweep.sizes != nil {
+		return cfg.runElectSweep(ctx, e, fs, args)
 	}
 	if msg := labUsage(cfg.compare, cfg.opts.Algo, cfg.opts.Trace, cfg.source); msg != "" {
 		return fs.usageError(e, "%s", msg)
@@ -160,8 +180,9 @@ func (c *electConfig) register(fs *flags) {
 		"list every message: when sent and received, between whom, its type and content,\ne.g. --trace")
 	fs.BoolVar(&c.jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .leader")
+	c.sweep.register(fs)
 	fs.order("algo", "compare", "topology", "gen", "ids", "initiators", "crashed", "crash", "recover", "sync", "async", "unit-delays",
-		"suppress", "announce", "seed", "trace", "json")
+		"suppress", "announce", "seed", "trace", "json", "sweep", "runs", "max-messages", "csv", "report")
 }
 
 // parseInitiators reads --initiators into the options.

@@ -29,6 +29,8 @@ var fuzzedCommands = []struct {
 		[]string{"param", "runs", "deadline", "gen"}},
 	{"elect", func(string) []string { return []string{"elect", "--algo", "echo"} },
 		[]string{"algo", "gen", "ids", "initiators", "crashed", "crash", "recover", "seed"}},
+	{"elect", func(string) []string { return []string{"elect", "--sweep", "n=2..20"} },
+		[]string{"sweep", "algo", "gen", "ids", "runs", "max-messages", "seed", "compare"}},
 	{"mutex", func(string) []string { return []string{"mutex", "--algo", "token-ring", "--gen", "ring:3"} },
 		[]string{"algo", "gen", "requests", "cs-time", "think", "seed", "crash", "lose-token-at", "notify", "request-reply"}},
 	{"multicast", func(string) []string {
@@ -57,7 +59,7 @@ func FuzzFlagValues(f *testing.F) {
 		"a", "n0", "", "\x00", "\x1b[31m", "NaN", "1e309", "random", "max", "ideal", "sigrok", "echo", "all", "descending",
 		"firewire-ohci", "tree:2:1", "0.5", "1h", "delay=1..2:0", "contention_ns=2us", "tree_id_ns=", "grid:4", "166us..172us", "nondet",
 		"n0@1", "n1@0.5", "@", "a@b@c", "central", "token-ring", "2.5", "1000000.001", "ack", "nack", "0.50001", "1e-320",
-		"true", "n0@1000000.001", "vsync", "n4@0.5", "n4@2"} {
+		"true", "n0@1000000.001", "vsync", "n4@0.5", "n4@2", "n=10..100000", "n=2..16777217", "worst", "average", "floodmax"} {
 		for ci, c := range fuzzedCommands {
 			for _, flag := range c.flags {
 				f.Add(uint8(ci), flag, v)
