@@ -42,27 +42,33 @@ func NewGraph(t *bus.Topology) (*Graph, error) {
 		g.Nodes[i] = n.ID
 		index[n.ID] = i
 	}
-	// A valid topology has well-formed, distinct port references; ports
-	// orders each vertex's cables by physical port.
+	// A valid topology has well-formed, distinct port references. cableAt
+	// holds, for every port of every node, the cable plugged into it (-1:
+	// none), from first[v] on: a flat slice rather than a map per node, as
+	// a million nodes would make a million maps.
+	first := make([]int, len(t.Nodes)+1)
+	for v, n := range t.Nodes {
+		first[v+1] = first[v] + n.Ports
+	}
+	cableAt := make([]int32, first[len(t.Nodes)])
+	for i := range cableAt {
+		cableAt[i] = -1
+	}
 	type end struct{ vertex, port int }
 	ends := make([][2]end, len(t.Cables))
-	ports := make([]map[int]int, len(t.Nodes)) // port → cable
 	for i, c := range t.Cables {
-		for j, ref := range []string{c.From, c.To} {
+		for j, ref := range [2]string{c.From, c.To} {
 			id, num, _ := strings.Cut(ref, ":")
 			p, _ := strconv.Atoi(num)
 			v := index[id]
 			ends[i][j] = end{v, p}
-			if ports[v] == nil {
-				ports[v] = map[int]int{}
-			}
-			ports[v][p] = i
+			cableAt[first[v]+p] = int32(i)
 		}
 	}
 	slot := make([][2]int, len(t.Cables)) // cable → its index in Adj at each end
 	for v, n := range t.Nodes {
 		for p := range n.Ports {
-			if c, ok := ports[v][p]; ok {
+			if c := int(cableAt[first[v]+p]); c >= 0 {
 				side := 0
 				if ends[c][1] == (end{v, p}) {
 					side = 1
@@ -117,8 +123,18 @@ func (g *Graph) unreachable() int {
 	return -1
 }
 
-// Diameter is the longest shortest path, in cables.
+// Diameter is the longest shortest path, in cables. A tree's is found from
+// two searches (the farthest node from any node ends a longest path) and a
+// ring's is half its length, so that the large graphs of the lab cost time
+// linear in their size; any other graph is searched from every node.
 func (g *Graph) Diameter() int {
+	if g.IsTree() {
+		dist := g.hops(farthest(g.hops(0)))
+		return dist[farthest(dist)]
+	}
+	if _, err := g.Ring(); err == nil {
+		return len(g.Nodes) / 2
+	}
 	d := 0
 	for v := range g.Nodes {
 		for _, h := range g.hops(v) {
@@ -126,6 +142,17 @@ func (g *Graph) Diameter() int {
 		}
 	}
 	return d
+}
+
+// farthest is the vertex with the largest distance in dist.
+func farthest(dist []int) int {
+	best := 0
+	for v, d := range dist {
+		if d > dist[best] {
+			best = v
+		}
+	}
+	return best
 }
 
 // IsTree reports whether the graph is a tree (connected, one cable fewer

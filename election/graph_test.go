@@ -86,3 +86,21 @@ func TestGraphShapes(t *testing.T) {
 		assert.Equal(t, tc.maxPorts, ports, tc.spec)
 	}
 }
+
+// Trees and rings take a shortcut to their diameter; it is the longest
+// shortest path all the same.
+func TestDiameterShortcuts(t *testing.T) {
+	for _, spec := range []string{"tree:2:1", "tree:7:2", "tree:40:3", "tree:200:4", "ring:2", "ring:3", "ring:9", "ring:10", "star:6", "chain:9"} {
+		topo, err := bus.Generate(spec)
+		require.NoError(t, err)
+		g, err := NewGraph(topo)
+		require.NoError(t, err)
+		longest := 0
+		for v := range g.Nodes {
+			for _, d := range g.hops(v) {
+				longest = max(longest, d)
+			}
+		}
+		assert.Equal(t, longest, g.Diameter(), spec)
+	}
+}
