@@ -36,11 +36,13 @@ var fuzzedCommands = []struct {
 	{"multicast", func(string) []string {
 		return []string{"multicast", "--algo", "nack", "--messages", "3", "--loss", "0.2"}
 	},
-		[]string{"algo", "gen", "messages", "loss", "stop", "seed", "crash", "join", "leave", "trace"}},
+		[]string{"algo", "compare", "gen", "messages", "loss", "stop", "seed", "crash", "join", "leave", "trace"}},
 	{"multicast", func(string) []string {
 		return []string{"multicast", "--algo", "vsync", "--messages", "3", "--loss", "0.2", "--join", "n4@1"}
 	},
 		[]string{"gen", "messages", "crash", "join", "leave"}},
+	{"multicast", func(string) []string { return []string{"multicast", "--compare", "--messages", "3", "--loss", "0.2"} },
+		[]string{"compare", "algo", "gen", "messages", "loss", "stop", "seed", "crash", "join", "leave", "trace"}},
 	{"decode", func(string) []string { return []string{"decode"} }, []string{"format"}},
 	{"crosscheck", func(string) []string { return []string{"crosscheck", "--capture", captures + "ohci-two-resets.log"} },
 		[]string{"format", "seed", "force-root", "initiator"}},

@@ -211,3 +211,18 @@ func TestMulticastStopsOnInterrupt(t *testing.T) {
 		assert.Empty(t, stdout, args)
 	}
 }
+
+// docs/multicast.md: at the largest loss, a long stream to many members
+// makes ack's give-up likely; this run gives n19 up.
+func TestMulticastAckGivesUpAtTheLargestLoss(t *testing.T) {
+	out := jsonOutput[multicastJSON](t, exitFailure, "multicast", "--algo", "ack", "--gen", "ring:20", "--messages", "300", "--loss", "0.5")
+	var gaveUp []string
+	for _, m := range out.Members {
+		if m.GaveUp {
+			gaveUp = append(gaveUp, m.Node)
+			assert.Equal(t, 247, m.Delivered)
+		}
+	}
+	assert.Equal(t, []string{"n19"}, gaveUp)
+	assert.Equal(t, "n19 misses 53 of 300 messages, from 248", out.Guarantees[1].Detail)
+}

@@ -100,3 +100,10 @@ func TestMutexStopsOnInterrupt(t *testing.T) {
 		assert.Empty(t, stdout, args)
 	}
 }
+
+// --compare names the crashes every run had, as one run does.
+func TestMutexCompareNamesCrashes(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "mutex", "--compare", "--gen", "ring:5", "--crash", "n0@2", "--crash", "n3@1.5")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "\ncrashes: n0 at 2.000, n3 at 1.500\ntopology: gen ring:5\n")
+}

@@ -46,7 +46,7 @@ var outputTypes = map[string][]any{
 	"probe":      {probeJSON{}, usbListJSON{}, decodeJSON{}},
 	"explore":    {exploreJSON{}},
 	"mutex":      {mutexJSON{}, mutexCompareJSON{}},
-	"multicast":  {multicastJSON{}},
+	"multicast":  {multicastJSON{}, multicastCompareJSON{}},
 	"linestates": {linestatesJSON{}},
 }
 
@@ -61,7 +61,7 @@ var outputTitles = map[string]string{
 	"probe":      "fwsim probe --json: the local bus; with --usb list the USB devices; with --usb a capture device's stream, as decode writes it",
 	"explore":    "fwsim explore --json: every reachable outcome, deadline probabilities and expectations, exact or as bounds",
 	"mutex":      "fwsim mutex --json: one mutual-exclusion run, or with --compare a row per algorithm",
-	"multicast":  "fwsim multicast --json: one reliable multicast run",
+	"multicast":  "fwsim multicast --json: one reliable multicast run, or with --compare a row per algorithm",
 	"linestates": "fwsim linestates --json: a logic analyzer's capture of the line states, and its comparison with an emulation",
 }
 
@@ -441,6 +441,8 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 			{"mutex", "--algo", "token-ring", "--gen", "ring:4", "--lose-token-at", "1", "--json"},
 		},
 		"multicast": {
+			{"multicast", "--compare", "--gen", "ring:6", "--messages", "8", "--loss", "0.1", "--crash", "n2@3", "--join", "n5@1", "--stop", "--json"},
+			{"multicast", "--compare", "--gen", "ring:5", "--messages", "5", "--loss", "0.3", "--json"},
 			{"multicast", "--algo", "ack", "--gen", "ring:5", "--messages", "3", "--loss", "0.3", "--crash", "n2@1", "--trace", "--json"},
 			{"multicast", "--algo", "nack", "--gen", "ring:5", "--messages", "5", "--loss", "0.3", "--json"},
 			{"multicast", "--algo", "nack", "--gen", "ring:5", "--messages", "5", "--loss", "0.3", "--stop", "--json"},
