@@ -45,8 +45,16 @@ func TestDocLossTable(t *testing.T) {
 		want := fmt.Sprintf("| %s |%s|%s|%s|%s|%s| %d | %d | %s |", c.row, cell("DATA"), cell("RETRANS"), cell("ACK"),
 			cell("NACK"), cell("STOP"), res.Sent.Total, res.Lost, whole)
 		assert.Equal(t, want, rows[c.row])
-		if c.row == "srm --stop" {
+		switch c.row {
+		case "srm --stop":
 			assert.Contains(t, doc, fmt.Sprintf("srm --stop spared %d NACKs and %d repairs", res.NACKsSpared, res.RepairsSpared))
+		case "srm":
+			for _, m := range res.Members {
+				if len(m.Missing) > 0 {
+					assert.Contains(t, doc, fmt.Sprintf("srm missed the tail (%s, message %d)", m.Node, m.Missing[0]))
+					assert.Equal(t, []int{50}, m.Missing, "the tail is the last message")
+				}
+			}
 		}
 	}
 }
@@ -109,4 +117,15 @@ func TestDocHeartbeatCost(t *testing.T) {
 	require.Len(t, vsync.Views, 1)
 	assert.Contains(t, doc, fmt.Sprintf("sends %d heartbeats of %d messages, where ack sends %d;",
 		vsync.Sent.Count("HEARTBEAT"), vsync.Sent.Total, ack.Sent.Total))
+	// "n(n−1) heartbeats every two delays": every member beats to every
+	// other at 2, 4, … delays until the run ends, lost beats counted.
+	require.Contains(t, doc, "n(n−1) heartbeats every two delays")
+	for _, n := range []int{3, 5, 8} {
+		for seed := range uint64(5) {
+			for _, loss := range []float64{0, 0.2} {
+				res := run(t, fmt.Sprintf("ring:%d", n), Options{Algo: "vsync", Messages: 20, Loss: loss, Seed: seed})
+				assert.Equal(t, n*(n-1)*int(res.Time/2), res.Sent.Count("HEARTBEAT"), "n=%d seed %d loss %g", n, seed, loss)
+			}
+		}
+	}
 }

@@ -24,7 +24,8 @@ drawn from [0, --think), and stays --cs-time. Every run checks safety (never
 two nodes inside), liveness (every request served, or which wait for ever and
 why) and order (whether entries followed the order of the requests in time and
 by happened-before), and counts messages per entry and waiting times.
---compare runs every algorithm on the same workload and prints one table.
+--compare runs every algorithm on the same workload and prints one table;
+--lose-token-at goes to token-ring, --request-reply to ricart-agrawala.
 Times are in message delays. docs/mutex.md explains the algorithms and faults.
 
 Algorithms:
