@@ -44,3 +44,32 @@ func BenchmarkFloodMaxTree63(b *testing.B) {
 func BenchmarkLeLannRing63(b *testing.B) {
 	benchElection(b, "ring:63", Options{Algo: "lelann"})
 }
+
+// Chang–Roberts on a ring of 10^5 nodes, IDs ascending: 2n−1 messages.
+// With the two below it measures messages per second at the lab's scale
+// (docs/performance.md).
+func BenchmarkChangRobertsRing1e5(b *testing.B) {
+	benchElection(b, "ring:100000", Options{Algo: "chang-roberts"})
+}
+
+// Echo on a random tree of 10^5 nodes: 3(n−1) messages.
+func BenchmarkEchoTree1e5(b *testing.B) {
+	benchElection(b, "tree:100000", Options{Algo: "echo"})
+}
+
+// The whole of Run on a ring of 10^5 nodes: the topology validated and the
+// graph derived as well as the election, as fwsim elect runs it.
+func BenchmarkRunChangRobertsRing1e5(b *testing.B) {
+	topo, err := bus.Generate("ring:100000")
+	require.NoError(b, err)
+	b.ReportAllocs()
+	messages := 0
+	for range b.N {
+		res, err := Run(topo, Options{Algo: "chang-roberts"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		messages += res.Messages.Total
+	}
+	b.ReportMetric(float64(messages)/b.Elapsed().Seconds(), "msgs/s")
+}

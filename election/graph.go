@@ -66,17 +66,22 @@ func NewGraph(t *bus.Topology) (*Graph, error) {
 		}
 	}
 	slot := make([][2]int, len(t.Cables)) // cable → its index in Adj at each end
+	// Every vertex's list is a stretch of one array, capped so that it
+	// cannot grow into its neighbour's: one allocation, not one per node.
+	halves := make([]Half, 0, 2*len(t.Cables))
 	for v, n := range t.Nodes {
+		start := len(halves)
 		for p := range n.Ports {
 			if c := int(cableAt[first[v]+p]); c >= 0 {
 				side := 0
 				if ends[c][1] == (end{v, p}) {
 					side = 1
 				}
-				slot[c][side] = len(g.Adj[v])
-				g.Adj[v] = append(g.Adj[v], Half{Peer: ends[c][1-side].vertex, Cable: c, Port: p})
+				slot[c][side] = len(halves) - start
+				halves = append(halves, Half{Peer: ends[c][1-side].vertex, Cable: c, Port: p})
 			}
 		}
+		g.Adj[v] = halves[start:len(halves):len(halves)]
 	}
 	for c, e := range ends {
 		g.Adj[e[0].vertex][slot[c][0]].PeerPort = slot[c][1]

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -318,7 +319,11 @@ func formatTime(t float64, unit string) string {
 	return strconv.FormatFloat(t, 'f', 0, 64) + " " + unit
 }
 
-func writeElectText(w io.Writer, source string, res *election.Result) {
+func writeElectText(out io.Writer, source string, res *election.Result) {
+	// A line per node and per traced message: a million nodes would be a
+	// million writes to an unbuffered standard output.
+	w := bufio.NewWriter(out)
+	defer w.Flush()
 	fmt.Fprintf(w, "fwsim elect: %s\n", electHeader(res))
 	fmt.Fprintf(w, "topology: %s\n", source)
 	initiators := "all nodes"
