@@ -146,7 +146,7 @@ func commands() []command {
 		{"report", "write an HTML report with SVG plots of an analysis or a sweep", runReport},
 		{"elect", "run a classic leader-election algorithm on a topology, or compare them", runElect},
 		{"mutex", "run a mutual-exclusion algorithm on a topology, with faults, or compare them", runMutex},
-		{"multicast", "multicast a stream reliably to the nodes of a topology, with losses and crashes", runMulticast},
+		{"multicast", "run a reliable multicast algorithm over lossy links, with crashes, or compare them", runMulticast},
 		{"decode", "read self-IDs from a capture of a real bus and check them", runDecode},
 		{"crosscheck", "compare a real bus (capture or probe) with its emulation", runCrosscheck},
 		{"linestates", "read a logic analyzer's TPA/TPB capture and compare it with an emulation", runLinestates},
