@@ -188,3 +188,24 @@ func TestVsyncBadOptions(t *testing.T) {
 		assert.ErrorContains(t, err, want)
 	}
 }
+
+// docs/multicast.md: without loss, a crash is found about 60 delays after
+// it: the last heartbeat heard is at most two delays older than the crash
+// or one younger, silence is checked at each beat, every two delays, and
+// the flush starts then.
+func TestVsyncCrashFoundSixtyDelaysLater(t *testing.T) {
+	for seed := range uint64(10) {
+		for _, at := range []int64{5 * Delay, 10 * Delay, 13*Delay + Delay/2} {
+			res := run(t, "ring:6", Options{Algo: "vsync", Messages: 3, Seed: seed, Trace: true,
+				Crashes: []Crash{{Node: "n3", At: at}}})
+			first := -1.0
+			for _, m := range res.Trace {
+				if m.Type == "FLUSH" && (first < 0 || m.Sent < first) {
+					first = m.Sent
+				}
+			}
+			found := first - float64(at)/Delay
+			assert.True(t, found >= 58 && found <= 63, "seed %d crash at %d: flush %.3f delays after", seed, at, found)
+		}
+	}
+}
