@@ -283,10 +283,14 @@ func (c *electConfig) sweepPoint(ctx context.Context, k *sweepCase, n int) (swee
 	if k.ids == election.Random {
 		runs = c.sweep.runs
 	}
+	// The runtime's default budget of events stops runs of more than ten
+	// million messages; here the formula says how many to expect. Each
+	// message is one event, and each node's start and timers a few more.
+	budget := 2*uint64(row.formula) + 4*uint64(n) + 1024
 	var sum, sumSq, times float64
 	for r := range runs {
 		res, err := election.Run(topo, election.Options{Algo: k.algo, IDOrder: k.ids, Seed: c.opts.Seed + uint64(r),
-			UnitDelays: c.opts.UnitDelays, Interrupt: ctx.Done()})
+			UnitDelays: c.opts.UnitDelays, MaxEvents: budget, Interrupt: ctx.Done()})
 		if err != nil {
 			return sweepRow{}, err
 		}
@@ -387,7 +391,7 @@ func (r *sweepRow) cells() []string {
 var sweepColumns = []string{"algorithm", "case", "graph", "n", "messages", "95% CI", "time", "formula", "formula value", "ratio"}
 
 func (c *electConfig) writeSweepText(w io.Writer, rows []sweepRow) {
-	fmt.Fprintf(w, "fwsim elect --sweep: %s\n\n", c.sweepHeader())
+	fmt.Fprintf(w, "fwsim elect --sweep: %s\n\n", strings.Replace(c.sweepHeader(), ", ", "\n", 1))
 	var t table
 	t.add(sweepColumns...)
 	for _, r := range rows {
