@@ -262,13 +262,10 @@ func TestTreeMin2NMinus2(t *testing.T) {
 // Convention: there is no announcement, every node decides for itself.
 func TestFloodMax2ED(t *testing.T) {
 	for _, spec := range []string{"ring:2", "ring:7", "ring:8", "chain:1", "chain:9", "star:6", "tree:20:4", "complete:2", "complete:7", "tree:63:1"} {
-		topo, err := bus.Generate(spec)
-		require.NoError(t, err)
-		g, err := NewGraph(topo)
-		require.NoError(t, err)
+		g := graphOf(t, spec)
 		d := g.Diameter()
 		res := elect(t, spec, Options{Algo: "floodmax", IDOrder: Random, Seed: 5})
-		assert.Equal(t, 2*len(topo.Cables)*d, res.Messages.Total, spec)
+		assert.Equal(t, 2*g.Edges*d, res.Messages.Total, spec)
 		assert.Equal(t, d+1, res.Rounds, spec)
 	}
 }

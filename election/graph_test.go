@@ -18,6 +18,16 @@ func ringOf(t *testing.T, topo *bus.Topology) (*Graph, *Ring) {
 	return g, r
 }
 
+// graphOf is the graph of the generated topology spec.
+func graphOf(t *testing.T, spec string) *Graph {
+	t.Helper()
+	topo, err := bus.Generate(spec)
+	require.NoError(t, err)
+	g, err := NewGraph(topo)
+	require.NoError(t, err)
+	return g
+}
+
 func TestRingFollowsTheFirstCable(t *testing.T) {
 	topo, err := bus.Generate("ring:4")
 	require.NoError(t, err)
@@ -91,10 +101,7 @@ func TestGraphShapes(t *testing.T) {
 // shortest path all the same.
 func TestDiameterShortcuts(t *testing.T) {
 	for _, spec := range []string{"tree:2:1", "tree:7:2", "tree:40:3", "tree:200:4", "ring:2", "ring:3", "ring:9", "ring:10", "star:6", "chain:9"} {
-		topo, err := bus.Generate(spec)
-		require.NoError(t, err)
-		g, err := NewGraph(topo)
-		require.NoError(t, err)
+		g := graphOf(t, spec)
 		longest := 0
 		for v := range g.Nodes {
 			for _, d := range g.hops(v) {
