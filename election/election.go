@@ -414,6 +414,7 @@ func (a *algorithm) initiators(g *Graph, order []int, crashed []bool, o *Options
 func (n *net) fill(res *Result) {
 	res.Announced = n.algo.announces(n.opts)
 	var leaders []string
+	res.Nodes = make([]NodeResult, 0, len(n.procs))
 	for v, p := range n.procs {
 		state, l := p.status()
 		switch {

@@ -17,6 +17,10 @@ type Curve struct {
 	RefName   string  // the reference's legend text
 }
 
+// curvePalette extends the palette: a sweep of the election lab has six
+// curves, and two sharing a colour would read as one.
+var curvePalette = append(slices.Clone(palette), "#e377c2", "#17becf")
+
 // LogLog plots curves whose values span decades, such as message counts
 // against the number of nodes, on logarithmic axes.
 type LogLog struct {
@@ -56,7 +60,7 @@ func (p LogLog) SVG() SVG {
 	}
 	var legend []legendEntry
 	for i, cv := range p.Curves {
-		colour := palette[i%len(palette)]
+		colour := curvePalette[i%len(curvePalette)]
 		for _, run := range runs(logPoints(cv.Points)) {
 			band := make([][2]float64, 0, 2*len(run))
 			line := make([][2]float64, 0, len(run))
