@@ -378,7 +378,7 @@ func count(v float64) string {
 func (r *sweepRow) cells() []string {
 	caseName := orDash(r.c.name)
 	if r.skipped != "" {
-		return []string{r.c.algo, caseName, r.c.graph, strconv.Itoa(r.n), "-", "-", "-", r.c.formula, count(r.formula), "skipped: " + r.skipped}
+		return []string{r.c.algo, caseName, r.c.graph, strconv.Itoa(r.n), "-", "-", "-", r.c.formula, count(r.formula), "skipped"}
 	}
 	ci := "-"
 	if r.runs > 1 {
@@ -388,16 +388,26 @@ func (r *sweepRow) cells() []string {
 		formatTime(r.time, r.unit), r.c.formula, count(r.formula), fmt.Sprintf("%.3f", r.messages/r.formula)}
 }
 
-var sweepColumns = []string{"algorithm", "case", "graph", "n", "messages", "95% CI", "time", "formula", "formula value", "ratio"}
+var sweepColumns = []string{"algorithm", "case", "graph", "n", "messages", "95% CI", "time", "formula", "value", "ratio"}
 
 func (c *electConfig) writeSweepText(w io.Writer, rows []sweepRow) {
 	fmt.Fprintf(w, "fwsim elect --sweep: %s\n\n", strings.Replace(c.sweepHeader(), ", ", "\n", 1))
 	var t table
 	t.add(sweepColumns...)
+	skipped := false
 	for _, r := range rows {
 		t.add(r.cells()...)
+		skipped = skipped || r.skipped != ""
 	}
 	t.write(w, "")
+	if skipped {
+		fmt.Fprintf(w, "\n%s\n", c.skippedNote())
+	}
+}
+
+// skippedNote explains the rows marked skipped, once for the whole table.
+func (c *electConfig) skippedNote() string {
+	return fmt.Sprintf("skipped: the formula gives more than --max-messages %d messages; raise it to run them", c.sweep.maxMessages)
 }
 
 // writeElectSweepCSV writes the preamble of comment lines, which says what
@@ -452,9 +462,9 @@ func (c *electConfig) sweepPage(command string, rows []sweepRow) report.Page {
 		Meta:  []report.Field{{Name: "command", Value: command}, {Name: "sweep", Value: c.sweepHeader()}, {Name: "fwsim version", Value: newVersionJSON().FwsimVersion}},
 		Sections: []report.Section{{
 			Heading: "Message complexity",
-			Text: "Every node initiates; the dashed lines are the textbook counts (docs/election.md). " +
+			Text: "Every node initiates (echo: the first); the dashed lines are the textbook counts (docs/election.md). " +
 				"Chang–Roberts: best is IDs ascending along the ring, worst descending, average random IDs over the runs. " +
-				"Sizes whose formula exceeds the message cap are skipped and listed in the table.",
+				"Sizes whose formula exceeds the message cap are skipped and listed in the table (" + c.skippedNote() + ").",
 			Figures: []report.SVG{plot.SVG()},
 			Tables:  []report.Table{t},
 		}},

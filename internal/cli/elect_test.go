@@ -28,6 +28,8 @@ var electGoldens = []goldenCase{
 	{name: "compare-ring8", args: []string{"elect", "--compare", "--gen", "ring:8", "--seed", "1"}},
 	{name: "compare-tree12", args: []string{"elect", "--compare", "--gen", "tree:12:3", "--ids", "random", "--seed", "2"}},
 	{name: "compare-complete6", args: []string{"elect", "--compare", "--gen", "complete:6", "--unit-delays"}},
+	{name: "sweep-2-20", args: []string{"elect", "--sweep", "n=2..20", "--runs", "3"}},
+	{name: "sweep-worst-capped", args: []string{"elect", "--sweep", "n=100..1000", "--ids", "worst", "--max-messages", "100000"}},
 	{name: "compare-complete6-crashed", args: []string{"elect", "--compare", "--gen", "complete:6", "--crashed", "n5,n4", "--unit-delays", "--announce"}},
 }
 
