@@ -208,6 +208,8 @@ func (c *electConfig) prepareSweep(fs *flags) string {
 		return fmt.Sprintf("--algo %s with --sweep: want chang-roberts, echo or floodmax, the algorithms with a textbook count", c.opts.Algo)
 	case byIDs && c.opts.Algo != "" && c.opts.Algo != "chang-roberts":
 		return fmt.Sprintf("--ids with --sweep picks Chang–Roberts's case; %s's count does not depend on the IDs", c.opts.Algo)
+	case byIDs:
+		return fmt.Sprintf("--ids %s with --sweep picks a case of Chang–Roberts, which runs on a ring: not with --gen %s", c.ids, gen)
 	}
 	return fmt.Sprintf("--gen %s with --sweep: %s runs on a %s", gen, c.opts.Algo, otherGraph(gen))
 }
@@ -252,6 +254,11 @@ func (c *electConfig) runSweep(ctx context.Context) ([]sweepRow, error) {
 	var rows []sweepRow
 	for _, k := range s.cases {
 		for _, n := range s.sizes {
+			// Building a large graph does not look at ctx: look between
+			// points.
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			row, err := c.sweepPoint(ctx, k, n)
 			if err != nil {
 				return nil, fmt.Errorf("%s, n=%d: %w", k.label(), n, err)

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/csv"
 	"math"
 	"os"
@@ -127,6 +129,8 @@ func TestElectSweepErrors(t *testing.T) {
 			"fwsim elect: --gen ring with --sweep: echo runs on a tree" + help},
 		{"ids for echo", []string{"elect", "--sweep", "n=10..100", "--algo", "echo", "--ids", "worst"},
 			"fwsim elect: --ids with --sweep picks Chang–Roberts's case; echo's count does not depend on the IDs" + help},
+		{"worst on a tree", []string{"elect", "--sweep", "n=10..100", "--gen", "tree", "--ids", "worst"},
+			"fwsim elect: --ids worst with --sweep picks a case of Chang–Roberts, which runs on a ring: not with --gen tree" + help},
 		{"bad case", []string{"elect", "--sweep", "n=10..100", "--ids", "ids.txt"},
 			"fwsim elect: --ids ids.txt with --sweep: want best, average or worst (or ascending, random, descending)" + help},
 		{"trace", []string{"elect", "--sweep", "n=10..100", "--trace"},
@@ -143,4 +147,16 @@ func TestElectSweepErrors(t *testing.T) {
 func TestElectSweepHelp(t *testing.T) {
 	_, stdout, _ := runCLI(t, "elect", "--help")
 	assert.True(t, strings.Contains(stdout, "n = 100000 would be 5·10^9 messages"), stdout)
+}
+
+// An interrupted sweep stops before the next size and leaves no file.
+func TestElectSweepInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	page := filepath.Join(t.TempDir(), "curves.html")
+	var out, errOut bytes.Buffer
+	code := Run(ctx, []string{"elect", "--sweep", "n=10..100000", "--report", page}, strings.NewReader(""), &out, &errOut)
+	assert.Equal(t, exitInterrupted, code, errOut.String())
+	assert.NoFileExists(t, page)
+	assert.Empty(t, out.String())
 }
