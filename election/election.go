@@ -237,8 +237,11 @@ func (a *algorithm) run(t *bus.Topology, g *Graph, o Options) (*Result, error) {
 		counts: make([]int, len(a.types)), awake: make([]bool, len(g.Nodes)), crashed: crashed,
 		inc: make([]int32, len(g.Nodes)), fifo: make([][]int64, len(g.Nodes)), tracing: o.Trace, diam: -1}
 	n.procs = make([]process, len(g.Nodes))
+	// Every port's FIFO clock is a slot of one array: one allocation, not
+	// one per node.
+	clocks := make([]int64, 2*g.Edges)
 	for v := range g.Nodes {
-		n.fifo[v] = make([]int64, len(g.Adj[v]))
+		n.fifo[v], clocks = clocks[:len(g.Adj[v]):len(g.Adj[v])], clocks[len(g.Adj[v]):]
 		n.procs[v] = a.newProc(n, v)
 	}
 	if err := n.run(starters, faults); err != nil {
