@@ -158,6 +158,7 @@ type net struct {
 	done     func() bool
 	symmetry string // what the anonymous ring's watcher found
 	diam     int    // the graph's diameter, -1 until needed
+	ranks    []int  // virtual-tree: the registry's order, nil until needed
 }
 
 // diameter is the graph's diameter, computed once per run.

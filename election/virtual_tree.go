@@ -1,5 +1,10 @@
 package election
 
+import (
+	"cmp"
+	"slices"
+)
+
 // The virtual tree built at start-up through a registry, then an echo
 // election on it. Nodes join one at a time, in breadth-first order from the
 // topology's first node, one every vtSlot delays (the registry admits them
@@ -63,7 +68,7 @@ const (
 
 type vtNode struct {
 	base
-	hops   []int // every node's distance from the root: the registry's order
+	ranks  []int // every node's place in the registry's order, shared by all
 	rank   int   // the join order
 	level  int   // -1 until the node has a parent (or is the root), and once cut off
 	parent int   // port; -1 for the root, before joining and once cut off
@@ -78,23 +83,35 @@ type vtNode struct {
 
 func newVTNode(n *net, v int) process {
 	ports := len(n.g.Adj[v])
-	t := &vtNode{hops: n.g.hops(0), level: -1, parent: -1, connected: make([]bool, ports), child: make([]bool, ports),
+	ranks := n.registryOrder()
+	t := &vtNode{ranks: ranks, rank: ranks[v], level: -1, parent: -1, connected: make([]bool, ports), child: make([]bool, ports),
 		echoed: make([]bool, ports), levels: make([]int, ports)}
-	for u := range n.g.Nodes {
-		if t.joinsBefore(u, v) {
-			t.rank++
-		}
-	}
 	for i := range t.levels {
 		t.levels[i] = -1
 	}
 	return t
 }
 
-// joinsBefore reports whether u has its slot before w: nearer the root, or
-// as near and earlier in the topology.
-func (t *vtNode) joinsBefore(u, w int) bool {
-	return t.hops[u] < t.hops[w] || t.hops[u] == t.hops[w] && u < w
+// joinsBefore reports whether u has its slot before w.
+func (t *vtNode) joinsBefore(u, w int) bool { return t.ranks[u] < t.ranks[w] }
+
+// registryOrder is every node's place in the order the registry gives the
+// slots: nearer the root first, and among equals earlier in the topology.
+// It is computed once per run, not once per node, which would be quadratic.
+func (n *net) registryOrder() []int {
+	if n.ranks == nil {
+		hops := n.g.hops(0)
+		order := make([]int, len(hops))
+		for v := range order {
+			order[v] = v
+		}
+		slices.SortStableFunc(order, func(u, w int) int { return cmp.Compare(hops[u], hops[w]) })
+		n.ranks = make([]int, len(order))
+		for r, v := range order {
+			n.ranks[v] = r
+		}
+	}
+	return n.ranks
 }
 
 func (t *vtNode) start(n *net, v int) { n.setTimer(v, t.rank*vtSlot, msg{typ: vtJoin}) }
