@@ -119,9 +119,14 @@ func assignIDs(g *Graph, order []int, o IDOrder, explicit map[string]int64, seed
 	ids := make([]int64, n)
 	if explicit != nil {
 		// A name the bus lacks is reported first: it is the typo, and the
-		// node it was meant for then lacks an ID.
+		// node it was meant for then lacks an ID. A set, as searching the
+		// nodes for each name would be quadratic in a large ID file.
+		onBus := make(map[string]bool, n)
+		for _, name := range g.Nodes {
+			onBus[name] = true
+		}
 		for _, name := range slices.Sorted(maps.Keys(explicit)) {
-			if !slices.Contains(g.Nodes, name) {
+			if !onBus[name] {
 				return nil, fmt.Errorf("%w: no node %q on the bus", ErrBadIDs, name)
 			}
 		}
