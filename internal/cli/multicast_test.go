@@ -226,3 +226,9 @@ func TestMulticastAckGivesUpAtTheLargestLoss(t *testing.T) {
 	assert.Equal(t, []string{"n19"}, gaveUp)
 	assert.Equal(t, "n19 misses 53 of 300 messages, from 248", out.Guarantees[1].Detail)
 }
+
+// Every multicast command in the README runs as written, with the exit
+// code its comment announces.
+func TestMulticastReadmeCommands(t *testing.T) {
+	assert.GreaterOrEqual(t, runReadmeCommands(t, "multicast"), 5, "the README's multicast section shows its commands")
+}
