@@ -120,7 +120,10 @@ func (t *Topology) Validate(o ResolveOptions) error {
 // first, out-of-spec ones last, so that ErrOutOfSpec means allowing it will
 // work.
 func (t *Topology) resolve(o ResolveOptions) (*resolvedTopology, error) {
-	r := resolver{t: t, rt: &resolvedTopology{}, graphOnly: o.GraphOnly, nodeByID: map[string]int{}, cableAt: map[portRef]int{}}
+	// Maps sized once: a million nodes rehashed as they grow cost more
+	// than the checks.
+	r := resolver{t: t, rt: &resolvedTopology{nodes: make([]resolvedNode, 0, len(t.Nodes))}, graphOnly: o.GraphOnly,
+		nodeByID: make(map[string]int, len(t.Nodes)), cableAt: make(map[portRef]int, 2*len(t.Cables))}
 	if err := r.profile(o.Profile); err != nil {
 		return nil, err
 	}
@@ -245,7 +248,7 @@ func (r *resolver) nodes() error {
 	case n > phy.MaxNodes && !r.graphOnly:
 		return r.fail(ErrTooManyNodes, "nodes", "%d nodes, more than %d: phy_ID has 6 bits and 63 is the broadcast address", n, phy.MaxNodes)
 	}
-	uidOwner := map[uint64]int{}
+	uidOwner := make(map[uint64]int, len(r.t.Nodes))
 	forceRoot := -1
 	for i, n := range r.t.Nodes {
 		path := fmt.Sprintf("nodes[%d]", i)
@@ -406,13 +409,14 @@ func (r *resolver) cables() error {
 func (r *resolver) cable(c Cable, path string) (resolvedCable, error) {
 	var rc resolvedCable
 	var err error
-	if rc.a, err = r.port(c.From, path+".from"); err != nil {
+	if rc.a, err = r.port(c.From, path, ".from"); err != nil {
 		return rc, err
 	}
-	if rc.b, err = r.port(c.To, path+".to"); err != nil {
+	if rc.b, err = r.port(c.To, path, ".to"); err != nil {
 		return rc, err
 	}
-	name := c.From + "–" + c.To
+	// Errors alone name the cable: a million cables need no names.
+	name := cableName{c.From, c.To}
 	if rc.a.node == rc.b.node {
 		return rc, r.fail(ErrSelfCable, path, "cable %s connects node %q to itself", name, r.t.Nodes[rc.a.node].ID)
 	}
@@ -442,19 +446,24 @@ func (r *resolver) cable(c Cable, path string) (resolvedCable, error) {
 	return rc, nil
 }
 
-// port reads a "node:port" reference.
-func (r *resolver) port(ref, path string) (portRef, error) {
+// cableName names a cable in messages by its two ends.
+type cableName struct{ from, to string }
+
+func (c cableName) String() string { return c.from + "–" + c.to }
+
+// port reads a "node:port" reference, the field of the item at path.
+func (r *resolver) port(ref, path, field string) (portRef, error) {
 	id, num, ok := strings.Cut(ref, ":")
 	port, err := strconv.Atoi(num)
 	if !ok || id == "" || err != nil || port < 0 || strings.ContainsAny(num, "+-") {
-		return portRef{}, r.fail(ErrBadPortRef, path, "%q is not a port reference: want node:port, such as pc:0", ref)
+		return portRef{}, r.fail(ErrBadPortRef, path+field, "%q is not a port reference: want node:port, such as pc:0", ref)
 	}
 	node, ok := r.nodeByID[id]
 	if !ok {
-		return portRef{}, r.fail(ErrUnknownNode, path, "%q: no node %q on the bus", ref, id)
+		return portRef{}, r.fail(ErrUnknownNode, path+field, "%q: no node %q on the bus", ref, id)
 	}
 	if ports := r.rt.nodes[node].ports; port >= ports {
-		return portRef{}, r.fail(ErrPortOutOfRange, path, "%q: node %q has %s", ref, id, portRange(ports))
+		return portRef{}, r.fail(ErrPortOutOfRange, path+field, "%q: node %q has %s", ref, id, portRange(ports))
 	}
 	return portRef{node, port}, nil
 }
@@ -673,11 +682,11 @@ func (r *resolver) disconnect(c Cable, path string) (int, error) {
 	if c.LengthM != nil || c.DelayNs != nil {
 		return -1, r.fail(ErrBadEvent, path, "a disconnect names the ports only, not length_m or delay_ns")
 	}
-	a, err := r.port(c.From, path+".from")
+	a, err := r.port(c.From, path, ".from")
 	if err != nil {
 		return -1, err
 	}
-	b, err := r.port(c.To, path+".to")
+	b, err := r.port(c.To, path, ".to")
 	if err != nil {
 		return -1, err
 	}

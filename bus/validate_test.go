@@ -321,3 +321,16 @@ func TestErrorsWithoutFile(t *testing.T) {
 	assert.ErrorIs(t, err, ErrPortOutOfRange)
 	assert.Equal(t, `cables[1].to: "disk1:2": node "disk1" has only ports 0 to 1`, err.Error())
 }
+
+// BenchmarkValidateGraph is the election lab's check of a 10^5-node tree:
+// every name, port reference and cable, and whether the cables join the
+// nodes, without 1394's limits.
+func BenchmarkValidateGraph(b *testing.B) {
+	topo := mustGenerate(b, "tree:100000")
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := topo.Validate(ResolveOptions{GraphOnly: true, AllowOutOfSpec: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
