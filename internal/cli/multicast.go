@@ -93,23 +93,17 @@ func runMulticast(ctx context.Context, e *env, args []string) int {
 		return cfg.runCompare(e, fs, topo, source)
 	}
 	res, err := multicast.Run(topo, cfg.opts)
-	if err != nil {
-		return fs.inputError(e, err)
-	}
-	if cfg.jsonOutput {
-		if err := writeJSON(e.stdout, newMulticastJSON(source, res)); err != nil {
-			return fs.inputError(e, err)
-		}
-	} else {
-		writeMulticastText(e.stdout, source, res)
-	}
-	for _, g := range res.Guarantees {
-		if g.Promised && !g.Held {
-			fmt.Fprintf(e.stderr, "fwsim multicast: %s broke a guarantee: %s: %s\n", res.Algo, g.Name, g.Detail)
-			return exitFailure
-		}
-	}
-	return exitOK
+	return reportLabRun(e, fs, res, err, cfg.jsonOutput,
+		func(res *multicast.Result) any { return newMulticastJSON(source, res) },
+		func(w io.Writer, res *multicast.Result) { writeMulticastText(w, source, res) },
+		func(res *multicast.Result) string {
+			for _, g := range res.Guarantees {
+				if g.Promised && !g.Held {
+					return fmt.Sprintf("fwsim multicast: %s broke a guarantee: %s: %s", res.Algo, g.Name, g.Detail)
+				}
+			}
+			return ""
+		})
 }
 
 // register adds the flags of multicast to fs.

@@ -77,22 +77,37 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 		return cfg.runCompare(e, fs, topo, source)
 	}
 	res, err := mutex.Run(topo, cfg.opts)
+	return reportLabRun(e, fs, res, err, cfg.jsonOutput,
+		func(res *mutex.Result) any { return newMutexJSON(source, res) },
+		func(w io.Writer, res *mutex.Result) { writeMutexText(w, source, cfg.opts, res) },
+		func(res *mutex.Result) string {
+			switch {
+			case len(res.Violations) > 0:
+				return fmt.Sprintf("fwsim mutex: %s broke mutual exclusion: %s", res.Algo, res.Violations[0])
+			case !res.Live && !faulty(res):
+				return fmt.Sprintf("fwsim mutex: %s left requests unserved without a fault", res.Algo)
+			}
+			return ""
+		})
+}
+
+// reportLabRun reports one run of a lab's algorithm: its JSON or its text
+// on stdout, then, when verdict finds the run broke what it promises, why
+// on stderr and exit 1.
+func reportLabRun[R any](e *env, fs *flags, res R, err error, jsonOutput bool,
+	toJSON func(R) any, text func(io.Writer, R), verdict func(R) string) int {
 	if err != nil {
 		return fs.inputError(e, err)
 	}
-	if cfg.jsonOutput {
-		if err := writeJSON(e.stdout, newMutexJSON(source, res)); err != nil {
+	if jsonOutput {
+		if err := writeJSON(e.stdout, toJSON(res)); err != nil {
 			return fs.inputError(e, err)
 		}
 	} else {
-		writeMutexText(e.stdout, source, cfg.opts, res)
+		text(e.stdout, res)
 	}
-	switch {
-	case len(res.Violations) > 0:
-		fmt.Fprintf(e.stderr, "fwsim mutex: %s broke mutual exclusion: %s\n", res.Algo, res.Violations[0])
-		return exitFailure
-	case !res.Live && !faulty(res):
-		fmt.Fprintf(e.stderr, "fwsim mutex: %s left requests unserved without a fault\n", res.Algo)
+	if why := verdict(res); why != "" {
+		fmt.Fprintln(e.stderr, why)
 		return exitFailure
 	}
 	return exitOK
