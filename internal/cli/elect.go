@@ -60,11 +60,8 @@ type electConfig struct {
 }
 
 func runElect(ctx context.Context, e *env, args []string) int {
-	var algos strings.Builder
-	for _, a := range election.Algorithms() {
-		fmt.Fprintf(&algos, "  %-19s %s\n", a.Name, a.Summary)
-	}
-	fs := newFlags("elect", fmt.Sprintf(electIntro, algos.String()),
+	algos := algorithmList(election.Algorithms(), func(a election.Info) (string, string) { return a.Name, a.Summary })
+	fs := newFlags("elect", fmt.Sprintf(electIntro, algos),
 		"fwsim elect --algo chang-roberts --gen ring:8 --ids descending",
 		"fwsim elect --algo chang-roberts --gen ring:8 --initiators one --suppress --unit-delays",
 		"fwsim elect --algo bully --gen complete:6 --initiators one --trace",

@@ -44,11 +44,8 @@ type multicastConfig struct {
 }
 
 func runMulticast(ctx context.Context, e *env, args []string) int {
-	var algos strings.Builder
-	for _, a := range multicast.Algorithms() {
-		fmt.Fprintf(&algos, "  %-6s %s\n", a.Name, a.Summary)
-	}
-	fs := newFlags("multicast", fmt.Sprintf(multicastIntro, algos.String()),
+	algos := algorithmList(multicast.Algorithms(), func(a multicast.Info) (string, string) { return a.Name, a.Summary })
+	fs := newFlags("multicast", fmt.Sprintf(multicastIntro, algos),
 		"fwsim multicast --algo ack --gen ring:5 --messages 10 --loss 0.2",
 		"fwsim multicast --algo nack --gen ring:5 --messages 5 --loss 0.3",
 		"fwsim multicast --algo nack --gen ring:5 --messages 5 --loss 0.3 --stop",

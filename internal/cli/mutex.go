@@ -43,11 +43,8 @@ type mutexConfig struct {
 }
 
 func runMutex(ctx context.Context, e *env, args []string) int {
-	var algos strings.Builder
-	for _, a := range mutex.Algorithms() {
-		fmt.Fprintf(&algos, "  %-16s %s\n", a.Name, a.Summary)
-	}
-	fs := newFlags("mutex", fmt.Sprintf(mutexIntro, algos.String()),
+	algos := algorithmList(mutex.Algorithms(), func(a mutex.Info) (string, string) { return a.Name, a.Summary })
+	fs := newFlags("mutex", fmt.Sprintf(mutexIntro, algos),
 		"fwsim mutex --algo ricart-agrawala --gen ring:5 --requests 2",
 		"fwsim mutex --algo central --gen tree:6:2 --crash n0@2",
 		"fwsim mutex --algo ricart-agrawala --gen ring:5 --crash n2@0.2 --request-reply",
@@ -111,6 +108,22 @@ func reportLabRun[R any](e *env, fs *flags, res R, err error, jsonOutput bool,
 		return exitFailure
 	}
 	return exitOK
+}
+
+// algorithmList is a lab's algorithms as its help lists them: each name
+// in a column one wider than the longest, then its summary.
+func algorithmList[T any](algos []T, describe func(T) (name, summary string)) string {
+	width := 0
+	for _, a := range algos {
+		name, _ := describe(a)
+		width = max(width, len(name))
+	}
+	var b strings.Builder
+	for _, a := range algos {
+		name, summary := describe(a)
+		fmt.Fprintf(&b, "  %-*s %s\n", width+1, name, summary)
+	}
+	return b.String()
 }
 
 // labUsage is what elect and mutex alike refuse in their flags: --compare
