@@ -62,9 +62,14 @@ func benchSimulator(b *testing.B, topo *Topology) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	var events uint64
 	for i := 0; b.Loop(); i++ {
-		if m := sim.Run(uint64(i)); m.Outcome != OutcomeOK {
+		m := sim.Run(uint64(i))
+		if m.Outcome != OutcomeOK {
 			b.Fatalf("run %d: %s", i, m.Outcome)
 		}
+		events += m.Events
 	}
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
 }

@@ -132,3 +132,160 @@ func BenchmarkKernel(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// kernelOp is one pop of a recorded run and the pushes its dispatch made.
+type kernelOp struct {
+	pushes []kernelPush
+}
+
+type kernelPush struct {
+	at    int64
+	first bool // ScheduleFirst
+}
+
+// recordKernelOps runs the bus of sim once with seed and records the
+// kernel's work: the events queued before the first pop, then, per pop,
+// the events its dispatch queued.
+func recordKernelOps(tb testing.TB, sim *Simulator, seed uint64) (initial []kernelPush, ops []kernelOp) {
+	tb.Helper()
+	w := sim.w
+	w.rebuild = w.rebuild || !w.reusable()
+	require.NoError(tb, w.start(seed))
+	pushedSince := func(seq uint64) []kernelPush {
+		var p []kernelPush
+		var order []uint64
+		for _, e := range w.k.heap {
+			if e.seq&^later > seq {
+				p = append(p, kernelPush{at: e.at, first: e.seq&later == 0})
+				order = append(order, e.seq&^later)
+			}
+		}
+		// The heap holds them out of order: queue them as they came.
+		sort.Sort(bySeq{p, order})
+		return p
+	}
+	initial = pushedSince(0)
+	for w.k.Len() > 0 {
+		seq := w.k.seq
+		_, ev, _ := w.k.Next()
+		w.dispatch(ev)
+		ops = append(ops, kernelOp{pushes: pushedSince(seq)})
+	}
+	return initial, ops
+}
+
+type bySeq struct {
+	p   []kernelPush
+	seq []uint64
+}
+
+func (s bySeq) Len() int           { return len(s.p) }
+func (s bySeq) Less(a, b int) bool { return s.seq[a] < s.seq[b] }
+func (s bySeq) Swap(a, b int) {
+	s.p[a], s.p[b] = s.p[b], s.p[a]
+	s.seq[a], s.seq[b] = s.seq[b], s.seq[a]
+}
+
+// bareHeap is the yardstick of the simulator's cost per event: a 4-ary heap
+// of values with entries the size of the kernel's, ordered by (time,
+// sequence), and nothing else.
+type bareHeap []bareEntry
+
+type bareEntry struct {
+	at  int64
+	seq uint64
+	_   simEvent // the payload's size, never read
+}
+
+func (h *bareHeap) push(e bareEntry) {
+	*h = append(*h, e)
+	s := *h
+	i := len(s) - 1
+	for i > 0 {
+		p := (i - 1) / 4
+		if s[p].at < e.at || (s[p].at == e.at && s[p].seq < e.seq) {
+			break
+		}
+		s[i] = s[p]
+		i = p
+	}
+	s[i] = e
+}
+
+func (h *bareHeap) pop() bareEntry {
+	s := *h
+	top, e := s[0], s[len(s)-1]
+	s = s[:len(s)-1]
+	*h = s
+	i, n := 0, len(s)
+	for n > 0 {
+		first := 4*i + 1
+		if first >= n {
+			break
+		}
+		best := first
+		for c := first + 1; c < min(first+4, n); c++ {
+			if s[c].at < s[best].at || (s[c].at == s[best].at && s[c].seq < s[best].seq) {
+				best = c
+			}
+		}
+		if e.at < s[best].at || (e.at == s[best].at && e.seq < s[best].seq) {
+			break
+		}
+		s[i] = s[best]
+		i = best
+	}
+	if n > 0 {
+		s[i] = e
+	}
+	return top
+}
+
+// BenchmarkBareHeapInit63 replays on bareHeap the pushes and pops the
+// kernel makes in one 63-node initialisation (BenchmarkSimulatorInit63's
+// first run): the same number of push/pop pairs at the same queue sizes.
+// Its ns/event against BenchmarkSimulatorInit63's is what the rest of the
+// simulator costs per event.
+func BenchmarkBareHeapInit63(b *testing.B) {
+	sim, err := NewSimulator(benchTree(b), Options{})
+	require.NoError(b, err)
+	initial, ops := recordKernelOps(b, sim, 0)
+	h := make(bareHeap, 0, 256)
+	b.ReportAllocs()
+	for b.Loop() {
+		h = h[:0]
+		var seq uint64
+		push := func(p kernelPush) {
+			seq++
+			s := seq | later
+			if p.first {
+				s = seq
+			}
+			h.push(bareEntry{at: p.at, seq: s})
+		}
+		for _, p := range initial {
+			push(p)
+		}
+		for _, op := range ops {
+			h.pop()
+			for _, p := range op.pushes {
+				push(p)
+			}
+		}
+	}
+	b.ReportMetric(float64(len(ops)), "events/op")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(ops)), "ns/event")
+}
+
+func TestRecordedKernelOpsReplayTheRun(t *testing.T) {
+	sim, err := NewSimulator(mustGenerate(t, "tree:63:3"), Options{})
+	require.NoError(t, err)
+	want := sim.Run(7)
+	initial, ops := recordKernelOps(t, sim, 7)
+	pushes := len(initial)
+	for _, op := range ops {
+		pushes += len(op.pushes)
+	}
+	assert.Equal(t, want.Events, uint64(len(ops)), "one recorded op per event the run processed")
+	assert.Equal(t, len(ops), pushes, "every event queued is popped: the run ends with an empty queue")
+}
