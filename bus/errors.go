@@ -18,7 +18,6 @@ var (
 	ErrUnknownProfile  = invalid("unknown profile")
 	ErrBadTiming       = invalid("bad timing constant")
 	ErrEmptyBus        = invalid("empty bus")
-	ErrTooManyNodes    = invalid("too many nodes")
 	ErrBadNodeID       = invalid("bad node id")
 	ErrDuplicateNodeID = invalid("duplicate node id")
 	ErrBadPortCount    = invalid("bad port count")

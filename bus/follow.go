@@ -223,6 +223,7 @@ func (w *world) appendKey(b []byte, queue *[]kernelEntry[simEvent]) []byte {
 	now := w.k.Now()
 	cycles := make([]int64, len(w.nodes)) // each node's present cycle
 	for i := range w.nodes {
+		w.catchUp(i)
 		n := &w.nodes[i]
 		c0 := n.clock.EdgeAtOrAfter(now)
 		cycles[i] = c0
@@ -243,7 +244,7 @@ func (w *world) appendKey(b []byte, queue *[]kernelEntry[simEvent]) []byte {
 		for p := range n.cable {
 			b = binary.AppendVarint(b, int64(n.cable[p]))
 			b = append(b, byte(n.remote[p]), byte(n.sent[p]))
-			b = binary.AppendVarint(b, max(n.busyUntil[p]-now, 0))
+			b = binary.AppendVarint(b, max(w.busyUntil(i, p)-now, 0))
 		}
 		b = phy.AppendCycleKey(b, n.pendingStep, c0)
 		b = phy.AppendCycleKey(b, n.pendingTimer, c0)

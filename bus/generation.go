@@ -37,6 +37,7 @@ type generation struct {
 	endNs        int64 // when close decided the outcome
 	inflight     int   // packet deliveries still scheduled
 	selfIDs      []phy.SelfID
+	packet0s     int    // how many of selfIDs begin a packet #0
 	cables       []int  // the cables joining the members when it began
 	links        []Link // the same, named; not kept by a Simulator, which reports no Generation
 	tree         *treeid.Tree
@@ -48,6 +49,7 @@ func (w *world) onState(i int, s phy.State, now int64) {
 	n := &w.nodes[i]
 	switch s {
 	case phy.R0ResetStart:
+		n.countFrom(nil) // the PHY cleared its buffer
 		w.onReset(i, now)
 	case phy.T0TreeIDStart:
 		if n.gen != nil {
@@ -58,6 +60,7 @@ func (w *world) onState(i int, s phy.State, now int64) {
 			n.gen.resetEnd = max(n.gen.resetEnd, now)
 		}
 	case phy.S0SelfIDStart:
+		n.countFrom(n.gen)
 		n.s0At = now
 		if n.gen != nil {
 			n.gen.treeDone = max(n.gen.treeDone, now)
@@ -159,6 +162,11 @@ func (w *world) join(i int, g *generation, now int64) {
 	}
 	n.leftT0()
 	n.gen = g
+	if n.rxGen != nil {
+		// Counting, so in S0 or later: the link keeps g's packets now.
+		w.catchUp(i)
+		n.countFrom(g)
+	}
 	if n.state != phy.R0ResetStart && n.state != phy.R1ResetWait {
 		// Carried over past its reset (T0 or later): it counts as reached.
 		n.reachedT0 = true
@@ -309,16 +317,19 @@ func (w *world) rootClaims(g *generation) []string {
 func (w *world) verify(g *generation) []string {
 	var problems []string
 	roots := w.rootClaims(g)
-	clear(w.owner[:])
+	// A PHY counts the packet #0s it received, so no ID exceeds the nodes.
+	w.owner = slices.Grow(w.owner[:0], len(w.nodes)+1)[:len(w.nodes)+1]
+	clear(w.owner)
 	for _, i := range g.members {
+		w.catchUp(i)
 		n := &w.nodes[i]
-		id := n.m.PhyID() // 6 bits
+		id := min(n.m.PhyID(), len(w.nodes))
 		if other := w.owner[id]; other > 0 {
 			problems = append(problems, fmt.Sprintf("%s and %s both took phy_ID %d", w.nodes[other-1].cfg.id, n.cfg.id, id))
 		}
 		w.owner[id] = int32(i) + 1
-		if got := n.m.SelfIDs(); !slices.Equal(got, g.selfIDs) {
-			problems = append(problems, fmt.Sprintf("%s received %d self-ID quadlets, not the bus's %d in order", n.cfg.id, len(got), len(g.selfIDs)))
+		if got := n.m.ReceivedSelfIDs(); got != len(g.selfIDs) {
+			problems = append(problems, fmt.Sprintf("%s received %d self-ID quadlets, not the bus's %d", n.cfg.id, got, len(g.selfIDs)))
 		}
 	}
 	if len(roots) != 1 {
@@ -333,6 +344,17 @@ func (w *world) verify(g *generation) []string {
 		if !(sa == phy.PortParent && sb == phy.PortChild) && !(sa == phy.PortChild && sb == phy.PortParent) {
 			problems = append(problems, fmt.Sprintf("cable %s: the ends disagree (%s, %s)", w.cableName(c.resolvedCable), sa, sb))
 		}
+	}
+	if len(g.members) > phy.MaxNodes {
+		// No stream describes more than 63 nodes (phy_ID has six bits), so
+		// there is no tree to read back: the PHYs' parent ports, whose
+		// cable ends agree, are the tree, and the IDs must number them.
+		for _, i := range g.members {
+			if id := w.nodes[i].m.PhyID(); id >= len(g.members) {
+				problems = append(problems, fmt.Sprintf("%s took phy_ID %d on a bus of %d nodes", w.nodes[i].cfg.id, id, len(g.members)))
+			}
+		}
+		return problems
 	}
 	tree, err := w.buildTree(g.selfIDs)
 	if err != nil {

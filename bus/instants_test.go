@@ -3,6 +3,7 @@ package bus
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -116,6 +117,10 @@ func phyConfigTookEffect(_ *testing.T, topo *Topology, res *Result) string {
 
 // runTraced runs topo and checks every invariant, returning a description of
 // the first run that breaks one.
+//
+// It runs the bus a second time without tracing, which measures self-ID
+// copies on the cable forest where a traced run walks them: the two must
+// give the same result.
 func runTraced(topo *Topology, o Options) (*Result, []string, error) {
 	var tr Trace
 	o.Observer = tr.Record
@@ -123,7 +128,16 @@ func runTraced(topo *Topology, o Options) (*Result, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return res, runProblems(topo, res, tr.Events), nil
+	problems := runProblems(topo, res, tr.Events)
+	o.Observer = nil
+	plain, err := Run(topo, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !reflect.DeepEqual(plain, res) {
+		problems = append(problems, fmt.Sprintf("without tracing (the cable forest) the run differs from the traced one (the walk):\n%+v\n%+v", plain, res))
+	}
+	return res, problems, nil
 }
 
 // TestNoInstantIsSpecial walks each kind of scripted event across the whole

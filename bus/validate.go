@@ -246,7 +246,7 @@ func (r *resolver) nodes() error {
 	case n == 0:
 		return r.fail(ErrEmptyBus, "nodes", "the bus has no nodes (want 1 to %d)", phy.MaxNodes)
 	case n > phy.MaxNodes && !r.graphOnly:
-		return r.fail(ErrTooManyNodes, "nodes", "%d nodes, more than %d: phy_ID has 6 bits and 63 is the broadcast address", n, phy.MaxNodes)
+		r.beyondSpec("nodes", "%d nodes, more than %d: phy_ID has 6 bits and 63 is the broadcast address, so the PHYs number themselves 0 to %d but a self-ID packet's phy_ID field says %d from the 64th node on", n, phy.MaxNodes, n-1, phy.NoPhyID)
 	}
 	uidOwner := make(map[uint64]int, len(r.t.Nodes))
 	forceRoot := -1

@@ -20,7 +20,6 @@ var sentinels = map[string]error{
 	"ErrUnknownProfile":  ErrUnknownProfile,
 	"ErrBadTiming":       ErrBadTiming,
 	"ErrEmptyBus":        ErrEmptyBus,
-	"ErrTooManyNodes":    ErrTooManyNodes,
 	"ErrBadNodeID":       ErrBadNodeID,
 	"ErrDuplicateNodeID": ErrDuplicateNodeID,
 	"ErrBadPortCount":    ErrBadPortCount,

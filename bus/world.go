@@ -82,6 +82,12 @@ type node struct {
 	reachedT0 bool  // entered T0 in gen
 	s0At      int64 // when this node last entered S0
 	cause     Cause // why this node's next initiated reset happens; Kind "" if unknown
+	// The link's self-ID buffer is its generation's stream: rxGen is the
+	// generation whose packets the PHY is counting (from its S0 entry to
+	// its next R0), nil when none, and rxQuadlets and rxPacket0s how much
+	// of that stream catchUp has delivered.
+	rxGen                  *generation
+	rxQuadlets, rxPacket0s int
 }
 
 type cableState struct {
@@ -109,9 +115,11 @@ type world struct {
 	hops    []struct {
 		node, from int
 		outEnd     int64
-	} // scratch for transmit's walk
-	traceOnly  uint64 // events scheduled for tracing alone: not counted in Result.Events
-	lastActive int64  // time of the last event that was not a stale timer
+	} // scratch for walk
+	forest     cableForest
+	inFlight   []lazyTransmission // transmissions measured on the forest, not walked
+	traceOnly  uint64             // events scheduled for tracing alone: not counted in Result.Events
+	lastActive int64              // time of the last event that was not a stale timer
 	maxTime    int64
 	maxEv      uint64
 	// interrupted says the last run stopped because Options.Interrupt
@@ -151,7 +159,7 @@ type world struct {
 	first   FirstMarks // the first generation's, once it has closed
 	genPool []*generation
 	roots   []string    // rootClaims' scratch
-	owner   [64]int32   // verify's scratch: 1 + the node that took each phy_ID
+	owner   []int32     // verify's scratch: 1 + the node that took each phy_ID
 	trees   []builtTree // the self-ID streams checked lately, with the verdict
 	treeAt  int         // the next entry of trees to replace
 }
@@ -241,6 +249,7 @@ func (w *world) start(seed uint64) error {
 	w.opts.Seed = seed
 	w.k = Kernel[simEvent]{heap: w.k.heap[:0]}
 	w.gens, w.tx, w.txData, w.txGen = w.gens[:0], w.tx[:0], w.txData[:0], w.txGen[:0]
+	w.inFlight = w.inFlight[:0]
 	w.traceOnly, w.lastActive, w.initiating = 0, 0, -1
 	w.waitingConfigs = w.waitingConfigs[:0]
 	if w.choices != nil {
@@ -439,6 +448,7 @@ func (c *cableState) peer(e portRef) portRef {
 // plug connects cable c: each end starts receiving what the other drives,
 // one cable delay later.
 func (w *world) plug(c int) {
+	w.settleInFlight()
 	cs := &w.cables[c]
 	cs.connected = true
 	cs.epoch++
@@ -455,6 +465,7 @@ func (w *world) plug(c int) {
 
 // unplug disconnects cable c: both ends see an idle, unconnected port at once.
 func (w *world) unplug(c int) {
+	w.settleInFlight()
 	cs := &w.cables[c]
 	cs.connected = false
 	cs.epoch++
@@ -497,6 +508,7 @@ func (w *world) recomputeComponents() {
 		}
 	}
 	w.stack = stack
+	w.forest.build(w)
 	clear(w.openGen)
 }
 
@@ -593,6 +605,7 @@ func (w *world) dispatch(ev simEvent) {
 		}
 		n.evaluated = ev.cycle
 		w.initiating = int(ev.node)
+		w.catchUp(int(ev.node))
 		n.m.InitiateReset(ev.cycle, ev.short)
 		w.afterStep(int(ev.node), ev.cycle)
 		w.initiating = -1
@@ -622,6 +635,7 @@ func (w *world) step(i int, cycle int64) {
 		return
 	}
 	n.evaluated = cycle
+	w.catchUp(i)
 	n.m.Step(cycle)
 	w.afterStep(i, cycle)
 }
@@ -675,7 +689,7 @@ func (w *world) afterStep(i int, cycle int64) {
 		if c := n.cable[p]; c >= 0 {
 			cs := &w.cables[c]
 			far := cs.peer(portRef{i, p})
-			w.k.ScheduleFirst(max(now, n.busyUntil[p])+cs.delayNs, simEvent{kind: evArrive, node: int32(far.node), port: int16(far.port), line: tx, index: cs.epoch})
+			w.k.ScheduleFirst(max(now, w.busyUntil(i, p))+cs.delayNs, simEvent{kind: evArrive, node: int32(far.node), port: int16(far.port), line: tx, index: cs.epoch})
 			w.setRx(i, p, phy.Receive(tx, n.remote[p]))
 		}
 	}
@@ -703,7 +717,10 @@ func (w *world) afterStep(i int, cycle int64) {
 // later line states on a port wait for the data it repeats there
 // (busyUntil), so no grant can reach a node ahead of a packet it should
 // count, and a PHY that resets before a copy reaches it clears its buffer on
-// entering R0 anyway. One event marks when the last copy arrives.
+// entering R0 anyway. One event marks when the last copy arrives. Without
+// tracing, and on a part of the bus without a loop, the copies are not even
+// walked: the cable forest gives when each one ends, if a PHY asks
+// (busyUntil), from the tree's distances.
 func (w *world) transmit(i int, packets []phy.SelfID, endNs int64) {
 	g := w.nodes[i].gen
 	idx := int32(len(w.tx))
@@ -712,9 +729,32 @@ func (w *world) transmit(i int, packets []phy.SelfID, endNs int64) {
 	w.txGen = append(w.txGen, g)
 	if g != nil {
 		g.selfIDs = append(g.selfIDs, packets...)
+		for _, q := range packets {
+			if !q.IsExtended() {
+				g.packet0s++
+			}
+		}
 		g.inflight++
 	}
-	w.receive(i, -1, idx, endNs)
+	var last int64
+	if w.opts.Observer == nil && !w.forest.looped[w.comp[i]] {
+		t := lazyTransmission{sender: int32(i), end: endNs, last: endNs + w.forest.reach[i]}
+		w.inFlight = append(w.inFlight, t)
+		last = t.last
+	} else {
+		last = w.walk(i, idx, endNs)
+	}
+	w.k.Schedule(last, simEvent{kind: evDelivered, index: idx})
+}
+
+// walk follows the data of node i's transmission idx, which ended at endNs,
+// through every cable of its part of the bus: it records, per port, when
+// the data repeated there ends, traces each arrival (idx −1: none), and
+// returns when the last copy arrives.
+func (w *world) walk(i int, idx int32, endNs int64) int64 {
+	if idx >= 0 {
+		w.receive(i, -1, idx, endNs)
+	}
 	last := endNs
 	type hop struct {
 		node, from int
@@ -733,13 +773,15 @@ func (w *world) transmit(i int, packets []phy.SelfID, endNs int64) {
 			cs := &w.cables[c]
 			far := cs.peer(portRef{h.node, p})
 			arrival := h.outEnd + cs.delayNs
-			w.receive(far.node, far.port, idx, arrival)
+			if idx >= 0 {
+				w.receive(far.node, far.port, idx, arrival)
+			}
 			last = max(last, arrival)
 			stack = append(stack, hop{far.node, far.port, arrival + int64(w.timing.RepeatDelay)})
 		}
 	}
 	w.hops = stack
-	w.k.Schedule(last, simEvent{kind: evDelivered, index: idx})
+	return last
 }
 
 // txSpan locates one transmission's packets in world.txData.
@@ -751,19 +793,36 @@ func (w *world) packets(idx int32) []phy.SelfID {
 	return w.txData[s.from:s.to]
 }
 
-// receive hands transmission idx to node i's PHY, which counts packet #0s
-// and buffers the packets for its link. With tracing on, the arrival is
-// traced at its time.
+// receive traces the arrival of transmission idx at node i, with tracing
+// on. The PHY learns of the packets from its generation's stream
+// (catchUp), not from each copy: that would cost a bus of n nodes n².
 func (w *world) receive(i, port int, idx int32, at int64) {
-	n := &w.nodes[i]
-	if n.gen == w.txGen[idx] { // a link keeps the self-IDs of its own generation only
-		for _, q := range w.packets(idx) {
-			n.m.Receive(q)
-		}
-	}
 	if w.opts.Observer != nil {
 		w.traceOnly++
 		w.k.Schedule(at, simEvent{kind: evTracePacket, node: int32(i), port: int16(port), index: idx})
+	}
+}
+
+// catchUp hands node i's PHY the packets of its generation transmitted
+// since it last did. Every one has reached the link by now, as transmit
+// explains, and those of other generations, or sent before the PHY entered
+// S0, are not its own. It runs before anything reads the PHY's count: a
+// step, a key, a verdict.
+func (w *world) catchUp(i int) {
+	n := &w.nodes[i]
+	g := n.rxGen
+	if g == nil || (len(g.selfIDs) == n.rxQuadlets) {
+		return
+	}
+	n.m.Receive(len(g.selfIDs)-n.rxQuadlets, g.packet0s-n.rxPacket0s)
+	n.rxQuadlets, n.rxPacket0s = len(g.selfIDs), g.packet0s
+}
+
+// countFrom makes node i's link count g's packets from now on.
+func (n *node) countFrom(g *generation) {
+	n.rxGen = g
+	if g != nil {
+		n.rxQuadlets, n.rxPacket0s = len(g.selfIDs), g.packet0s
 	}
 }
 

@@ -57,7 +57,7 @@ func (m *Machine) AppendKey(b []byte, now int64) []byte {
 		}
 		b = append(b, c, byte(m.ports.Rx[i]), byte(m.ports.Tx[i]), byte(m.ports.Status[i]))
 	}
-	b = appendSelfIDs(b, m.received)
+	b = binary.AppendUvarint(b, uint64(m.received))
 	b = binary.AppendUvarint(b, uint64(len(m.transmit)))
 	b = AppendCycleKey(b, m.wake, now)
 	// The timers each state reads, and nothing else.

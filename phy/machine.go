@@ -57,8 +57,12 @@ type Machine struct {
 	root          bool
 	parentPort    int
 	phyID         int
-	zeros         int      // self-ID packet #0s received: the next free phy_ID
-	received      []SelfID // the link's self-ID buffer, in arrival order
+	zeros         int // self-ID packet #0s received: the next free phy_ID
+	// received counts the quadlets the link has buffered. The packets
+	// themselves are the bus's stream, which every link of a generation
+	// receives in the same order: the bus keeps them once, so that a bus of
+	// n nodes holds n self-IDs, not n².
+	received int
 
 	// Self-ID phase.
 	identified []bool
@@ -115,7 +119,6 @@ func NewMachine(cfg Config) (*Machine, error) {
 		rhb:        cfg.ForceRoot,
 		identified: make([]bool, cfg.Ports),
 		parentPort: -1,
-		received:   make([]SelfID, 0, MaxNodes), // one packet per node on most buses
 	}
 	m.gapCount, m.gapSet = cfg.GapCount, cfg.GapCountWritten
 	m.cyc.resetTime = cfg.Clock.Cycles(cfg.Timing.ResetTime)
@@ -209,19 +212,20 @@ func (m *Machine) settle() {
 	}
 }
 
-// Receive delivers a self-ID packet that arrived at this PHY (or that it sent
-// itself): the link buffers it, and packet #0s are counted, because the count
-// is the next free physical ID. Only packets of the self-ID phase count: in
-// bus reset and tree identify a packet belongs to a generation this PHY has
-// left, and is dropped.
-func (m *Machine) Receive(q SelfID) {
+// Receive delivers self-ID quadlets that arrived at this PHY (or that it
+// sent itself), packet0s of them the first quadlet of a packet #0: the link
+// buffers them (ReceivedSelfIDs counts them), and packet #0s are counted,
+// because the count is the next free physical ID. The quadlets themselves
+// are the bus's, which keeps a generation's stream once; a caller may hand
+// over many at once, so that delivery costs nothing per quadlet. Only
+// packets of the self-ID phase count: in bus reset and tree identify a
+// packet belongs to a generation this PHY has left, and is dropped.
+func (m *Machine) Receive(quadlets, packet0s int) {
 	if m.state < S0SelfIDStart {
 		return
 	}
-	m.received = append(m.received, q)
-	if !q.IsExtended() {
-		m.zeros++
-	}
+	m.received += quadlets
+	m.zeros += packet0s
 }
 
 // TakeTransmit returns, once, the self-ID packets this PHY has finished
@@ -263,8 +267,9 @@ func (m *Machine) PhyID() int { return m.phyID }
 // ConfigTimedOut reports that tree identify ended in CONFIG_TIMEOUT.
 func (m *Machine) ConfigTimedOut() bool { return m.configTimeout }
 
-// SelfIDs is the link's self-ID buffer since the last reset.
-func (m *Machine) SelfIDs() []SelfID { return m.received }
+// ReceivedSelfIDs is how many self-ID quadlets the link has buffered since
+// the last reset: the first that many of its generation's stream.
+func (m *Machine) ReceivedSelfIDs() int { return m.received }
 
 // Initiated is the self-ID i bit: this PHY initiated the current reset.
 func (m *Machine) Initiated() bool { return m.initiated }
@@ -288,7 +293,7 @@ func (m *Machine) enterR0(initiated, short bool) {
 	m.enter(R0ResetStart)
 	m.initiated, m.short, m.expectShort, m.watchdog = initiated, short, false, false
 	m.configTimeout, m.root, m.parentPort, m.phyID, m.zeros = false, false, -1, 0, 0
-	m.received = m.received[:0]
+	m.received = 0
 	m.transmit = nil
 	m.identSent = false
 	for i := range m.identified {
@@ -437,7 +442,10 @@ func (m *Machine) grantNextChild() bool {
 		return true
 	}
 	m.enter(S4SelfIDTransmit)
-	m.phyID = m.zeros & 63 // a 6-bit counter, as in hardware
+	// In hardware a 6-bit counter; here it keeps counting past 63, so
+	// that the nodes of an out-of-spec bus of more keep distinct IDs
+	// (selfIDPackets says what their packets carry).
+	m.phyID = m.zeros
 	m.ports.DriveAll(TxDataPrefix)
 	m.selfIDBuf = m.selfIDPackets()
 	t := m.cfg.Timing
@@ -478,7 +486,7 @@ func (m *Machine) selfIDTransmit() bool {
 
 func (m *Machine) selfIDPackets() []SelfID {
 	info := SelfIDInfo{
-		PhyID:          m.phyID,
+		PhyID:          min(m.phyID, NoPhyID),
 		LinkActive:     m.cfg.LinkActive,
 		GapCount:       m.gapCount,
 		Speed:          m.cfg.Speed,
@@ -487,8 +495,11 @@ func (m *Machine) selfIDPackets() []SelfID {
 		InitiatedReset: m.initiated,
 		Ports:          m.ports.Status,
 	}
-	// NewMachine range-checked every other field and phy_ID is a 6-bit
-	// counter, so AppendEncode cannot refuse these values. The buffer is
+	// NewMachine range-checked every other field and phy_ID is held to
+	// six bits, so AppendEncode cannot refuse these values. An ID past 62
+	// (a bus of more than 63 nodes, out of spec) does not fit: its packets
+	// carry NoPhyID, which names no node, never an ID wrapped onto
+	// another node's. The buffer is
 	// reused from reset to reset: see TakeTransmit.
 	m.selfIDBuf, _ = info.AppendEncode(m.selfIDBuf[:0])
 	return m.selfIDBuf

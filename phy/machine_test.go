@@ -153,8 +153,7 @@ func TestLeafSelfIdentifies(t *testing.T) {
 	m := newTestMachine(t, []bool{true}, func(c *phy.Config) { c.Contender, c.PowerClass = true, 4 })
 	toChild(t, m)
 	// Two earlier nodes' packets have gone by: this node takes phy_ID 2.
-	m.Receive(0x807f8c80)
-	m.Receive(0x817f8c80)
+	m.Receive(2, 2)
 	m.Ports().Rx[0] = phy.RxSelfIDGrant
 	m.Step(200000)
 	assert.Equal(t, phy.S4SelfIDTransmit, m.State())
@@ -243,8 +242,8 @@ func TestResetCutsOffTheSelfIDBeingSent(t *testing.T) {
 	assert.Equal(t, phy.R0ResetStart, m.State())
 	packets, _, _ := m.TakeTransmit()
 	assert.Empty(t, packets)
-	m.Receive(0x807f8c80)
-	assert.Empty(t, m.SelfIDs(), "a packet arriving in R0 belongs to a generation the PHY has left")
+	m.Receive(1, 1)
+	assert.Zero(t, m.ReceivedSelfIDs(), "a packet arriving in R0 belongs to a generation the PHY has left")
 }
 
 // Every state that drives a 0 somewhere sees a neighbour's BUS_RESET

@@ -96,6 +96,11 @@ const (
 	CableNsPerMetre = 5.05 // propagation delay [C]
 )
 
+// NoPhyID is the phy_ID field's broadcast value, 63. A PHY whose ID does not
+// fit the field (the 64th node on, out of spec) sends its self-ID packets
+// with it.
+const NoPhyID = 63
+
 func timing1995() Timing {
 	return Timing{
 		RootContendFast:       Window{240 * time.Nanosecond, 260 * time.Nanosecond},

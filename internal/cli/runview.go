@@ -102,6 +102,9 @@ func writeGenerationText(w io.Writer, g *bus.Generation) {
 		return
 	}
 	fmt.Fprintf(w, "  self-IDs (%d):\n", len(g.SelfIDs))
+	if len(g.Nodes) > phy.MaxNodes {
+		fmt.Fprintf(w, "    (phy_IDs from %d on do not fit the 6-bit field, whose %d is the broadcast address: those packets say %d, which names no node; the table above gives every PHY's ID)\n", phy.NoPhyID, phy.NoPhyID, phy.NoPhyID)
+	}
 	for _, q := range g.SelfIDs {
 		fmt.Fprintf(w, "    0x%08x  %s\n", uint32(q), q)
 	}
