@@ -191,7 +191,7 @@ func TestGeneratedIDsFollowTheRule(t *testing.T) {
 		topo := mustGenerate(t, spec)
 		r := resolver{t: topo}
 		for i, n := range topo.Nodes {
-			assert.NoError(t, r.nodeID(n.ID, fmt.Sprintf("nodes[%d].id", i)), spec)
+			assert.NoError(t, r.nodeID(n.ID, item{list: "nodes", index: i}), spec)
 		}
 	}
 }

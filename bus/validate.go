@@ -120,10 +120,10 @@ func (t *Topology) Validate(o ResolveOptions) error {
 // first, out-of-spec ones last, so that ErrOutOfSpec means allowing it will
 // work.
 func (t *Topology) resolve(o ResolveOptions) (*resolvedTopology, error) {
-	// Maps sized once: a million nodes rehashed as they grow cost more
+	// Sized once: a million nodes rehashed or copied as they grow cost more
 	// than the checks.
-	r := resolver{t: t, rt: &resolvedTopology{nodes: make([]resolvedNode, 0, len(t.Nodes))}, graphOnly: o.GraphOnly,
-		nodeByID: make(map[string]int, len(t.Nodes)), cableAt: make(map[portRef]int, 2*len(t.Cables))}
+	rt := &resolvedTopology{nodes: make([]resolvedNode, 0, len(t.Nodes)), cables: make([]resolvedCable, 0, len(t.Cables))}
+	r := resolver{t: t, rt: rt, graphOnly: o.GraphOnly, nodeByID: make(map[string]int, len(t.Nodes))}
 	if err := r.profile(o.Profile); err != nil {
 		return nil, err
 	}
@@ -151,12 +151,35 @@ type resolver struct {
 	rt        *resolvedTopology
 	graphOnly bool
 	nodeByID  map[string]int
-	cableAt   map[portRef]int // the cable plugged into each port, at the time being checked
-	origin    []string        // the path that created each cable id
-	outOfSpec []specProblem
+	cableAt   portTable // the cable plugged into each port, at the time being checked
+	// connectedBy is the event that plugged in each cable after
+	// Topology.Cables, whose ids are their indices.
+	connectedBy []int
+	outOfSpec   []specProblem
 }
 
 type specProblem struct{ path, msg string }
+
+// item is the path of an item of the file, such as nodes[12] or
+// events[3].connect, kept in parts: resolve spells it only to report a
+// problem, as a million nodes need no paths.
+type item struct {
+	list  string // "nodes", "cables" or "events"
+	index int
+	field string // the part of the item being checked, such as ".connect"
+}
+
+// path spells the path of field of the item, such as nodes[12].ports.
+func (it item) path(field string) string {
+	return it.list + "[" + strconv.Itoa(it.index) + "]" + it.field + field
+}
+
+// in is field of the item as an item of its own: events[3] in ".connect"
+// is events[3].connect.
+func (it item) in(field string) item {
+	it.field += field
+	return it
+}
 
 func (r *resolver) fail(kind error, path, format string, args ...any) error {
 	return &TopologyError{File: r.t.source.name, Line: r.t.source.line(path), Path: path, Msg: fmt.Sprintf(format, args...), Kind: kind}
@@ -248,62 +271,75 @@ func (r *resolver) nodes() error {
 	case n > phy.MaxNodes && !r.graphOnly:
 		r.beyondSpec("nodes", "%d nodes, more than %d: phy_ID has 6 bits and 63 is the broadcast address, so the PHYs number themselves 0 to %d but a self-ID packet's phy_ID field says %d from the 64th node on", n, phy.MaxNodes, n-1, phy.NoPhyID)
 	}
-	uidOwner := make(map[uint64]int, len(r.t.Nodes))
+	// Default uids, index+1, differ from one another: a uid can only repeat
+	// a given one, found in a map of the given ones, or a default one,
+	// found by its index. No map of a million uids.
+	var given map[uint64]int
 	forceRoot := -1
 	for i, n := range r.t.Nodes {
-		path := fmt.Sprintf("nodes[%d]", i)
+		it := item{list: "nodes", index: i}
 		if n.ForceRoot {
 			if forceRoot >= 0 {
 				// Two held nodes next to one PHY can keep it in T0 past its
 				// CONFIG_TIMEOUT at every reset (docs/protocol.md §4).
-				r.beyondSpec(path+".force_root", "nodes %q and %q both have force_root: a PHY configuration packet sets RHB on one node and clears it on every other", r.t.Nodes[forceRoot].ID, n.ID)
+				r.beyondSpec(it.path(".force_root"), "nodes %q and %q both have force_root: a PHY configuration packet sets RHB on one node and clears it on every other", r.t.Nodes[forceRoot].ID, n.ID)
 			} else {
 				forceRoot = i
 			}
 		}
-		rn, err := r.node(n, i, path)
+		rn, err := r.node(n, it)
 		if err != nil {
 			return err
 		}
 		if other, ok := r.nodeByID[n.ID]; ok {
-			return r.fail(ErrDuplicateNodeID, path+".id", "node id %q is already the id of nodes[%d]", n.ID, other)
+			return r.fail(ErrDuplicateNodeID, it.path(".id"), "node id %q is already the id of nodes[%d]", n.ID, other)
 		}
 		r.nodeByID[n.ID] = i
-		if other, ok := uidOwner[rn.uid]; ok {
-			return r.fail(ErrDuplicateUID, path+".uid", "node %q has uid %d%s, the uid of nodes[%d] %q%s", n.ID, rn.uid, uidOrigin(n), other, r.t.Nodes[other].ID, uidOrigin(r.t.Nodes[other]))
+		other, ok := given[rn.uid]
+		if j := rn.uid - 1; rn.uid > 0 && j < uint64(i) && r.t.Nodes[j].UID == nil {
+			other, ok = int(j), true
 		}
-		uidOwner[rn.uid] = i
+		if ok {
+			return r.fail(ErrDuplicateUID, it.path(".uid"), "node %q has uid %d%s, the uid of nodes[%d] %q%s", n.ID, rn.uid, uidOrigin(n), other, r.t.Nodes[other].ID, uidOrigin(r.t.Nodes[other]))
+		}
+		if n.UID != nil {
+			if given == nil {
+				given = make(map[uint64]int)
+			}
+			given[rn.uid] = i
+		}
 		r.rt.nodes = append(r.rt.nodes, rn)
 	}
+	r.cableAt = newPortTable(r.rt.nodes)
 	return nil
 }
 
-// node checks the node at index on its own and applies its defaults.
-func (r *resolver) node(n Node, index int, path string) (resolvedNode, error) {
+// node checks the node it on its own and applies its defaults.
+func (r *resolver) node(n Node, it item) (resolvedNode, error) {
 	rn := resolvedNode{
 		id: n.ID, ports: n.Ports, speed: phy.S400, link: true, contender: n.Contender,
 		forceRoot: n.ForceRoot, powerClass: n.PowerClass, gapCount: powerUpGapCount, clockPPM: n.ClockPPM,
 	}
-	rn.uid = uint64(index) + 1
+	rn.uid = uint64(it.index) + 1
 	if n.UID != nil {
 		rn.uid = *n.UID
 	}
-	if err := r.nodeID(n.ID, path+".id"); err != nil {
+	if err := r.nodeID(n.ID, it); err != nil {
 		return rn, err
 	}
 	switch {
 	case n.Ports < 1:
-		return rn, r.fail(ErrBadPortCount, path+".ports", "node %q has %d ports, want at least 1", n.ID, n.Ports)
+		return rn, r.fail(ErrBadPortCount, it.path(".ports"), "node %q has %d ports, want at least 1", n.ID, n.Ports)
 	case r.graphOnly:
 	case n.Ports > selfIDMaxPorts:
-		return rn, r.fail(ErrBadPortCount, path+".ports", "node %q has %d ports, more than %d: self-ID packets cannot describe them", n.ID, n.Ports, selfIDMaxPorts)
+		return rn, r.fail(ErrBadPortCount, it.path(".ports"), "node %q has %d ports, more than %d: self-ID packets cannot describe them", n.ID, n.Ports, selfIDMaxPorts)
 	case n.Ports > r.rt.profile.MaxPorts:
-		r.beyondSpec(path+".ports", "node %q has %d ports, more than the %d of a %s PHY", n.ID, n.Ports, r.rt.profile.MaxPorts, r.rt.profile.Name)
+		r.beyondSpec(it.path(".ports"), "node %q has %d ports, more than the %d of a %s PHY", n.ID, n.Ports, r.rt.profile.MaxPorts, r.rt.profile.Name)
 	}
 	if n.Speed != "" {
 		s, err := phy.ParseSpeed(n.Speed)
 		if err != nil {
-			return rn, r.fail(ErrUnknownSpeed, path+".speed", "node %q: %v", n.ID, err)
+			return rn, r.fail(ErrUnknownSpeed, it.path(".speed"), "node %q: %v", n.ID, err)
 		}
 		rn.speed = s
 	}
@@ -311,25 +347,25 @@ func (r *resolver) node(n Node, index int, path string) (resolvedNode, error) {
 		rn.link = *n.Link
 	}
 	if n.PowerClass < 0 || n.PowerClass > maxPowerClass {
-		return rn, r.fail(ErrBadPowerClass, path+".power_class", "node %q has power class %d, want 0 to %d", n.ID, n.PowerClass, maxPowerClass)
+		return rn, r.fail(ErrBadPowerClass, it.path(".power_class"), "node %q has power class %d, want 0 to %d", n.ID, n.PowerClass, maxPowerClass)
 	}
 	if n.GapCount != nil {
 		if *n.GapCount < 0 || *n.GapCount > maxGapCount {
-			return rn, r.fail(ErrBadGapCount, path+".gap_count", "node %q has gap count %d, want 0 to %d", n.ID, *n.GapCount, maxGapCount)
+			return rn, r.fail(ErrBadGapCount, it.path(".gap_count"), "node %q has gap count %d, want 0 to %d", n.ID, *n.GapCount, maxGapCount)
 		}
 		rn.gapCount = *n.GapCount
 	}
 	switch ppm := math.Abs(n.ClockPPM); {
 	case !(ppm <= maxClockPPM): // NaN too
-		return rn, r.fail(ErrBadClock, path+".clock_ppm", "node %q has clock_ppm %v, want a number of ppm within ±%d", n.ID, n.ClockPPM, maxClockPPM)
+		return rn, r.fail(ErrBadClock, it.path(".clock_ppm"), "node %q has clock_ppm %v, want a number of ppm within ±%d", n.ID, n.ClockPPM, maxClockPPM)
 	case ppm > specClockPPM:
-		r.beyondSpec(path+".clock_ppm", "node %q has a clock error of %v ppm, beyond the ±%d ppm the standard allows", n.ID, n.ClockPPM, specClockPPM)
+		r.beyondSpec(it.path(".clock_ppm"), "node %q has a clock error of %v ppm, beyond the ±%d ppm the standard allows", n.ID, n.ClockPPM, specClockPPM)
 	}
 	// A fast clock near timing.clock_hz's 1 GHz limit would have edges less
 	// than 1 ns apart: the run's clock would fail to build.
 	hz := r.rt.profile.Timing.ClockHz
 	if _, err := phy.NewClock(hz, 0, int64(n.ClockPPM*1000)); err != nil {
-		return rn, r.fail(ErrBadClock, path+".clock_ppm", "node %q has clock_ppm %v with a %d Hz clock: %v", n.ID, n.ClockPPM, hz, err)
+		return rn, r.fail(ErrBadClock, it.path(".clock_ppm"), "node %q has clock_ppm %v with a %d Hz clock: %v", n.ID, n.ClockPPM, hz, err)
 	}
 	return rn, nil
 }
@@ -360,17 +396,17 @@ const nodeIDPunctuation = "_-.+/@#"
 // invisible letters), is out. A leading '-' would read as a command-line
 // flag, a leading '#' or '@' needs quoting in YAML, so ids start with a
 // letter, a digit or '_'.
-func (r *resolver) nodeID(id, path string) error {
+func (r *resolver) nodeID(id string, it item) error {
 	if id == "" {
-		return r.fail(ErrBadNodeID, path, "node id is empty: %s", nodeIDRule)
+		return r.fail(ErrBadNodeID, it.path(".id"), "node id is empty: %s", nodeIDRule)
 	}
 	if n := utf8.RuneCountInString(id); n > maxNodeIDLength {
-		return r.fail(ErrBadNodeID, path, "node id %s is %d characters long: %s", quoteShort(id), n, nodeIDRule)
+		return r.fail(ErrBadNodeID, it.path(".id"), "node id %s is %d characters long: %s", quoteShort(id), n, nodeIDRule)
 	}
 	first := true
 	for i, c := range id {
 		if _, size := utf8.DecodeRuneInString(id[i:]); c == utf8.RuneError && size == 1 {
-			return r.fail(ErrBadNodeID, path, "node id %s holds the byte %#x, which is not UTF-8 text: %s", quoteShort(id), id[i], nodeIDRule)
+			return r.fail(ErrBadNodeID, it.path(".id"), "node id %s holds the byte %#x, which is not UTF-8 text: %s", quoteShort(id), id[i], nodeIDRule)
 		}
 		allowed := unicode.IsLetter(c) || unicode.IsDigit(c) || c == '_' ||
 			!first && (unicode.IsMark(c) || strings.ContainsRune(nodeIDPunctuation, c))
@@ -385,20 +421,20 @@ func (r *resolver) nodeID(id, path string) error {
 		if first {
 			what += " as its first character"
 		}
-		return r.fail(ErrBadNodeID, path, "node id %s holds %s: %s", quoteShort(id), what, nodeIDRule)
+		return r.fail(ErrBadNodeID, it.path(".id"), "node id %s holds %s: %s", quoteShort(id), what, nodeIDRule)
 	}
 	return nil
 }
 
 func (r *resolver) cables() error {
 	for i, c := range r.t.Cables {
-		path := fmt.Sprintf("cables[%d]", i)
-		rc, err := r.cable(c, path)
+		it := item{list: "cables", index: i}
+		rc, err := r.cable(c, it)
 		if err != nil {
 			return err
 		}
 		rc.connectedAtStart = true
-		if _, err := r.plug(rc, path); err != nil {
+		if _, err := r.plug(rc, it); err != nil {
 			return err
 		}
 	}
@@ -406,40 +442,40 @@ func (r *resolver) cables() error {
 }
 
 // cable checks a cable on its own: its ends, and its length or delay.
-func (r *resolver) cable(c Cable, path string) (resolvedCable, error) {
+func (r *resolver) cable(c Cable, it item) (resolvedCable, error) {
 	var rc resolvedCable
 	var err error
-	if rc.a, err = r.port(c.From, path, ".from"); err != nil {
+	if rc.a, err = r.port(c.From, it, ".from"); err != nil {
 		return rc, err
 	}
-	if rc.b, err = r.port(c.To, path, ".to"); err != nil {
+	if rc.b, err = r.port(c.To, it, ".to"); err != nil {
 		return rc, err
 	}
 	// Errors alone name the cable: a million cables need no names.
 	name := cableName{c.From, c.To}
 	if rc.a.node == rc.b.node {
-		return rc, r.fail(ErrSelfCable, path, "cable %s connects node %q to itself", name, r.t.Nodes[rc.a.node].ID)
+		return rc, r.fail(ErrSelfCable, it.path(""), "cable %s connects node %q to itself", name, r.t.Nodes[rc.a.node].ID)
 	}
 	delay := specCableDelayNs
 	switch {
 	case c.LengthM != nil && c.DelayNs != nil:
-		return rc, r.fail(ErrLengthAndDelay, path, "cable %s gives both length_m and delay_ns: give one", name)
+		return rc, r.fail(ErrLengthAndDelay, it.path(""), "cable %s gives both length_m and delay_ns: give one", name)
 	case c.LengthM != nil:
 		m := *c.LengthM
 		delay = m * phy.CableNsPerMetre
 		if !(m >= 0) || !(delay <= maxCableDelayNs) {
-			return rc, r.fail(ErrBadCableLength, path+".length_m", "cable %s has length %v m, want 0 m to %v km", name, m, math.Floor(maxCableDelayNs/phy.CableNsPerMetre/1000))
+			return rc, r.fail(ErrBadCableLength, it.path(".length_m"), "cable %s has length %v m, want 0 m to %v km", name, m, math.Floor(maxCableDelayNs/phy.CableNsPerMetre/1000))
 		}
 		if m > phy.MaxCableLengthM+specTolerance {
-			r.beyondSpec(path+".length_m", "cable %s is %v m long, longer than the %v m the standard allows", name, m, phy.MaxCableLengthM)
+			r.beyondSpec(it.path(".length_m"), "cable %s is %v m long, longer than the %v m the standard allows", name, m, phy.MaxCableLengthM)
 		}
 	case c.DelayNs != nil:
 		delay = *c.DelayNs
 		if !(delay >= 0) || !(delay <= maxCableDelayNs) {
-			return rc, r.fail(ErrBadCableLength, path+".delay_ns", "cable %s has delay %v ns, want 0 to %.0f ns", name, delay, float64(maxCableDelayNs))
+			return rc, r.fail(ErrBadCableLength, it.path(".delay_ns"), "cable %s has delay %v ns, want 0 to %.0f ns", name, delay, float64(maxCableDelayNs))
 		}
 		if delay > specCableDelayNs+specTolerance {
-			r.beyondSpec(path+".delay_ns", "cable %s has a delay of %v ns, more than the %v ns of a %v m cable", name, delay, specCableDelayNs, phy.MaxCableLengthM)
+			r.beyondSpec(it.path(".delay_ns"), "cable %s has a delay of %v ns, more than the %v ns of a %v m cable", name, delay, specCableDelayNs, phy.MaxCableLengthM)
 		}
 	}
 	rc.delayNs = int64(math.Round(delay))
@@ -451,19 +487,19 @@ type cableName struct{ from, to string }
 
 func (c cableName) String() string { return c.from + "–" + c.to }
 
-// port reads a "node:port" reference, the field of the item at path.
-func (r *resolver) port(ref, path, field string) (portRef, error) {
+// port reads a "node:port" reference, the field of the item it.
+func (r *resolver) port(ref string, it item, field string) (portRef, error) {
 	id, num, ok := strings.Cut(ref, ":")
 	port, err := strconv.Atoi(num)
 	if !ok || id == "" || err != nil || port < 0 || strings.ContainsAny(num, "+-") {
-		return portRef{}, r.fail(ErrBadPortRef, path+field, "%q is not a port reference: want node:port, such as pc:0", ref)
+		return portRef{}, r.fail(ErrBadPortRef, it.path(field), "%q is not a port reference: want node:port, such as pc:0", ref)
 	}
 	node, ok := r.nodeByID[id]
 	if !ok {
-		return portRef{}, r.fail(ErrUnknownNode, path+field, "%q: no node %q on the bus", ref, id)
+		return portRef{}, r.fail(ErrUnknownNode, it.path(field), "%q: no node %q on the bus", ref, id)
 	}
 	if ports := r.rt.nodes[node].ports; port >= ports {
-		return portRef{}, r.fail(ErrPortOutOfRange, path+field, "%q: node %q has %s", ref, id, portRange(ports))
+		return portRef{}, r.fail(ErrPortOutOfRange, it.path(field), "%q: node %q has %s", ref, id, portRange(ports))
 	}
 	return portRef{node, port}, nil
 }
@@ -475,21 +511,82 @@ func portRange(ports int) string {
 	return fmt.Sprintf("only ports 0 to %d", ports-1)
 }
 
-// plug connects a new cable, created by the item at path, and returns its id.
-func (r *resolver) plug(rc resolvedCable, path string) (int, error) {
+// plug connects a new cable, created by the item it (a cable of
+// Topology.Cables or an event's connect), and returns its id.
+func (r *resolver) plug(rc resolvedCable, it item) (int, error) {
 	for _, end := range []struct {
 		field string
 		p     portRef
 	}{{".from", rc.a}, {".to", rc.b}} {
-		if other, busy := r.cableAt[end.p]; busy {
-			return 0, r.fail(ErrPortInUse, path+end.field, "port %s:%d is already in use by %s", r.t.Nodes[end.p.node].ID, end.p.port, r.origin[other])
+		if other := r.cableAt.get(end.p); other >= 0 {
+			return 0, r.fail(ErrPortInUse, it.path(end.field), "port %s:%d is already in use by %s", r.t.Nodes[end.p.node].ID, end.p.port, r.origin(other))
 		}
 	}
 	id := len(r.rt.cables)
 	r.rt.cables = append(r.rt.cables, rc)
-	r.origin = append(r.origin, path)
-	r.cableAt[rc.a], r.cableAt[rc.b] = id, id
+	if it.list == "events" {
+		r.connectedBy = append(r.connectedBy, it.index)
+	}
+	r.cableAt.set(rc.a, id)
+	r.cableAt.set(rc.b, id)
 	return id, nil
+}
+
+// origin is the path of the item that created cable id.
+func (r *resolver) origin(id int) string {
+	if id < len(r.t.Cables) {
+		return item{list: "cables", index: id}.path("")
+	}
+	return item{list: "events", index: r.connectedBy[id-len(r.t.Cables)], field: ".connect"}.path("")
+}
+
+// portTable holds the cable plugged into each port, -1 for none, in one
+// slice indexed by node and port: a map of a million ports misses the
+// caches at every lookup. Ports from selfIDMaxPorts up, which only
+// graph-only topologies have, are in a map, so that a hub of a million
+// ports or a node that claims a billion costs only the ports in use.
+type portTable struct {
+	first []int   // node v's ports below selfIDMaxPorts are slot[first[v]:first[v+1]]
+	slot  []int32 // a cable id: far fewer than 2^31 cables fit in memory
+	more  map[portRef]int32
+}
+
+func newPortTable(nodes []resolvedNode) portTable {
+	first := make([]int, len(nodes)+1)
+	for v, n := range nodes {
+		first[v+1] = first[v] + min(n.ports, selfIDMaxPorts)
+	}
+	slot := make([]int32, first[len(nodes)])
+	for i := range slot {
+		slot[i] = -1
+	}
+	return portTable{first: first, slot: slot}
+}
+
+// get is the cable plugged into p, or -1.
+func (t *portTable) get(p portRef) int {
+	if p.port < selfIDMaxPorts {
+		return int(t.slot[t.first[p.node]+p.port])
+	}
+	if id, ok := t.more[p]; ok {
+		return int(id)
+	}
+	return -1
+}
+
+// set plugs cable id into p, or unplugs p when id is -1.
+func (t *portTable) set(p portRef, id int) {
+	switch {
+	case p.port < selfIDMaxPorts:
+		t.slot[t.first[p.node]+p.port] = int32(id)
+	case id < 0:
+		delete(t.more, p)
+	default:
+		if t.more == nil {
+			t.more = make(map[portRef]int32)
+		}
+		t.more[p] = int32(id)
+	}
 }
 
 // connected checks the cables at power-up make one bus, then measures it: its
@@ -497,7 +594,6 @@ func (r *resolver) plug(rc resolvedCable, path string) (int, error) {
 // device waiting to be plugged in, allowed when a scenario connect plugs it.
 func (r *resolver) connected() error {
 	n := len(r.rt.nodes)
-	adjacent := make([][]int, n)
 	pluggedLater := make([]bool, n)
 	cabled, cables := -1, 0 // a node cabled at power-up; cables then
 	for _, c := range r.rt.cables {
@@ -505,8 +601,6 @@ func (r *resolver) connected() error {
 			pluggedLater[c.a.node], pluggedLater[c.b.node] = true, true
 			continue
 		}
-		adjacent[c.a.node] = append(adjacent[c.a.node], c.b.node)
-		adjacent[c.b.node] = append(adjacent[c.b.node], c.a.node)
 		if cabled < 0 {
 			cabled = c.a.node
 		}
@@ -515,6 +609,7 @@ func (r *resolver) connected() error {
 	if cabled < 0 {
 		cabled = 0 // no cables: a lone node is a bus
 	}
+	adjacent := newCableGraph(n, r.rt.cables, func(id int) bool { return r.rt.cables[id].connectedAtStart })
 	var reachable hopCounter
 	reach := reachable.from(adjacent, cabled)
 	size := 0
@@ -523,7 +618,7 @@ func (r *resolver) connected() error {
 		switch {
 		case h >= 0:
 			size++
-		case len(adjacent[node]) > 0:
+		case len(adjacent.neighbours(node)) > 0:
 			return r.fail(ErrDisconnected, fmt.Sprintf("nodes[%d]", node), "node %q is not connected to node %q: the cables at power-up must join the cabled nodes into one bus", id, r.rt.nodes[cabled].id)
 		case !pluggedLater[node]:
 			return r.fail(ErrDisconnected, fmt.Sprintf("nodes[%d]", node), "node %q has no cable at power-up and no event connects it", id)
@@ -541,10 +636,10 @@ func (r *resolver) connected() error {
 // checkHops measures the longest shortest path, in cable hops, of the cable
 // graph adjacent (each part of it when it is split) and reports a bus wider
 // than the standard allows as out of spec, naming what at path makes it so.
-func (r *resolver) checkHops(adjacent [][]int, path, what string) {
+func (r *resolver) checkHops(adjacent cableGraph, path, what string) {
 	var across hopCounter
 	var diameter, from, to int
-	for start := range adjacent {
+	for start := range adjacent.nodes() {
 		for node, hops := range across.from(adjacent, start) {
 			if hops > diameter {
 				diameter, from, to = hops, start, node
@@ -558,32 +653,67 @@ func (r *resolver) checkHops(adjacent [][]int, path, what string) {
 
 // adjacentNow is the cable graph of the cables plugged in at the time being
 // checked.
-func (r *resolver) adjacentNow() [][]int {
-	adjacent := make([][]int, len(r.rt.nodes))
-	for end, id := range r.cableAt {
-		if c := r.rt.cables[id]; c.a == end {
-			adjacent[c.a.node] = append(adjacent[c.a.node], c.b.node)
-			adjacent[c.b.node] = append(adjacent[c.b.node], c.a.node)
+func (r *resolver) adjacentNow() cableGraph {
+	return newCableGraph(len(r.rt.nodes), r.rt.cables, func(id int) bool { return r.cableAt.get(r.rt.cables[id].a) == id })
+}
+
+// cableGraph is the graph of some cables: each node's neighbours are a
+// stretch of one slice, not a slice per node, as a million nodes would be
+// a million small allocations.
+type cableGraph struct {
+	first []int // node v's neighbours are next[first[v]:first[v+1]]
+	next  []int
+}
+
+// newCableGraph is the graph on n nodes of the cables whose ids keep
+// accepts, each node's neighbours in the order of the cables.
+func newCableGraph(n int, cables []resolvedCable, keep func(id int) bool) cableGraph {
+	g := cableGraph{first: make([]int, n+1)}
+	for id, c := range cables {
+		if keep(id) {
+			g.first[c.a.node+1]++
+			g.first[c.b.node+1]++
 		}
 	}
-	return adjacent
+	for v := range n {
+		g.first[v+1] += g.first[v]
+	}
+	g.next = make([]int, g.first[n])
+	// first[v] is now where node v's stretch starts; filling advances it to
+	// where the next node's starts, and one shift puts every start back.
+	for id, c := range cables {
+		if keep(id) {
+			g.next[g.first[c.a.node]] = c.b.node
+			g.first[c.a.node]++
+			g.next[g.first[c.b.node]] = c.a.node
+			g.first[c.b.node]++
+		}
+	}
+	copy(g.first[1:], g.first[:n])
+	g.first[0] = 0
+	return g
 }
+
+func (g cableGraph) nodes() int { return len(g.first) - 1 }
+
+func (g cableGraph) neighbours(v int) []int { return g.next[g.first[v]:g.first[v+1]] }
 
 // hopCounter counts cable hops from a start node to every node by
 // breadth-first search (-1 for nodes it cannot reach). It reuses its buffers:
 // the diameter check runs one search per node.
 type hopCounter struct{ hops, queue []int }
 
-func (h *hopCounter) from(adjacent [][]int, start int) []int {
-	h.hops = slices.Grow(h.hops[:0], len(adjacent))[:len(adjacent)]
+func (h *hopCounter) from(adjacent cableGraph, start int) []int {
+	n := adjacent.nodes()
+	h.hops = slices.Grow(h.hops[:0], n)[:n]
 	for i := range h.hops {
 		h.hops[i] = -1
 	}
 	h.hops[start] = 0
-	h.queue = append(h.queue[:0], start)
+	h.queue = append(slices.Grow(h.queue[:0], n), start)
 	for head := 0; head < len(h.queue); head++ {
 		node := h.queue[head]
-		for _, next := range adjacent[node] {
+		for _, next := range adjacent.neighbours(node) {
 			if h.hops[next] < 0 {
 				h.hops[next] = h.hops[node] + 1
 				h.queue = append(h.queue, next)
@@ -602,7 +732,7 @@ func (r *resolver) events() error {
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(r.t.Events[a].At, r.t.Events[b].At) })
 	for _, i := range order {
-		re, err := r.event(r.t.Events[i], fmt.Sprintf("events[%d]", i))
+		re, err := r.event(r.t.Events[i], item{list: "events", index: i})
 		if err != nil {
 			return err
 		}
@@ -611,10 +741,10 @@ func (r *resolver) events() error {
 	return nil
 }
 
-func (r *resolver) event(e Event, path string) (resolvedEvent, error) {
+func (r *resolver) event(e Event, it item) (resolvedEvent, error) {
 	re := resolvedEvent{at: int64(e.At), cable: -1, node: -1, root: -1, gapCount: -1}
 	if e.At < 0 || e.At > maxEventTime {
-		return re, r.fail(ErrBadEvent, path+".at", "event at %v: want a time from 0 to %v", e.At, maxEventTime)
+		return re, r.fail(ErrBadEvent, it.path(".at"), "event at %v: want a time from 0 to %v", e.At, maxEventTime)
 	}
 	var actions []string
 	for _, a := range []struct {
@@ -630,29 +760,29 @@ func (r *resolver) event(e Event, path string) (resolvedEvent, error) {
 		if len(actions) > 0 {
 			got = strings.Join(actions, " and ")
 		}
-		return re, r.fail(ErrBadEvent, path, "event at %v: want exactly one of connect, disconnect, reset and phy_config, got %s", e.At, got)
+		return re, r.fail(ErrBadEvent, it.path(""), "event at %v: want exactly one of connect, disconnect, reset and phy_config, got %s", e.At, got)
 	}
 	var err error
 	switch {
 	case e.Connect != nil:
 		re.kind = eventConnect
-		if re.cable, err = r.connect(*e.Connect, path+".connect"); err == nil {
+		if re.cable, err = r.connect(*e.Connect, it.in(".connect")); err == nil && !r.graphOnly {
 			// Every generation's bus must keep to the hop limit, not only
 			// the one at power-up.
-			r.checkHops(r.adjacentNow(), path+".connect", fmt.Sprintf("after the connect at %v, the bus", e.At))
+			r.checkHops(r.adjacentNow(), it.path(".connect"), fmt.Sprintf("after the connect at %v, the bus", e.At))
 		}
 	case e.Disconnect != nil:
 		re.kind = eventDisconnect
-		re.cable, err = r.disconnect(*e.Disconnect, path+".disconnect")
+		re.cable, err = r.disconnect(*e.Disconnect, it.in(".disconnect"))
 	case e.Reset != nil:
 		re.kind, re.short = eventReset, e.Reset.Short
-		re.node, err = r.eventNode(e.Reset.Node, path+".reset.node")
+		re.node, err = r.eventNode(e.Reset.Node, it.in(".reset"), ".node")
 		if err == nil && e.Reset.Short && !r.rt.profile.ShortReset {
-			err = r.fail(ErrBadEvent, path+".reset.short", "the %s profile has no short reset (profiles with one: %s)", r.rt.profile.Name, strings.Join(shortResetProfiles(), ", "))
+			err = r.fail(ErrBadEvent, it.path(".reset.short"), "the %s profile has no short reset (profiles with one: %s)", r.rt.profile.Name, strings.Join(shortResetProfiles(), ", "))
 		}
 	case e.PhyConfig != nil:
 		re.kind = eventPhyConfig
-		re.node, re.root, re.gapCount, err = r.phyConfig(*e.PhyConfig, path+".phy_config")
+		re.node, re.root, re.gapCount, err = r.phyConfig(*e.PhyConfig, it.in(".phy_config"))
 	}
 	if err != nil {
 		return re, r.eventError(err, e.At, actions[0])
@@ -670,60 +800,61 @@ func (r *resolver) eventError(err error, at Duration, action string) error {
 	return &TopologyError{File: te.File, Line: te.Line, Path: te.Path, Msg: fmt.Sprintf("%s at %v: %s", action, at, te.Msg), Kind: ErrBadEvent}
 }
 
-func (r *resolver) connect(c Cable, path string) (int, error) {
-	rc, err := r.cable(c, path)
+func (r *resolver) connect(c Cable, it item) (int, error) {
+	rc, err := r.cable(c, it)
 	if err != nil {
 		return -1, err
 	}
-	return r.plug(rc, path)
+	return r.plug(rc, it)
 }
 
-func (r *resolver) disconnect(c Cable, path string) (int, error) {
+func (r *resolver) disconnect(c Cable, it item) (int, error) {
 	if c.LengthM != nil || c.DelayNs != nil {
-		return -1, r.fail(ErrBadEvent, path, "a disconnect names the ports only, not length_m or delay_ns")
+		return -1, r.fail(ErrBadEvent, it.path(""), "a disconnect names the ports only, not length_m or delay_ns")
 	}
-	a, err := r.port(c.From, path, ".from")
+	a, err := r.port(c.From, it, ".from")
 	if err != nil {
 		return -1, err
 	}
-	b, err := r.port(c.To, path, ".to")
+	b, err := r.port(c.To, it, ".to")
 	if err != nil {
 		return -1, err
 	}
-	id, ok := r.cableAt[a]
-	if !ok || r.cableAt[b] != id {
-		return -1, r.fail(ErrBadEvent, path, "no cable connects %s and %s at that time", c.From, c.To)
+	id := r.cableAt.get(a)
+	if id < 0 || r.cableAt.get(b) != id {
+		return -1, r.fail(ErrBadEvent, it.path(""), "no cable connects %s and %s at that time", c.From, c.To)
 	}
-	delete(r.cableAt, a)
-	delete(r.cableAt, b)
+	r.cableAt.set(a, -1)
+	r.cableAt.set(b, -1)
 	return id, nil
 }
 
-func (r *resolver) eventNode(id, path string) (int, error) {
+// eventNode reads the node id in the field of the event's item it.
+func (r *resolver) eventNode(id string, it item, field string) (int, error) {
 	node, ok := r.nodeByID[id]
 	if !ok {
-		return -1, r.fail(ErrBadEvent, path, "no node %q on the bus", id)
+		return -1, r.fail(ErrBadEvent, it.path(field), "no node %q on the bus", id)
 	}
 	return node, nil
 }
 
-func (r *resolver) phyConfig(pc PhyConfigEvent, path string) (sender, root, gapCount int, err error) {
+func (r *resolver) phyConfig(pc PhyConfigEvent, it item) (sender, root, gapCount int, err error) {
 	root, gapCount = -1, -1
-	if sender, err = r.eventNode(pc.Node, path+".node"); err != nil {
+	if sender, err = r.eventNode(pc.Node, it, ".node"); err != nil {
 		return
 	}
 	if pc.Root == "" && pc.GapCount == nil {
-		err = r.fail(ErrBadEvent, path, "a PHY configuration packet sets root, gap_count or both: give at least one")
+		err = r.fail(ErrBadEvent, it.path(""), "a PHY configuration packet sets root, gap_count or both: give at least one")
 		return
 	}
 	if pc.Root != "" {
-		if root, err = r.eventNode(pc.Root, path+".root"); err != nil {
+		if root, err = r.eventNode(pc.Root, it, ".root"); err != nil {
 			return
 		}
 	}
 	if pc.GapCount != nil {
 		if gapCount = *pc.GapCount; gapCount < 0 || gapCount > maxGapCount {
-			err = r.fail(ErrBadEvent, path+".gap_count", "gap count %d, want 0 to %d", gapCount, maxGapCount)
+			err = r.fail(ErrBadEvent, it.path(".gap_count"), "gap count %d, want 0 to %d", gapCount, maxGapCount)
 		}
 	}
 	return

@@ -247,6 +247,15 @@ func TestHops(t *testing.T) {
 			assert.ErrorIs(t, topo.Validate(ResolveOptions{}), ErrOutOfSpec)
 		})
 	}
+	t.Run("connect", func(t *testing.T) {
+		// A device plugged in at the end of a 16-hop chain makes it 17.
+		topo := mustGenerate(t, "chain:17")
+		topo.Nodes = append(topo.Nodes, Node{ID: "n17", Ports: 1})
+		topo.Events = []Event{{At: Duration(time.Millisecond), Connect: &Cable{From: "n16:1", To: "n17:0"}}}
+		assert.Equal(t, []string{`events[0].connect: after the connect at 1ms, the bus is 17 cable hops across (from "n0" to "n17"), more than the 16 the standard allows`},
+			mustResolve(t, topo, ResolveOptions{AllowOutOfSpec: true}).outOfSpec)
+		assert.Empty(t, mustResolve(t, topo, ResolveOptions{GraphOnly: true}).outOfSpec, "the election lab has no hop limit")
+	})
 }
 
 func TestLoopDetection(t *testing.T) {
