@@ -2,6 +2,7 @@ package bus
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -50,7 +51,7 @@ func Generate(spec string) (*Topology, error) {
 		}
 		return &Topology{
 			Nodes:  []Node{{ID: "a", Ports: 1}, {ID: "b", Ports: 1}},
-			Cables: []Cable{generatedCable("a", 0, "b", 0)},
+			Cables: []Cable{{From: "a:0", To: "b:0"}},
 		}, nil
 	}
 	minNodes := map[string]int{"chain": 1, "tree": 1, "star": 2, "ring": 2, "complete": 2}[kind]
@@ -93,45 +94,101 @@ func badGenerator(spec, why string) error {
 	return fmt.Errorf("%w %q: %s (want %s)", ErrBadGenerator, spec, why, generatorUsage)
 }
 
-func nodeName(i int) string { return "n" + strconv.Itoa(i) }
-
-func generatedNodes(n, ports int) []Node {
-	nodes := make([]Node, n)
-	for i := range nodes {
-		nodes[i] = Node{ID: nodeName(i), Ports: ports}
-	}
-	return nodes
+// generated builds a topology of nodes n0, n1, …: its ids and cable ends
+// are cut from batches of text, one allocation each, as a million nodes'
+// would otherwise be millions of small strings for the allocator and the
+// collector.
+type generated struct {
+	t    *Topology
+	text []byte    // the strings not yet set, end to end
+	ends []int     // where each ends in text
+	dst  []*string // the field each goes to
 }
 
-func generatedCable(from string, fromPort int, to string, toPort int) Cable {
-	return Cable{From: from + ":" + strconv.Itoa(fromPort), To: to + ":" + strconv.Itoa(toPort)}
+// generatedBatch is how many strings share an allocation.
+const generatedBatch = 4096
+
+// newGenerated starts a topology of n nodes of ports ports each, with room
+// for cables cables.
+func newGenerated(n, ports, cables int) *generated {
+	g := &generated{t: &Topology{Nodes: make([]Node, n), Cables: slices.Grow([]Cable(nil), cables)}}
+	for i := range g.t.Nodes {
+		g.t.Nodes[i].Ports = ports
+		g.name(&g.t.Nodes[i].ID, i, -1)
+	}
+	return g
+}
+
+// cable adds a cable from port fromPort of node from to port toPort of node
+// to.
+func (g *generated) cable(from, fromPort, to, toPort int) {
+	if len(g.t.Cables) == cap(g.t.Cables) {
+		g.flush() // the strings not yet set point into the cables about to move
+	}
+	g.t.Cables = append(g.t.Cables, Cable{})
+	c := &g.t.Cables[len(g.t.Cables)-1]
+	g.name(&c.From, from, fromPort)
+	g.name(&c.To, to, toPort)
+}
+
+// name sets *dst to node's id or, for a port ≥ 0, to the port's reference:
+// n12 or n12:0.
+func (g *generated) name(dst *string, node, port int) {
+	g.text = strconv.AppendInt(append(g.text, 'n'), int64(node), 10)
+	if port >= 0 {
+		g.text = strconv.AppendInt(append(g.text, ':'), int64(port), 10)
+	}
+	g.ends = append(g.ends, len(g.text))
+	g.dst = append(g.dst, dst)
+	if len(g.dst) == generatedBatch {
+		g.flush()
+	}
+}
+
+// flush sets the strings not yet set, from one allocation.
+func (g *generated) flush() {
+	text, start := string(g.text), 0
+	for k, end := range g.ends {
+		*g.dst[k] = text[start:end]
+		start = end
+	}
+	g.text, g.ends, g.dst = g.text[:0], g.ends[:0], g.dst[:0]
+}
+
+func (g *generated) done() *Topology {
+	g.flush()
+	return g.t
 }
 
 func chainTopology(n int, closed bool) *Topology {
-	t := &Topology{Nodes: generatedNodes(n, 2), Cables: slices.Grow([]Cable(nil), n-1)}
+	cables := n - 1
+	if closed {
+		cables++
+	}
+	g := newGenerated(n, 2, cables)
 	for i := 1; i < n; i++ {
-		t.Cables = append(t.Cables, generatedCable(nodeName(i-1), 1, nodeName(i), 0))
+		g.cable(i-1, 1, i, 0)
 	}
 	if closed {
-		t.Cables = append(t.Cables, generatedCable(nodeName(n-1), 1, nodeName(0), 0))
+		g.cable(n-1, 1, 0, 0)
 	}
-	return t
+	return g.done()
 }
 
 func starTopology(n int) *Topology {
-	t := &Topology{Nodes: generatedNodes(n, 1), Cables: slices.Grow([]Cable(nil), n-1)}
-	t.Nodes[0].Ports = n - 1
+	g := newGenerated(n, 1, n-1)
+	g.t.Nodes[0].Ports = n - 1
 	for i := 1; i < n; i++ {
-		t.Cables = append(t.Cables, generatedCable(nodeName(0), i-1, nodeName(i), 0))
+		g.cable(0, i-1, i, 0)
 	}
-	return t
+	return g.done()
 }
 
 func treeTopology(n int, seed uint64) *Topology {
 	rng := rand.New(rand.NewPCG(seed, 0))
-	t := &Topology{Nodes: generatedNodes(n, treePorts), Cables: slices.Grow([]Cable(nil), n-1)}
-	free := make([][]int, n) // each node's free ports, ascending
-	free[0] = portsFrom(0)
+	g := newGenerated(n, treePorts, n-1)
+	free := make([]uint8, n) // each node's free ports, a bit each: no list per node
+	free[0] = 1<<treePorts - 1
 	// The earlier nodes with a free port, in node order: the parent is the
 	// k-th of them for a uniform k. A Fenwick tree of 0/1 counts finds the
 	// k-th in O(log n), where listing them for each node was quadratic.
@@ -139,16 +196,28 @@ func treeTopology(n int, seed uint64) *Topology {
 	open.add(0)
 	for i := 1; i < n; i++ {
 		parent := open.kth(rng.IntN(open.count))
-		k := rng.IntN(len(free[parent]))
-		t.Cables = append(t.Cables, generatedCable(nodeName(parent), free[parent][k], nodeName(i), 0))
-		free[parent] = slices.Delete(free[parent], k, k+1)
-		if len(free[parent]) == 0 {
+		port := nthBit(free[parent], rng.IntN(bits.OnesCount8(free[parent])))
+		g.cable(parent, port, i, 0)
+		if free[parent] &^= 1 << port; free[parent] == 0 {
 			open.remove(parent)
 		}
-		free[i] = portsFrom(1) // port 0 leads to the parent
+		free[i] = 1<<treePorts - 2 // port 0 leads to the parent
 		open.add(i)
 	}
-	return t
+	return g.done()
+}
+
+// nthBit is the position of the set bit of m with k set bits below it: the
+// k-th free port, counting up from 0.
+func nthBit(m uint8, k int) int {
+	for p := 0; ; p++ {
+		if m&(1<<p) != 0 {
+			if k == 0 {
+				return p
+			}
+			k--
+		}
+	}
 }
 
 // rankSet is a set of the integers 0 to n−1 that finds its k-th smallest
@@ -189,23 +258,14 @@ func (s *rankSet) kth(k int) int {
 	return pos // 1-based position pos+1 is the member, so its value is pos
 }
 
-// portsFrom lists a tree node's ports from first up.
-func portsFrom(first int) []int {
-	var ports []int
-	for p := first; p < treePorts; p++ {
-		ports = append(ports, p)
-	}
-	return ports
-}
-
 // completeTopology cables every pair: node i reaches node j on port j, or j−1 past
 // itself, so ports run in the order of the nodes they lead to.
 func completeTopology(n int) *Topology {
-	t := &Topology{Nodes: generatedNodes(n, n-1)}
+	g := newGenerated(n, n-1, n*(n-1)/2)
 	for i := range n {
 		for j := i + 1; j < n; j++ {
-			t.Cables = append(t.Cables, generatedCable(nodeName(i), j-1, nodeName(j), i))
+			g.cable(i, j-1, j, i)
 		}
 	}
-	return t
+	return g.done()
 }

@@ -134,13 +134,18 @@ func TestGeneratorBeyondTheBus(t *testing.T) {
 }
 
 // quadraticTree is the tree generator as it first was, listing the open
-// nodes afresh for every node: the oracle that the Fenwick tree picks the
-// same parents, so every tree:N:SEED stays the tree it always was.
+// nodes afresh for every node and each node's free ports, naming with fmt:
+// the oracle that the Fenwick tree picks the same parents and ports and the
+// batched names spell the same, so every tree:N:SEED stays the tree it
+// always was.
 func quadraticTree(n int, seed uint64) *Topology {
 	rng := rand.New(rand.NewPCG(seed, 0))
-	t := &Topology{Nodes: generatedNodes(n, treePorts)}
+	t := &Topology{}
 	free := make([][]int, n)
-	free[0] = portsFrom(0)
+	for i := range n {
+		t.Nodes = append(t.Nodes, Node{ID: fmt.Sprintf("n%d", i), Ports: 3})
+	}
+	free[0] = []int{0, 1, 2}
 	for i := 1; i < n; i++ {
 		var open []int
 		for j := range i {
@@ -150,21 +155,66 @@ func quadraticTree(n int, seed uint64) *Topology {
 		}
 		parent := open[rng.IntN(len(open))]
 		k := rng.IntN(len(free[parent]))
-		t.Cables = append(t.Cables, generatedCable(nodeName(parent), free[parent][k], nodeName(i), 0))
+		t.Cables = append(t.Cables, Cable{From: fmt.Sprintf("n%d:%d", parent, free[parent][k]), To: fmt.Sprintf("n%d:0", i)})
 		free[parent] = slices.Delete(free[parent], k, k+1)
-		free[i] = portsFrom(1)
+		free[i] = []int{1, 2}
 	}
 	return t
 }
 
 func TestTreeGeneratorKeepsItsTrees(t *testing.T) {
+	check := func(n int, seed uint64) {
+		want := quadraticTree(n, seed)
+		got, err := Generate(fmt.Sprintf("tree:%d:%d", n, seed))
+		require.NoError(t, err)
+		require.Equal(t, want.Nodes, got.Nodes, "tree:%d:%d", n, seed)
+		require.Equal(t, want.Cables, got.Cables, "tree:%d:%d", n, seed)
+	}
 	for n := 1; n <= 300; n += 1 + n/8 {
 		for seed := range uint64(20) {
-			want := quadraticTree(n, seed)
-			got, err := Generate(fmt.Sprintf("tree:%d:%d", n, seed))
-			require.NoError(t, err)
-			require.Equal(t, want.Cables, got.Cables, "tree:%d:%d", n, seed)
+			check(n, seed)
 		}
+	}
+	check(3000, 5) // 9,000 names: three batches
+}
+
+// TestGeneratedNames spells every id and cable end with fmt, across the
+// batches the generators cut them from.
+func TestGeneratedNames(t *testing.T) {
+	port := func(node, port int) string { return fmt.Sprintf("n%d:%d", node, port) }
+	for spec, want := range map[string]func(n int) []Cable{
+		"chain:3000": func(n int) (c []Cable) {
+			for i := 1; i < n; i++ {
+				c = append(c, Cable{From: port(i-1, 1), To: port(i, 0)})
+			}
+			return c
+		},
+		"ring:3000": func(n int) (c []Cable) {
+			for i := 1; i < n; i++ {
+				c = append(c, Cable{From: port(i-1, 1), To: port(i, 0)})
+			}
+			return append(c, Cable{From: port(n-1, 1), To: port(0, 0)})
+		},
+		"star:3000": func(n int) (c []Cable) {
+			for i := 1; i < n; i++ {
+				c = append(c, Cable{From: port(0, i-1), To: port(i, 0)})
+			}
+			return c
+		},
+		"complete:70": func(n int) (c []Cable) {
+			for i := range n {
+				for j := i + 1; j < n; j++ {
+					c = append(c, Cable{From: port(i, j-1), To: port(j, i)})
+				}
+			}
+			return c
+		},
+	} {
+		topo := mustGenerate(t, spec)
+		for i, node := range topo.Nodes {
+			require.Equal(t, fmt.Sprintf("n%d", i), node.ID, spec)
+		}
+		require.Equal(t, want(len(topo.Nodes)), topo.Cables, spec)
 	}
 }
 
