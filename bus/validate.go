@@ -524,9 +524,6 @@ func (r *resolver) plug(rc resolvedCable, it item) (int, error) {
 	}
 	id := len(r.rt.cables)
 	r.rt.cables = append(r.rt.cables, rc)
-	if it.list == "events" {
-		r.connectedBy = append(r.connectedBy, it.index)
-	}
 	r.cableAt.set(rc.a, id)
 	r.cableAt.set(rc.b, id)
 	return id, nil
@@ -805,7 +802,12 @@ func (r *resolver) connect(c Cable, it item) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	return r.plug(rc, it)
+	id, err := r.plug(rc, it)
+	if err != nil {
+		return -1, err
+	}
+	r.connectedBy = append(r.connectedBy, it.index)
+	return id, nil
 }
 
 func (r *resolver) disconnect(c Cable, it item) (int, error) {
