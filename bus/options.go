@@ -53,7 +53,9 @@ type Options struct {
 	// nanosecond, with no phase offset and no frequency error.
 	IdealClock bool
 
-	// MaxEvents bounds the kernel events of the run (default 2,000,000).
+	// MaxEvents bounds the kernel events of the run (default
+	// DefaultMaxEvents, or DefaultEventsPerNode a node on a bus of more than
+	// 10,000 nodes).
 	MaxEvents uint64
 	// MaxTime bounds virtual time (default: one second after the last
 	// scripted event).
@@ -91,3 +93,18 @@ func (o *Options) choiceSpace() ChoiceSpace {
 
 // DefaultMaxEvents is the event budget when Options.MaxEvents is zero.
 const DefaultMaxEvents = 2_000_000
+
+// EventBudget is the event budget of a run of a bus of nodes: MaxEvents, or
+// the default when it is zero.
+func (o Options) EventBudget(nodes int) uint64 {
+	if o.MaxEvents > 0 {
+		return o.MaxEvents
+	}
+	return max(DefaultMaxEvents, DefaultEventsPerNode*uint64(nodes))
+}
+
+// DefaultEventsPerNode is the event budget a node when Options.MaxEvents is
+// zero and that is more than DefaultMaxEvents: an initialisation costs about
+// 41 events a node, so a large bus has room for a few resets, and a
+// livelock still stops.
+const DefaultEventsPerNode = 200

@@ -634,18 +634,60 @@ func (r *resolver) connected() error {
 // graph adjacent (each part of it when it is split) and reports a bus wider
 // than the standard allows as out of spec, naming what at path makes it so.
 func (r *resolver) checkHops(adjacent cableGraph, path, what string) {
-	var across hopCounter
-	var diameter, from, to int
-	for start := range adjacent.nodes() {
-		for node, hops := range across.from(adjacent, start) {
-			if hops > diameter {
-				diameter, from, to = hops, start, node
-			}
+	ecc := eccentricities(adjacent)
+	diameter, from := 0, 0
+	for v, e := range ecc {
+		if e > diameter {
+			diameter, from = e, v
 		}
 	}
 	if diameter > phy.MaxHops {
+		var across hopCounter
+		to := slices.Index(across.from(adjacent, from), diameter)
 		r.beyondSpec(path, "%s is %d cable hops across (from %q to %q), more than the %d the standard allows", what, diameter, r.rt.nodes[from].id, r.rt.nodes[to].id, phy.MaxHops)
 	}
+}
+
+// eccentricities is, per node, the most cable hops to any node of its part
+// of the bus. On a part without a loop, two searches from the ends of a
+// longest path give every node's (the farthest node from any node is one of
+// those ends), so a tree of a million nodes costs three searches; a part
+// with a loop takes one search per node.
+func eccentricities(adjacent cableGraph) []int {
+	n := adjacent.nodes()
+	ecc := make([]int, n)
+	seen := make([]bool, n)
+	var h hopCounter
+	for start := range n {
+		if seen[start] {
+			continue
+		}
+		h.from(adjacent, start)
+		part := slices.Clone(h.queue)
+		degrees := 0
+		for _, v := range part {
+			seen[v] = true
+			degrees += len(adjacent.neighbours(v))
+		}
+		if degrees/2 != len(part)-1 { // a loop
+			for _, v := range part {
+				h.from(adjacent, v)
+				ecc[v] = h.hops[h.queue[len(h.queue)-1]]
+			}
+			continue
+		}
+		end := part[len(part)-1] // breadth first: the last is a farthest
+		hops := h.from(adjacent, end)
+		other := h.queue[len(h.queue)-1]
+		for _, v := range part {
+			ecc[v] = hops[v]
+		}
+		hops = h.from(adjacent, other)
+		for _, v := range part {
+			ecc[v] = max(ecc[v], hops[v])
+		}
+	}
+	return ecc
 }
 
 // adjacentNow is the cable graph of the cables plugged in at the time being
@@ -696,18 +738,25 @@ func (g cableGraph) nodes() int { return len(g.first) - 1 }
 func (g cableGraph) neighbours(v int) []int { return g.next[g.first[v]:g.first[v+1]] }
 
 // hopCounter counts cable hops from a start node to every node by
-// breadth-first search (-1 for nodes it cannot reach). It reuses its buffers:
-// the diameter check runs one search per node.
+// breadth-first search (-1 for nodes it cannot reach); queue lists those it
+// reached, nearest first. It reuses its buffers and clears only what the
+// last search reached, so that a search costs the size of its part of the
+// bus.
 type hopCounter struct{ hops, queue []int }
 
 func (h *hopCounter) from(adjacent cableGraph, start int) []int {
-	n := adjacent.nodes()
-	h.hops = slices.Grow(h.hops[:0], n)[:n]
-	for i := range h.hops {
-		h.hops[i] = -1
+	if n := adjacent.nodes(); len(h.hops) != n {
+		h.hops = make([]int, n)
+		for i := range h.hops {
+			h.hops[i] = -1
+		}
+	} else {
+		for _, v := range h.queue {
+			h.hops[v] = -1
+		}
 	}
 	h.hops[start] = 0
-	h.queue = append(slices.Grow(h.queue[:0], n), start)
+	h.queue = append(h.queue[:0], start)
 	for head := 0; head < len(h.queue); head++ {
 		node := h.queue[head]
 		for _, next := range adjacent.neighbours(node) {

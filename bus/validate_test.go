@@ -3,6 +3,7 @@ package bus
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -349,5 +350,33 @@ func BenchmarkValidateGraph(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestEccentricities checks the two-search shortcut on trees, and the
+// search per node on parts with a loop, against a search from every node,
+// on random forests with and without extra cables.
+func TestEccentricities(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 300 {
+		n := 1 + rng.IntN(40)
+		var cables []resolvedCable
+		for v := 1; v < n; v++ {
+			if rng.IntN(8) > 0 { // else v starts a part of its own
+				cables = append(cables, resolvedCable{a: portRef{node: rng.IntN(v)}, b: portRef{node: v}})
+			}
+		}
+		for range rng.IntN(3) * (trial % 2) { // a loop or two
+			cables = append(cables, resolvedCable{a: portRef{node: rng.IntN(n)}, b: portRef{node: rng.IntN(n)}})
+		}
+		g := newCableGraph(n, cables, func(int) bool { return true })
+		want := make([]int, n)
+		for v := range n {
+			var h hopCounter
+			for _, hops := range h.from(g, v) {
+				want[v] = max(want[v], hops)
+			}
+		}
+		require.Equal(t, want, eccentricities(g), "trial %d: %d nodes, cables %v", trial, n, cables)
 	}
 }

@@ -206,10 +206,7 @@ func newWorld(rt *resolvedTopology, o Options) (*world, error) {
 			w.initiators = append(w.initiators, i)
 		}
 	}
-	w.maxEv = o.MaxEvents
-	if w.maxEv == 0 {
-		w.maxEv = DefaultMaxEvents
-	}
+	w.maxEv = o.EventBudget(len(rt.nodes))
 	if o.MaxTime < 0 {
 		return nil, fmt.Errorf("%w: time budget %v is negative", ErrInvalidOptions, o.MaxTime)
 	}

@@ -423,7 +423,7 @@ func HeaderOf(cfg Config) (Header, error) {
 		NominalTimers bool    `json:",omitempty"`
 		SetupSeed     *uint64 `json:",omitempty"`
 	}{cfg.Topology, o.Profile, o.Timing, o.AllowOutOfSpec, o.ForceRoot, o.Initiators,
-		o.Policy.String(), o.Corner.String(), bias, o.IdealClock, o.MaxEvents, o.MaxTime, o.NominalTimers, o.SetupSeed})
+		o.Policy.String(), o.Corner.String(), bias, o.IdealClock, o.EventBudget(len(cfg.Topology.Nodes)), o.MaxTime, o.NominalTimers, o.SetupSeed})
 	if err != nil {
 		return Header{}, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}

@@ -121,10 +121,11 @@ func (b *busFlags) register(fs *flags, genExample, seedHelp string) []string {
 		"give every PHY the profile's nominal RESET_TIME, CONFIG_TIMEOUT and\nFORCE_ROOT_TIMEOUT instead of its own drawn from the standard's ranges,\ne.g. --gen pair --nominal-timers")
 	fs.BoolVar(&b.opts.AllowOutOfSpec, "allow-out-of-spec", false,
 		"run a topology beyond the standard's limits (ports, hops, cable length, clock\nppm) and list why it is out of spec, e.g. --gen chain:20 --allow-out-of-spec")
-	maxEvents := newUint64(&b.opts.MaxEvents, bus.DefaultMaxEvents)
+	maxEvents := newUint64(&b.opts.MaxEvents, 0)
 	maxEvents.positive = true
-	fs.Var(maxEvents, "max-events",
-		"end a run after `N` kernel events; it then ends budget-exhausted,\ne.g. --max-events 10000")
+	fs.Var(maxEvents, "max-events", fmt.Sprintf(
+		"end a run after `N` kernel events; it then ends budget-exhausted\n(default %d, or %d a node on a bus of more nodes than that allows),\ne.g. --max-events 10000",
+		bus.DefaultMaxEvents, bus.DefaultEventsPerNode))
 	return []string{"topology", "gen", "seed", "profile", "force-root", "initiator", "policy", "coin-bias",
 		"timing", "clock", "nominal-timers", "allow-out-of-spec", "max-events"}
 }

@@ -152,7 +152,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		writeRunText(e.stdout, source, res)
 	}
 	if len(res.Generations) == 0 {
-		fmt.Fprintf(e.stderr, "fwsim run: the budget of --max-events %d ran out before the first bus reset began\n", opts.MaxEvents)
+		fmt.Fprintf(e.stderr, "fwsim run: the budget of --max-events %d ran out before the first bus reset began\n", opts.MaxEvents) // only a budget set so low runs out so soon
 		return exitFailure
 	}
 	if failed := failedGenerations(res); failed > 0 {
