@@ -80,6 +80,26 @@ func (k *Kernel[E]) Next() (at int64, ev E, ok bool) {
 	return top.at, top.ev, true
 }
 
+// Drop removes every pending event for which stale reports true, and
+// returns how many it removed. The others keep their order: it is for
+// events that would do nothing when popped, whose place in the queue costs
+// memory and time.
+func (k *Kernel[E]) Drop(stale func(E) bool) int {
+	kept := k.heap[:0]
+	for _, e := range k.heap {
+		if !stale(e.ev) {
+			kept = append(kept, e)
+		}
+	}
+	dropped := len(k.heap) - len(kept)
+	clear(k.heap[len(kept):]) // no payload outlives its event
+	k.heap = kept
+	for i := (len(kept) - 2) / 4; i >= 0; i-- {
+		k.down(i)
+	}
+	return dropped
+}
+
 // PeekTime is the time of the earliest pending event; ok is false when none is.
 func (k *Kernel[E]) PeekTime() (at int64, ok bool) {
 	if len(k.heap) == 0 {

@@ -1,6 +1,7 @@
 package bus
 
 import (
+	"math"
 	"math/rand/v2"
 	"sort"
 	"testing"
@@ -288,4 +289,36 @@ func TestRecordedKernelOpsReplayTheRun(t *testing.T) {
 	}
 	assert.Equal(t, want.Events, uint64(len(ops)), "one recorded op per event the run processed")
 	assert.Equal(t, len(ops), pushes, "every event queued is popped: the run ends with an empty queue")
+}
+
+func TestKernelDropKeepsTheOrderOfTheRest(t *testing.T) {
+	var k Kernel[int]
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := range 3000 {
+		k.Schedule(rng.Int64N(100), i)
+	}
+	assert.Equal(t, 1000, k.Drop(func(i int) bool { return i%3 == 0 }))
+	last, lastEv := int64(-1), -1
+	for k.Len() > 0 {
+		at, ev, _ := k.Next()
+		require.NotZero(t, ev%3, "event %d was dropped", ev)
+		require.True(t, at > last || (at == last && ev > lastEv), "event %d at %d after %d at %d", ev, at, lastEv, last)
+		last, lastEv = at, ev
+	}
+}
+
+// A bus of thousands of nodes re-arms more timers than the queue holds live
+// events: dropping the stale ones changes nothing but the events counted.
+func TestDroppingStaleTimersChangesNoResult(t *testing.T) {
+	topo := mustGenerate(t, "tree:20000:1")
+	o := Options{Seed: 1, AllowOutOfSpec: true}
+	dropped, err := Run(topo, o)
+	require.NoError(t, err)
+	defer func(kept int) { staleTimersKept = kept }(staleTimersKept)
+	staleTimersKept = math.MaxInt
+	kept, err := Run(topo, o)
+	require.NoError(t, err)
+	assert.Less(t, dropped.Events, kept.Events, "no stale timer was dropped")
+	dropped.Events = kept.Events
+	assert.Equal(t, kept, dropped)
 }

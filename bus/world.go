@@ -116,12 +116,15 @@ type world struct {
 		node, from int
 		outEnd     int64
 	} // scratch for walk
-	forest     cableForest
-	inFlight   []lazyTransmission // transmissions measured on the forest, not walked
-	traceOnly  uint64             // events scheduled for tracing alone: not counted in Result.Events
-	lastActive int64              // time of the last event that was not a stale timer
-	maxTime    int64
-	maxEv      uint64
+	// staleTimers counts the queued timer events that a re-arming or
+	// disarming left to do nothing.
+	staleTimers int
+	forest      cableForest
+	inFlight    []lazyTransmission // transmissions measured on the forest, not walked
+	traceOnly   uint64             // events scheduled for tracing alone: not counted in Result.Events
+	lastActive  int64              // time of the last event that was not a stale timer
+	maxTime     int64
+	maxEv       uint64
 	// interrupted says the last run stopped because Options.Interrupt
 	// closed.
 	interrupted bool
@@ -246,7 +249,7 @@ func (w *world) start(seed uint64) error {
 	w.opts.Seed = seed
 	w.k = Kernel[simEvent]{heap: w.k.heap[:0]}
 	w.gens, w.tx, w.txData, w.txGen = w.gens[:0], w.tx[:0], w.txData[:0], w.txGen[:0]
-	w.inFlight = w.inFlight[:0]
+	w.inFlight, w.staleTimers = w.inFlight[:0], 0
 	w.traceOnly, w.lastActive, w.initiating = 0, 0, -1
 	w.waitingConfigs = w.waitingConfigs[:0]
 	if w.choices != nil {
@@ -586,6 +589,7 @@ func (w *world) dispatch(ev simEvent) {
 		w.step(int(ev.node), ev.cycle)
 	case evTimer:
 		if !n.live(ev) {
+			w.staleTimers--
 			return // re-armed or disarmed since
 		}
 		n.pendingTimer = phy.NoWake
@@ -616,6 +620,22 @@ func (w *world) dispatch(ev simEvent) {
 		w.scenario(int(ev.index))
 	case evConnected:
 		w.connected(int(ev.index))
+	}
+}
+
+// staleTimersKept is how many stale timer events may wait in the queue
+// before dropStaleTimers removes them. A bus of a few dozen nodes never
+// gets there (about 100 go stale in a 63-node initialisation), so its
+// events are as they were; a bus of a million re-arms millions of timers
+// whose events would otherwise hold most of the queue. (A variable for
+// the tests.)
+var staleTimersKept = 1 << 14
+
+// dropStaleTimers removes the stale timer events from the queue once they
+// are many and most of it.
+func (w *world) dropStaleTimers() {
+	if w.staleTimers > staleTimersKept && 2*w.staleTimers > w.k.Len() {
+		w.staleTimers -= w.k.Drop(func(ev simEvent) bool { return ev.kind == evTimer && !w.nodes[ev.node].live(ev) })
 	}
 }
 
@@ -695,11 +715,15 @@ func (w *world) afterStep(i int, cycle int64) {
 		wake = max(wake, cycle+1)
 	}
 	if wake != n.pendingTimer {
+		if n.pendingTimer != phy.NoWake {
+			w.staleTimers++ // its event stays queued, to do nothing
+		}
 		n.pendingTimer = wake
 		n.timerArm++
 		if wake != phy.NoWake {
 			w.k.Schedule(n.clock.Edge(wake), simEvent{kind: evTimer, node: int32(i), cycle: wake, index: n.timerArm})
 		}
+		w.dropStaleTimers()
 	}
 	if n.m.ConfigTimedOut() && n.gen != nil && !n.gen.done {
 		w.close(n.gen, OutcomeConfigTimeout, w.configTimeoutProblem(i))
