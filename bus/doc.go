@@ -58,7 +58,9 @@
 // port one cable delay after its peer drove it; a PHY evaluating its inputs
 // on its next clock edge; a PHY's timer expiring; and scripted events. A
 // PHY's self-ID packets reach every link after the cable and repeat delays
-// on the way. Randomness comes from per-node PCG streams derived from
+// on the way: without tracing they are not walked cable by cable, the
+// cable forest (forest.go) gives those times from the tree's distances,
+// and each link counts its generation's stream, kept once. Randomness comes from per-node PCG streams derived from
 // Options.Seed, so the same seed gives the same Result.
 //
 // # Watching

@@ -58,7 +58,8 @@ type Options struct {
 	// 10,000 nodes).
 	MaxEvents uint64
 	// MaxTime bounds virtual time (default: one second after the last
-	// scripted event).
+	// scripted event, or TimePerNode a node on a bus of more than 100,000
+	// nodes).
 	MaxTime time.Duration
 
 	// Observer, when not nil, is called for every trace event. Tracing off
@@ -93,6 +94,10 @@ func (o *Options) choiceSpace() ChoiceSpace {
 
 // DefaultMaxEvents is the event budget when Options.MaxEvents is zero.
 const DefaultMaxEvents = 2_000_000
+
+// TimePerNode is the default time budget a node beyond 100,000 nodes: self
+// identify alone takes about 1.25 µs a node.
+const TimePerNode = 10 * time.Microsecond
 
 // EventBudget is the event budget of a run of a bus of nodes: MaxEvents, or
 // the default when it is zero.

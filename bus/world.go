@@ -222,7 +222,7 @@ func newWorld(rt *resolvedTopology, o Options) (*world, error) {
 		if win := o.choiceSpace().EventWindow; win != nil && len(rt.events) > 0 {
 			last += max(0, win.To-rt.firstEventAt())
 		}
-		w.maxTime = last + int64(time.Second) + int64(w.timing.ConnectTimeout)
+		w.maxTime = last + max(int64(time.Second), int64(len(rt.nodes))*int64(TimePerNode)) + int64(w.timing.ConnectTimeout)
 	}
 	if o.Replay != nil {
 		if err := w.checkSpace(o.Replay.Space); err != nil {
