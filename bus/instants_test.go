@@ -357,3 +357,20 @@ func TestWatchdogResetIsNamed(t *testing.T) {
 	assert.Contains(t, causes, Cause{Kind: CauseWatchdog, Node: "n5", Event: -1, Text: "reset from n5: MAX_ARB_STATE_TIME ran out"})
 	assert.Equal(t, OutcomeOK, res.Generations[len(res.Generations)-1].Outcome)
 }
+
+// On long chains and large trees, beyond the fuzzer's few nodes, the cable
+// forest's distances and jump pointers give what the walk of a traced run
+// gives.
+func TestTheForestTimesWhatTheWalkTimes(t *testing.T) {
+	for _, spec := range []string{"chain:200", "tree:500:3", "tree:2000:5"} {
+		topo := mustGenerate(t, spec)
+		o := Options{Seed: 2, AllowOutOfSpec: true}
+		plain, err := Run(topo, o)
+		require.NoError(t, err, spec)
+		o.Observer = func(TraceEvent) {}
+		walked, err := Run(topo, o)
+		require.NoError(t, err, spec)
+		assert.Equal(t, walked, plain, spec)
+		assert.Equal(t, OutcomeOK, plain.Generations[0].Outcome, spec)
+	}
+}

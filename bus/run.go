@@ -32,7 +32,7 @@ func Run(t *Topology, o Options) (*Result, error) {
 		Seed: o.Seed, Profile: rt.profile.Name, Policy: o.Policy, CoinBias: w.bias, Corner: o.Corner,
 		ForceRoot: o.ForceRoot, Initiators: o.Initiators,
 		IdealClock: o.IdealClock, OutOfSpec: rt.outOfSpec,
-		Events: w.k.Processed() - w.traceOnly, EndNs: w.lastActive,
+		Events: w.events(), EndNs: w.lastActive,
 	}
 	for _, i := range w.awaiting {
 		res.AwaitingConnect = append(res.AwaitingConnect, rt.nodes[i].id)

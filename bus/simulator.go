@@ -84,7 +84,7 @@ func (s *Simulator) Run(seed uint64) Metrics {
 			break
 		}
 	}
-	m.Events = w.k.Processed() - w.traceOnly
+	m.Events = w.events()
 	return m
 }
 

@@ -121,7 +121,7 @@ type world struct {
 	staleTimers int
 	forest      cableForest
 	inFlight    []lazyTransmission // transmissions measured on the forest, not walked
-	traceOnly   uint64             // events scheduled for tracing alone: not counted in Result.Events
+	traceOnly   uint64             // events for tracing alone processed: not counted in Result.Events, nor against the budget
 	lastActive  int64              // time of the last event that was not a stale timer
 	maxTime     int64
 	maxEv       uint64
@@ -554,7 +554,7 @@ func (w *world) run() {
 			w.closeAll(OutcomeBudgetExhausted, fmt.Sprintf("time budget of %v ran out", time.Duration(w.maxTime)))
 			return
 		}
-		if w.k.Processed() >= w.maxEv {
+		if w.events() >= w.maxEv {
 			w.closeAll(OutcomeBudgetExhausted, fmt.Sprintf("event budget of %d events ran out", w.maxEv))
 			return
 		}
@@ -613,6 +613,7 @@ func (w *world) dispatch(ev simEvent) {
 	case evDelivered:
 		w.delivered(ev.index)
 	case evTracePacket:
+		w.traceOnly++
 		for _, q := range w.packets(ev.index) {
 			w.observe(TraceEvent{Kind: TracePacket, Node: n.cfg.id, Port: int(ev.port), Packet: q})
 		}
@@ -638,6 +639,10 @@ func (w *world) dropStaleTimers() {
 		w.staleTimers -= w.k.Drop(func(ev simEvent) bool { return ev.kind == evTimer && !w.nodes[ev.node].live(ev) })
 	}
 }
+
+// events counts the events processed but those for tracing alone: a traced
+// run counts, and stops, as an untraced one.
+func (w *world) events() uint64 { return w.k.Processed() - w.traceOnly }
 
 // live reports whether timer event ev is the one of the timer's last
 // arming.
@@ -819,7 +824,6 @@ func (w *world) packets(idx int32) []phy.SelfID {
 // (catchUp), not from each copy: that would cost a bus of n nodes n².
 func (w *world) receive(i, port int, idx int32, at int64) {
 	if w.opts.Observer != nil {
-		w.traceOnly++
 		w.k.Schedule(at, simEvent{kind: evTracePacket, node: int32(i), port: int16(port), index: idx})
 	}
 }
