@@ -36,7 +36,11 @@
 // recognises a neighbour's BUS_RESET whatever it drives itself: it recovers
 // the peer's line state from its own drive and the resolved pair
 // (PeerLineState, ReceivesBusReset). TakeTransmit hands over self-ID packets
-// once they have been sent whole; a reset cuts them off. Profiles with
+// once they have been sent whole; a reset cuts them off. Receive delivers
+// the packets that reach the PHY as counts of quadlets and packet #0s (the
+// caller keeps the stream once for every link), and the count of #0s is
+// the phy_ID the PHY takes: past 63 on an out-of-spec bus, whose packets
+// then carry NoPhyID. Profiles with
 // Timing.MaxArbStateTime (1394a) bound T1–T3 and S0–S4 with a watchdog that
 // initiates a reset.
 //
