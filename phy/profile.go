@@ -207,11 +207,13 @@ func (t Timing) Validate() error {
 		if w.none && w.w == (Window{}) {
 			continue
 		}
-		if err := checkDuration(w.field+".Min", w.w.Min, false); err != nil {
-			return err
+		// The field's name is spelled only for an error: a bus of a
+		// million nodes validates a million PHYs' timing.
+		if problem := durationProblem(w.w.Min, false); problem != "" {
+			return &TimingError{w.field + ".Min", problem}
 		}
-		if err := checkDuration(w.field+".Max", w.w.Max, false); err != nil {
-			return err
+		if problem := durationProblem(w.w.Max, false); problem != "" {
+			return &TimingError{w.field + ".Max", problem}
 		}
 		if w.w.Min > w.w.Max {
 			return &TimingError{w.field, fmt.Sprintf("window %v is empty: its min is above its max", w.w)}
@@ -228,8 +230,8 @@ func (t Timing) Validate() error {
 		{"MaxArbStateTime", t.MaxArbStateTime, true}, {"DataPrefix", t.DataPrefix, true},
 		{"DataEnd", t.DataEnd, true}, {"RepeatDelay", t.RepeatDelay, false},
 	} {
-		if err := checkDuration(d.field, d.v, d.none); err != nil {
-			return err
+		if problem := durationProblem(d.v, d.none); problem != "" {
+			return &TimingError{d.field, problem}
 		}
 	}
 	if t.ClockHz < 1 || t.ClockHz > MaxClockHz {
@@ -241,17 +243,18 @@ func (t Timing) Validate() error {
 	return nil
 }
 
-// checkDuration reports d unless it lies between its least value (1 ns, or
-// 0 when zero is allowed) and MaxTimingDuration.
-func checkDuration(field string, d time.Duration, zeroAllowed bool) error {
+// durationProblem says what is wrong with a timing constant of d, "" when
+// it lies between its least value (1 ns, or 0 when zero is allowed) and
+// MaxTimingDuration.
+func durationProblem(d time.Duration, zeroAllowed bool) string {
 	least := time.Nanosecond
 	if zeroAllowed {
 		least = 0
 	}
 	if d < least || d > MaxTimingDuration {
-		return &TimingError{field, fmt.Sprintf("%v, want %v to %v", d, least, MaxTimingDuration)}
+		return fmt.Sprintf("%v, want %v to %v", d, least, MaxTimingDuration)
 	}
-	return nil
+	return ""
 }
 
 // Draw returns the value a PHY uses for a constant whose nominal value is
