@@ -358,11 +358,11 @@ func TestWatchdogResetIsNamed(t *testing.T) {
 	assert.Equal(t, OutcomeOK, res.Generations[len(res.Generations)-1].Outcome)
 }
 
-// On long chains and large trees, beyond the fuzzer's few nodes, the cable
+// On long chains and larger trees, beyond the fuzzer's few nodes, the cable
 // forest's distances and jump pointers give what the walk of a traced run
 // gives.
 func TestTheForestTimesWhatTheWalkTimes(t *testing.T) {
-	for _, spec := range []string{"chain:200", "tree:500:3", "tree:2000:5"} {
+	for _, spec := range []string{"chain:200", "tree:500:3", "tree:1000:5"} {
 		topo := mustGenerate(t, spec)
 		o := Options{Seed: 2, AllowOutOfSpec: true}
 		plain, err := Run(topo, o)
