@@ -317,8 +317,9 @@ func (w *world) rootClaims(g *generation) []string {
 func (w *world) verify(g *generation) []string {
 	var problems []string
 	roots := w.rootClaims(g)
-	// A PHY counts the packet #0s it received, so no ID exceeds the nodes.
-	w.owner = slices.Grow(w.owner[:0], len(w.nodes)+1)[:len(w.nodes)+1]
+	// A PHY's ID counts the packet #0s it received, so only a fault takes
+	// one past the nodes: those share the last slot.
+	w.owner = resize(w.owner, len(w.nodes)+1)
 	clear(w.owner)
 	for _, i := range g.members {
 		w.catchUp(i)

@@ -836,7 +836,7 @@ func (w *world) receive(i, port int, idx int32, at int64) {
 func (w *world) catchUp(i int) {
 	n := &w.nodes[i]
 	g := n.rxGen
-	if g == nil || (len(g.selfIDs) == n.rxQuadlets) {
+	if g == nil || len(g.selfIDs) == n.rxQuadlets {
 		return
 	}
 	n.m.Receive(len(g.selfIDs)-n.rxQuadlets, g.packet0s-n.rxPacket0s)
