@@ -332,15 +332,14 @@ func (w *world) appendKey(b []byte, queue *[]kernelEntry[simEvent]) []byte {
 		b = binary.AppendVarint(b, int64(ev.node))
 		b = binary.AppendVarint(b, int64(ev.port))
 		switch ev.kind {
-		case evStep, evTimer, evInitiate:
-			b = phy.AppendCycleKey(b, ev.cycle, cycles[ev.node])
-			if ev.short {
-				b = append(b, 1)
-			}
+		case evStep, evInitiate, evInitiateShort:
+			b = phy.AppendCycleKey(b, ev.arg, cycles[ev.node])
+		case evTimer: // live: its cycle is the node's
+			b = phy.AppendCycleKey(b, w.nodes[ev.node].pendingTimer, cycles[ev.node])
 		case evDelivered, evTracePacket:
-			b = binary.AppendVarint(b, int64(genIndex(w.txGen[ev.index])))
+			b = binary.AppendVarint(b, int64(genIndex(w.txGen[ev.arg])))
 		default: // the cable epoch, the scripted event
-			b = binary.AppendVarint(b, int64(ev.index))
+			b = binary.AppendVarint(b, ev.arg)
 		}
 	}
 	return b
@@ -355,9 +354,9 @@ func (w *world) stale(ev simEvent) bool {
 		return !w.nodes[ev.node].live(ev)
 	case evArrive:
 		c := w.nodes[ev.node].cable[ev.port]
-		return c < 0 || w.cables[c].epoch != ev.index
+		return c < 0 || int64(w.cables[c].epoch) != ev.arg
 	case evDelivered:
-		g := w.txGen[ev.index]
+		g := w.txGen[ev.arg]
 		return g == nil || g.done
 	}
 	return false

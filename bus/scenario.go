@@ -18,7 +18,7 @@ func (w *world) scenario(idx int) {
 		desc := fmt.Sprintf("connect %s (event %d)", w.cableName(w.cables[ev.cable].resolvedCable), idx)
 		if d := int64(w.timing.ConnectTimeout); d > 0 {
 			w.observe(TraceEvent{Kind: TraceScenario, Port: -1, Detail: fmt.Sprintf("%s: the ports see each other after CONNECT_TIMEOUT, at %d ns", desc, now+d)})
-			w.k.Schedule(now+d, simEvent{kind: evConnected, index: int32(idx)})
+			w.k.Schedule(now+d, simEvent{kind: evConnected, arg: int64(idx)})
 			return
 		}
 		w.observe(TraceEvent{Kind: TraceScenario, Port: -1, Detail: desc})

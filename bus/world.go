@@ -29,25 +29,30 @@ func streamID(node, purpose int) uint64 { return uint64(node)<<8 | uint64(purpos
 type simKind uint8
 
 const (
-	evArrive      simKind = iota // a line state reaches a port after the cable delay
-	evStep                       // a PHY evaluates on a clock edge: inputs changed
-	evTimer                      // a PHY evaluates on a clock edge: a timer expired
-	evDelivered                  // the last copy of a self-ID transmission arrived
-	evTracePacket                // tracing only: self-ID packets reach a port (-1: the sender's link)
-	evInitiate                   // a PHY initiates a reset on a clock edge
-	evScenario                   // a scripted event
-	evConnected                  // a scripted connect's debounce ended
+	evArrive        simKind = iota // a line state reaches a port after the cable delay
+	evStep                         // a PHY evaluates on a clock edge: inputs changed
+	evTimer                        // a PHY evaluates on a clock edge: a timer expired
+	evDelivered                    // the last copy of a self-ID transmission arrived
+	evTracePacket                  // tracing only: self-ID packets reach a port (-1: the sender's link)
+	evInitiate                     // a PHY initiates a reset on a clock edge
+	evInitiateShort                // a PHY initiates an arbitrated short reset on a clock edge
+	evScenario                     // a scripted event
+	evConnected                    // a scripted connect's debounce ended
 )
 
-// event is the kernel's payload. It stays small: the kernel copies it.
+// simEvent is the kernel's payload. It is 16 bytes, because the kernel
+// moves it on every step of a heap sift: one argument holds what each kind
+// needs.
 type simEvent struct {
-	kind  simKind
-	line  phy.LineState
-	short bool  // evInitiate
-	port  int16 // evArrive, evTracePacket
-	node  int32
-	index int32 // evArrive: cable epoch; evTimer: arming; evDelivered, evTracePacket: transmission; evScenario, evConnected: event
-	cycle int64 // evStep, evTimer, evInitiate
+	node int32
+	port int16 // evArrive, evTracePacket
+	kind simKind
+	line phy.LineState // evArrive
+	// arg is, for evStep and evInitiate, the clock cycle; for evTimer, the
+	// arming; for evArrive, the cable epoch; for evDelivered and
+	// evTracePacket, the transmission; for evScenario and evConnected, the
+	// scripted event.
+	arg int64
 }
 
 // node is one PHY in the world.
@@ -72,7 +77,7 @@ type node struct {
 	// timerArm counts the arming of the timer: only the event of the last
 	// arming fires it, so a timer armed again for a cycle it once had does
 	// not fire twice, and a stale timer event never matters again.
-	timerArm int32
+	timerArm int64
 	// evaluated is the last clock cycle the PHY evaluated: it samples its
 	// inputs and decides once per edge, so anything that arrives after
 	// that evaluation waits for the next edge.
@@ -301,7 +306,7 @@ func (w *world) start(seed uint64) error {
 		w.shiftNs = w.choices.shift()
 	}
 	for i, ev := range w.topo.events {
-		w.k.Schedule(ev.at+w.shiftNs, simEvent{kind: evScenario, index: int32(i)})
+		w.k.Schedule(ev.at+w.shiftNs, simEvent{kind: evScenario, arg: int64(i)})
 	}
 	return nil
 }
@@ -459,7 +464,7 @@ func (w *world) plug(c int) {
 		far := cs.peer(end)
 		n.peerUIDs[end.port] = w.nodes[far.node].cfg.uid
 		w.k.ScheduleFirst(w.k.Now()+cs.delayNs, simEvent{kind: evArrive, node: int32(far.node), port: int16(far.port),
-			line: n.sent[end.port], index: cs.epoch})
+			line: n.sent[end.port], arg: int64(cs.epoch)})
 	}
 }
 
@@ -524,7 +529,11 @@ func indexOfCable(ports []int, c int) int {
 func (w *world) scheduleInitiate(i int, at int64, short bool) {
 	n := &w.nodes[i]
 	cycle := n.clock.EdgeAtOrAfter(at)
-	w.k.Schedule(n.clock.Edge(cycle), simEvent{kind: evInitiate, node: int32(i), cycle: cycle, short: short})
+	kind := evInitiate
+	if short {
+		kind = evInitiateShort
+	}
+	w.k.Schedule(n.clock.Edge(cycle), simEvent{kind: kind, node: int32(i), arg: cycle})
 }
 
 // interruptEvery is how many events a run processes between looks at
@@ -577,50 +586,51 @@ func (w *world) dispatch(ev simEvent) {
 	switch ev.kind {
 	case evArrive:
 		c := n.cable[ev.port]
-		if c < 0 || w.cables[c].epoch != ev.index {
+		if c < 0 || int64(w.cables[c].epoch) != ev.arg {
 			return // sent over a cable since unplugged
 		}
 		n.remote[ev.port] = ev.line
 		w.setRx(int(ev.node), int(ev.port), phy.Receive(n.sent[ev.port], ev.line))
 	case evStep:
-		if n.pendingStep == ev.cycle {
+		if n.pendingStep == ev.arg {
 			n.pendingStep = phy.NoWake
 		}
-		w.step(int(ev.node), ev.cycle)
+		w.step(int(ev.node), ev.arg)
 	case evTimer:
 		if !n.live(ev) {
 			w.staleTimers--
 			return // re-armed or disarmed since
 		}
+		cycle := n.pendingTimer
 		n.pendingTimer = phy.NoWake
-		if ev.cycle > n.evaluated { // else that edge's evaluation saw the time
-			w.step(int(ev.node), ev.cycle)
+		if cycle > n.evaluated { // else that edge's evaluation saw the time
+			w.step(int(ev.node), cycle)
 		}
-	case evInitiate:
-		if ev.cycle <= n.evaluated {
+	case evInitiate, evInitiateShort:
+		if ev.arg <= n.evaluated {
 			// The PHY already decided on this edge: the reset starts on the
 			// next one.
-			ev.cycle = n.evaluated + 1
-			w.k.Schedule(n.clock.Edge(ev.cycle), ev)
+			ev.arg = n.evaluated + 1
+			w.k.Schedule(n.clock.Edge(ev.arg), ev)
 			return
 		}
-		n.evaluated = ev.cycle
+		n.evaluated = ev.arg
 		w.initiating = int(ev.node)
 		w.catchUp(int(ev.node))
-		n.m.InitiateReset(ev.cycle, ev.short)
-		w.afterStep(int(ev.node), ev.cycle)
+		n.m.InitiateReset(ev.arg, ev.kind == evInitiateShort)
+		w.afterStep(int(ev.node), ev.arg)
 		w.initiating = -1
 	case evDelivered:
-		w.delivered(ev.index)
+		w.delivered(int32(ev.arg))
 	case evTracePacket:
 		w.traceOnly++
-		for _, q := range w.packets(ev.index) {
+		for _, q := range w.packets(int32(ev.arg)) {
 			w.observe(TraceEvent{Kind: TracePacket, Node: n.cfg.id, Port: int(ev.port), Packet: q})
 		}
 	case evScenario:
-		w.scenario(int(ev.index))
+		w.scenario(int(ev.arg))
 	case evConnected:
-		w.connected(int(ev.index))
+		w.connected(int(ev.arg))
 	}
 }
 
@@ -645,8 +655,8 @@ func (w *world) dropStaleTimers() {
 func (w *world) events() uint64 { return w.k.Processed() - w.traceOnly }
 
 // live reports whether timer event ev is the one of the timer's last
-// arming.
-func (n *node) live(ev simEvent) bool { return n.pendingTimer == ev.cycle && n.timerArm == ev.index }
+// arming (disarming counts as one).
+func (n *node) live(ev simEvent) bool { return n.timerArm == ev.arg }
 
 // step evaluates node i's PHY on clock edge cycle, unless it already did:
 // inputs that changed after an edge's evaluation are sampled on the next.
@@ -669,7 +679,7 @@ func (w *world) sampleAt(i int, cycle int64) {
 		return
 	}
 	n.pendingStep = cycle
-	w.k.Schedule(n.clock.Edge(cycle), simEvent{kind: evStep, node: int32(i), cycle: cycle})
+	w.k.Schedule(n.clock.Edge(cycle), simEvent{kind: evStep, node: int32(i), arg: cycle})
 }
 
 // setRx records a new resolved receive state and has the PHY sample it on
@@ -711,7 +721,7 @@ func (w *world) afterStep(i int, cycle int64) {
 		if c := n.cable[p]; c >= 0 {
 			cs := &w.cables[c]
 			far := cs.peer(portRef{i, p})
-			w.k.ScheduleFirst(max(now, w.busyUntil(i, p))+cs.delayNs, simEvent{kind: evArrive, node: int32(far.node), port: int16(far.port), line: tx, index: cs.epoch})
+			w.k.ScheduleFirst(max(now, w.busyUntil(i, p))+cs.delayNs, simEvent{kind: evArrive, node: int32(far.node), port: int16(far.port), line: tx, arg: int64(cs.epoch)})
 			w.setRx(i, p, phy.Receive(tx, n.remote[p]))
 		}
 	}
@@ -726,7 +736,7 @@ func (w *world) afterStep(i int, cycle int64) {
 		n.pendingTimer = wake
 		n.timerArm++
 		if wake != phy.NoWake {
-			w.k.Schedule(n.clock.Edge(wake), simEvent{kind: evTimer, node: int32(i), cycle: wake, index: n.timerArm})
+			w.k.Schedule(n.clock.Edge(wake), simEvent{kind: evTimer, node: int32(i), arg: n.timerArm})
 		}
 		w.dropStaleTimers()
 	}
@@ -770,7 +780,7 @@ func (w *world) transmit(i int, packets []phy.SelfID, endNs int64) {
 	} else {
 		last = w.walk(i, idx, endNs)
 	}
-	w.k.Schedule(last, simEvent{kind: evDelivered, index: idx})
+	w.k.Schedule(last, simEvent{kind: evDelivered, arg: int64(idx)})
 }
 
 // walk follows the data of node i's transmission idx, which ended at endNs,
@@ -824,7 +834,7 @@ func (w *world) packets(idx int32) []phy.SelfID {
 // (catchUp), not from each copy: that would cost a bus of n nodes n².
 func (w *world) receive(i, port int, idx int32, at int64) {
 	if w.opts.Observer != nil {
-		w.k.Schedule(at, simEvent{kind: evTracePacket, node: int32(i), port: int16(port), index: idx})
+		w.k.Schedule(at, simEvent{kind: evTracePacket, node: int32(i), port: int16(port), arg: int64(idx)})
 	}
 }
 
