@@ -50,15 +50,19 @@
 //
 // # How time passes
 //
-// Kernel is a 4-ary heap of events ordered by (time, sequence number), the
-// line-state arrivals of one nanosecond first (Kernel.ScheduleFirst), so
-// that a PHY evaluating an edge sees every line state that arrived at its
-// instant, whenever that evaluation was queued. The
-// world schedules four kinds of things on it: a line state arriving at a
-// port one cable delay after its peer drove it; a PHY evaluating its inputs
-// on its next clock edge; a PHY's timer expiring; and scripted events. A
-// PHY's self-ID packets reach every link after the cable and repeat delays
-// on the way: without tracing they are not walked cable by cable, the
+// Kernel is a 4-ary heap of events ordered by time, then by when each was
+// queued (its origin), then by sequence number, so that events of one
+// nanosecond run in a fixed order. The world schedules four kinds of
+// things on it: a PHY evaluating its inputs on a clock edge; a PHY's timer
+// expiring; the end of a self-ID transmission; and scripted events. A line
+// state is no event of its own: sent, it waits in the far port's inbox,
+// and the evaluation of the receiver's first edge at or after its arrival
+// is queued then, where the arrival would have queued it
+// (Kernel.ScheduleAsOf). Every evaluation first takes what has arrived by
+// its instant, so a PHY evaluating an edge sees every line state that
+// arrived at or before it, whenever that evaluation was queued. A PHY's
+// self-ID packets reach every link after the cable and repeat delays on the
+// way: without tracing they are not walked cable by cable, the
 // cable forest (forest.go) gives those times from the tree's distances,
 // and each link counts its generation's stream, kept once. Randomness comes from per-node PCG streams derived from
 // Options.Seed, so the same seed gives the same Result.

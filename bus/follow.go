@@ -240,13 +240,28 @@ func (w *world) appendKey(b []byte, queue *[]kernelEntry[simEvent]) []byte {
 		if n.gen != nil && n.s0At >= n.gen.startNs {
 			flags |= 2
 		}
+		if n.rxChanged {
+			flags |= 4
+		}
 		b = append(b, flags)
 		for p := range n.cable {
 			b = binary.AppendVarint(b, int64(n.cable[p]))
 			b = append(b, byte(n.remote[p]), byte(n.sent[p]))
 			b = binary.AppendVarint(b, max(w.busyUntil(i, p)-now, 0))
 		}
-		b = phy.AppendCycleKey(b, n.pendingStep, c0)
+		// The line states on their way, but those over a cable unplugged
+		// since; one that has arrived waits for the next edge, whenever
+		// it came.
+		b = append(b, 'I')
+		for _, a := range n.inbox {
+			if c := n.cable[a.port]; c >= 0 && w.cables[c].epoch == a.epoch {
+				b = binary.AppendVarint(b, max(a.at-now, 0))
+				b = binary.AppendVarint(b, int64(a.port))
+				b = append(b, byte(a.line))
+			}
+		}
+		b = phy.AppendCycleKey(b, n.sample.cycle, c0)
+		b = binary.AppendVarint(b, max(n.sample.origin-now, 0))
 		b = phy.AppendCycleKey(b, n.pendingTimer, c0)
 		// Every edge before the present one is alike: events come at or
 		// after it.
@@ -328,7 +343,10 @@ func (w *world) appendKey(b []byte, queue *[]kernelEntry[simEvent]) []byte {
 			continue // it will do nothing when it pops
 		}
 		b = binary.AppendVarint(b, e.at-now)
-		b = append(b, byte(ev.kind), byte(ev.line))
+		// When it was queued matters against what is queued for its
+		// instant from now on: all before now alike.
+		b = binary.AppendVarint(b, max(e.origin, now)-now)
+		b = append(b, byte(ev.kind))
 		b = binary.AppendVarint(b, int64(ev.node))
 		b = binary.AppendVarint(b, int64(ev.port))
 		switch ev.kind {
@@ -346,15 +364,11 @@ func (w *world) appendKey(b []byte, queue *[]kernelEntry[simEvent]) []byte {
 }
 
 // stale reports an event that can no longer do anything: a timer armed
-// again since, a line state sent over a cable unplugged since, the last
-// copy of a transmission of an ended generation.
+// again since, the last copy of a transmission of an ended generation.
 func (w *world) stale(ev simEvent) bool {
 	switch ev.kind {
 	case evTimer:
 		return !w.nodes[ev.node].live(ev)
-	case evArrive:
-		c := w.nodes[ev.node].cable[ev.port]
-		return c < 0 || int64(w.cables[c].epoch) != ev.arg
 	case evDelivered:
 		g := w.txGen[ev.arg]
 		return g == nil || g.done

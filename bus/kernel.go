@@ -1,13 +1,18 @@
 package bus
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+	"slices"
+)
 
 // Kernel is the discrete-event core of every simulation: a priority queue of
-// events on virtual time, ordered by (time, sequence number) so that events at
-// the same nanosecond run in the order they were scheduled (those queued with
-// ScheduleFirst before the others), never in map or heap order. It is a
-// 4-ary heap of values: scheduling and popping allocate nothing once the
-// heap has grown to its working size.
+// events on virtual time. Events at the same nanosecond run in the order
+// they were scheduled, never in map or heap order: each is ordered by
+// (time, origin, sequence number), where its origin is the virtual time it
+// was scheduled at (ScheduleAsOf may name a later one; ScheduleFirst an
+// origin before all others). It is a 4-ary heap of values: scheduling and
+// popping allocate nothing once the heap has grown to its working size.
 //
 // E is the caller's event payload. The zero Kernel is ready to use.
 type Kernel[E any] struct {
@@ -18,13 +23,19 @@ type Kernel[E any] struct {
 }
 
 type kernelEntry[E any] struct {
-	at  int64
-	seq uint64
-	ev  E
+	at, origin int64
+	seq        uint64
+	ev         E
 }
 
 func (a *kernelEntry[E]) before(b *kernelEntry[E]) bool {
-	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	if a.origin != b.origin {
+		return a.origin < b.origin
+	}
+	return a.seq < b.seq
 }
 
 // Now is the time of the event last popped.
@@ -39,27 +50,38 @@ func (k *Kernel[E]) Processed() uint64 { return k.processed }
 // Schedule queues ev at time at, which must not be in the past: an event
 // scheduled before Now would break causality, and that is a bug in the
 // caller, not a condition to recover from.
-func (k *Kernel[E]) Schedule(at int64, ev E) { k.schedule(at, ev, later) }
+func (k *Kernel[E]) Schedule(at int64, ev E) { k.schedule(at, k.now, ev) }
 
 // ScheduleFirst queues ev at time at, before every event that Schedule
 // queues at the same instant, whenever it was queued; events that
 // ScheduleFirst queues at one instant run in the order they were queued.
-// The world queues line-state arrivals so: what arrives at the instant of
-// a clock edge is sampled on that edge, however early the evaluation of
-// that edge was queued.
-func (k *Kernel[E]) ScheduleFirst(at int64, ev E) { k.schedule(at, ev, 0) }
+func (k *Kernel[E]) ScheduleFirst(at int64, ev E) { k.schedule(at, math.MinInt64, ev) }
 
-// later is the sequence bit that puts the events Schedule queues after
-// those ScheduleFirst queues at the same instant.
-const later = 1 << 63
+// ScheduleAsOf queues ev at time at where Schedule would have queued it
+// had it been called at virtual time origin, which is neither before Now
+// nor after at: after what is queued for at before origin, and before what
+// is queued for at from origin on. It is for an event that something at
+// origin would queue, when that something needs no event of its own: the
+// world queues the evaluation a line state's arrival calls for when the
+// line state is sent, as the arrival itself would have queued it.
+func (k *Kernel[E]) ScheduleAsOf(at, origin int64, ev E) {
+	if origin < k.now || origin > at {
+		panic(fmt.Sprintf("bus: event at %d ns scheduled as of %d ns, outside [now %d ns, its time]", at, origin, k.now))
+	}
+	k.schedule(at, origin, ev)
+}
 
-func (k *Kernel[E]) schedule(at int64, ev E, class uint64) {
+func (k *Kernel[E]) schedule(at, origin int64, ev E) {
 	if at < k.now {
 		panic(fmt.Sprintf("bus: event scheduled at %d ns, before now (%d ns)", at, k.now))
 	}
 	k.seq++
-	k.heap = append(k.heap, kernelEntry[E]{at: at, seq: k.seq | class, ev: ev})
-	k.up(len(k.heap) - 1)
+	n := len(k.heap)
+	if n == cap(k.heap) {
+		k.heap = slices.Grow(k.heap, 1)
+	}
+	k.heap = k.heap[:n+1] // up writes the new slot
+	k.up(n, kernelEntry[E]{at: at, origin: origin, seq: k.seq, ev: ev})
 }
 
 // Next pops the earliest event and advances Now to its time. ok is false
@@ -69,11 +91,10 @@ func (k *Kernel[E]) Next() (at int64, ev E, ok bool) {
 	if n == 0 {
 		return k.now, ev, false
 	}
-	top := k.heap[0]
-	k.heap[0] = k.heap[n-1]
+	top, last := k.heap[0], k.heap[n-1]
 	k.heap = k.heap[:n-1]
 	if n > 1 {
-		k.down(0)
+		k.down(0, last)
 	}
 	k.now = top.at
 	k.processed++
@@ -95,7 +116,7 @@ func (k *Kernel[E]) Drop(stale func(E) bool) int {
 	clear(k.heap[len(kept):]) // no payload outlives its event
 	k.heap = kept
 	for i := (len(kept) - 2) / 4; i >= 0; i-- {
-		k.down(i)
+		k.down(i, kept[i])
 	}
 	return dropped
 }
@@ -108,9 +129,11 @@ func (k *Kernel[E]) PeekTime() (at int64, ok bool) {
 	return k.heap[0].at, true
 }
 
-func (k *Kernel[E]) up(i int) {
+// up puts e, for slot i, where it belongs on the way to the root. e is
+// passed rather than read from slot i: writing an entry and reading it
+// straight back stalls the load on the store, a cost per event.
+func (k *Kernel[E]) up(i int, e kernelEntry[E]) {
 	h := k.heap
-	e := h[i]
 	for i > 0 {
 		p := (i - 1) / 4
 		if !e.before(&h[p]) {
@@ -122,10 +145,11 @@ func (k *Kernel[E]) up(i int) {
 	h[i] = e
 }
 
-func (k *Kernel[E]) down(i int) {
+// down puts e, for slot i, where it belongs on the way to the leaves (e
+// passed for the reason up gives).
+func (k *Kernel[E]) down(i int, e kernelEntry[E]) {
 	h := k.heap
 	n := len(h)
-	e := h[i]
 	for {
 		first := 4*i + 1
 		if first >= n {

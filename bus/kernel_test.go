@@ -140,10 +140,7 @@ type kernelOp struct {
 	pushes []kernelPush
 }
 
-type kernelPush struct {
-	at    int64
-	first bool // ScheduleFirst
-}
+type kernelPush struct{ at, origin int64 }
 
 // recordKernelOps runs the bus of sim once with seed and records the
 // kernel's work: the events queued before the first pop, then, per pop,
@@ -157,9 +154,9 @@ func recordKernelOps(tb testing.TB, sim *Simulator, seed uint64) (initial []kern
 		var p []kernelPush
 		var order []uint64
 		for _, e := range w.k.heap {
-			if e.seq&^later > seq {
-				p = append(p, kernelPush{at: e.at, first: e.seq&later == 0})
-				order = append(order, e.seq&^later)
+			if e.seq > seq {
+				p = append(p, kernelPush{at: e.at, origin: e.origin})
+				order = append(order, e.seq)
 			}
 		}
 		// The heap holds them out of order: queue them as they came.
@@ -189,14 +186,18 @@ func (s bySeq) Swap(a, b int) {
 }
 
 // bareHeap is the yardstick of the simulator's cost per event: a 4-ary heap
-// of values with entries the size of the kernel's, ordered by (time,
-// sequence), and nothing else.
+// of values with entries the size of the kernel's, ordered as the kernel
+// orders them, and nothing else.
 type bareHeap []bareEntry
 
 type bareEntry struct {
-	at  int64
-	seq uint64
-	_   simEvent // the payload's size, never read
+	at, origin int64
+	seq        uint64
+	_          simEvent // the payload's size, never read
+}
+
+func (a *bareEntry) before(b *bareEntry) bool {
+	return a.at < b.at || a.at == b.at && (a.origin < b.origin || a.origin == b.origin && a.seq < b.seq)
 }
 
 func (h *bareHeap) push(e bareEntry) {
@@ -205,7 +206,7 @@ func (h *bareHeap) push(e bareEntry) {
 	i := len(s) - 1
 	for i > 0 {
 		p := (i - 1) / 4
-		if s[p].at < e.at || (s[p].at == e.at && s[p].seq < e.seq) {
+		if s[p].before(&e) {
 			break
 		}
 		s[i] = s[p]
@@ -227,11 +228,11 @@ func (h *bareHeap) pop() bareEntry {
 		}
 		best := first
 		for c := first + 1; c < min(first+4, n); c++ {
-			if s[c].at < s[best].at || (s[c].at == s[best].at && s[c].seq < s[best].seq) {
+			if s[c].before(&s[best]) {
 				best = c
 			}
 		}
-		if e.at < s[best].at || (e.at == s[best].at && e.seq < s[best].seq) {
+		if e.before(&s[best]) {
 			break
 		}
 		s[i] = s[best]
@@ -259,11 +260,7 @@ func BenchmarkBareHeapInit63(b *testing.B) {
 		var seq uint64
 		push := func(p kernelPush) {
 			seq++
-			s := seq | later
-			if p.first {
-				s = seq
-			}
-			h.push(bareEntry{at: p.at, seq: s})
+			h.push(bareEntry{at: p.at, origin: p.origin, seq: seq})
 		}
 		for _, p := range initial {
 			push(p)
@@ -331,4 +328,28 @@ func TestDroppingStaleTimersChangesNoResult(t *testing.T) {
 // simEvent that grows it past 16 bytes costs every event.
 func TestSimEventStaysSixteenBytes(t *testing.T) {
 	assert.Equal(t, uintptr(16), unsafe.Sizeof(simEvent{}))
+}
+
+// An event queued as of a later origin takes, among the events of its
+// instant, the place an event queued at that origin would take: after
+// those queued before it, before those queued from it on.
+func TestKernelScheduleAsOfTakesTheOriginsPlace(t *testing.T) {
+	var k Kernel[string]
+	k.Schedule(10, "queued at 0")
+	k.ScheduleAsOf(10, 5, "as of 5")
+	k.Schedule(5, "at 5")
+	at, ev, _ := k.Next()
+	require.Equal(t, "at 5", ev)
+	require.Equal(t, int64(5), at)
+	k.Schedule(10, "queued at 5")
+	k.ScheduleFirst(10, "first")
+	k.ScheduleAsOf(10, 7, "as of 7")
+	var order []string
+	for k.Len() > 0 {
+		_, ev, _ := k.Next()
+		order = append(order, ev)
+	}
+	assert.Equal(t, []string{"first", "queued at 0", "as of 5", "queued at 5", "as of 7"}, order)
+	assert.Panics(t, func() { k.ScheduleAsOf(20, 9, "before now") }, "origin before now")
+	assert.Panics(t, func() { k.ScheduleAsOf(20, 21, "after its time") }, "origin after the event")
 }

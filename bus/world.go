@@ -29,11 +29,11 @@ func streamID(node, purpose int) uint64 { return uint64(node)<<8 | uint64(purpos
 type simKind uint8
 
 const (
-	evArrive        simKind = iota // a line state reaches a port after the cable delay
-	evStep                         // a PHY evaluates on a clock edge: inputs changed
+	evStep          simKind = iota // a PHY evaluates on a clock edge if its inputs changed: a line state arrived, or a port's state changed
 	evTimer                        // a PHY evaluates on a clock edge: a timer expired
 	evDelivered                    // the last copy of a self-ID transmission arrived
 	evTracePacket                  // tracing only: self-ID packets reach a port (-1: the sender's link)
+	evTraceArrive                  // tracing only: a line state reaches a port, and is traced when it does
 	evInitiate                     // a PHY initiates a reset on a clock edge
 	evInitiateShort                // a PHY initiates an arbitrated short reset on a clock edge
 	evScenario                     // a scripted event
@@ -45,14 +45,22 @@ const (
 // needs.
 type simEvent struct {
 	node int32
-	port int16 // evArrive, evTracePacket
+	port int16 // evTracePacket
 	kind simKind
-	line phy.LineState // evArrive
+	_    uint8
 	// arg is, for evStep and evInitiate, the clock cycle; for evTimer, the
-	// arming; for evArrive, the cable epoch; for evDelivered and
-	// evTracePacket, the transmission; for evScenario and evConnected, the
-	// scripted event.
+	// arming; for evDelivered and evTracePacket, the transmission; for
+	// evScenario and evConnected, the scripted event.
 	arg int64
+}
+
+// arrival is a line state on its way to a port, over the cable of the
+// given epoch: it reaches the port at at.
+type arrival struct {
+	at    int64
+	epoch int32
+	port  int16
+	line  phy.LineState
 }
 
 // node is one PHY in the world.
@@ -71,8 +79,20 @@ type node struct {
 	// ends: a line state driven later follows the data on the wire, never
 	// overtakes it.
 	busyUntil []int64
+	// inbox holds the line states on their way to the ports, by arrival
+	// time (then sending order). The PHY samples its ports on its clock
+	// edges only, so an arrival matters from the first edge at or after
+	// it: the evaluation queued for that edge when the line state was
+	// sent takes it, or an earlier one at or after the arrival does. A
+	// line state's arrival and its sampling are one event.
+	inbox []arrival
+	// rxChanged says a port's resolved receive state changed since the
+	// PHY last evaluated.
+	rxChanged bool
 
-	pendingStep  int64 // cycle of a queued input evaluation, -1 if none
+	// sample is the last input evaluation queued (evStep), until it pops:
+	// a request for the same cycle as of no earlier adds nothing.
+	sample       queuedSample
 	pendingTimer int64 // cycle of the armed timer's evaluation, -1 if none
 	// timerArm counts the arming of the timer: only the event of the last
 	// arming fires it, so a timer armed again for a cycle it once had does
@@ -377,7 +397,8 @@ func (n *node) resetWires() {
 	clear(n.remote)
 	clear(n.sent)
 	clear(n.busyUntil)
-	n.pendingStep, n.pendingTimer, n.evaluated = phy.NoWake, phy.NoWake, -1
+	n.inbox, n.rxChanged = n.inbox[:0], false
+	n.sample, n.pendingTimer, n.evaluated = noSample, phy.NoWake, -1
 	n.state = phy.A0Idle
 	n.gen, n.reachedT0, n.s0At, n.cause = nil, false, -1, Cause{}
 }
@@ -455,6 +476,8 @@ func (c *cableState) peer(e portRef) portRef {
 func (w *world) plug(c int) {
 	w.settleInFlight()
 	cs := &w.cables[c]
+	w.takeArrivals(cs.a.node)
+	w.takeArrivals(cs.b.node)
 	cs.connected = true
 	cs.epoch++
 	for _, end := range []portRef{cs.a, cs.b} {
@@ -463,8 +486,7 @@ func (w *world) plug(c int) {
 		n.m.Ports().Connected[end.port] = true
 		far := cs.peer(end)
 		n.peerUIDs[end.port] = w.nodes[far.node].cfg.uid
-		w.k.ScheduleFirst(w.k.Now()+cs.delayNs, simEvent{kind: evArrive, node: int32(far.node), port: int16(far.port),
-			line: n.sent[end.port], arg: int64(cs.epoch)})
+		w.send(far, n.sent[end.port], cs.epoch, w.k.Now()+cs.delayNs)
 	}
 }
 
@@ -472,6 +494,8 @@ func (w *world) plug(c int) {
 func (w *world) unplug(c int) {
 	w.settleInFlight()
 	cs := &w.cables[c]
+	w.takeArrivals(cs.a.node)
+	w.takeArrivals(cs.b.node)
 	cs.connected = false
 	cs.epoch++
 	for _, end := range []portRef{cs.a, cs.b} {
@@ -580,22 +604,22 @@ func (w *world) run() {
 
 func (w *world) dispatch(ev simEvent) {
 	n := &w.nodes[ev.node]
-	if ev.kind != evTimer || n.live(ev) {
+	if ev.kind != evTimer && ev.kind != evStep || ev.kind == evTimer && n.live(ev) {
 		w.lastActive = w.k.Now()
 	}
 	switch ev.kind {
-	case evArrive:
-		c := n.cable[ev.port]
-		if c < 0 || int64(w.cables[c].epoch) != ev.arg {
-			return // sent over a cable since unplugged
-		}
-		n.remote[ev.port] = ev.line
-		w.setRx(int(ev.node), int(ev.port), phy.Receive(n.sent[ev.port], ev.line))
 	case evStep:
-		if n.pendingStep == ev.arg {
-			n.pendingStep = phy.NoWake
+		if n.sample.cycle == ev.arg {
+			n.sample = noSample
 		}
-		w.step(int(ev.node), ev.arg)
+		w.takeArrivals(int(ev.node))
+		if n.rxChanged && ev.arg > n.evaluated { // else an evaluation since saw the inputs
+			w.lastActive = w.k.Now()
+			w.step(int(ev.node), ev.arg)
+		}
+	case evTraceArrive:
+		w.traceOnly++
+		w.takeArrivals(int(ev.node))
 	case evTimer:
 		if !n.live(ev) {
 			w.staleTimers--
@@ -614,7 +638,8 @@ func (w *world) dispatch(ev simEvent) {
 			w.k.Schedule(n.clock.Edge(ev.arg), ev)
 			return
 		}
-		n.evaluated = ev.arg
+		w.takeArrivals(int(ev.node))
+		n.evaluated, n.rxChanged = ev.arg, false
 		w.initiating = int(ev.node)
 		w.catchUp(int(ev.node))
 		n.m.InitiateReset(ev.arg, ev.kind == evInitiateShort)
@@ -658,41 +683,100 @@ func (w *world) events() uint64 { return w.k.Processed() - w.traceOnly }
 // arming (disarming counts as one).
 func (n *node) live(ev simEvent) bool { return n.timerArm == ev.arg }
 
-// step evaluates node i's PHY on clock edge cycle, unless it already did:
-// inputs that changed after an edge's evaluation are sampled on the next.
+// step evaluates node i's PHY on clock edge cycle, which it has not
+// evaluated yet, with every line state that has arrived by now.
 func (w *world) step(i int, cycle int64) {
 	n := &w.nodes[i]
-	if cycle <= n.evaluated {
-		w.sampleAt(i, n.evaluated+1)
-		return
-	}
-	n.evaluated = cycle
+	w.takeArrivals(i)
+	n.evaluated, n.rxChanged = cycle, false
 	w.catchUp(i)
 	n.m.Step(cycle)
 	w.afterStep(i, cycle)
 }
 
-// sampleAt has node i's PHY evaluate its inputs on edge cycle.
-func (w *world) sampleAt(i int, cycle int64) {
+// sampleAt has node i's PHY evaluate its inputs on edge cycle, as
+// something at virtual time origin asks: in the order an event queued then
+// would take among the others of that edge.
+func (w *world) sampleAt(i int, cycle, origin int64) {
 	n := &w.nodes[i]
-	if n.pendingStep == cycle {
+	if n.sample.cycle == cycle && n.sample.origin <= origin {
 		return
 	}
-	n.pendingStep = cycle
-	w.k.Schedule(n.clock.Edge(cycle), simEvent{kind: evStep, node: int32(i), arg: cycle})
+	n.sample = queuedSample{cycle, origin}
+	w.k.ScheduleAsOf(n.clock.Edge(cycle), origin, simEvent{kind: evStep, node: int32(i), arg: cycle})
 }
+
+// queuedSample is an input evaluation in the queue: its cycle, and the
+// virtual time it was asked for at.
+type queuedSample struct{ cycle, origin int64 }
+
+var noSample = queuedSample{phy.NoWake, 0}
 
 // setRx records a new resolved receive state and has the PHY sample it on
 // its next clock edge.
 func (w *world) setRx(i, port int, rx phy.LineState) {
+	if w.updateRx(i, port, rx) {
+		n := &w.nodes[i]
+		now := w.k.Now()
+		w.sampleAt(i, max(n.clock.EdgeAtOrAfter(now), n.evaluated+1), now)
+	}
+}
+
+// updateRx records a resolved receive state, and reports whether it
+// changed.
+func (w *world) updateRx(i, port int, rx phy.LineState) bool {
 	n := &w.nodes[i]
 	ports := n.m.Ports()
 	if ports.Rx[port] == rx {
-		return
+		return false
 	}
 	w.observe(TraceEvent{Kind: TraceReceive, Node: n.cfg.id, Port: port, FromLine: ports.Rx[port], ToLine: rx})
 	ports.Rx[port] = rx
-	w.sampleAt(i, max(n.clock.EdgeAtOrAfter(w.k.Now()), n.evaluated+1))
+	n.rxChanged = true
+	return true
+}
+
+// send puts line state line on its way to port `to`, over the cable of
+// the given epoch, to arrive at at: into the port's inbox, with the
+// evaluation of the first edge at or after at queued as the arrival would
+// queue it. (An edge's evaluation comes after every arrival at its
+// instant, as a receiver's synchronizer samples what is there when the
+// edge comes.)
+func (w *world) send(to portRef, line phy.LineState, epoch int32, at int64) {
+	n := &w.nodes[to.node]
+	a := arrival{at: at, epoch: epoch, port: int16(to.port), line: line}
+	k := len(n.inbox)
+	n.inbox = append(n.inbox, a)
+	for ; k > 0 && n.inbox[k-1].at > at; k-- {
+		n.inbox[k] = n.inbox[k-1]
+	}
+	n.inbox[k] = a
+	w.sampleAt(to.node, n.clock.EdgeAtOrAfter(at), at)
+	if w.opts.Observer != nil {
+		w.k.ScheduleFirst(at, simEvent{kind: evTraceArrive, node: int32(to.node)})
+	}
+}
+
+// takeArrivals takes from node i's inbox every line state that has arrived
+// by now: each sets the port's remote state and resolves its receive
+// state, unless the cable it came over was unplugged since. The evaluation
+// that samples them is queued already, or under way.
+func (w *world) takeArrivals(i int) {
+	n := &w.nodes[i]
+	now := w.k.Now()
+	k := 0
+	for ; k < len(n.inbox) && n.inbox[k].at <= now; k++ {
+		a := n.inbox[k]
+		w.lastActive = max(w.lastActive, a.at)
+		if c := n.cable[a.port]; c < 0 || w.cables[c].epoch != a.epoch {
+			continue // sent over a cable since unplugged
+		}
+		n.remote[a.port] = a.line
+		w.updateRx(i, int(a.port), phy.Receive(n.sent[a.port], a.line))
+	}
+	if k > 0 {
+		n.inbox = n.inbox[:copy(n.inbox, n.inbox[k:])]
+	}
 }
 
 // afterStep propagates what a PHY did on a clock edge: state changes,
@@ -721,7 +805,7 @@ func (w *world) afterStep(i int, cycle int64) {
 		if c := n.cable[p]; c >= 0 {
 			cs := &w.cables[c]
 			far := cs.peer(portRef{i, p})
-			w.k.ScheduleFirst(max(now, w.busyUntil(i, p))+cs.delayNs, simEvent{kind: evArrive, node: int32(far.node), port: int16(far.port), line: tx, arg: int64(cs.epoch)})
+			w.send(far, tx, cs.epoch, max(now, w.busyUntil(i, p))+cs.delayNs)
 			w.setRx(i, p, phy.Receive(tx, n.remote[p]))
 		}
 	}
