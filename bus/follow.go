@@ -328,7 +328,7 @@ func (w *world) appendKey(b []byte, queue *[]kernelEntry[simEvent]) []byte {
 		b = binary.AppendVarint(b, int64(idx))
 	}
 	// The queue in the order it will pop.
-	q := append((*queue)[:0], w.k.heap...)
+	q := w.k.appendPending((*queue)[:0])
 	slices.SortFunc(q, func(a, b kernelEntry[simEvent]) int {
 		if a.before(&b) {
 			return -1

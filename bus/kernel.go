@@ -3,6 +3,7 @@ package bus
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -11,21 +12,54 @@ import (
 // they were scheduled, never in map or heap order: each is ordered by
 // (time, origin, sequence number), where its origin is the virtual time it
 // was scheduled at (ScheduleAsOf may name a later one; ScheduleFirst an
-// origin before all others). It is a 4-ary heap of values: scheduling and
-// popping allocate nothing once the heap has grown to its working size.
+// origin before all others).
+//
+// Most events of a bus fall a few nanoseconds to a few microseconds ahead
+// (a cable delay, the next clock edge, a back-off), so the kernel keeps
+// those due within wheelSpan ns of now on a timing wheel, one slot a
+// nanosecond, each slot a list in queue order: scheduling one is an append,
+// popping it a look at a bitmap. Later events (reset and self-ID timers,
+// scripted events) wait in a 4-ary heap of values; Next takes the earlier
+// of the two heads. Scheduling and popping allocate nothing once both have
+// grown to their working size.
 //
 // E is the caller's event payload. The zero Kernel is ready to use.
 type Kernel[E any] struct {
-	heap      []kernelEntry[E]
-	seq       uint64
 	now       int64
+	seq       uint64
 	processed uint64
+
+	// The wheel: slot at&wheelMask holds, from head to tail, the events
+	// due at at for every at in [now, now+wheelSpan), as 1-based indexes
+	// into pool (0 is none), linked by next. occupied has a bit per slot
+	// that holds any.
+	head, tail []int32
+	occupied   [wheelSpan / 64]uint64
+	onWheel    int
+	pool       []kernelNode[E] // pool[0] unused
+	free       int32           // a list of unused pool nodes, through next
+
+	far []kernelEntry[E] // a 4-ary heap of the events due later
+
+	// nearest caches the slot of the wheel's earliest event, +1, between a
+	// PeekTime and the Next that follows it; 0 when not known.
+	nearest int
 }
+
+const (
+	wheelSpan = 4096 // ns ahead of now that the wheel holds
+	wheelMask = wheelSpan - 1
+)
 
 type kernelEntry[E any] struct {
 	at, origin int64
 	seq        uint64
 	ev         E
+}
+
+type kernelNode[E any] struct {
+	kernelEntry[E]
+	next int32
 }
 
 func (a *kernelEntry[E]) before(b *kernelEntry[E]) bool {
@@ -38,11 +72,23 @@ func (a *kernelEntry[E]) before(b *kernelEntry[E]) bool {
 	return a.seq < b.seq
 }
 
+// Reset empties the kernel and sets Now and Processed to zero, keeping the
+// memory it has grown for the next run.
+func (k *Kernel[E]) Reset() {
+	for w, word := range k.occupied {
+		for ; word != 0; word &= word - 1 {
+			s := w*64 + bits.TrailingZeros64(word)
+			k.head[s], k.tail[s] = 0, 0
+		}
+	}
+	*k = Kernel[E]{head: k.head, tail: k.tail, pool: k.pool[:min(len(k.pool), 1)], far: k.far[:0]}
+}
+
 // Now is the time of the event last popped.
 func (k *Kernel[E]) Now() int64 { return k.now }
 
 // Len is the number of pending events.
-func (k *Kernel[E]) Len() int { return len(k.heap) }
+func (k *Kernel[E]) Len() int { return k.onWheel + len(k.far) }
 
 // Processed counts the events popped so far.
 func (k *Kernel[E]) Processed() uint64 { return k.processed }
@@ -76,29 +122,150 @@ func (k *Kernel[E]) schedule(at, origin int64, ev E) {
 		panic(fmt.Sprintf("bus: event scheduled at %d ns, before now (%d ns)", at, k.now))
 	}
 	k.seq++
-	n := len(k.heap)
-	if n == cap(k.heap) {
-		k.heap = slices.Grow(k.heap, 1)
+	k.nearest = 0
+	if at-k.now >= wheelSpan {
+		n := len(k.far)
+		if n == cap(k.far) {
+			k.far = slices.Grow(k.far, 1)
+		}
+		k.far = k.far[:n+1] // up writes the new slot
+		k.up(n, kernelEntry[E]{at: at, origin: origin, seq: k.seq, ev: ev})
+		return
 	}
-	k.heap = k.heap[:n+1] // up writes the new slot
-	k.up(n, kernelEntry[E]{at: at, origin: origin, seq: k.seq, ev: ev})
+	if k.head == nil {
+		k.head, k.tail = make([]int32, wheelSpan), make([]int32, wheelSpan)
+		k.pool = make([]kernelNode[E], 1, 64)
+	}
+	x := k.free
+	if x != 0 {
+		k.free = k.pool[x].next
+	} else {
+		x = int32(len(k.pool))
+		k.pool = append(k.pool, kernelNode[E]{})
+	}
+	node := &k.pool[x]
+	node.at, node.origin, node.seq, node.ev, node.next = at, origin, k.seq, ev, 0
+	k.onWheel++
+	s := int(at & wheelMask)
+	t := k.tail[s]
+	switch {
+	case t == 0:
+		k.head[s], k.tail[s] = x, x
+		k.occupied[s/64] |= 1 << (s % 64)
+	case k.pool[t].origin <= origin:
+		// The common case: queued last, so last at its instant.
+		k.pool[t].next, k.tail[s] = x, x
+	default:
+		// An earlier origin than the tail's (ScheduleFirst, or
+		// ScheduleAsOf before an event queued as of later): walk to its
+		// place.
+		prev, cur := int32(0), k.head[s]
+		for cur != 0 && k.pool[cur].origin <= origin {
+			prev, cur = cur, k.pool[cur].next
+		}
+		k.pool[x].next = cur
+		if prev == 0 {
+			k.head[s] = x
+		} else {
+			k.pool[prev].next = x
+		}
+	}
+}
+
+// nearestSlot is the slot of the wheel's earliest event, -1 if the wheel
+// is empty: the first occupied one from now's on, round the wheel.
+func (k *Kernel[E]) nearestSlot() int {
+	if k.nearest != 0 {
+		return k.nearest - 1
+	}
+	if k.onWheel == 0 {
+		return -1
+	}
+	from := int(k.now & wheelMask)
+	w := from / 64
+	if word := k.occupied[w] &^ (1<<(from%64) - 1); word != 0 {
+		k.nearest = w*64 + bits.TrailingZeros64(word) + 1
+		return k.nearest - 1
+	}
+	for i := 1; i <= len(k.occupied); i++ {
+		w := (from/64 + i) % len(k.occupied)
+		if word := k.occupied[w]; word != 0 {
+			k.nearest = w*64 + bits.TrailingZeros64(word) + 1
+			return k.nearest - 1
+		}
+	}
+	panic("bus: the kernel's wheel counts events it does not hold")
+}
+
+// earliest is where the earliest pending event is: the wheel slot, or -1
+// for the heap's top; ok is false when none is pending.
+func (k *Kernel[E]) earliest() (slot int, ok bool) {
+	s := k.nearestSlot()
+	switch {
+	case s < 0:
+		return -1, len(k.far) > 0
+	case len(k.far) == 0 || !k.far[0].before(&k.pool[k.head[s]].kernelEntry):
+		return s, true
+	}
+	return -1, true
 }
 
 // Next pops the earliest event and advances Now to its time. ok is false
 // when no event is pending.
 func (k *Kernel[E]) Next() (at int64, ev E, ok bool) {
-	n := len(k.heap)
-	if n == 0 {
+	s, ok := k.earliest()
+	if !ok {
 		return k.now, ev, false
 	}
-	top, last := k.heap[0], k.heap[n-1]
-	k.heap = k.heap[:n-1]
-	if n > 1 {
-		k.down(0, last)
+	var top kernelEntry[E]
+	if s >= 0 {
+		top = k.popSlot(s)
+	} else {
+		top = k.popFar()
 	}
 	k.now = top.at
 	k.processed++
 	return top.at, top.ev, true
+}
+
+// popSlot takes the first event of wheel slot s.
+func (k *Kernel[E]) popSlot(s int) kernelEntry[E] {
+	x := k.head[s]
+	node := &k.pool[x]
+	top := node.kernelEntry
+	k.head[s] = node.next
+	if node.next == 0 {
+		k.tail[s] = 0
+		k.occupied[s/64] &^= 1 << (s % 64)
+		k.nearest = 0
+	}
+	*node = kernelNode[E]{next: k.free} // no payload outlives its event
+	k.free = x
+	k.onWheel--
+	return top
+}
+
+// popFar takes the heap's top.
+func (k *Kernel[E]) popFar() kernelEntry[E] {
+	n := len(k.far)
+	top, last := k.far[0], k.far[n-1]
+	k.far = k.far[:n-1]
+	if n > 1 {
+		k.down(0, last)
+	}
+	return top
+}
+
+// PeekTime is the time of the earliest pending event; ok is false when none is.
+func (k *Kernel[E]) PeekTime() (at int64, ok bool) {
+	s, ok := k.earliest()
+	switch {
+	case !ok:
+		return 0, false
+	case s >= 0:
+		return k.pool[k.head[s]].at, true
+	}
+	return k.far[0].at, true
 }
 
 // Drop removes every pending event for which stale reports true, and
@@ -106,34 +273,70 @@ func (k *Kernel[E]) Next() (at int64, ev E, ok bool) {
 // events that would do nothing when popped, whose place in the queue costs
 // memory and time.
 func (k *Kernel[E]) Drop(stale func(E) bool) int {
-	kept := k.heap[:0]
-	for _, e := range k.heap {
+	dropped := 0
+	k.nearest = 0
+	for w, word := range k.occupied {
+		for ; word != 0; word &= word - 1 {
+			s := w*64 + bits.TrailingZeros64(word)
+			prev := int32(0)
+			for cur := k.head[s]; cur != 0; {
+				next := k.pool[cur].next
+				if !stale(k.pool[cur].ev) {
+					prev, cur = cur, next
+					continue
+				}
+				if prev == 0 {
+					k.head[s] = next
+				} else {
+					k.pool[prev].next = next
+				}
+				if k.tail[s] == cur {
+					k.tail[s] = prev
+				}
+				k.pool[cur] = kernelNode[E]{next: k.free}
+				k.free = cur
+				k.onWheel--
+				dropped++
+				cur = next
+			}
+			if k.head[s] == 0 {
+				k.occupied[w] &^= 1 << (s % 64)
+			}
+		}
+	}
+	kept := k.far[:0]
+	for _, e := range k.far {
 		if !stale(e.ev) {
 			kept = append(kept, e)
 		}
 	}
-	dropped := len(k.heap) - len(kept)
-	clear(k.heap[len(kept):]) // no payload outlives its event
-	k.heap = kept
-	for i := (len(kept) - 2) / 4; i >= 0; i-- {
+	dropped += len(k.far) - len(kept)
+	clear(k.far[len(kept):]) // no payload outlives its event
+	k.far = kept
+	for i := (len(kept) - 2) / 4; i >= 0 && len(kept) > 1; i-- {
 		k.down(i, kept[i])
 	}
 	return dropped
 }
 
-// PeekTime is the time of the earliest pending event; ok is false when none is.
-func (k *Kernel[E]) PeekTime() (at int64, ok bool) {
-	if len(k.heap) == 0 {
-		return 0, false
+// appendPending appends every pending event to dst, in no particular
+// order.
+func (k *Kernel[E]) appendPending(dst []kernelEntry[E]) []kernelEntry[E] {
+	for w, word := range k.occupied {
+		for ; word != 0; word &= word - 1 {
+			for cur := k.head[w*64+bits.TrailingZeros64(word)]; cur != 0; cur = k.pool[cur].next {
+				dst = append(dst, k.pool[cur].kernelEntry)
+			}
+		}
 	}
-	return k.heap[0].at, true
+	return append(dst, k.far...)
 }
 
-// up puts e, for slot i, where it belongs on the way to the root. e is
-// passed rather than read from slot i: writing an entry and reading it
-// straight back stalls the load on the store, a cost per event.
+// up puts e, for slot i of the heap, where it belongs on the way to the
+// root. e is passed rather than read from slot i: writing an entry and
+// reading it straight back stalls the load on the store, a cost per event.
 func (k *Kernel[E]) up(i int, e kernelEntry[E]) {
-	h := k.heap
+	h := k.far
 	for i > 0 {
 		p := (i - 1) / 4
 		if !e.before(&h[p]) {
@@ -145,10 +348,10 @@ func (k *Kernel[E]) up(i int, e kernelEntry[E]) {
 	h[i] = e
 }
 
-// down puts e, for slot i, where it belongs on the way to the leaves (e
-// passed for the reason up gives).
+// down puts e, for slot i of the heap, where it belongs on the way to the
+// leaves (e passed for the reason up gives).
 func (k *Kernel[E]) down(i int, e kernelEntry[E]) {
-	h := k.heap
+	h := k.far
 	n := len(h)
 	for {
 		first := 4*i + 1

@@ -1,8 +1,10 @@
 package bus
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 	"unsafe"
@@ -153,7 +155,7 @@ func recordKernelOps(tb testing.TB, sim *Simulator, seed uint64) (initial []kern
 	pushedSince := func(seq uint64) []kernelPush {
 		var p []kernelPush
 		var order []uint64
-		for _, e := range w.k.heap {
+		for _, e := range w.k.appendPending(nil) {
 			if e.seq > seq {
 				p = append(p, kernelPush{at: e.at, origin: e.origin})
 				order = append(order, e.seq)
@@ -352,4 +354,88 @@ func TestKernelScheduleAsOfTakesTheOriginsPlace(t *testing.T) {
 	assert.Equal(t, []string{"first", "queued at 0", "as of 5", "queued at 5", "as of 7"}, order)
 	assert.Panics(t, func() { k.ScheduleAsOf(20, 9, "before now") }, "origin before now")
 	assert.Panics(t, func() { k.ScheduleAsOf(20, 21, "after its time") }, "origin after the event")
+}
+
+// The wheel and the heap behind it pop in exactly the order one sorted
+// list of (time, origin, sequence) would: near and far times, the three
+// ways to schedule, drops and resets mixed, checked against that list.
+func TestKernelMatchesASortedList(t *testing.T) {
+	type ref struct {
+		at, origin int64
+		seq        uint64
+		id         int
+	}
+	var k Kernel[int]
+	rng := rand.New(rand.NewPCG(11, 12))
+	for round := range 4 {
+		var want []ref
+		var seq uint64
+		id := 0
+		schedule := func() {
+			now := k.Now()
+			var at int64
+			switch rng.IntN(4) {
+			case 0:
+				at = now + rng.Int64N(4) // ties at and near now
+			case 1:
+				at = now + rng.Int64N(wheelSpan+64) // either side of the wheel's reach
+			case 2:
+				at = now + wheelSpan - 1 + rng.Int64N(3) // its edge
+			default:
+				at = now + rng.Int64N(20*wheelSpan) // the heap
+			}
+			seq++
+			r := ref{at: at, origin: now, seq: seq, id: id}
+			switch rng.IntN(5) {
+			case 0:
+				r.origin = math.MinInt64
+				k.ScheduleFirst(at, id)
+			case 1:
+				r.origin = now + rng.Int64N(at-now+1)
+				k.ScheduleAsOf(at, r.origin, id)
+			default:
+				k.Schedule(at, id)
+			}
+			want = append(want, r)
+			id++
+		}
+		for range 300 {
+			schedule()
+		}
+		for k.Len() > 0 {
+			slices.SortFunc(want, func(a, b ref) int {
+				return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.origin, b.origin), cmp.Compare(a.seq, b.seq))
+			})
+			require.Equal(t, len(want), k.Len())
+			peek, ok := k.PeekTime()
+			require.True(t, ok)
+			at, ev, _ := k.Next()
+			require.Equal(t, want[0].at, peek, "round %d", round)
+			require.Equal(t, want[0].at, at, "round %d", round)
+			require.Equal(t, want[0].id, ev, "round %d: event %d at %d ns", round, ev, at)
+			want = want[1:]
+			if k.Processed()%97 == 0 {
+				drop := rng.IntN(3)
+				n := k.Drop(func(id int) bool { return id%3 == drop })
+				kept := want[:0]
+				for _, r := range want {
+					if r.id%3 != drop {
+						kept = append(kept, r)
+					}
+				}
+				require.Equal(t, len(want)-len(kept), n)
+				want = kept
+			}
+			if k.Processed() < 3000 {
+				for range rng.IntN(3) {
+					schedule()
+				}
+			}
+		}
+		_, ok := k.PeekTime()
+		assert.False(t, ok)
+		k.Reset()
+		assert.Zero(t, k.Now())
+		assert.Zero(t, k.Processed())
+	}
 }

@@ -272,7 +272,7 @@ func newWorld(rt *resolvedTopology, o Options) (*world, error) {
 // same run whether the PHYs are new or reused.
 func (w *world) start(seed uint64) error {
 	w.opts.Seed = seed
-	w.k = Kernel[simEvent]{heap: w.k.heap[:0]}
+	w.k.Reset()
 	w.gens, w.tx, w.txData, w.txGen = w.gens[:0], w.tx[:0], w.txData[:0], w.txGen[:0]
 	w.inFlight, w.staleTimers = w.inFlight[:0], 0
 	w.traceOnly, w.lastActive, w.initiating = 0, 0, -1

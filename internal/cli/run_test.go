@@ -134,11 +134,15 @@ func TestRunErrors(t *testing.T) {
 }
 
 // A budget too small to reach the first reset leaves no generation: that
-// is a failure, not "every generation ended ok". (At power-up every PHY's
-// first event starts a reset; with one initiator, the others' first
-// evaluations come before its reset.)
+// is a failure, not "every generation ended ok". (A PHY's first event
+// starts its reset: here a scripted event at 0 ns comes first.)
 func TestRunBudgetBeforeTheFirstReset(t *testing.T) {
-	code, _, stderr := runCLI(t, "run", "--max-events", "1", "--initiator", "pc")
+	topo := filepath.Join(t.TempDir(), "config-at-0.yaml")
+	require.NoError(t, os.WriteFile(topo, []byte(`nodes: [{id: a, ports: 1}, {id: b, ports: 1}]
+cables: [{from: "a:0", to: "b:0"}]
+events: [{at: 0s, phy_config: {node: a, gap_count: 7}}]
+`), 0o644))
+	code, _, stderr := runCLI(t, "run", "--max-events", "1", "--topology", topo)
 	assert.Equal(t, exitFailure, code)
 	assert.Equal(t, "fwsim run: the budget of --max-events 1 ran out before the first bus reset began\n", stderr)
 }
