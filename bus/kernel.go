@@ -123,18 +123,23 @@ func (k *Kernel[E]) schedule(at, origin int64, ev E) {
 	}
 	k.seq++
 	k.nearest = 0
-	if at-k.now >= wheelSpan {
-		n := len(k.far)
-		if n == cap(k.far) {
-			k.far = slices.Grow(k.far, 1)
-		}
-		k.far = k.far[:n+1] // up writes the new slot
-		k.up(n, kernelEntry[E]{at: at, origin: origin, seq: k.seq, ev: ev})
-		return
-	}
-	if k.head == nil {
+	if k.head == nil { // the zero Kernel's first event
 		k.head, k.tail = make([]int32, wheelSpan), make([]int32, wheelSpan)
 		k.pool = make([]kernelNode[E], 1, 64)
+	}
+	s := int(at & wheelMask)
+	h, t := k.head[s], k.tail[s]
+	switch {
+	case at-k.now >= wheelSpan:
+		k.push(at, origin, ev) // beyond the wheel
+		return
+	case t != 0 && origin < k.pool[t].origin && origin >= k.pool[h].origin:
+		// Its place is inside the slot's list (as of earlier than an
+		// event queued as of later): a walk to it could be long on a
+		// big bus, where thousands of events share a nanosecond; the
+		// heap orders it as well, and Next takes the earlier head.
+		k.push(at, origin, ev)
+		return
 	}
 	x := k.free
 	if x != 0 {
@@ -146,30 +151,25 @@ func (k *Kernel[E]) schedule(at, origin int64, ev E) {
 	node := &k.pool[x]
 	node.at, node.origin, node.seq, node.ev, node.next = at, origin, k.seq, ev, 0
 	k.onWheel++
-	s := int(at & wheelMask)
-	t := k.tail[s]
 	switch {
 	case t == 0:
 		k.head[s], k.tail[s] = x, x
 		k.occupied[s/64] |= 1 << (s % 64)
-	case k.pool[t].origin <= origin:
-		// The common case: queued last, so last at its instant.
-		k.pool[t].next, k.tail[s] = x, x
+	case origin >= k.pool[t].origin:
+		k.pool[t].next, k.tail[s] = x, x // the common case: last at its instant
 	default:
-		// An earlier origin than the tail's (ScheduleFirst, or
-		// ScheduleAsOf before an event queued as of later): walk to its
-		// place.
-		prev, cur := int32(0), k.head[s]
-		for cur != 0 && k.pool[cur].origin <= origin {
-			prev, cur = cur, k.pool[cur].next
-		}
-		k.pool[x].next = cur
-		if prev == 0 {
-			k.head[s] = x
-		} else {
-			k.pool[prev].next = x
-		}
+		node.next, k.head[s] = h, x // before all of its instant (ScheduleFirst)
 	}
+}
+
+// push queues an event on the heap.
+func (k *Kernel[E]) push(at, origin int64, ev E) {
+	n := len(k.far)
+	if n == cap(k.far) {
+		k.far = slices.Grow(k.far, 1)
+	}
+	k.far = k.far[:n+1] // up writes the new slot
+	k.up(n, kernelEntry[E]{at: at, origin: origin, seq: k.seq, ev: ev})
 }
 
 // nearestSlot is the slot of the wheel's earliest event, -1 if the wheel
