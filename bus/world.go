@@ -552,12 +552,12 @@ func indexOfCable(ports []int, c int) int {
 
 func (w *world) scheduleInitiate(i int, at int64, short bool) {
 	n := &w.nodes[i]
-	cycle := n.clock.EdgeAtOrAfter(at)
+	cycle, edge := n.clock.FirstEdge(at)
 	kind := evInitiate
 	if short {
 		kind = evInitiateShort
 	}
-	w.k.Schedule(n.clock.Edge(cycle), simEvent{kind: kind, node: int32(i), arg: cycle})
+	w.k.Schedule(edge, simEvent{kind: kind, node: int32(i), arg: cycle})
 }
 
 // interruptEvery is how many events a run processes between looks at
@@ -694,16 +694,16 @@ func (w *world) step(i int, cycle int64) {
 	w.afterStep(i, cycle)
 }
 
-// sampleAt has node i's PHY evaluate its inputs on edge cycle, as
-// something at virtual time origin asks: in the order an event queued then
-// would take among the others of that edge.
-func (w *world) sampleAt(i int, cycle, origin int64) {
+// sampleAt has node i's PHY evaluate its inputs on edge cycle, at time
+// edge, as something at virtual time origin asks: in the order an event
+// queued then would take among the others of that edge.
+func (w *world) sampleAt(i int, cycle, edge, origin int64) {
 	n := &w.nodes[i]
 	if n.sample.cycle == cycle && n.sample.origin <= origin {
 		return
 	}
 	n.sample = queuedSample{cycle, origin}
-	w.k.ScheduleAsOf(n.clock.Edge(cycle), origin, simEvent{kind: evStep, node: int32(i), arg: cycle})
+	w.k.ScheduleAsOf(edge, origin, simEvent{kind: evStep, node: int32(i), arg: cycle})
 }
 
 // queuedSample is an input evaluation in the queue: its cycle, and the
@@ -718,7 +718,11 @@ func (w *world) setRx(i, port int, rx phy.LineState) {
 	if w.updateRx(i, port, rx) {
 		n := &w.nodes[i]
 		now := w.k.Now()
-		w.sampleAt(i, max(n.clock.EdgeAtOrAfter(now), n.evaluated+1), now)
+		cycle, edge := n.clock.FirstEdge(now)
+		if cycle <= n.evaluated { // it decided on that edge already
+			cycle, edge = n.evaluated+1, n.clock.Edge(n.evaluated+1)
+		}
+		w.sampleAt(i, cycle, edge, now)
 	}
 }
 
@@ -751,7 +755,8 @@ func (w *world) send(to portRef, line phy.LineState, epoch int32, at int64) {
 		n.inbox[k] = n.inbox[k-1]
 	}
 	n.inbox[k] = a
-	w.sampleAt(to.node, n.clock.EdgeAtOrAfter(at), at)
+	cycle, edge := n.clock.FirstEdge(at)
+	w.sampleAt(to.node, cycle, edge, at)
 	if w.opts.Observer != nil {
 		w.k.ScheduleFirst(at, simEvent{kind: evTraceArrive, node: int32(to.node)})
 	}

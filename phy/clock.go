@@ -57,15 +57,22 @@ func (c Clock) Edge(k int64) int64 {
 
 // EdgeAtOrAfter is the index of the first edge at or after time t.
 func (c Clock) EdgeAtOrAfter(t int64) int64 {
+	k, _ := c.FirstEdge(t)
+	return k
+}
+
+// FirstEdge is the first edge at or after time t: its index k, and its
+// time Edge(k), which finding k computes anyway.
+func (c Clock) FirstEdge(t int64) (k, at int64) {
 	if t <= c.phase {
-		return 0
+		return 0, c.phase
 	}
 	hi, lo := bits.Mul64(uint64(t-c.phase), c.den)
-	k, _ := bits.Div64(hi, lo, edgeNum)
-	if c.Edge(int64(k)) >= t {
-		return int64(k)
+	q, _ := bits.Div64(hi, lo, edgeNum)
+	if k, at = int64(q), c.Edge(int64(q)); at >= t {
+		return k, at
 	}
-	return int64(k) + 1
+	return k + 1, c.Edge(k + 1)
 }
 
 // Cycles is the number of nominal clock cycles a timer counts to measure at

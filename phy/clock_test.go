@@ -27,6 +27,9 @@ func TestClockEdgeAtOrAfterInvertsEdge(t *testing.T) {
 			e := c.Edge(k)
 			require.Equal(t, k, c.EdgeAtOrAfter(e), "edge %d at %d ns, ppb %d", k, e, ppb)
 			require.Equal(t, k+1, c.EdgeAtOrAfter(e+1), "just after edge %d, ppb %d", k, ppb)
+			next, at := c.FirstEdge(e + 1)
+			require.Equal(t, k+1, next)
+			require.Equal(t, c.Edge(k+1), at, "FirstEdge's time is its edge's, ppb %d", ppb)
 		}
 	}
 }
