@@ -50,9 +50,10 @@
 //
 // # How time passes
 //
-// Kernel is a 4-ary heap of events ordered by time, then by when each was
-// queued (its origin), then by sequence number, so that events of one
-// nanosecond run in a fixed order. The world schedules four kinds of
+// Kernel orders events by time, then by when each was queued (its
+// origin), then by sequence number, so that events of one nanosecond run
+// in a fixed order; it keeps those due within a few microseconds on a
+// timing wheel and the later ones in a 4-ary heap. The world schedules four kinds of
 // things on it: a PHY evaluating its inputs on a clock edge; a PHY's timer
 // expiring; the end of a self-ID transmission; and scripted events. A line
 // state is no event of its own: sent, it waits in the far port's inbox,
