@@ -25,6 +25,13 @@ import (
 //
 // E is the caller's event payload. The zero Kernel is ready to use.
 type Kernel[E any] struct {
+	// Discard, if set, is asked about the earliest event before it is
+	// popped or peeked at: one it reports true for has become a no-op (a
+	// timer armed again since) and is removed there, never returned nor
+	// counted in Processed. Discard is told once that it discards an
+	// event, and may account for it.
+	Discard func(E) bool
+
 	now       int64
 	seq       uint64
 	processed uint64
@@ -81,7 +88,7 @@ func (k *Kernel[E]) Reset() {
 			k.head[s], k.tail[s] = 0, 0
 		}
 	}
-	*k = Kernel[E]{head: k.head, tail: k.tail, pool: k.pool[:min(len(k.pool), 1)], far: k.far[:0]}
+	*k = Kernel[E]{Discard: k.Discard, head: k.head, tail: k.tail, pool: k.pool[:min(len(k.pool), 1)], far: k.far[:0]}
 }
 
 // Now is the time of the event last popped.
@@ -197,17 +204,30 @@ func (k *Kernel[E]) nearestSlot() int {
 	panic("bus: the kernel's wheel counts events it does not hold")
 }
 
-// earliest is where the earliest pending event is: the wheel slot, or -1
-// for the heap's top; ok is false when none is pending.
+// earliest is where the earliest pending event is, those Discard takes
+// removed: the wheel slot, or -1 for the heap's top; ok is false when none
+// is pending.
 func (k *Kernel[E]) earliest() (slot int, ok bool) {
-	s := k.nearestSlot()
-	switch {
-	case s < 0:
-		return -1, len(k.far) > 0
-	case len(k.far) == 0 || !k.far[0].before(&k.pool[k.head[s]].kernelEntry):
-		return s, true
+	for {
+		s := k.nearestSlot()
+		var e *kernelEntry[E]
+		switch {
+		case s >= 0 && (len(k.far) == 0 || !k.far[0].before(&k.pool[k.head[s]].kernelEntry)):
+			e = &k.pool[k.head[s]].kernelEntry
+		case len(k.far) > 0:
+			s, e = -1, &k.far[0]
+		default:
+			return -1, false
+		}
+		if k.Discard == nil || !k.Discard(e.ev) {
+			return s, true
+		}
+		if s >= 0 {
+			k.popSlot(s)
+		} else {
+			k.popFar()
+		}
 	}
-	return -1, true
 }
 
 // Next pops the earliest event and advances Now to its time. ok is false

@@ -57,9 +57,10 @@ type Result struct {
 	// there is always at least the first.
 	// A scenario that splits the bus yields one generation per part.
 	Generations []Generation
-	// Events counts the kernel events processed; EndNs is the virtual time
-	// of the last one that changed anything (timers that were disarmed still
-	// pop from the queue, later, and change nothing).
+	// Events counts the kernel events processed (not the timers armed
+	// again since, which the kernel discards, nor those for tracing
+	// alone); EndNs is the virtual time of the last thing that happened:
+	// an event that changed something, or a line state's arrival.
 	Events uint64
 	EndNs  int64
 }

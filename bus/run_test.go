@@ -613,7 +613,7 @@ func TestPortsBuildCables(t *testing.T) {
 // A line state on its way is no event, and the evaluation it calls for is
 // queued when it is sent: a 63-node initialisation took 2,591 events (41 a
 // node, tree:63:3, seed 5) when each arrival was an event that queued a
-// second one for the evaluation; it takes about 1,800.
+// second one for the evaluation; it takes about 1,700.
 func TestAnInitialisationTakesFewEventsPerNode(t *testing.T) {
 	res, err := Run(mustGenerate(t, "tree:63:3"), Options{Seed: 5})
 	require.NoError(t, err)

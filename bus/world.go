@@ -194,6 +194,7 @@ type world struct {
 
 func newWorld(rt *resolvedTopology, o Options) (*world, error) {
 	w := &world{topo: rt, opts: o, timing: rt.profile.Timing, openGen: map[int]*generation{}, initiating: -1, forced: -1}
+	w.k.Discard = w.staleTimer
 	if o.Timing != nil {
 		w.timing = *o.Timing
 	}
@@ -604,7 +605,7 @@ func (w *world) run() {
 
 func (w *world) dispatch(ev simEvent) {
 	n := &w.nodes[ev.node]
-	if ev.kind != evTimer && ev.kind != evStep || ev.kind == evTimer && n.live(ev) {
+	if ev.kind != evStep {
 		w.lastActive = w.k.Now()
 	}
 	switch ev.kind {
@@ -620,11 +621,7 @@ func (w *world) dispatch(ev simEvent) {
 	case evTraceArrive:
 		w.traceOnly++
 		w.takeArrivals(int(ev.node))
-	case evTimer:
-		if !n.live(ev) {
-			w.staleTimers--
-			return // re-armed or disarmed since
-		}
+	case evTimer: // live: the kernel discards the others (staleTimer)
 		cycle := n.pendingTimer
 		n.pendingTimer = phy.NoWake
 		if cycle > n.evaluated { // else that edge's evaluation saw the time
@@ -657,6 +654,17 @@ func (w *world) dispatch(ev simEvent) {
 	case evConnected:
 		w.connected(int(ev.arg))
 	}
+}
+
+// staleTimer reports a timer event armed again, or disarmed, since it was
+// queued, which the kernel then discards: it would do nothing, and is no
+// event of the run.
+func (w *world) staleTimer(ev simEvent) bool {
+	if ev.kind == evTimer && !w.nodes[ev.node].live(ev) {
+		w.staleTimers--
+		return true
+	}
+	return false
 }
 
 // staleTimersKept is how many stale timer events may wait in the queue
