@@ -59,9 +59,12 @@
 // state is no event of its own: sent, it waits in the far port's inbox,
 // and the evaluation of the receiver's first edge at or after its arrival
 // is queued then, where the arrival would have queued it
-// (Kernel.ScheduleAsOf). Every evaluation first takes what has arrived by
-// its instant, so a PHY evaluating an edge sees every line state that
-// arrived at or before it, whenever that evaluation was queued. A PHY's
+// (Kernel.ScheduleAsOf), unless it resolves, against what the receiver
+// drives, to what the port receives already: such a quiet line state
+// queues nothing until the receiver drives something else. Every
+// evaluation first takes what has arrived by its instant, so a PHY
+// evaluating an edge sees every line state that arrived at or before it,
+// whenever that evaluation was queued. A PHY's
 // self-ID packets reach every link after the cable and repeat delays on the
 // way: without tracing they are not walked cable by cable, the
 // cable forest (forest.go) gives those times from the tree's distances,

@@ -258,6 +258,9 @@ func (w *world) appendKey(b []byte, queue *[]kernelEntry[simEvent]) []byte {
 				b = binary.AppendVarint(b, max(a.at-now, 0))
 				b = binary.AppendVarint(b, int64(a.port))
 				b = append(b, byte(a.line))
+				if a.quiet {
+					b = append(b, 'q')
+				}
 			}
 		}
 		b = phy.AppendCycleKey(b, n.sample.cycle, c0)

@@ -91,8 +91,19 @@ func (k *Kernel[E]) Reset() {
 	*k = Kernel[E]{Discard: k.Discard, head: k.head, tail: k.tail, pool: k.pool[:min(len(k.pool), 1)], far: k.far[:0]}
 }
 
-// Now is the time of the event last popped.
+// Now is the time of the event last popped, or the time AdvanceTo moved
+// it to.
 func (k *Kernel[E]) Now() int64 { return k.now }
+
+// AdvanceTo moves Now to at with no event popped, at neither before Now
+// nor after the earliest pending event: for what happens between events
+// without one of its own.
+func (k *Kernel[E]) AdvanceTo(at int64) {
+	if next, ok := k.PeekTime(); at < k.now || ok && at > next {
+		panic(fmt.Sprintf("bus: advance to %d ns, outside [now %d ns, the next event]", at, k.now))
+	}
+	k.now = at
+}
 
 // Len is the number of pending events.
 func (k *Kernel[E]) Len() int { return k.onWheel + len(k.far) }

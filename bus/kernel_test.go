@@ -473,3 +473,15 @@ func TestKernelMatchesASortedList(t *testing.T) {
 		assert.Zero(t, k.Processed())
 	}
 }
+
+func TestKernelAdvanceToStaysBetweenNowAndTheNextEvent(t *testing.T) {
+	var k Kernel[int]
+	k.Schedule(10, 1)
+	k.AdvanceTo(10)
+	assert.Equal(t, int64(10), k.Now())
+	assert.Panics(t, func() { k.AdvanceTo(11) }, "past the next event")
+	k.Next()
+	k.AdvanceTo(50)
+	assert.Panics(t, func() { k.AdvanceTo(49) }, "back in time")
+	assert.Equal(t, uint64(1), k.Processed(), "advancing pops nothing")
+}

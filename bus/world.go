@@ -55,12 +55,15 @@ type simEvent struct {
 }
 
 // arrival is a line state on its way to a port, over the cable of the
-// given epoch: it reaches the port at at.
+// given epoch: it reaches the port at at. quiet says it leaves the port's
+// resolved state as it is, as far as the receiver's drive so far says, so
+// no evaluation is queued for it (see send).
 type arrival struct {
 	at    int64
 	epoch int32
 	port  int16
 	line  phy.LineState
+	quiet bool
 }
 
 // node is one PHY in the world.
@@ -581,6 +584,7 @@ func (w *world) run() {
 		}
 		at, ok := w.k.PeekTime()
 		if !ok {
+			w.settleArrivals()
 			w.closeAll(OutcomeStalled, "nothing left to happen")
 			return
 		}
@@ -754,6 +758,14 @@ func (w *world) updateRx(i, port int, rx phy.LineState) bool {
 // queue it. (An edge's evaluation comes after every arrival at its
 // instant, as a receiver's synchronizer samples what is there when the
 // edge comes.)
+//
+// A line state that resolves, against what the receiver drives now, to
+// what the one before it on the port resolves to changes nothing when it
+// arrives, unless the receiver drives something else by then: it is
+// quiet, with no evaluation queued, and the receiver's next change of
+// drive on the port judges it again (requeue). (A PHY in reset drives
+// BUS_RESET, which resolves to BUS_RESET whatever arrives: most line
+// states of a reset are quiet.)
 func (w *world) send(to portRef, line phy.LineState, epoch int32, at int64) {
 	n := &w.nodes[to.node]
 	a := arrival{at: at, epoch: epoch, port: int16(to.port), line: line}
@@ -762,11 +774,66 @@ func (w *world) send(to portRef, line phy.LineState, epoch int32, at int64) {
 	for ; k > 0 && n.inbox[k-1].at > at; k-- {
 		n.inbox[k] = n.inbox[k-1]
 	}
+	before := n.remote[to.port]
+	for j := k - 1; j >= 0; j-- {
+		if n.inbox[j].port == a.port {
+			before = n.inbox[j].line
+			break
+		}
+	}
+	sent := n.sent[to.port]
+	a.quiet = phy.Receive(sent, line) == phy.Receive(sent, before)
 	n.inbox[k] = a
-	cycle, edge := n.clock.FirstEdge(at)
-	w.sampleAt(to.node, cycle, edge, at)
+	if !a.quiet {
+		w.queueArrival(to.node, a)
+	}
 	if w.opts.Observer != nil {
 		w.k.ScheduleFirst(at, simEvent{kind: evTraceArrive, node: int32(to.node)})
+	}
+}
+
+// queueArrival queues the evaluation arrival a calls for at node i: on the
+// first edge at or after it, as the arrival would have queued it.
+func (w *world) queueArrival(i int, a arrival) {
+	cycle, edge := w.nodes[i].clock.FirstEdge(a.at)
+	w.sampleAt(i, cycle, edge, a.at)
+}
+
+// requeue judges again the quiet line states on their way to node i's
+// port p, whose drive has just changed: one that now resolves otherwise
+// than the one before it calls for its evaluation after all. (One over a
+// cable unplugged since is left quiet: it will be dropped.)
+func (w *world) requeue(i, p int) {
+	n := &w.nodes[i]
+	before := n.remote[p]
+	sent := n.sent[p]
+	for k := range n.inbox {
+		a := &n.inbox[k]
+		if int(a.port) != p {
+			continue
+		}
+		if a.quiet && phy.Receive(sent, a.line) != phy.Receive(sent, before) {
+			a.quiet = false
+			w.queueArrival(i, *a)
+		}
+		before = a.line
+	}
+}
+
+// settleArrivals lets the quiet line states still on their way arrive,
+// when nothing else is left to happen: none calls for an evaluation, but
+// the run lasts until the last has arrived, as it did when every arrival
+// was an event.
+func (w *world) settleArrivals() {
+	last := w.k.Now()
+	for i := range w.nodes {
+		if in := w.nodes[i].inbox; len(in) > 0 {
+			last = max(last, in[len(in)-1].at)
+		}
+	}
+	w.k.AdvanceTo(last)
+	for i := range w.nodes {
+		w.takeArrivals(i)
 	}
 }
 
@@ -815,6 +882,7 @@ func (w *world) afterStep(i int, cycle int64) {
 		}
 		w.observe(TraceEvent{Kind: TraceTransmit, Node: n.cfg.id, Port: p, FromLine: n.sent[p], ToLine: tx})
 		n.sent[p] = tx
+		w.requeue(i, p)
 		if c := n.cable[p]; c >= 0 {
 			cs := &w.cables[c]
 			far := cs.peer(portRef{i, p})
