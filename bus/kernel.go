@@ -48,9 +48,11 @@ type Kernel[E any] struct {
 
 	far []kernelEntry[E] // a 4-ary heap of the events due later
 
-	// nearest caches the slot of the wheel's earliest event, +1, between a
-	// PeekTime and the Next that follows it; 0 when not known.
-	nearest int
+	// nearest caches the slot of the wheel's earliest event, +1; 0 when
+	// not known. top caches where the earliest event is, Discard asked:
+	// its slot +2, 1 for the heap's top, 0 when not known. Both hold from
+	// a PeekTime to the Next that follows it.
+	nearest, top int
 }
 
 const (
@@ -140,7 +142,7 @@ func (k *Kernel[E]) schedule(at, origin int64, ev E) {
 		panic(fmt.Sprintf("bus: event scheduled at %d ns, before now (%d ns)", at, k.now))
 	}
 	k.seq++
-	k.nearest = 0
+	k.nearest, k.top = 0, 0
 	if k.head == nil { // the zero Kernel's first event
 		k.head, k.tail = make([]int32, wheelSpan), make([]int32, wheelSpan)
 		k.pool = make([]kernelNode[E], 1, 64)
@@ -219,6 +221,9 @@ func (k *Kernel[E]) nearestSlot() int {
 // removed: the wheel slot, or -1 for the heap's top; ok is false when none
 // is pending.
 func (k *Kernel[E]) earliest() (slot int, ok bool) {
+	if k.top != 0 {
+		return k.top - 2, true
+	}
 	for {
 		s := k.nearestSlot()
 		var e *kernelEntry[E]
@@ -231,6 +236,7 @@ func (k *Kernel[E]) earliest() (slot int, ok bool) {
 			return -1, false
 		}
 		if k.Discard == nil || !k.Discard(e.ev) {
+			k.top = s + 2
 			return s, true
 		}
 		if s >= 0 {
@@ -254,6 +260,7 @@ func (k *Kernel[E]) Next() (at int64, ev E, ok bool) {
 	} else {
 		top = k.popFar()
 	}
+	k.top = 0
 	k.now = top.at
 	k.processed++
 	return top.at, top.ev, true
@@ -305,7 +312,7 @@ func (k *Kernel[E]) PeekTime() (at int64, ok bool) {
 // memory and time.
 func (k *Kernel[E]) Drop(stale func(E) bool) int {
 	dropped := 0
-	k.nearest = 0
+	k.nearest, k.top = 0, 0
 	for w, word := range k.occupied {
 		for ; word != 0; word &= word - 1 {
 			s := w*64 + bits.TrailingZeros64(word)
