@@ -26,10 +26,10 @@ import (
 // E is the caller's event payload. The zero Kernel is ready to use.
 type Kernel[E any] struct {
 	// Discard, if set, is asked about the earliest event before it is
-	// popped or peeked at: one it reports true for has become a no-op (a
-	// timer armed again since) and is removed there, never returned nor
-	// counted in Processed. Discard is told once that it discards an
-	// event, and may account for it.
+	// popped or peeked at, if ScheduleMayDiscard queued it: one it reports
+	// true for has become a no-op (a timer armed again since) and is
+	// removed there, never returned nor counted in Processed. Discard is
+	// told once that it discards an event, and may account for it.
 	Discard func(E) bool
 
 	now       int64
@@ -62,9 +62,11 @@ const (
 
 type kernelEntry[E any] struct {
 	at, origin int64
-	seq        uint64
+	seq        uint64 // the sequence number, shifted left; bit 0 is mayDiscard
 	ev         E
 }
+
+const mayDiscard = 1
 
 type kernelNode[E any] struct {
 	kernelEntry[E]
@@ -116,12 +118,17 @@ func (k *Kernel[E]) Processed() uint64 { return k.processed }
 // Schedule queues ev at time at, which must not be in the past: an event
 // scheduled before Now would break causality, and that is a bug in the
 // caller, not a condition to recover from.
-func (k *Kernel[E]) Schedule(at int64, ev E) { k.schedule(at, k.now, ev) }
+func (k *Kernel[E]) Schedule(at int64, ev E) { k.schedule(at, k.now, ev, 0) }
+
+// ScheduleMayDiscard is Schedule for an event that may have become a
+// no-op by the time it comes to the top: Discard is asked about it there.
+// (Asking about every event would cost every event a call.)
+func (k *Kernel[E]) ScheduleMayDiscard(at int64, ev E) { k.schedule(at, k.now, ev, mayDiscard) }
 
 // ScheduleFirst queues ev at time at, before every event that Schedule
 // queues at the same instant, whenever it was queued; events that
 // ScheduleFirst queues at one instant run in the order they were queued.
-func (k *Kernel[E]) ScheduleFirst(at int64, ev E) { k.schedule(at, math.MinInt64, ev) }
+func (k *Kernel[E]) ScheduleFirst(at int64, ev E) { k.schedule(at, math.MinInt64, ev, 0) }
 
 // ScheduleAsOf queues ev at time at where Schedule would have queued it
 // had it been called at virtual time origin, which is neither before Now
@@ -134,14 +141,15 @@ func (k *Kernel[E]) ScheduleAsOf(at, origin int64, ev E) {
 	if origin < k.now || origin > at {
 		panic(fmt.Sprintf("bus: event at %d ns scheduled as of %d ns, outside [now %d ns, its time]", at, origin, k.now))
 	}
-	k.schedule(at, origin, ev)
+	k.schedule(at, origin, ev, 0)
 }
 
-func (k *Kernel[E]) schedule(at, origin int64, ev E) {
+func (k *Kernel[E]) schedule(at, origin int64, ev E, flags uint64) {
 	if at < k.now {
 		panic(fmt.Sprintf("bus: event scheduled at %d ns, before now (%d ns)", at, k.now))
 	}
 	k.seq++
+	seq := k.seq<<1 | flags
 	k.nearest, k.top = 0, 0
 	if k.head == nil { // the zero Kernel's first event
 		k.head, k.tail = make([]int32, wheelSpan), make([]int32, wheelSpan)
@@ -151,14 +159,14 @@ func (k *Kernel[E]) schedule(at, origin int64, ev E) {
 	h, t := k.head[s], k.tail[s]
 	switch {
 	case at-k.now >= wheelSpan:
-		k.push(at, origin, ev) // beyond the wheel
+		k.push(kernelEntry[E]{at: at, origin: origin, seq: seq, ev: ev}) // beyond the wheel
 		return
 	case t != 0 && origin < k.pool[t].origin && origin >= k.pool[h].origin:
 		// Its place is inside the slot's list (as of earlier than an
 		// event queued as of later): a walk to it could be long on a
 		// big bus, where thousands of events share a nanosecond; the
 		// heap orders it as well, and Next takes the earlier head.
-		k.push(at, origin, ev)
+		k.push(kernelEntry[E]{at: at, origin: origin, seq: seq, ev: ev})
 		return
 	}
 	x := k.free
@@ -169,7 +177,7 @@ func (k *Kernel[E]) schedule(at, origin int64, ev E) {
 		k.pool = append(k.pool, kernelNode[E]{})
 	}
 	node := &k.pool[x]
-	node.at, node.origin, node.seq, node.ev, node.next = at, origin, k.seq, ev, 0
+	node.at, node.origin, node.seq, node.ev, node.next = at, origin, seq, ev, 0
 	k.onWheel++
 	switch {
 	case t == 0:
@@ -183,13 +191,13 @@ func (k *Kernel[E]) schedule(at, origin int64, ev E) {
 }
 
 // push queues an event on the heap.
-func (k *Kernel[E]) push(at, origin int64, ev E) {
+func (k *Kernel[E]) push(e kernelEntry[E]) {
 	n := len(k.far)
 	if n == cap(k.far) {
 		k.far = slices.Grow(k.far, 1)
 	}
 	k.far = k.far[:n+1] // up writes the new slot
-	k.up(n, kernelEntry[E]{at: at, origin: origin, seq: k.seq, ev: ev})
+	k.up(n, e)
 }
 
 // nearestSlot is the slot of the wheel's earliest event, -1 if the wheel
@@ -235,7 +243,7 @@ func (k *Kernel[E]) earliest() (slot int, ok bool) {
 		default:
 			return -1, false
 		}
-		if k.Discard == nil || !k.Discard(e.ev) {
+		if e.seq&mayDiscard == 0 || k.Discard == nil || !k.Discard(e.ev) {
 			k.top = s + 2
 			return s, true
 		}

@@ -901,7 +901,7 @@ func (w *world) afterStep(i int, cycle int64) {
 		n.pendingTimer = wake
 		n.timerArm++
 		if wake != phy.NoWake {
-			w.k.Schedule(n.clock.Edge(wake), simEvent{kind: evTimer, node: int32(i), arg: n.timerArm})
+			w.k.ScheduleMayDiscard(n.clock.Edge(wake), simEvent{kind: evTimer, node: int32(i), arg: n.timerArm})
 		}
 		w.dropStaleTimers()
 	}
