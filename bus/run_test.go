@@ -639,3 +639,19 @@ func TestAQuietLineStateStillArrives(t *testing.T) {
 	assert.Equal(t, end+100, w.lastActive)
 	assert.Empty(t, w.nodes[to.node].inbox)
 }
+
+// A run stopped by its time budget counts the line states that arrived
+// before the cut, though no evaluation took them.
+func TestTheTimeBudgetCountsWhatArrivedBeforeIt(t *testing.T) {
+	w, err := build(mustGenerate(t, "pair"), Options{Seed: 1})
+	require.NoError(t, err)
+	w.run()
+	end := w.k.Now()
+	c := &w.cables[0]
+	to := c.b
+	w.send(to, w.nodes[to.node].remote[to.port], c.epoch, end+100) // quiet: no evaluation
+	w.k.Schedule(end+1000, simEvent{kind: evScenario, arg: -1})    // beyond the budget: never runs
+	w.maxTime = end + 500
+	w.run()
+	assert.Equal(t, end+100, w.lastActive)
+}

@@ -589,6 +589,7 @@ func (w *world) run() {
 			return
 		}
 		if at > w.maxTime {
+			w.arrivedBy(w.maxTime)
 			w.closeAll(OutcomeBudgetExhausted, fmt.Sprintf("time budget of %v ran out", time.Duration(w.maxTime)))
 			return
 		}
@@ -618,9 +619,16 @@ func (w *world) dispatch(ev simEvent) {
 			n.sample = noSample
 		}
 		w.takeArrivals(int(ev.node))
-		if n.rxChanged && ev.arg > n.evaluated { // else an evaluation since saw the inputs
+		switch {
+		case !n.rxChanged: // a step since saw the inputs
+		case ev.arg > n.evaluated:
 			w.lastActive = w.k.Now()
 			w.step(int(ev.node), ev.arg)
+		default:
+			// A reset initiated on this edge, which samples no input:
+			// the next edge does.
+			w.lastActive = w.k.Now()
+			w.sampleAt(int(ev.node), n.evaluated+1, n.clock.Edge(n.evaluated+1), w.k.Now())
 		}
 	case evTraceArrive:
 		w.traceOnly++
@@ -640,7 +648,7 @@ func (w *world) dispatch(ev simEvent) {
 			return
 		}
 		w.takeArrivals(int(ev.node))
-		n.evaluated, n.rxChanged = ev.arg, false
+		n.evaluated = ev.arg // the inputs stay unsampled (rxChanged) until a step
 		w.initiating = int(ev.node)
 		w.catchUp(int(ev.node))
 		n.m.InitiateReset(ev.arg, ev.kind == evInitiateShort)
@@ -774,15 +782,18 @@ func (w *world) send(to portRef, line phy.LineState, epoch int32, at int64) {
 	for ; k > 0 && n.inbox[k-1].at > at; k-- {
 		n.inbox[k] = n.inbox[k-1]
 	}
-	before := n.remote[to.port]
+	// What the port receives until it arrives: what the line state before
+	// it resolves to, or, with none on its way, what it receives now (after
+	// a plug that may not be what the drives resolve to yet).
+	sent := n.sent[to.port]
+	rx := n.m.Ports().Rx[to.port]
 	for j := k - 1; j >= 0; j-- {
-		if n.inbox[j].port == a.port {
-			before = n.inbox[j].line
+		if b := n.inbox[j]; b.port == a.port && b.epoch == epoch { // not over a cable unplugged since
+			rx = phy.Receive(sent, b.line)
 			break
 		}
 	}
-	sent := n.sent[to.port]
-	a.quiet = phy.Receive(sent, line) == phy.Receive(sent, before)
+	a.quiet = quietArrivals && phy.Receive(sent, line) == rx
 	n.inbox[k] = a
 	if !a.quiet {
 		w.queueArrival(to.node, a)
@@ -791,6 +802,11 @@ func (w *world) send(to portRef, line phy.LineState, epoch int32, at int64) {
 		w.k.ScheduleFirst(at, simEvent{kind: evTraceArrive, node: int32(to.node)})
 	}
 }
+
+// quietArrivals says send may find a line state quiet. (A variable for
+// the tests: with it off every arrival queues its evaluation, and a run
+// must give the same result.)
+var quietArrivals = true
 
 // queueArrival queues the evaluation arrival a calls for at node i: on the
 // first edge at or after it, as the arrival would have queued it.
@@ -801,15 +817,22 @@ func (w *world) queueArrival(i int, a arrival) {
 
 // requeue judges again the quiet line states on their way to node i's
 // port p, whose drive has just changed: one that now resolves otherwise
-// than the one before it calls for its evaluation after all. (One over a
-// cable unplugged since is left quiet: it will be dropped.)
+// than the one before it calls for its evaluation after all. (The port
+// receives what the new drive and the remote one resolve to from now on:
+// afterStep sets it. One over a cable unplugged since is left as it is:
+// it will be dropped.)
 func (w *world) requeue(i, p int) {
 	n := &w.nodes[i]
+	c := n.cable[p]
+	if c < 0 {
+		return
+	}
+	epoch := w.cables[c].epoch
 	before := n.remote[p]
 	sent := n.sent[p]
 	for k := range n.inbox {
 		a := &n.inbox[k]
-		if int(a.port) != p {
+		if int(a.port) != p || a.epoch != epoch {
 			continue
 		}
 		if a.quiet && phy.Receive(sent, a.line) != phy.Receive(sent, before) {
@@ -834,6 +857,19 @@ func (w *world) settleArrivals() {
 	w.k.AdvanceTo(last)
 	for i := range w.nodes {
 		w.takeArrivals(i)
+	}
+}
+
+// arrivedBy counts, in the time the run lasted, the line states that
+// arrive by t without an evaluation to take them before the run stops
+// there.
+func (w *world) arrivedBy(t int64) {
+	for i := range w.nodes {
+		for _, a := range w.nodes[i].inbox {
+			if a.at <= t {
+				w.lastActive = max(w.lastActive, a.at)
+			}
+		}
 	}
 }
 
