@@ -860,17 +860,20 @@ func (w *world) settleArrivals() {
 	}
 }
 
-// arrivedBy counts, in the time the run lasted, the line states that
-// arrive by t without an evaluation to take them before the run stops
-// there.
+// arrivedBy lets the line states that arrive by t, without an evaluation
+// to take them before the run stops there, arrive: the run lasts until the
+// last of them.
 func (w *world) arrivedBy(t int64) {
+	last := w.k.Now()
 	for i := range w.nodes {
 		for _, a := range w.nodes[i].inbox {
 			if a.at <= t {
 				w.lastActive = max(w.lastActive, a.at)
+				last = max(last, a.at)
 			}
 		}
 	}
+	w.k.AdvanceTo(last)
 }
 
 // takeArrivals takes from node i's inbox every line state that has arrived
