@@ -25,12 +25,13 @@ import (
 //
 // E is the caller's event payload. The zero Kernel is ready to use.
 type Kernel[E any] struct {
-	// Discard, if set, is asked about the earliest event before it is
-	// popped or peeked at, if ScheduleMayDiscard queued it: one it reports
-	// true for has become a no-op (a timer armed again since) and is
-	// removed there, never returned nor counted in Processed. Discard is
-	// told once that it discards an event, and may account for it.
-	Discard func(E) bool
+	// Discard, if set, is asked about the earliest event (and its time)
+	// before it is popped or peeked at, if ScheduleMayDiscard queued it:
+	// one it reports true for has become a no-op (a timer armed again
+	// since) and is removed there, never returned nor counted in
+	// Processed, and Now stays. Discard is told once that it discards an
+	// event, and may account for it.
+	Discard func(at int64, ev E) bool
 
 	now       int64
 	seq       uint64
@@ -243,7 +244,7 @@ func (k *Kernel[E]) earliest() (slot int, ok bool) {
 		default:
 			return -1, false
 		}
-		if e.seq&mayDiscard == 0 || k.Discard == nil || !k.Discard(e.ev) {
+		if e.seq&mayDiscard == 0 || k.Discard == nil || !k.Discard(e.at, e.ev) {
 			k.top = s + 2
 			return s, true
 		}

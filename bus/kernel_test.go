@@ -170,8 +170,8 @@ func recordKernelOps(tb testing.TB, sim *Simulator, seed uint64) (initial []kern
 	// A stale timer the kernel discards is a pop that queues nothing.
 	discard := w.k.Discard
 	defer func() { w.k.Discard = discard }()
-	w.k.Discard = func(ev simEvent) bool {
-		d := discard(ev)
+	w.k.Discard = func(at int64, ev simEvent) bool {
+		d := discard(at, ev)
 		if d {
 			ops = append(ops, kernelOp{discarded: true})
 		}
@@ -340,8 +340,8 @@ func TestDroppingStaleTimersChangesNoResult(t *testing.T) {
 		w, err := build(topo, Options{Seed: 1, AllowOutOfSpec: true})
 		require.NoError(t, err)
 		discard := w.k.Discard
-		w.k.Discard = func(ev simEvent) bool {
-			d := discard(ev)
+		w.k.Discard = func(at int64, ev simEvent) bool {
+			d := discard(at, ev)
 			if d {
 				discarded++
 			}
@@ -491,7 +491,7 @@ func TestKernelAdvanceToStaysBetweenNowAndTheNextEvent(t *testing.T) {
 func TestKernelDiscardsOnlyWhatMayBeDiscarded(t *testing.T) {
 	var k Kernel[int]
 	var asked []int
-	k.Discard = func(id int) bool {
+	k.Discard = func(_ int64, id int) bool {
 		asked = append(asked, id)
 		return id%2 == 0
 	}

@@ -640,8 +640,10 @@ func TestAQuietLineStateStillArrives(t *testing.T) {
 	assert.Empty(t, w.nodes[to.node].inbox)
 }
 
-// A run stopped by its time budget counts the line states that arrived
-// before the cut, though no evaluation took them.
+// A run stopped by its time budget stops where it stopped when arrivals
+// and stale timers were events: it counts the line states that arrived
+// before the cut, though no evaluation took them, and its clock passes
+// the stale timers discarded before the cut.
 func TestTheTimeBudgetCountsWhatArrivedBeforeIt(t *testing.T) {
 	w, err := build(mustGenerate(t, "pair"), Options{Seed: 1})
 	require.NoError(t, err)
@@ -649,9 +651,11 @@ func TestTheTimeBudgetCountsWhatArrivedBeforeIt(t *testing.T) {
 	end := w.k.Now()
 	c := &w.cables[0]
 	to := c.b
-	w.send(to, w.nodes[to.node].remote[to.port], c.epoch, end+100) // quiet: no evaluation
-	w.k.Schedule(end+1000, simEvent{kind: evScenario, arg: -1})    // beyond the budget: never runs
+	w.send(to, w.nodes[to.node].remote[to.port], c.epoch, end+100)                         // quiet: no evaluation
+	w.k.ScheduleMayDiscard(end+300, simEvent{kind: evTimer, arg: w.nodes[0].timerArm - 1}) // stale
+	w.k.Schedule(end+1000, simEvent{kind: evScenario, arg: -1})                            // beyond the budget: never runs
 	w.maxTime = end + 500
 	w.run()
-	assert.Equal(t, end+100, w.lastActive)
+	assert.Equal(t, end+100, w.lastActive, "the run's end: the line state's arrival")
+	assert.Equal(t, end+300, w.k.Now(), "the clock at the cut: the stale timer")
 }

@@ -147,6 +147,7 @@ type world struct {
 	// staleTimers counts the queued timer events that a re-arming or
 	// disarming left to do nothing.
 	staleTimers int
+	discardedAt int64 // the time of the last stale timer discarded
 	forest      cableForest
 	inFlight    []lazyTransmission // transmissions measured on the forest, not walked
 	traceOnly   uint64             // events for tracing alone processed: not counted in Result.Events, nor against the budget
@@ -278,7 +279,7 @@ func (w *world) start(seed uint64) error {
 	w.opts.Seed = seed
 	w.k.Reset()
 	w.gens, w.tx, w.txData, w.txGen = w.gens[:0], w.tx[:0], w.txData[:0], w.txGen[:0]
-	w.inFlight, w.staleTimers = w.inFlight[:0], 0
+	w.inFlight, w.staleTimers, w.discardedAt = w.inFlight[:0], 0, 0
 	w.traceOnly, w.lastActive, w.initiating = 0, 0, -1
 	w.waitingConfigs = w.waitingConfigs[:0]
 	if w.choices != nil {
@@ -589,7 +590,7 @@ func (w *world) run() {
 			return
 		}
 		if at > w.maxTime {
-			w.arrivedBy(w.maxTime)
+			w.cutAt(w.maxTime)
 			w.closeAll(OutcomeBudgetExhausted, fmt.Sprintf("time budget of %v ran out", time.Duration(w.maxTime)))
 			return
 		}
@@ -670,13 +671,16 @@ func (w *world) dispatch(ev simEvent) {
 
 // staleTimer reports a timer event armed again, or disarmed, since it was
 // queued, which the kernel then discards: it would do nothing, and is no
-// event of the run.
-func (w *world) staleTimer(ev simEvent) bool {
-	if ev.kind == evTimer && !w.nodes[ev.node].live(ev) {
-		w.staleTimers--
-		return true
+// event of the run. Its time still counts for where the run ends
+// (discardedAt), as it did when it was an event; one past the time budget
+// is left for the run loop to find there.
+func (w *world) staleTimer(at int64, ev simEvent) bool {
+	if ev.kind != evTimer || w.nodes[ev.node].live(ev) || at > w.maxTime {
+		return false
 	}
-	return false
+	w.staleTimers--
+	w.discardedAt = max(w.discardedAt, at)
+	return true
 }
 
 // staleTimersKept is how many stale timer events may wait in the queue
@@ -845,10 +849,10 @@ func (w *world) requeue(i, p int) {
 
 // settleArrivals lets the quiet line states still on their way arrive,
 // when nothing else is left to happen: none calls for an evaluation, but
-// the run lasts until the last has arrived, as it did when every arrival
-// was an event.
+// the run lasts until the last has arrived, or the last stale timer
+// discarded, as it did when every arrival and timer was an event.
 func (w *world) settleArrivals() {
-	last := w.k.Now()
+	last := max(w.k.Now(), w.discardedAt)
 	for i := range w.nodes {
 		if in := w.nodes[i].inbox; len(in) > 0 {
 			last = max(last, in[len(in)-1].at)
@@ -860,11 +864,12 @@ func (w *world) settleArrivals() {
 	}
 }
 
-// arrivedBy lets the line states that arrive by t, without an evaluation
-// to take them before the run stops there, arrive: the run lasts until the
-// last of them.
-func (w *world) arrivedBy(t int64) {
-	last := w.k.Now()
+// cutAt stops the run at its time budget t where it stopped when every
+// line state's arrival and every stale timer was an event: the line states
+// that arrive by t, with no evaluation to take them before, arrive, and
+// the run lasts until the last of them or the last stale timer discarded.
+func (w *world) cutAt(t int64) {
+	last := max(w.k.Now(), w.discardedAt)
 	for i := range w.nodes {
 		for _, a := range w.nodes[i].inbox {
 			if a.at <= t {
