@@ -263,6 +263,10 @@ func (w *world) appendKey(b []byte, queue *[]kernelEntry[simEvent]) []byte {
 				}
 			}
 		}
+		b = binary.AppendUvarint(b, uint64(len(n.owed)))
+		for _, c := range n.owed {
+			b = phy.AppendCycleKey(b, c, c0)
+		}
 		b = phy.AppendCycleKey(b, n.sample.cycle, c0)
 		b = binary.AppendVarint(b, max(n.sample.origin-now, 0))
 		b = phy.AppendCycleKey(b, n.pendingTimer, c0)

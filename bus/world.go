@@ -90,8 +90,11 @@ type node struct {
 	// line state's arrival and its sampling are one event.
 	inbox []arrival
 	// rxChanged says a port's resolved receive state changed since the
-	// PHY last evaluated.
+	// PHY last stepped; owed are the cycles those changes asked an
+	// evaluation for (the first edge the PHY had not evaluated when each
+	// came), until that cycle's evaluation event pops.
 	rxChanged bool
+	owed      []int64
 
 	// sample is the last input evaluation queued (evStep), until it pops:
 	// a request for the same cycle as of no earlier adds nothing.
@@ -402,7 +405,7 @@ func (n *node) resetWires() {
 	clear(n.remote)
 	clear(n.sent)
 	clear(n.busyUntil)
-	n.inbox, n.rxChanged = n.inbox[:0], false
+	n.inbox, n.rxChanged, n.owed = n.inbox[:0], false, n.owed[:0]
 	n.sample, n.pendingTimer, n.evaluated = noSample, phy.NoWake, -1
 	n.state = phy.A0Idle
 	n.gen, n.reachedT0, n.s0At, n.cause = nil, false, -1, Cause{}
@@ -620,16 +623,25 @@ func (w *world) dispatch(ev simEvent) {
 			n.sample = noSample
 		}
 		w.takeArrivals(int(ev.node))
+		owed := false
+		if k := slices.Index(n.owed, ev.arg); k >= 0 {
+			owed, n.owed = true, slices.Delete(n.owed, k, k+1)
+		}
 		switch {
-		case !n.rxChanged: // a step since saw the inputs
+		case !n.rxChanged && !owed: // nothing asked for this edge
 		case ev.arg > n.evaluated:
 			w.lastActive = w.k.Now()
 			w.step(int(ev.node), ev.arg)
 		default:
-			// A reset initiated on this edge, which samples no input:
-			// the next edge does.
+			// Another evaluation took this edge after a change asked for
+			// it: a reset initiated there, which samples no input, or a
+			// timer's step. The next edge samples the change, even if
+			// that step saw it: the edge asked for was one the PHY had
+			// decided on.
 			w.lastActive = w.k.Now()
-			w.sampleAt(int(ev.node), n.evaluated+1, n.clock.Edge(n.evaluated+1), w.k.Now())
+			next := n.evaluated + 1
+			w.owe(int(ev.node), next)
+			w.sampleAt(int(ev.node), next, n.clock.Edge(next), w.k.Now())
 		}
 	case evTraceArrive:
 		w.traceOnly++
@@ -739,7 +751,7 @@ var noSample = queuedSample{phy.NoWake, 0}
 // setRx records a new resolved receive state and has the PHY sample it on
 // its next clock edge.
 func (w *world) setRx(i, port int, rx phy.LineState) {
-	if w.updateRx(i, port, rx) {
+	if w.updateRx(i, port, rx, w.k.Now()) {
 		n := &w.nodes[i]
 		now := w.k.Now()
 		cycle, edge := n.clock.FirstEdge(now)
@@ -750,9 +762,12 @@ func (w *world) setRx(i, port int, rx phy.LineState) {
 	}
 }
 
-// updateRx records a resolved receive state, and reports whether it
-// changed.
-func (w *world) updateRx(i, port int, rx phy.LineState) bool {
+// updateRx records a resolved receive state that came at time at, and
+// reports whether it changed. A change asks for the evaluation of the
+// first edge at or after at that the PHY has not evaluated (owed): the
+// event of that edge was queued when the line state was sent, or by
+// setRx.
+func (w *world) updateRx(i, port int, rx phy.LineState, at int64) bool {
 	n := &w.nodes[i]
 	ports := n.m.Ports()
 	if ports.Rx[port] == rx {
@@ -761,7 +776,15 @@ func (w *world) updateRx(i, port int, rx phy.LineState) bool {
 	w.observe(TraceEvent{Kind: TraceReceive, Node: n.cfg.id, Port: port, FromLine: ports.Rx[port], ToLine: rx})
 	ports.Rx[port] = rx
 	n.rxChanged = true
+	w.owe(i, max(n.clock.EdgeAtOrAfter(at), n.evaluated+1))
 	return true
+}
+
+// owe records that a change asked node i's evaluation of cycle (owed).
+func (w *world) owe(i int, cycle int64) {
+	if n := &w.nodes[i]; !slices.Contains(n.owed, cycle) {
+		n.owed = append(n.owed, cycle)
+	}
 }
 
 // send puts line state line on its way to port `to`, over the cable of
@@ -896,7 +919,7 @@ func (w *world) takeArrivals(i int) {
 			continue // sent over a cable since unplugged
 		}
 		n.remote[a.port] = a.line
-		w.updateRx(i, int(a.port), phy.Receive(n.sent[a.port], a.line))
+		w.updateRx(i, int(a.port), phy.Receive(n.sent[a.port], a.line), a.at)
 	}
 	if k > 0 {
 		n.inbox = n.inbox[:copy(n.inbox, n.inbox[k:])]
