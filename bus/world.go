@@ -820,7 +820,7 @@ func (w *world) send(to portRef, line phy.LineState, epoch int32, at int64) {
 			break
 		}
 	}
-	a.quiet = quietArrivals && phy.Receive(sent, line) == rx
+	a.quiet = phy.Receive(sent, line) == rx
 	n.inbox[k] = a
 	if !a.quiet {
 		w.queueArrival(to.node, a)
@@ -829,11 +829,6 @@ func (w *world) send(to portRef, line phy.LineState, epoch int32, at int64) {
 		w.k.ScheduleFirst(at, simEvent{kind: evTraceArrive, node: int32(to.node)})
 	}
 }
-
-// quietArrivals says send may find a line state quiet. (A variable for
-// the tests: with it off every arrival queues its evaluation, and a run
-// must give the same result.)
-var quietArrivals = true
 
 // queueArrival queues the evaluation arrival a calls for at node i: on the
 // first edge at or after it, as the arrival would have queued it.
