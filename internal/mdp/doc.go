@@ -34,11 +34,23 @@
 // they are all worth c (a reachability probability whose exits are all
 // 1, say): see solver.uniform for why. Otherwise they are solved by policy
 // iteration: a memoryless policy, first one that leaves the component, is
-// evaluated exactly, by Gaussian elimination on a feedback set F of its
-// chain (with the acyclic rest eliminated around it), and improved
-// wherever an edge does strictly better, until none does. F is kept small
-// by Levy and Low's graph reductions (see feedback): the elimination
-// costs about the cube of its size.
+// evaluated exactly and improved wherever an edge does strictly better,
+// until none does.
+//
+// A policy is evaluated by Dixon's p-adic lifting (Dixon, Exact solution
+// of linear equations using p-adic expansions, Numer. Math. 40, 1982) on
+// its chain's own sparse equations scaled to integers, modulo a
+// word-sized prime: each step solves them modulo p along the chain's
+// structure, through a feedback set F of the chain (states that, taken
+// out, leave it acyclic), kept small by Levy and Low's graph reductions
+// (see feedback), so that only F's system needs inverting modulo p, once.
+// The exact fractions are then recovered by rational reconstruction and
+// checked exactly (see evaluate). Word arithmetic does the steps, so the
+// cost is about |F|³ word operations, a few hundred sweeps of the chain,
+// and a check or two in integers, where Gaussian elimination in fractions
+// pays for integers as long as the answer at every one of its steps: the
+// 1394a-2000 pair's contention cycle (|F| = 266, answers of 3,680 digits)
+// went from minutes to seconds.
 //
 // A component of Random states only whose F exceeds
 // Limits.MaxExactFeedback is bounded instead by sound value iteration

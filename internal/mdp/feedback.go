@@ -14,8 +14,8 @@ type chain struct {
 
 // feedback finds a small feedback set F of the chain succ: without F's
 // states the chain is acyclic, and order is a topological order of the
-// rest (Kahn's algorithm). evaluate's exact elimination costs about the
-// cube of |F|, so F is chosen with care: the graph is reduced by the rules
+// rest (Kahn's algorithm). evaluate inverts F's system, about |F|³ word
+// operations, so F is chosen with care: the graph is reduced by the rules
 // of Levy and Low (A contraction algorithm for finding small cycle
 // cutsets, J. Algorithms 9, 1988): a state with no predecessor or no
 // successor left lies on no cycle and goes; a state with a single

@@ -138,8 +138,8 @@ func exact(lo, hi *big.Rat) bool {
 type Limits struct {
 	// MaxExactFeedback is the largest feedback set (see the package doc)
 	// of a component of Random states only that is solved exactly; a
-	// component with a larger one is bounded by sound value iteration
-	// instead. 0 means DefaultMaxExactFeedback; a negative value sends
+	// component with a larger one is bounded instead by sound value
+	// iteration. 0 means DefaultMaxExactFeedback; a negative value sends
 	// every such component to value iteration. Components with Choice
 	// states are always solved exactly.
 	MaxExactFeedback int
@@ -165,16 +165,12 @@ type Limits struct {
 }
 
 const (
-	// DefaultMaxExactFeedback: on rounds of probability-1/2 coins with
-	// ns rewards (walks on Z_n, 8 states a round), exact elimination took
-	// up to 2 s on feedback sets of 44 to 90 states, but 7 to 25 s on 127
-	// and 52 s on 239: the cost grows with the cube of the size and with
-	// the length of the integers, itself growing with the size. fwsim's
-	// two-node root contention on the 1394-1995 profile has about 40 with ideal
-	// clocks and 42 with cycle-quantised ones (see feedback), both solved
-	// exactly; on 1394a-2000, whose windows hold two cycle counts, it has
-	// 266 and is bounded.
-	DefaultMaxExactFeedback = 96
+	// DefaultMaxExactFeedback: the exact solution costs an inversion
+	// modulo a prime, about |F|³ word operations, and a few hundred sweeps
+	// of the component (see evaluate). fwsim's two-node root contention
+	// has a feedback set of about 40 states on the 1394-1995 profile (see
+	// feedback) and 266 on 1394a-2000, whose windows hold two cycle counts.
+	DefaultMaxExactFeedback = 1024
 	// DefaultPrecision is 2^-64, about 5.4e-20: beyond any timing the
 	// emulator resolves.
 	DefaultPrecision = 0x1p-64
@@ -973,226 +969,6 @@ func (s *solver) edgeValue(e *Edge, v []*big.Rat) *big.Rat {
 		to = v[k]
 	}
 	return new(big.Rat).Add(reward(e), to)
-}
-
-// evaluate solves the chain succ exactly. Its cycles all pass through the
-// feedback set F; without F's states the rest is acyclic. So each state of
-// F is followed forward, in topological order (a heap of the pending
-// states), to the next states of F it reaches and what it collects on the
-// way: a sparse linear system in F's values alone, solved by Gaussian
-// elimination. The other states then follow in one backward pass. A chain
-// of rounds, such as repeated root contention, has a small F, and each
-// state of F reaches few others in one round.
-func (s *solver) evaluate(succ [][]arc, ch chain) ([]*big.Rat, error) {
-	n, nf := len(succ), len(ch.fs)
-	if len(ch.order)+nf != n {
-		return nil, ErrImproper
-	}
-	topo := make([]int, n)
-	for h, k := range ch.order {
-		topo[k] = h
-	}
-	fIndex := make([]int, n)
-	for r, k := range ch.fs {
-		fIndex[k] = r
-	}
-	a := make([][]*big.Rat, nf)
-	b := make([]*big.Rat, nf)
-	mass := make([]*big.Rat, n)
-	var pending heap
-	t1, t2 := new(big.Rat), new(big.Rat)
-	for r, f := range ch.fs {
-		row := make([]*big.Rat, nf)
-		row[r] = big.NewRat(1, 1)
-		rhs := new(big.Rat)
-		flow := func(from *big.Rat, o arc) {
-			t1.Mul(from, o.p)
-			if w := reward(o.e); w.Sign() != 0 {
-				rhs.Add(rhs, t2.Mul(t1, w))
-			}
-			switch {
-			case o.to < 0:
-				if w := s.val[o.e.To]; w.Sign() != 0 {
-					rhs.Add(rhs, t2.Mul(t1, w))
-				}
-			case ch.inF[o.to]:
-				if c := fIndex[o.to]; row[c] == nil {
-					row[c] = new(big.Rat).Neg(t1)
-				} else {
-					row[c].Sub(row[c], t1)
-				}
-			case mass[o.to] == nil:
-				mass[o.to] = new(big.Rat).Set(t1)
-				pending.push(o.to, topo)
-			default:
-				mass[o.to].Add(mass[o.to], t1)
-			}
-		}
-		for _, o := range succ[f] {
-			flow(one, o)
-		}
-		// Push the mass through the acyclic part in topological order:
-		// a state's mass is complete when it is the first pending.
-		for len(pending) > 0 {
-			k := pending.pop(topo)
-			for _, o := range succ[k] {
-				flow(mass[k], o)
-			}
-			mass[k] = nil
-		}
-		a[r], b[r] = row, rhs
-	}
-	vf, err := gauss(a, b)
-	if err != nil {
-		return nil, err
-	}
-	v := make([]*big.Rat, n)
-	for r, f := range ch.fs {
-		v[f] = vf[r]
-	}
-	for h := len(ch.order) - 1; h >= 0; h-- {
-		k := ch.order[h]
-		sum := new(big.Rat)
-		for _, o := range succ[k] {
-			to := s.val[o.e.To]
-			if o.to >= 0 {
-				to = v[o.to]
-			}
-			t1.Add(reward(o.e), to)
-			sum.Add(sum, t1.Mul(t1, o.p))
-		}
-		v[k] = sum
-	}
-	return v, nil
-}
-
-// heap is a binary min-heap of positions keyed by their topological
-// index.
-type heap []int
-
-func (h *heap) push(k int, key []int) {
-	*h = append(*h, k)
-	q := *h
-	for c := len(q) - 1; c > 0; {
-		p := (c - 1) / 2
-		if key[q[p]] <= key[q[c]] {
-			break
-		}
-		q[p], q[c] = q[c], q[p]
-		c = p
-	}
-}
-
-func (h *heap) pop(key []int) int {
-	q := *h
-	top := q[0]
-	last := len(q) - 1
-	q[0] = q[last]
-	q = q[:last]
-	for p := 0; ; {
-		c := 2*p + 1
-		if c >= len(q) {
-			break
-		}
-		if c+1 < len(q) && key[q[c+1]] < key[q[c]] {
-			c++
-		}
-		if key[q[p]] <= key[q[c]] {
-			break
-		}
-		q[p], q[c] = q[c], q[p]
-		p = c
-	}
-	*h = q
-	return top
-}
-
-// gauss solves a·x = b, a's rows sparse (nil stands for 0). Each row,
-// with its b, is scaled to integers, and forward elimination is
-// fraction-free (Bareiss, Sylvester's identity: every division is exact),
-// which avoids the GCDs of rational arithmetic; back substitution is in
-// rationals.
-func gauss(a [][]*big.Rat, b []*big.Rat) ([]*big.Rat, error) {
-	n := len(b)
-	m := make([][]*big.Int, n) // [a | b] in integers
-	l, g, q := new(big.Int), new(big.Int), new(big.Int)
-	for r := range n {
-		at := func(c int) *big.Rat {
-			if c == n {
-				return b[r]
-			}
-			return a[r][c]
-		}
-		l.SetInt64(1)
-		for c := 0; c <= n; c++ {
-			if x := at(c); x != nil && !x.IsInt() {
-				g.GCD(nil, nil, l, x.Denom())
-				l.Mul(l, q.Quo(x.Denom(), g))
-			}
-		}
-		row := make([]*big.Int, n+1)
-		for c := 0; c <= n; c++ {
-			if x := at(c); x != nil && x.Sign() != 0 {
-				row[c] = new(big.Int).Mul(x.Num(), q.Quo(l, x.Denom()))
-			}
-		}
-		m[r] = row
-	}
-	nz := func(x *big.Int) bool { return x != nil && x.Sign() != 0 }
-	prev := big.NewInt(1)
-	t := new(big.Int)
-	for k := range n {
-		p := -1
-		for r := k; r < n; r++ {
-			if nz(m[r][k]) {
-				p = r
-				break
-			}
-		}
-		if p < 0 {
-			return nil, ErrImproper
-		}
-		m[k], m[p] = m[p], m[k]
-		pr := m[k]
-		piv := pr[k]
-		for r := k + 1; r < n; r++ {
-			row := m[r]
-			f := row[k]
-			for c := k + 1; c <= n; c++ {
-				x := row[c]
-				switch {
-				case nz(x):
-					x.Mul(x, piv)
-				case nz(f) && nz(pr[c]):
-					x = new(big.Int)
-					row[c] = x
-				default:
-					continue
-				}
-				if nz(f) && nz(pr[c]) {
-					x.Sub(x, t.Mul(f, pr[c]))
-				}
-				x.Quo(x, prev)
-			}
-			row[k] = nil
-		}
-		prev = piv
-	}
-	x := make([]*big.Rat, n)
-	sum := new(big.Rat)
-	for k := n - 1; k >= 0; k-- {
-		sum.SetInt64(0)
-		if v := m[k][n]; v != nil {
-			sum.SetInt(v)
-		}
-		for c := k + 1; c < n; c++ {
-			if v := m[k][c]; nz(v) {
-				sum.Sub(sum, new(big.Rat).Mul(new(big.Rat).SetInt(v), x[c]))
-			}
-		}
-		x[k] = new(big.Rat).Quo(sum, new(big.Rat).SetInt(m[k][k]))
-	}
-	return x, nil
 }
 
 // iterate bounds the values of rest, Random states only (positions set),
