@@ -45,7 +45,7 @@ func ParseTiming(s string) (Timing, error) {
 }
 
 // DefaultMaxStates is Options.MaxStates when zero.
-const DefaultMaxStates = 20_000
+const DefaultMaxStates = 50_000
 
 // Options configure an exploration.
 type Options struct {

@@ -212,30 +212,42 @@ func generatedTopo(t *testing.T, spec string) *bus.Topology {
 // cycle clocks and with the ideal clock, every exact probability lies
 // inside the 95% Wilson interval that fwsim analyze gives for the same bus
 // (the same clock phases and timer lengths: --setup-seed, as explore's
-// seed fixes them), 10^6 runs under FWSIM_LONG=1.
+// seed fixes them), 10^6 runs under FWSIM_LONG=1; on the 1394a-2000 pair,
+// within 4 standard errors.
 func TestExactMatchesMonteCarlo(t *testing.T) {
 	us := func(f float64) time.Duration { return time.Duration(f * float64(time.Microsecond)) }
-	for _, ideal := range []bool{false, true} {
-		if ideal && !testenv.Long() {
-			continue // about 20 s: FWSIM_LONG=1 runs it
+	for _, c := range []struct {
+		name      string
+		profile   string
+		ideal     bool
+		long      bool // about 20 s: FWSIM_LONG=1 runs it
+		deadlines []Deadline
+	}{
+		{"cycle", "", false, false, append(every(Contention, us(0.8), us(1), us(2)),
+			append(every(TreeID, us(168), us(168.5)), every(SelfID, us(170), us(170.5))...)...)},
+		{"ideal", "", true, true, append(every(Contention, us(0.7), us(0.8), us(1)),
+			append(every(TreeID, us(167.3), us(167.6)), every(SelfID, us(169.5), us(169.8))...)...)},
+		// Two cycle counts a window: a contention cycle whose feedback set
+		// (266 states) was once bounded rather than solved.
+		{"1394a-2000", "1394a-2000", false, true, append(every(Contention, us(1), us(2), us(4)),
+			append(every(TreeID, us(168.5), us(170)), every(SelfID, us(170.5), us(172))...)...)},
+	} {
+		if c.long && !testenv.Long() {
+			continue
 		}
-		t.Run(map[bool]string{false: "cycle", true: "ideal"}[ideal], func(t *testing.T) {
+		t.Run(c.name, func(t *testing.T) {
 			topo, err := bus.Generate("pair")
 			require.NoError(t, err)
 			seed := uint64(7)
-			deadlines := append(every(Contention, us(0.8), us(1), us(2)),
-				append(every(TreeID, us(168), us(168.5)), every(SelfID, us(170), us(170.5))...)...)
-			if ideal {
-				deadlines = append(every(Contention, us(0.7), us(0.8), us(1)), append(every(TreeID, us(167.3), us(167.6)), every(SelfID, us(169.5), us(169.8))...)...)
-			}
-			res, err := Explore(topo, Options{Bus: bus.Options{Seed: seed, IdealClock: ideal}, Deadlines: deadlines})
+			ideal, deadlines := c.ideal, c.deadlines
+			res, err := Explore(topo, Options{Bus: bus.Options{Seed: seed, IdealClock: ideal, Profile: c.profile}, Deadlines: deadlines})
 			require.NoError(t, err)
 			require.True(t, res.Complete)
 			require.False(t, res.Nondeterministic)
 			require.False(t, res.Bounded, "every cycle solved exactly")
 
 			sum, err := analysis.Run(context.Background(), analysis.Config{Topology: topo, Source: "gen pair",
-				Options: bus.Options{Seed: 1, SetupSeed: &seed, IdealClock: ideal},
+				Options: bus.Options{Seed: 1, SetupSeed: &seed, IdealClock: ideal, Profile: c.profile},
 				Runs:    testenv.Size(2_000, 20_000, 1_000_000), Deadlines: durations(deadlines)}, nil)
 			require.NoError(t, err)
 			require.Len(t, res.Outcomes, 1)
@@ -250,8 +262,18 @@ func TestExactMatchesMonteCarlo(t *testing.T) {
 				got := findDeadline(t, res, d.Metric, time.Duration(d.DeadlineNs)).P
 				require.True(t, got.Exact(), "%s ≤ %v: %v", d.Metric, time.Duration(d.DeadlineNs), got)
 				p, _ := got.Min.Float64()
-				assert.True(t, p >= d.CI95[0] && p <= d.CI95[1], "%s ≤ %v: exact %s = %.6f outside the Wilson interval [%.6f, %.6f] of %d of %d runs",
-					d.Metric, time.Duration(d.DeadlineNs), got, p, d.CI95[0], d.CI95[1], d.Met, d.Of)
+				if c.profile == "" {
+					assert.True(t, p >= d.CI95[0] && p <= d.CI95[1], "%s ≤ %v: exact %s = %.6f outside the Wilson interval [%.6f, %.6f] of %d of %d runs",
+						d.Metric, time.Duration(d.DeadlineNs), got, p, d.CI95[0], d.CI95[1], d.Met, d.Of)
+				} else {
+					// Held to 4 standard errors, as the means are: with
+					// a dozen 95% intervals, one misses by chance about
+					// every other seed (this one, MC seed 1, misses one
+					// by 2.1 standard errors).
+					se := math.Sqrt(p * (1 - p) / float64(d.Of))
+					assert.InDelta(t, float64(d.Met)/float64(d.Of), p, 4*se, "%s ≤ %v: exact %s = %.6f, %d of %d runs",
+						d.Metric, time.Duration(d.DeadlineNs), got, p, d.Met, d.Of)
+				}
 				if p > 0 && p < 1 {
 					checked++
 				}
