@@ -42,7 +42,7 @@
 // Options.MaxStates stops the exploration, the unexplored states count
 // once as 0 and once as 1, so each answer is an interval that holds the
 // exact value. A cycle too large for the exact solver (a feedback set
-// beyond Options.Limits, 1,024 states by default) is bounded by sound
+// beyond Options.Limits, 512 states by default) is bounded by sound
 // value iteration: the answers it reaches are then intervals a few 1e-18
 // wide (Result.Bounded).
 //

@@ -167,10 +167,12 @@ type Limits struct {
 const (
 	// DefaultMaxExactFeedback: the exact solution costs an inversion
 	// modulo a prime, about |F|³ word operations, and a few hundred sweeps
-	// of the component (see evaluate). fwsim's two-node root contention
-	// has a feedback set of about 40 states on the 1394-1995 profile (see
-	// feedback) and 266 on 1394a-2000, whose windows hold two cycle counts.
-	DefaultMaxExactFeedback = 1024
+	// of the component (see evaluate): on walks on Z_n with ns rewards
+	// (8 states a round, |F| = n/2), 0.5 s at |F| = 384, 3 s at 512, 18 s
+	// at 1,024. fwsim's two-node root contention has a feedback set of
+	// about 40 states on the 1394-1995 profile (see feedback) and 266 on
+	// 1394a-2000, whose windows hold two cycle counts.
+	DefaultMaxExactFeedback = 512
 	// DefaultPrecision is 2^-64, about 5.4e-20: beyond any timing the
 	// emulator resolves.
 	DefaultPrecision = 0x1p-64
