@@ -44,8 +44,8 @@ measures them) the probability of meeting it, the metrics' expected values,
 and the number of states. Fractions are exact; the decimals beside them are
 rounded. When --max-states is reached, every answer is an interval that
 holds the exact value; so is a value that a cycle too large to solve exactly
-leads to (cycle clocks: the text gives it with the width of its bounds,
---json both bounds). A generation that the topology's scripted events
+(a feedback set beyond 512 states) leads to: the text gives it with the
+width of its bounds, --json both bounds. A generation that the topology's scripted events
 interrupt counts as ok: the question is whether the bus then comes up.
 --counterexamples DIR writes, for every outcome that is not ok, a likeliest
 run that ends so: fwsim run --replay FILE runs it again with every view.
