@@ -216,10 +216,7 @@ func (c *intChain) lift(ch chain, p uint64) ([]*big.Rat, error) {
 	if !ok {
 		return nil, errSingularModP
 	}
-	r := make([]*big.Int, n)
-	for k := range n {
-		r[k] = new(big.Int).Set(c.rhs[k])
-	}
+	r := newResidual(c)
 	xf := make([]*big.Int, nf) // F's values modulo pk
 	for i := range xf {
 		xf[i] = new(big.Int)
@@ -245,7 +242,7 @@ func (c *intChain) lift(ch chain, p uint64) ([]*big.Rat, error) {
 	enough := 2*c.hadamardBits() + 2
 	for step, check := 1, 1; ; step++ {
 		for k := range n {
-			rm[k] = mod(r[k])
+			rm[k] = r.mod(k, p, pb, t)
 		}
 		for _, f := range ch.fs {
 			g[f] = 0
@@ -273,18 +270,8 @@ func (c *intChain) lift(ch chain, p uint64) ([]*big.Rat, error) {
 			}
 		}
 		back(z)
-		// r ← (r − M·z)/p, exactly.
 		for k := range n {
-			rk := r[k]
-			if z[k] != 0 {
-				rk.Sub(rk, t.Mul(c.diag[k], zb.SetUint64(z[k])))
-			}
-			for _, o := range c.arcs[k] {
-				if z[o.to] != 0 {
-					rk.Add(rk, t.Mul(o.m, zb.SetUint64(z[o.to])))
-				}
-			}
-			rk.Quo(rk, pb)
+			r.step(c, k, z, p, pb)
 		}
 		pk.Mul(pk, pb)
 		if step < check && pk.BitLen() < enough {
@@ -362,4 +349,97 @@ func (c *intChain) check(ch chain, yf []*big.Rat) ([]*big.Rat, bool) {
 		v[k] = new(big.Rat).SetFrac(y[k], d)
 	}
 	return v, true
+}
+
+// residual is lift's r, each entry in a word where it fits (small), which
+// after the first steps is nearly every one: |r| ≤ |r|/p + Σ|M's row|.
+// The rows of M whose integers all fit in 31 bits then take their step in
+// 128-bit words.
+type residual struct {
+	small []int64
+	big   []*big.Int // nil where small holds the entry
+	row31 []bool     // the row's diagonal and arcs fit in 31 bits
+	t, zb *big.Int
+}
+
+func newResidual(c *intChain) *residual {
+	n := len(c.diag)
+	r := &residual{small: make([]int64, n), big: make([]*big.Int, n), row31: make([]bool, n), t: new(big.Int), zb: new(big.Int)}
+	fits := func(v *big.Int) bool { return v.BitLen() <= 31 }
+	for k := range n {
+		if c.rhs[k].IsInt64() {
+			r.small[k] = c.rhs[k].Int64()
+		} else {
+			r.big[k] = new(big.Int).Set(c.rhs[k])
+		}
+		r.row31[k] = fits(c.diag[k])
+		for _, o := range c.arcs[k] {
+			r.row31[k] = r.row31[k] && fits(o.m)
+		}
+	}
+	return r
+}
+
+// mod is entry k modulo p.
+func (r *residual) mod(k int, p uint64, pb, t *big.Int) uint64 {
+	if b := r.big[k]; b != nil {
+		return t.Mod(b, pb).Uint64()
+	}
+	v := r.small[k] % int64(p)
+	if v < 0 {
+		v += int64(p)
+	}
+	return uint64(v)
+}
+
+// step sets entry k to (r − M·z)/p, an exact division.
+func (r *residual) step(c *intChain, k int, z []uint64, p uint64, pb *big.Int) {
+	if r.big[k] == nil && r.row31[k] {
+		// In 128-bit two's complement: |r − M·z| < 2^63 + Σ|M's row|·p,
+		// so its high word stays below p and its quotient fits int64.
+		lo, hi := uint64(r.small[k]), uint64(r.small[k]>>63)
+		var c0 uint64
+		if z[k] != 0 {
+			ph, pl := bits.Mul64(c.diag[k].Uint64(), z[k])
+			lo, c0 = bits.Sub64(lo, pl, 0)
+			hi, _ = bits.Sub64(hi, ph, c0)
+		}
+		for _, o := range c.arcs[k] {
+			if z[o.to] != 0 {
+				ph, pl := bits.Mul64(o.m.Uint64(), z[o.to])
+				lo, c0 = bits.Add64(lo, pl, 0)
+				hi, _ = bits.Add64(hi, ph, c0)
+			}
+		}
+		neg := int64(hi) < 0
+		if neg {
+			lo, c0 = bits.Sub64(0, lo, 0)
+			hi, _ = bits.Sub64(0, hi, c0)
+		}
+		q, _ := bits.Div64(hi, lo, p)
+		if neg {
+			r.small[k] = -int64(q)
+		} else {
+			r.small[k] = int64(q)
+		}
+		return
+	}
+	rk := r.big[k]
+	if rk == nil {
+		rk = new(big.Int).SetInt64(r.small[k])
+		r.big[k] = rk
+	}
+	t, zb := r.t, r.zb
+	if z[k] != 0 {
+		rk.Sub(rk, t.Mul(c.diag[k], zb.SetUint64(z[k])))
+	}
+	for _, o := range c.arcs[k] {
+		if z[o.to] != 0 {
+			rk.Add(rk, t.Mul(o.m, zb.SetUint64(z[o.to])))
+		}
+	}
+	rk.Quo(rk, pb)
+	if rk.IsInt64() {
+		r.small[k], r.big[k] = rk.Int64(), nil
+	}
 }
