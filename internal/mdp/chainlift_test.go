@@ -135,3 +135,37 @@ func TestLargeCyclesAreSolvedExactly(t *testing.T) {
 			i, sol.Lo[i].FloatString(20), vi.Lo[i].FloatString(20), vi.Hi[i].FloatString(20))
 	}
 }
+
+// Hadamard's bound, which caps the lifting's steps, holds every value's
+// numerator and denominator (of y = l·v, the integer system's solution).
+func TestHadamardBitsBoundTheSolution(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := range 40 {
+		n := 2 + rng.IntN(30)
+		m := randomMarkovChain(rng, n)
+		want := referenceValues(m, n)
+		s := &solver{m: m, val: make([]*big.Rat, len(m.States))}
+		for i := n; i < len(m.States); i++ {
+			s.val[i] = m.States[i].Value
+		}
+		succ := make([][]arc, n)
+		for i := range n {
+			for j := range m.States[i].Edges {
+				e := &m.States[i].Edges[j]
+				to := e.To
+				if to >= n {
+					to = -1
+				}
+				succ[i] = append(succ[i], arc{to, e.P, e})
+			}
+		}
+		c := s.integerChain(succ)
+		bound := c.hadamardBits()
+		l := new(big.Rat).SetInt(c.l)
+		for k := range n {
+			y := new(big.Rat).Mul(want[k], l)
+			require.LessOrEqual(t, y.Num().BitLen(), bound, "trial %d, state %d", trial, k)
+			require.LessOrEqual(t, y.Denom().BitLen(), bound, "trial %d, state %d", trial, k)
+		}
+	}
+}
