@@ -80,16 +80,23 @@ func referenceValues(m *Model, n int) []*big.Rat {
 // The p-adic solution is every state's exact value, whatever the chain's
 // shape: compared with plain elimination in fractions.
 func TestEvaluateMatchesEliminationInFractions(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := range 60 {
-		n := 2 + rng.IntN(40)
-		m := randomMarkovChain(rng, n)
-		want := referenceValues(m, n)
+	eachRandomChain(1, 60, 40, func(trial, n int, m *Model, want []*big.Rat) {
 		sol := solve(t, m, Min, Limits{})
 		for i := range n {
 			require.True(t, sol.Exact(i), "trial %d, state %d", trial, i)
 			require.Equal(t, want[i].RatString(), sol.Lo[i].RatString(), "trial %d, state %d", trial, i)
 		}
+	})
+}
+
+// eachRandomChain calls check on trials random chains (randomMarkovChain)
+// of 2 to maxN+1 states, with their values by referenceValues.
+func eachRandomChain(seed uint64, trials, maxN int, check func(trial, n int, m *Model, want []*big.Rat)) {
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	for trial := range trials {
+		n := 2 + rng.IntN(maxN)
+		m := randomMarkovChain(rng, n)
+		check(trial, n, m, referenceValues(m, n))
 	}
 }
 
@@ -139,11 +146,7 @@ func TestLargeCyclesAreSolvedExactly(t *testing.T) {
 // Hadamard's bound, which caps the lifting's steps, holds every value's
 // numerator and denominator (of y = l·v, the integer system's solution).
 func TestHadamardBitsBoundTheSolution(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	for trial := range 40 {
-		n := 2 + rng.IntN(30)
-		m := randomMarkovChain(rng, n)
-		want := referenceValues(m, n)
+	eachRandomChain(7, 40, 30, func(trial, n int, m *Model, want []*big.Rat) {
 		s := &solver{m: m, val: make([]*big.Rat, len(m.States))}
 		for i := n; i < len(m.States); i++ {
 			s.val[i] = m.States[i].Value
@@ -167,5 +170,5 @@ func TestHadamardBitsBoundTheSolution(t *testing.T) {
 			require.LessOrEqual(t, y.Num().BitLen(), bound, "trial %d, state %d", trial, k)
 			require.LessOrEqual(t, y.Denom().BitLen(), bound, "trial %d, state %d", trial, k)
 		}
-	}
+	})
 }
