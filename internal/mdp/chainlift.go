@@ -225,8 +225,8 @@ func (c *intChain) lift(ch chain, p uint64) ([]*big.Rat, error) {
 	b := make([]uint64, nf)
 	pk := big.NewInt(1)
 	zb := new(big.Int)
-	// solve is M·z ≡ rm (mod p) for the states off F, given z on F (g:
-	// with z = 0 on F).
+	// back solves M·z ≡ rm (mod p) for the states off F, given out on F
+	// (0 for g, F's values for z), in reverse topological order.
 	back := func(out []uint64) {
 		for h := len(ch.order) - 1; h >= 0; h-- {
 			k := ch.order[h]
