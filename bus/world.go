@@ -650,6 +650,7 @@ func (w *world) dispatch(ev simEvent) {
 		cycle := n.pendingTimer
 		n.pendingTimer = phy.NoWake
 		if cycle > n.evaluated { // else that edge's evaluation saw the time
+			w.takeArrivals(int(ev.node))
 			w.step(int(ev.node), cycle)
 		}
 	case evInitiate, evInitiateShort:
@@ -720,10 +721,10 @@ func (w *world) events() uint64 { return w.k.Processed() - w.traceOnly }
 func (n *node) live(ev simEvent) bool { return n.timerArm == ev.arg }
 
 // step evaluates node i's PHY on clock edge cycle, which it has not
-// evaluated yet, with every line state that has arrived by now.
+// evaluated yet, with every line state that has arrived by now (the caller
+// has taken them: takeArrivals).
 func (w *world) step(i int, cycle int64) {
 	n := &w.nodes[i]
-	w.takeArrivals(i)
 	n.evaluated, n.rxChanged = cycle, false
 	w.catchUp(i)
 	n.m.Step(cycle)
@@ -773,7 +774,9 @@ func (w *world) updateRx(i, port int, rx phy.LineState, at int64) bool {
 	if ports.Rx[port] == rx {
 		return false
 	}
-	w.observe(TraceEvent{Kind: TraceReceive, Node: n.cfg.id, Port: port, FromLine: ports.Rx[port], ToLine: rx})
+	if w.opts.Observer != nil { // building the event costs, traced or not
+		w.observe(TraceEvent{Kind: TraceReceive, Node: n.cfg.id, Port: port, FromLine: ports.Rx[port], ToLine: rx})
+	}
 	ports.Rx[port] = rx
 	n.rxChanged = true
 	w.owe(i, max(n.clock.EdgeAtOrAfter(at), n.evaluated+1))
@@ -933,7 +936,9 @@ func (w *world) afterStep(i int, cycle int64) {
 		w.transmit(i, packets, n.clock.Edge(end))
 	}
 	for _, s := range n.m.Trail() {
-		w.observe(TraceEvent{Kind: TraceState, Node: n.cfg.id, Port: -1, FromState: n.state, ToState: s})
+		if w.opts.Observer != nil {
+			w.observe(TraceEvent{Kind: TraceState, Node: n.cfg.id, Port: -1, FromState: n.state, ToState: s})
+		}
 		n.state = s
 		w.onState(i, s, now)
 	}
@@ -942,7 +947,9 @@ func (w *world) afterStep(i int, cycle int64) {
 		if tx == n.sent[p] {
 			continue
 		}
-		w.observe(TraceEvent{Kind: TraceTransmit, Node: n.cfg.id, Port: p, FromLine: n.sent[p], ToLine: tx})
+		if w.opts.Observer != nil {
+			w.observe(TraceEvent{Kind: TraceTransmit, Node: n.cfg.id, Port: p, FromLine: n.sent[p], ToLine: tx})
+		}
 		n.sent[p] = tx
 		w.requeue(i, p)
 		if c := n.cable[p]; c >= 0 {
