@@ -64,7 +64,9 @@
 // queues nothing until the receiver drives something else. Every
 // evaluation first takes what has arrived by its instant, so a PHY
 // evaluating an edge sees every line state that arrived at or before it,
-// whenever that evaluation was queued. A PHY's
+// whenever that evaluation was queued; and where the PHY says a step would
+// change nothing (phy.Machine.Enabled: half the evaluations of a 63-node
+// run), none is made. A PHY's
 // self-ID packets reach every link after the cable and repeat delays on the
 // way: without tracing they are not walked cable by cable, the
 // cable forest (forest.go) gives those times from the tree's distances,

@@ -81,6 +81,10 @@ type Options struct {
 
 	// follow is set by NewFollower: past its list, a choice stops the run.
 	follow bool
+	// checkIdle, for the tests, has every evaluation step the PHY, even
+	// one its Enabled says would change nothing, and panics where the step
+	// then changes something after all.
+	checkIdle bool
 }
 
 // choiceSpace is the space of the choices a replay or an exploration

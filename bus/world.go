@@ -1,6 +1,7 @@
 package bus
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -631,7 +632,7 @@ func (w *world) dispatch(ev simEvent) {
 		case !n.rxChanged && !owed: // nothing asked for this edge
 		case ev.arg > n.evaluated:
 			w.lastActive = w.k.Now()
-			w.step(int(ev.node), ev.arg)
+			w.sample(int(ev.node), ev.arg)
 		default:
 			// Another evaluation took this edge after a change asked for
 			// it: a reset initiated there, which samples no input, or a
@@ -729,6 +730,41 @@ func (w *world) step(i int, cycle int64) {
 	w.catchUp(i)
 	n.m.Step(cycle)
 	w.afterStep(i, cycle)
+}
+
+// sample is step for an evaluation of the inputs, which half the time
+// finds nothing to do: a PHY's own change of drive asks for the next
+// edge's, and the line states of a reset or a self-ID grant reach PHYs
+// that do not wait for them. Where the PHY says the step would change
+// nothing (phy.Machine.Enabled), there is none: the PHY and its ports are
+// as the step would leave them, and nothing is left to propagate. (A
+// timer's evaluation always has something to do: it is due.)
+func (w *world) sample(i int, cycle int64) {
+	n := &w.nodes[i]
+	switch {
+	case w.opts.checkIdle:
+		w.checkedStep(i, cycle)
+	case n.m.Enabled(cycle):
+		w.step(i, cycle)
+	default:
+		n.evaluated, n.rxChanged = cycle, false
+	}
+}
+
+// checkedStep is step, checking that a step the PHY's Enabled says would
+// change nothing does not: the tests' guard that sample leaves out no step
+// that mattered.
+func (w *world) checkedStep(i int, cycle int64) {
+	n := &w.nodes[i]
+	w.catchUp(i)
+	enabled, wake := n.m.Enabled(cycle), n.m.Wake()
+	before := n.election.AppendKey(n.m.AppendKey(nil, cycle), cycle)
+	w.step(i, cycle)
+	after := n.election.AppendKey(n.m.AppendKey(nil, cycle), cycle)
+	if !enabled && (len(n.m.Trail()) > 0 || n.m.Wake() != wake || !bytes.Equal(before, after)) {
+		panic(fmt.Sprintf("bus: node %s in %v: Enabled(%d) reported false, but the step changed its state (trail %v, wake %d → %d)",
+			n.cfg.id, n.state, cycle, n.m.Trail(), wake, n.m.Wake()))
+	}
 }
 
 // sampleAt has node i's PHY evaluate its inputs on edge cycle, at time

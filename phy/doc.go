@@ -32,7 +32,11 @@
 //	m.Ports().Rx[0] = phy.RxIdle
 //	m.Step(now + 1)                  // T0, T1, T2: PARENT_NOTIFY
 //
-// Several transitions can happen on one clock edge; Trail lists them. A PHY
+// Several transitions can happen on one clock edge; Trail lists them.
+// Enabled tells, changing nothing, whether a Step would change anything:
+// half the edges a bus has a PHY evaluate find nothing to do (its own new
+// drive resolving on its port, a line state it does not wait for), and the
+// bus skips those steps. A PHY
 // recognises a neighbour's BUS_RESET whatever it drives itself: it recovers
 // the peer's line state from its own drive and the resolved pair
 // (PeerLineState, ReceivesBusReset). TakeTransmit hands over self-ID packets

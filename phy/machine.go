@@ -354,7 +354,7 @@ func (m *Machine) advance() bool {
 		}
 		return m.treeVerdict(m.cfg.TreeID.Step(m.now, &m.ports, &m.trail))
 	case S0SelfIDStart:
-		if m.root || m.ports.Rx[m.parentPort] == RxSelfIDGrant {
+		if m.granted0() {
 			m.enter(S1SelfIDGrant)
 			return true
 		}
@@ -362,13 +362,13 @@ func (m *Machine) advance() bool {
 		return m.grantNextChild()
 	case S2SelfIDReceive:
 		c := m.granted
-		if !m.grantAcked && m.ports.Rx[c] == RxDataPrefix {
+		if m.childSends() {
 			// The child (or its subtree) is sending: stop granting and listen.
 			m.grantAcked = true
 			m.ports.Tx[c] = TxIdle
 			return true
 		}
-		if m.grantAcked && m.ports.Rx[c] == RxIdentDone {
+		if m.childDone() {
 			m.identified[c] = true
 			m.enter(S3SendSpeedCapabilities)
 			m.wake = m.now + 1
@@ -384,6 +384,66 @@ func (m *Machine) advance() bool {
 		return m.selfIDTransmit()
 	}
 	return false
+}
+
+// Enabled reports whether Step at cycle now, with the ports as they are,
+// would change anything: enter a state, drive a port, queue packets or
+// move the timer Wake reports. It changes nothing itself, and may report
+// true where Step would not, never false where it would: a bus can leave
+// out an evaluation it reports false for (most of those a PHY's own change
+// of drive asks for) and know the PHY is as that evaluation would have
+// left it.
+func (m *Machine) Enabled(now int64) bool {
+	if m.state != R0ResetStart && m.state != R1ResetWait && m.receivesBusReset() {
+		return true
+	}
+	if m.watched() && now-m.since >= m.cyc.maxArbState {
+		return true
+	}
+	switch m.state {
+	case R0ResetStart:
+		return now-m.entry >= m.resetDuration()
+	case R1ResetWait:
+		return m.resetComplete() || now-m.entry >= m.cyc.resetWait
+	case T0TreeIDStart:
+		return !m.configTimeout && m.cfg.TreeID.Enabled(now, &m.ports)
+	case S0SelfIDStart:
+		return m.granted0()
+	case S1SelfIDGrant:
+		return true
+	case S2SelfIDReceive:
+		return m.childSends() || m.childDone()
+	case S3SendSpeedCapabilities:
+		return now > m.entry
+	case S4SelfIDTransmit:
+		if !m.identSent {
+			return now >= m.txEnd
+		}
+		return m.parentMovesOn()
+	}
+	return false
+}
+
+// granted0 is S0's exit: the root grants itself; any other node waits for
+// its parent's grant.
+func (m *Machine) granted0() bool {
+	return m.root || m.ports.Rx[m.parentPort] == RxSelfIDGrant
+}
+
+// childSends is S2's first step: the granted child starts its data.
+func (m *Machine) childSends() bool {
+	return !m.grantAcked && m.ports.Rx[m.granted] == RxDataPrefix
+}
+
+// childDone is S2's exit: the granted child's subtree has identified.
+func (m *Machine) childDone() bool {
+	return m.grantAcked && m.ports.Rx[m.granted] == RxIdentDone
+}
+
+// parentMovesOn ends S4 for a node that has sent its packets: its parent
+// drives DATA_PREFIX to grant the next child, or its own packets.
+func (m *Machine) parentMovesOn() bool {
+	return m.ports.Rx[m.parentPort] == RxDataPrefix
 }
 
 // receivesBusReset reports BUS_RESET on a connected port, recognised
@@ -479,7 +539,7 @@ func (m *Machine) selfIDTransmit() bool {
 		m.ports.Tx[m.parentPort] = TxIdentDone
 		return true
 	}
-	if m.ports.Rx[m.parentPort] == RxDataPrefix {
+	if m.parentMovesOn() {
 		m.ports.DriveAll(TxIdle)
 		m.enter(A0Idle)
 		return true

@@ -325,3 +325,80 @@ func TestKeyForgetsAnEarlierGrant(t *testing.T) {
 	}
 	assert.Equal(t, fresh.AppendKey(nil, reset), granting.AppendKey(nil, reset))
 }
+
+// Enabled may report true where a step would change nothing, never false
+// where it would: a random walk through the states, every profile, with
+// random line states on two connected ports (half the time one the state
+// waits for), steps the PHY after asking, and checks that a step Enabled
+// said no to left the PHY and its tree identifier as they were.
+func TestEnabledIsFalseOnlyWhereAStepChangesNothing(t *testing.T) {
+	listens := map[phy.State][]phy.LineState{
+		phy.R1ResetWait:       {phy.RxIdle, phy.RxParentNotify},
+		phy.T0TreeIDStart:     {phy.RxParentNotify},
+		phy.T1ChildHandshake:  {phy.RxChildHandshake},
+		phy.T2ParentHandshake: {phy.RxParentHandshake, phy.RxRootContention},
+		phy.T3RootContention:  {phy.RxIdle, phy.RxParentNotify},
+		phy.S0SelfIDStart:     {phy.RxSelfIDGrant},
+		phy.S2SelfIDReceive:   {phy.RxDataPrefix, phy.RxIdentDone},
+		phy.S4SelfIDTransmit:  {phy.RxDataPrefix},
+	}
+	for _, profile := range phy.Profiles() {
+		t.Run(profile.Name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(5, 6))
+			e, err := treeid.NewElection(treeid.ElectionConfig{
+				Fast: profile.Timing.RootContendFast, Slow: profile.Timing.RootContendSlow,
+				ForceRootTimeout: profile.Timing.ForceRootTimeout, ConfigTimeout: profile.Timing.ConfigTimeout,
+				Clock: phy.IdealClock(), FastProbability: 0.5, Rand: rand.New(rand.NewPCG(1, 1)),
+			})
+			require.NoError(t, err)
+			m, err := phy.NewMachine(phy.Config{Ports: 3, Speed: phy.S400, Timing: profile.Timing, Clock: phy.IdealClock(), TreeID: e})
+			require.NoError(t, err)
+			ports := m.Ports()
+			copy(ports.Connected, []bool{true, true, false})
+			key := func(now int64) string {
+				return string(e.AppendKey(m.AppendKey(nil, now), now))
+			}
+			m.InitiateReset(0, false)
+			var now int64
+			idle, states := 0, map[phy.State]bool{}
+			for range 60_000 {
+				switch wake := m.Wake(); {
+				case wake != phy.NoWake && rng.IntN(20) == 0:
+					now = max(now+1, wake) // a timer's edge
+				default:
+					now += 1 + rng.Int64N(40)
+				}
+				for p := range ports.Rx {
+					switch l := listens[m.State()]; {
+					case rng.IntN(3) > 0:
+					case len(l) > 0 && rng.IntN(2) == 0:
+						ports.Rx[p] = l[rng.IntN(len(l))] // what the state waits for
+					default:
+						ports.Rx[p] = phy.LineState(rng.IntN(8)) // anything but BUS_RESET
+					}
+				}
+				if rng.IntN(2000) == 0 {
+					ports.Rx[rng.IntN(2)] = phy.RxBusReset
+				}
+				states[m.State()] = true
+				enabled, wake, before := m.Enabled(now), m.Wake(), key(now)
+				m.Step(now)
+				packets, _, _ := m.TakeTransmit()
+				if enabled {
+					continue
+				}
+				idle++
+				require.Empty(t, m.Trail(), "at %d", now)
+				require.Empty(t, packets, "at %d", now)
+				require.Equal(t, wake, m.Wake(), "at %d", now)
+				require.Equal(t, before, key(now), "at %d: in %v", now, m.State())
+			}
+			assert.Greater(t, idle, 3_000, "few steps were idle")
+			for _, s := range []phy.State{phy.R0ResetStart, phy.R1ResetWait, phy.T0TreeIDStart, phy.T1ChildHandshake,
+				phy.T2ParentHandshake, phy.T3RootContention, phy.S0SelfIDStart, phy.S2SelfIDReceive,
+				phy.S4SelfIDTransmit, phy.A0Idle} {
+				assert.True(t, states[s], "the walk never stepped in %v", s)
+			}
+		})
+	}
+}

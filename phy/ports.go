@@ -55,6 +55,11 @@ type TreeIdentifier interface {
 	// marking child and parent ports in p.Status, and recording every state
 	// it enters in trail.
 	Step(now int64, p *Ports, trail *Trail) TreeVerdict
+	// Enabled reports whether Step at cycle now, with p as it is, would
+	// change anything: its state, p, or the verdict's Wake. It changes
+	// nothing itself, and may report true where Step would not, never
+	// false where it would.
+	Enabled(now int64, p *Ports) bool
 	// State is the current T state.
 	State() State
 }

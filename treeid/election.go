@@ -204,14 +204,13 @@ func (e *Election) advance(now int64, p *phy.Ports) (phy.TreeOutcome, bool) {
 	switch e.state {
 	case phy.T0TreeIDStart:
 		// PARENT_NOTIFY on a port makes its node our child.
-		for i, c := range p.Connected {
-			if c && p.Status[i] != phy.PortChild && p.Rx[i] == phy.RxParentNotify {
+		for i := range p.Connected {
+			if notifiesParent(p, i) {
 				p.Status[i] = phy.PortChild
 				e.children++
 			}
 		}
-		held := e.forceRoot && elapsed < e.cyc.forceRoot
-		if e.children == e.nport || (e.children == e.nport-1 && !held) {
+		if e.childrenComplete(elapsed) {
 			e.enterT1(now, p)
 			return phy.TreePending, true
 		}
@@ -223,10 +222,8 @@ func (e *Election) advance(now int64, p *phy.Ports) (phy.TreeOutcome, bool) {
 		// PARENT_NOTIFY that arrives now on the remaining port meets this
 		// node's own PARENT_NOTIFY in T2 as root contention, as in the
 		// standard's state machine.
-		for i, s := range p.Status {
-			if s == phy.PortChild && p.Rx[i] != phy.RxChildHandshake {
-				return phy.TreePending, false
-			}
+		if !childrenAcknowledge(p) {
+			return phy.TreePending, false
 		}
 		return e.enterT2(now, p), true
 	case phy.T2ParentHandshake:
@@ -261,6 +258,53 @@ func (e *Election) advance(now int64, p *phy.Ports) (phy.TreeOutcome, bool) {
 		}
 	}
 	return phy.TreePending, false
+}
+
+// notifiesParent reports that port i's node asks this one to be its
+// parent, and is not yet marked a child.
+func notifiesParent(p *phy.Ports, i int) bool {
+	return p.Connected[i] && p.Status[i] != phy.PortChild && p.Rx[i] == phy.RxParentNotify
+}
+
+// childrenComplete is T0's exit: every connected port a child, or all but
+// one once the force-root delay (if RHB holds this node back) is over.
+func (e *Election) childrenComplete(elapsed int64) bool {
+	held := e.forceRoot && elapsed < e.cyc.forceRoot
+	return e.children == e.nport || (e.children == e.nport-1 && !held)
+}
+
+// childrenAcknowledge is T1's exit: every child answers with
+// CHILD_HANDSHAKE.
+func childrenAcknowledge(p *phy.Ports) bool {
+	for i, s := range p.Status {
+		if s == phy.PortChild && p.Rx[i] != phy.RxChildHandshake {
+			return false
+		}
+	}
+	return true
+}
+
+// Enabled implements phy.TreeIdentifier.
+func (e *Election) Enabled(now int64, p *phy.Ports) bool {
+	elapsed := now - e.entry
+	switch e.state {
+	case phy.T0TreeIDStart:
+		for i := range p.Connected {
+			if notifiesParent(p, i) {
+				return true
+			}
+		}
+		return e.childrenComplete(elapsed) || elapsed >= e.cyc.config
+	case phy.T1ChildHandshake:
+		return childrenAcknowledge(p)
+	case phy.T2ParentHandshake:
+		return e.parent >= 0 && (p.Rx[e.parent] == phy.RxParentHandshake || p.Rx[e.parent] == phy.RxRootContention)
+	case phy.T3RootContention:
+		// Undecided, the wait asks its chooser on every edge; decided,
+		// it moves the timer Step reports once it has passed.
+		return e.wait < 0 || elapsed >= e.wait
+	}
+	return false
 }
 
 func (e *Election) enterT1(now int64, p *phy.Ports) {
