@@ -61,6 +61,7 @@ type simEvent struct {
 // no evaluation is queued for it (see send).
 type arrival struct {
 	at    int64
+	edge  int64 // the first clock edge at or after at, once queueArrival found it; -1 before
 	epoch int32
 	port  int16
 	line  phy.LineState
@@ -788,10 +789,10 @@ var noSample = queuedSample{phy.NoWake, 0}
 // setRx records a new resolved receive state and has the PHY sample it on
 // its next clock edge.
 func (w *world) setRx(i, port int, rx phy.LineState) {
-	if w.updateRx(i, port, rx, w.k.Now()) {
-		n := &w.nodes[i]
-		now := w.k.Now()
-		cycle, edge := n.clock.FirstEdge(now)
+	n := &w.nodes[i]
+	now := w.k.Now()
+	cycle, edge := n.clock.FirstEdge(now)
+	if w.updateRx(i, port, rx, now, cycle) {
 		if cycle <= n.evaluated { // it decided on that edge already
 			cycle, edge = n.evaluated+1, n.clock.Edge(n.evaluated+1)
 		}
@@ -803,8 +804,9 @@ func (w *world) setRx(i, port int, rx phy.LineState) {
 // reports whether it changed. A change asks for the evaluation of the
 // first edge at or after at that the PHY has not evaluated (owed): the
 // event of that edge was queued when the line state was sent, or by
-// setRx.
-func (w *world) updateRx(i, port int, rx phy.LineState, at int64) bool {
+// setRx. first is the first edge at or after at where the caller knows it
+// (else -1): finding it takes a 128-bit division.
+func (w *world) updateRx(i, port int, rx phy.LineState, at, first int64) bool {
 	n := &w.nodes[i]
 	ports := n.m.Ports()
 	if ports.Rx[port] == rx {
@@ -815,7 +817,10 @@ func (w *world) updateRx(i, port int, rx phy.LineState, at int64) bool {
 	}
 	ports.Rx[port] = rx
 	n.rxChanged = true
-	w.owe(i, max(n.clock.EdgeAtOrAfter(at), n.evaluated+1))
+	if first < 0 {
+		first = n.clock.EdgeAtOrAfter(at)
+	}
+	w.owe(i, max(first, n.evaluated+1))
 	return true
 }
 
@@ -842,7 +847,7 @@ func (w *world) owe(i int, cycle int64) {
 // states of a reset are quiet.)
 func (w *world) send(to portRef, line phy.LineState, epoch int32, at int64) {
 	n := &w.nodes[to.node]
-	a := arrival{at: at, epoch: epoch, port: int16(to.port), line: line}
+	a := arrival{at: at, edge: -1, epoch: epoch, port: int16(to.port), line: line}
 	k := len(n.inbox)
 	n.inbox = append(n.inbox, a)
 	for ; k > 0 && n.inbox[k-1].at > at; k-- {
@@ -860,20 +865,22 @@ func (w *world) send(to portRef, line phy.LineState, epoch int32, at int64) {
 		}
 	}
 	a.quiet = phy.Receive(sent, line) == rx
-	n.inbox[k] = a
 	if !a.quiet {
-		w.queueArrival(to.node, a)
+		a.edge = w.queueArrival(to.node, at)
 	}
+	n.inbox[k] = a
 	if w.opts.Observer != nil {
 		w.k.ScheduleFirst(at, simEvent{kind: evTraceArrive, node: int32(to.node)})
 	}
 }
 
-// queueArrival queues the evaluation arrival a calls for at node i: on the
-// first edge at or after it, as the arrival would have queued it.
-func (w *world) queueArrival(i int, a arrival) {
-	cycle, edge := w.nodes[i].clock.FirstEdge(a.at)
-	w.sampleAt(i, cycle, edge, a.at)
+// queueArrival queues the evaluation a line state arriving at node i at
+// time at calls for: on the first edge at or after it, as the arrival
+// would have queued it. It returns that edge.
+func (w *world) queueArrival(i int, at int64) int64 {
+	cycle, edge := w.nodes[i].clock.FirstEdge(at)
+	w.sampleAt(i, cycle, edge, at)
+	return cycle
 }
 
 // requeue judges again the quiet line states on their way to node i's
@@ -898,7 +905,7 @@ func (w *world) requeue(i, p int) {
 		}
 		if a.quiet && phy.Receive(sent, a.line) != phy.Receive(sent, before) {
 			a.quiet = false
-			w.queueArrival(i, *a)
+			a.edge = w.queueArrival(i, a.at)
 		}
 		before = a.line
 	}
@@ -953,7 +960,7 @@ func (w *world) takeArrivals(i int) {
 			continue // sent over a cable since unplugged
 		}
 		n.remote[a.port] = a.line
-		w.updateRx(i, int(a.port), phy.Receive(n.sent[a.port], a.line), a.at)
+		w.updateRx(i, int(a.port), phy.Receive(n.sent[a.port], a.line), a.at, a.edge)
 	}
 	if k > 0 {
 		n.inbox = n.inbox[:copy(n.inbox, n.inbox[k:])]
