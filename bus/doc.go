@@ -53,7 +53,9 @@
 // Kernel orders events by time, then by when each was queued (its
 // origin), then by sequence number, so that events of one nanosecond run
 // in a fixed order; it keeps those due within a few microseconds on a
-// timing wheel and the later ones in a 4-ary heap. The world schedules four kinds of
+// timing wheel and the later ones in a 4-ary heap, or, while only a
+// handful are pending (a small bus), all in one sorted array. The world
+// schedules four kinds of
 // things on it: a PHY evaluating its inputs on a clock edge; a PHY's timer
 // expiring; the end of a self-ID transmission; and scripted events. A line
 // state is no event of its own: sent, it waits in the far port's inbox,

@@ -20,8 +20,12 @@ import (
 // nanosecond, each slot a list in queue order: scheduling one is an append,
 // popping it a look at a bitmap. Later events (reset and self-ID timers,
 // scripted events) wait in a 4-ary heap of values; Next takes the earlier
-// of the two heads. Scheduling and popping allocate nothing once both have
-// grown to their working size.
+// of the two heads. A small bus has only a handful pending at a time, and
+// for a handful a sorted array costs less than the wheel's bookkeeping: the
+// kernel keeps up to smallSpan there, moves them to the wheel and the heap
+// when one more comes, and comes back when the queue empties. Scheduling
+// and popping allocate nothing once all three have grown to their working
+// size.
 //
 // E is the caller's event payload. The zero Kernel is ready to use.
 type Kernel[E any] struct {
@@ -49,16 +53,29 @@ type Kernel[E any] struct {
 
 	far []kernelEntry[E] // a 4-ary heap of the events due later
 
+	// small holds every pending event, latest first, while big is false;
+	// the wheel and the heap hold them all while it is true.
+	small []kernelEntry[E]
+	big   bool
+
 	// nearest caches the slot of the wheel's earliest event, +1; 0 when
 	// not known. top caches where the earliest event is, Discard asked:
-	// its slot +2, 1 for the heap's top, 0 when not known. Both hold from
-	// a PeekTime to the Next that follows it.
+	// what earliest returns, +3; 0 when not known. Both hold from a
+	// PeekTime to the Next that follows it.
 	nearest, top int
 }
 
 const (
 	wheelSpan = 4096 // ns ahead of now that the wheel holds
 	wheelMask = wheelSpan - 1
+	smallSpan = 16 // events the sorted array holds
+)
+
+// Where earliest finds the earliest event: a wheel slot (≥ 0), or one of
+// these.
+const (
+	inFar   = -1 // the heap's top
+	inSmall = -2 // the sorted array's end
 )
 
 type kernelEntry[E any] struct {
@@ -93,7 +110,8 @@ func (k *Kernel[E]) Reset() {
 			k.head[s], k.tail[s] = 0, 0
 		}
 	}
-	*k = Kernel[E]{Discard: k.Discard, head: k.head, tail: k.tail, pool: k.pool[:min(len(k.pool), 1)], far: k.far[:0]}
+	clear(k.small)
+	*k = Kernel[E]{Discard: k.Discard, head: k.head, tail: k.tail, pool: k.pool[:min(len(k.pool), 1)], far: k.far[:0], small: k.small[:0]}
 }
 
 // Now is the time of the event last popped, or the time AdvanceTo moved
@@ -111,7 +129,7 @@ func (k *Kernel[E]) AdvanceTo(at int64) {
 }
 
 // Len is the number of pending events.
-func (k *Kernel[E]) Len() int { return k.onWheel + len(k.far) }
+func (k *Kernel[E]) Len() int { return k.onWheel + len(k.far) + len(k.small) }
 
 // Processed counts the events popped so far.
 func (k *Kernel[E]) Processed() uint64 { return k.processed }
@@ -119,17 +137,19 @@ func (k *Kernel[E]) Processed() uint64 { return k.processed }
 // Schedule queues ev at time at, which must not be in the past: an event
 // scheduled before Now would break causality, and that is a bug in the
 // caller, not a condition to recover from.
-func (k *Kernel[E]) Schedule(at int64, ev E) { k.schedule(at, k.now, ev, 0) }
+func (k *Kernel[E]) Schedule(at int64, ev E) { k.schedule(at, k.now, ev, k.nextSeq(0)) }
 
 // ScheduleMayDiscard is Schedule for an event that may have become a
 // no-op by the time it comes to the top: Discard is asked about it there.
 // (Asking about every event would cost every event a call.)
-func (k *Kernel[E]) ScheduleMayDiscard(at int64, ev E) { k.schedule(at, k.now, ev, mayDiscard) }
+func (k *Kernel[E]) ScheduleMayDiscard(at int64, ev E) {
+	k.schedule(at, k.now, ev, k.nextSeq(mayDiscard))
+}
 
 // ScheduleFirst queues ev at time at, before every event that Schedule
 // queues at the same instant, whenever it was queued; events that
 // ScheduleFirst queues at one instant run in the order they were queued.
-func (k *Kernel[E]) ScheduleFirst(at int64, ev E) { k.schedule(at, math.MinInt64, ev, 0) }
+func (k *Kernel[E]) ScheduleFirst(at int64, ev E) { k.schedule(at, math.MinInt64, ev, k.nextSeq(0)) }
 
 // ScheduleAsOf queues ev at time at where Schedule would have queued it
 // had it been called at virtual time origin, which is neither before Now
@@ -142,16 +162,31 @@ func (k *Kernel[E]) ScheduleAsOf(at, origin int64, ev E) {
 	if origin < k.now || origin > at {
 		panic(fmt.Sprintf("bus: event at %d ns scheduled as of %d ns, outside [now %d ns, its time]", at, origin, k.now))
 	}
-	k.schedule(at, origin, ev, 0)
+	k.schedule(at, origin, ev, k.nextSeq(0))
 }
 
-func (k *Kernel[E]) schedule(at, origin int64, ev E, flags uint64) {
+// nextSeq is the next sequence number, shifted left, with flags.
+func (k *Kernel[E]) nextSeq(flags uint64) uint64 {
+	k.seq++
+	return k.seq<<1 | flags
+}
+
+// schedule queues ev at time at as of origin with sequence number seq
+// (nextSeq): in the sorted array while it has room, else on the wheel or
+// the heap.
+func (k *Kernel[E]) schedule(at, origin int64, ev E, seq uint64) {
 	if at < k.now {
 		panic(fmt.Sprintf("bus: event scheduled at %d ns, before now (%d ns)", at, k.now))
 	}
-	k.seq++
-	seq := k.seq<<1 | flags
-	k.nearest, k.top = 0, 0
+	k.top = 0
+	if !k.big {
+		if len(k.small) < smallSpan {
+			k.insertSmall(kernelEntry[E]{at: at, origin: origin, seq: seq, ev: ev})
+			return
+		}
+		k.grow()
+	}
+	k.nearest = 0
 	if k.head == nil { // the zero Kernel's first event
 		k.head, k.tail = make([]int32, wheelSpan), make([]int32, wheelSpan)
 		k.pool = make([]kernelNode[E], 1, 64)
@@ -191,6 +226,32 @@ func (k *Kernel[E]) schedule(at, origin int64, ev E, flags uint64) {
 	}
 }
 
+// insertSmall puts e in its place in the sorted array.
+func (k *Kernel[E]) insertSmall(e kernelEntry[E]) {
+	if k.small == nil {
+		k.small = make([]kernelEntry[E], 0, smallSpan)
+	}
+	s := append(k.small, e)
+	i := len(s) - 1
+	for i > 0 && s[i-1].before(&e) { // nearer the end, earlier
+		s[i] = s[i-1]
+		i--
+	}
+	s[i] = e
+	k.small = s
+}
+
+// grow moves the events of the sorted array to the wheel and the heap.
+func (k *Kernel[E]) grow() {
+	k.big, k.nearest = true, 0
+	for i := len(k.small) - 1; i >= 0; i-- {
+		e := &k.small[i]
+		k.schedule(e.at, e.origin, e.ev, e.seq)
+	}
+	clear(k.small)
+	k.small = k.small[:0]
+}
+
 // push queues an event on the heap.
 func (k *Kernel[E]) push(e kernelEntry[E]) {
 	n := len(k.far)
@@ -227,11 +288,22 @@ func (k *Kernel[E]) nearestSlot() int {
 }
 
 // earliest is where the earliest pending event is, those Discard takes
-// removed: the wheel slot, or -1 for the heap's top; ok is false when none
-// is pending.
+// removed: the wheel slot, inFar or inSmall; ok is false when none is
+// pending.
 func (k *Kernel[E]) earliest() (slot int, ok bool) {
 	if k.top != 0 {
-		return k.top - 2, true
+		return k.top - 3, true
+	}
+	if !k.big {
+		for n := len(k.small); n > 0; n = len(k.small) {
+			e := &k.small[n-1]
+			if e.seq&mayDiscard == 0 || k.Discard == nil || !k.Discard(e.at, e.ev) {
+				k.top = inSmall + 3
+				return inSmall, true
+			}
+			k.popSmall()
+		}
+		return inSmall, false
 	}
 	for {
 		s := k.nearestSlot()
@@ -240,12 +312,12 @@ func (k *Kernel[E]) earliest() (slot int, ok bool) {
 		case s >= 0 && (len(k.far) == 0 || !k.far[0].before(&k.pool[k.head[s]].kernelEntry)):
 			e = &k.pool[k.head[s]].kernelEntry
 		case len(k.far) > 0:
-			s, e = -1, &k.far[0]
+			s, e = inFar, &k.far[0]
 		default:
-			return -1, false
+			return inFar, false
 		}
 		if e.seq&mayDiscard == 0 || k.Discard == nil || !k.Discard(e.at, e.ev) {
-			k.top = s + 2
+			k.top = s + 3
 			return s, true
 		}
 		if s >= 0 {
@@ -264,10 +336,16 @@ func (k *Kernel[E]) Next() (at int64, ev E, ok bool) {
 		return k.now, ev, false
 	}
 	var top kernelEntry[E]
-	if s >= 0 {
-		top = k.popSlot(s)
-	} else {
+	switch s {
+	case inSmall:
+		top = k.popSmall()
+	case inFar:
 		top = k.popFar()
+	default:
+		top = k.popSlot(s)
+	}
+	if k.big && k.onWheel == 0 && len(k.far) == 0 {
+		k.big = false // empty: back to the sorted array
 	}
 	k.top = 0
 	k.now = top.at
@@ -292,6 +370,15 @@ func (k *Kernel[E]) popSlot(s int) kernelEntry[E] {
 	return top
 }
 
+// popSmall takes the sorted array's last (earliest) event.
+func (k *Kernel[E]) popSmall() kernelEntry[E] {
+	n := len(k.small) - 1
+	top := k.small[n]
+	k.small[n] = kernelEntry[E]{} // no payload outlives its event
+	k.small = k.small[:n]
+	return top
+}
+
 // popFar takes the heap's top.
 func (k *Kernel[E]) popFar() kernelEntry[E] {
 	n := len(k.far)
@@ -309,10 +396,12 @@ func (k *Kernel[E]) PeekTime() (at int64, ok bool) {
 	switch {
 	case !ok:
 		return 0, false
-	case s >= 0:
-		return k.pool[k.head[s]].at, true
+	case s == inSmall:
+		return k.small[len(k.small)-1].at, true
+	case s == inFar:
+		return k.far[0].at, true
 	}
-	return k.far[0].at, true
+	return k.pool[k.head[s]].at, true
 }
 
 // Drop removes every pending event for which stale reports true, and
@@ -322,6 +411,15 @@ func (k *Kernel[E]) PeekTime() (at int64, ok bool) {
 func (k *Kernel[E]) Drop(stale func(E) bool) int {
 	dropped := 0
 	k.nearest, k.top = 0, 0
+	kept := k.small[:0]
+	for _, e := range k.small {
+		if !stale(e.ev) {
+			kept = append(kept, e)
+		}
+	}
+	dropped += len(k.small) - len(kept)
+	clear(k.small[len(kept):])
+	k.small = kept
 	for w, word := range k.occupied {
 		for ; word != 0; word &= word - 1 {
 			s := w*64 + bits.TrailingZeros64(word)
@@ -351,7 +449,7 @@ func (k *Kernel[E]) Drop(stale func(E) bool) int {
 			}
 		}
 	}
-	kept := k.far[:0]
+	kept = k.far[:0]
 	for _, e := range k.far {
 		if !stale(e.ev) {
 			kept = append(kept, e)
@@ -376,6 +474,7 @@ func (k *Kernel[E]) appendPending(dst []kernelEntry[E]) []kernelEntry[E] {
 			}
 		}
 	}
+	dst = append(dst, k.small...)
 	return append(dst, k.far...)
 }
 
