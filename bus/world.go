@@ -962,7 +962,10 @@ func (w *world) takeArrivals(i int) {
 		n.remote[a.port] = a.line
 		w.updateRx(i, int(a.port), phy.Receive(n.sent[a.port], a.line), a.at, a.edge)
 	}
-	if k > 0 {
+	switch {
+	case k == len(n.inbox): // the common case: all of them
+		n.inbox = n.inbox[:0]
+	case k > 0:
 		n.inbox = n.inbox[:copy(n.inbox, n.inbox[k:])]
 	}
 }
