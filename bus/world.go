@@ -625,10 +625,7 @@ func (w *world) dispatch(ev simEvent) {
 			n.sample = noSample
 		}
 		w.takeArrivals(int(ev.node))
-		owed := false
-		if k := slices.Index(n.owed, ev.arg); k >= 0 {
-			owed, n.owed = true, slices.Delete(n.owed, k, k+1)
-		}
+		owed := n.pay(ev.arg)
 		switch {
 		case !n.rxChanged && !owed: // nothing asked for this edge
 		case ev.arg > n.evaluated:
@@ -826,9 +823,26 @@ func (w *world) updateRx(i, port int, rx phy.LineState, at, first int64) bool {
 
 // owe records that a change asked node i's evaluation of cycle (owed).
 func (w *world) owe(i int, cycle int64) {
-	if n := &w.nodes[i]; !slices.Contains(n.owed, cycle) {
-		n.owed = append(n.owed, cycle)
+	n := &w.nodes[i]
+	for _, c := range n.owed {
+		if c == cycle {
+			return
+		}
 	}
+	n.owed = append(n.owed, cycle)
+}
+
+// pay removes cycle from the evaluations the node owes, and reports
+// whether it owed it. (There are rarely more than two: a loop beats the
+// generic slices functions here, on every evaluation.)
+func (n *node) pay(cycle int64) bool {
+	for k, c := range n.owed {
+		if c == cycle {
+			n.owed = append(n.owed[:k], n.owed[k+1:]...)
+			return true
+		}
+	}
+	return false
 }
 
 // send puts line state line on its way to port `to`, over the cable of
