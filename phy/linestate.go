@@ -169,9 +169,13 @@ func PeerLineState(tx, rx LineState) (peer LineState, ok bool) {
 // line state recovered from the port's own drive is BUS_RESET. Testing the
 // resolved pair alone would miss a neighbour's reset against this port's own
 // PARENT_NOTIFY, GRANT or DATA_PREFIX, whose drivers cancel part of it.
-func ReceivesBusReset(tx, rx LineState) bool { return busResetSeen[tx%9][rx%9] }
+// A value past the nine line states is none: false.
+func ReceivesBusReset(tx, rx LineState) bool {
+	return tx < 9 && rx < 9 && busResetSeen[tx][rx]
+}
 
-// busResetSeen tabulates ReceivesBusReset: PHYs ask it on every clock edge.
+// busResetSeen tabulates ReceivesBusReset: PHYs ask it for every port on
+// every clock edge.
 var busResetSeen = func() (t [9][9]bool) {
 	for tx := range LineState(9) {
 		for rx := range LineState(9) {

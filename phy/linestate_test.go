@@ -47,6 +47,16 @@ func TestOnlyBusResetIsABusReset(t *testing.T) {
 	}
 }
 
+// A value that is no line state is no reset, rather than one of the nine
+// it would wrap onto.
+func TestNoLineStateIsNoBusReset(t *testing.T) {
+	for v := 9; v < 256; v++ {
+		l := phy.LineState(v)
+		assert.False(t, phy.ReceivesBusReset(l, phy.RxBusReset), "driving %d", v)
+		assert.False(t, phy.ReceivesBusReset(phy.TxIdle, l), "receiving %d", v)
+	}
+}
+
 // Recovery is exact wherever the port does not drive: the received pair is
 // the peer's transmission crossed over.
 func TestPeerLineStateAgainstAnIdlePort(t *testing.T) {

@@ -158,9 +158,10 @@ func (m *Machine) Wake() int64 {
 // watched reports whether the watchdog bounds the current state: T1–T3 and
 // S0–S4. R0, R1 and T0 have timers of their own, and A0 is idle.
 func (m *Machine) watched() bool {
-	if m.cyc.maxArbState == 0 { // 1394-1995 has no watchdog
-		return false
-	}
+	return m.cyc.maxArbState != 0 && m.watchedState() // 1394-1995 has no watchdog
+}
+
+func (m *Machine) watchedState() bool {
 	s := m.State()
 	return s >= T1ChildHandshake && s <= S4SelfIDTransmit
 }
