@@ -754,7 +754,7 @@ func (w *world) sample(i int, cycle int64) {
 // that mattered.
 func (w *world) checkedStep(i int, cycle int64) {
 	n := &w.nodes[i]
-	w.catchUp(i)
+	w.catchUp(i) // first: the packets it delivers are in the key, and no step's doing
 	enabled, wake := n.m.Enabled(cycle), n.m.Wake()
 	before := n.election.AppendKey(n.m.AppendKey(nil, cycle), cycle)
 	w.step(i, cycle)
