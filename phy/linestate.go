@@ -115,8 +115,26 @@ func (l LineState) String() string {
 // peer's transmission peer arrives: the cable crosses TPA of one end to TPB of
 // the other (docs/protocol.md §2).
 func Receive(local, peer LineState) LineState {
+	if local < 9 && peer < 9 {
+		return received[local][peer]
+	}
+	return resolveCrossed(local, peer)
+}
+
+func resolveCrossed(local, peer LineState) LineState {
 	return MakeLineState(Resolve(local.A(), peer.B()), Resolve(local.B(), peer.A()))
 }
+
+// received tabulates Receive for the nine line states: the bus resolves
+// every port's drive against its peer's on every change of either.
+var received = func() (t [9][9]LineState) {
+	for local := range LineState(9) {
+		for peer := range LineState(9) {
+			t[local][peer] = resolveCrossed(local, peer)
+		}
+	}
+	return t
+}()
 
 // peerCandidates is what the far end of a pair may drive when this end
 // drives local and the pair resolves to seen: the far end's value is
