@@ -196,6 +196,9 @@ func (w *world) dataEnd(t lazyTransmission, u int32) (end int64, from int) {
 // give.
 func (w *world) busyUntil(u, p int) int64 {
 	b := w.nodes[u].busyUntil[p]
+	if len(w.inFlight) == 0 { // outside self identify, always
+		return b
+	}
 	now, repeat := w.k.Now(), int64(w.timing.RepeatDelay)
 	live := w.inFlight[:0]
 	for _, t := range w.inFlight {
