@@ -133,6 +133,7 @@ func (w *world) cableChanged(c, idx int, desc string) {
 		w.plug(c)
 	}
 	w.recomputeComponents()
+	w.startCables = false
 	for _, end := range []portRef{cs.a, cs.b} {
 		// The change itself ends the generation running at each end: a
 		// packet on its way across the cable is cut off, whether or not the

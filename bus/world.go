@@ -154,6 +154,10 @@ type world struct {
 	staleTimers int
 	discardedAt int64 // the time of the last stale timer discarded
 	forest      cableForest
+	// startCables says comp and forest are those of the cables plugged at
+	// power-up: no cable has changed since start computed them, so the
+	// next run's start need not again.
+	startCables bool
 	inFlight    []lazyTransmission // transmissions measured on the forest, not walked
 	traceOnly   uint64             // events for tracing alone processed: not counted in Result.Events, nor against the budget
 	lastActive  int64              // time of the last event that was not a stale timer
@@ -326,7 +330,12 @@ func (w *world) start(seed uint64) error {
 			w.plug(i)
 		}
 	}
-	w.recomputeComponents()
+	if w.startCables {
+		clear(w.openGen)
+	} else {
+		w.recomputeComponents()
+		w.startCables = true
+	}
 	for _, i := range w.initiators {
 		w.nodes[i].cause = w.cause
 		w.scheduleInitiate(i, 0, false)
@@ -838,7 +847,11 @@ func (w *world) owe(i int, cycle int64) {
 func (n *node) pay(cycle int64) bool {
 	for k, c := range n.owed {
 		if c == cycle {
-			n.owed = append(n.owed[:k], n.owed[k+1:]...)
+			if len(n.owed) == 1 { // the common case: no copy
+				n.owed = n.owed[:0]
+			} else {
+				n.owed = append(n.owed[:k], n.owed[k+1:]...)
+			}
 			return true
 		}
 	}
