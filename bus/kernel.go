@@ -104,14 +104,20 @@ func (a *kernelEntry[E]) before(b *kernelEntry[E]) bool {
 // Reset empties the kernel and sets Now and Processed to zero, keeping the
 // memory it has grown for the next run.
 func (k *Kernel[E]) Reset() {
-	for w, word := range k.occupied {
-		for ; word != 0; word &= word - 1 {
-			s := w*64 + bits.TrailingZeros64(word)
-			k.head[s], k.tail[s] = 0, 0
+	if k.onWheel > 0 { // else every slot is empty already: a run usually ends with none pending
+		for w, word := range k.occupied {
+			for ; word != 0; word &= word - 1 {
+				s := w*64 + bits.TrailingZeros64(word)
+				k.head[s], k.tail[s] = 0, 0
+			}
 		}
+		k.occupied = [wheelSpan / 64]uint64{}
 	}
 	clear(k.small)
-	*k = Kernel[E]{Discard: k.Discard, head: k.head, tail: k.tail, pool: k.pool[:min(len(k.pool), 1)], far: k.far[:0], small: k.small[:0]}
+	k.now, k.seq, k.processed = 0, 0, 0
+	k.onWheel, k.pool, k.free = 0, k.pool[:min(len(k.pool), 1)], 0
+	k.far, k.small, k.big = k.far[:0], k.small[:0], false
+	k.nearest, k.top = 0, 0
 }
 
 // Now is the time of the event last popped, or the time AdvanceTo moved

@@ -520,3 +520,37 @@ func TestKernelDiscardsOnlyWhatMayBeDiscarded(t *testing.T) {
 	assert.Equal(t, []int{1, 2, 4, 5}, asked)
 	assert.Equal(t, uint64(4), k.Processed())
 }
+
+// A run that stops on a budget leaves events pending: Reset must forget
+// them wherever they wait (the sorted array, the wheel, the heap), and the
+// next run must find none of them.
+func TestKernelResetForgetsPendingEvents(t *testing.T) {
+	var k Kernel[int]
+	for _, pending := range []int{3, smallSpan + 5, 200} {
+		for i := range pending {
+			k.Schedule(int64(i*37)%(2*wheelSpan), -1) // near and far
+		}
+		k.Next()
+		k.Reset()
+		require.Zero(t, k.Len(), "%d pending", pending)
+		_, ok := k.PeekTime()
+		require.False(t, ok, "%d pending", pending)
+		for id := range 20 {
+			k.Schedule(int64(id%7), id)
+		}
+		var want []int // by time, then scheduling order: 0, 7, 14 at 0 ns, 1, 8, 15 at 1 ns, ...
+		for at := range 7 {
+			for id := at; id < 20; id += 7 {
+				want = append(want, id)
+			}
+		}
+		for _, id := range want {
+			at, ev, ok := k.Next()
+			require.True(t, ok)
+			require.Equal(t, id, ev, "%d pending before Reset: event at %d ns", pending, at)
+		}
+		_, _, ok = k.Next()
+		require.False(t, ok)
+		k.Reset()
+	}
+}
