@@ -121,6 +121,10 @@ func Receive(local, peer LineState) LineState {
 	return resolveCrossed(local, peer)
 }
 
+// resolveCrossed is Receive worked out from the signals. It is kept out
+// of line so that Receive, called on every change of a line state, inlines.
+//
+//go:noinline
 func resolveCrossed(local, peer LineState) LineState {
 	return MakeLineState(Resolve(local.A(), peer.B()), Resolve(local.B(), peer.A()))
 }
