@@ -522,7 +522,7 @@ func (w *world) unplug(c int) {
 		n.cable[end.port] = -1
 		n.remote[end.port] = phy.TxIdle
 		n.m.Ports().Connected[end.port] = false
-		w.setRx(end.node, end.port, phy.RxIdle)
+		w.setRx(end.node, end.port, phy.RxIdle, -1)
 	}
 }
 
@@ -793,11 +793,19 @@ type queuedSample struct{ cycle, origin int64 }
 var noSample = queuedSample{phy.NoWake, 0}
 
 // setRx records a new resolved receive state and has the PHY sample it on
-// its next clock edge.
-func (w *world) setRx(i, port int, rx phy.LineState) {
+// its next clock edge. decided is the edge the PHY has just decided on,
+// now, when it is its own new drive that changed the state (else -1): the
+// first edge at or after now is then known, where finding it takes two
+// 128-bit divisions.
+func (w *world) setRx(i, port int, rx phy.LineState, decided int64) {
 	n := &w.nodes[i]
 	now := w.k.Now()
-	cycle, edge := n.clock.FirstEdge(now)
+	var cycle, edge int64
+	if decided >= 0 {
+		cycle = decided // and the PHY has evaluated it: the next edge samples
+	} else {
+		cycle, edge = n.clock.FirstEdge(now)
+	}
 	if w.updateRx(i, port, rx, now, cycle) {
 		if cycle <= n.evaluated { // it decided on that edge already
 			cycle, edge = n.evaluated+1, n.clock.Edge(n.evaluated+1)
@@ -1029,7 +1037,7 @@ func (w *world) afterStep(i int, cycle int64) {
 			cs := &w.cables[c]
 			far := cs.peer(portRef{i, p})
 			w.send(far, tx, cs.epoch, max(now, w.busyUntil(i, p))+cs.delayNs)
-			w.setRx(i, p, phy.Receive(tx, n.remote[p]))
+			w.setRx(i, p, phy.Receive(tx, n.remote[p]), cycle)
 		}
 	}
 	wake := n.m.Wake()
