@@ -24,6 +24,10 @@ type cableForest struct {
 	depth  []int32 // cable hops from the root
 	upPort []int16 // the port toward the parent, -1 at a root
 	dist   []int64 // cable delay from the root, ns
+	// far is dist plus a repeat delay per hop: a copy's data ends at u at
+	// most far[s]+far[u] after it ended at its sender s (the way through
+	// the root is the longest), which rules most queries out at once.
+	far []int64
 	// reach is, per node, how long after its transmission ends the last
 	// copy arrives: the longest way of delays and repeat delays to any
 	// other node of its part (0 alone).
@@ -44,6 +48,7 @@ func (f *cableForest) build(w *world) {
 	f.depth = resize(f.depth, n)
 	f.upPort = resize(f.upPort, n)
 	f.dist = resize(f.dist, n)
+	f.far = resize(f.far, n)
 	f.reach = resize(f.reach, n)
 	f.looped = resize(f.looped, n)
 	f.down = resize(f.down, n)
@@ -87,7 +92,11 @@ func (f *cableForest) build(w *world) {
 			}
 		}
 	}
-	f.measureReach(int64(w.timing.RepeatDelay))
+	repeat := int64(w.timing.RepeatDelay)
+	for v := range f.far {
+		f.far[v] = f.dist[v] + int64(f.depth[v])*repeat
+	}
+	f.measureReach(repeat)
 }
 
 // measureReach computes every node's reach by rerooting: the longest way
@@ -193,21 +202,22 @@ func (w *world) dataEnd(t lazyTransmission, u int32) (end int64, from int) {
 
 // busyUntil is when the last self-ID data node u repeats on port p ends:
 // what the walks of transmit recorded, and what the transmissions in flight
-// give.
+// give; or, where that data has ended by now, a time no later than now.
 func (w *world) busyUntil(u, p int) int64 {
 	b := w.nodes[u].busyUntil[p]
 	if len(w.inFlight) == 0 { // outside self identify, always
 		return b
 	}
 	now, repeat := w.k.Now(), int64(w.timing.RepeatDelay)
+	f := &w.forest
 	live := w.inFlight[:0]
 	for _, t := range w.inFlight {
 		if t.last+repeat <= now {
 			continue // every copy has gone by
 		}
 		live = append(live, t)
-		if w.comp[u] != w.comp[t.sender] {
-			continue
+		if w.comp[u] != w.comp[t.sender] || t.end+f.far[t.sender]+f.far[u] <= max(now, b) {
+			continue // not on this part, or ended by now at u
 		}
 		if end, from := w.dataEnd(t, int32(u)); from != p {
 			b = max(b, end)
