@@ -193,16 +193,17 @@ func PeerLineState(tx, rx LineState) (peer LineState, ok bool) {
 // PARENT_NOTIFY, GRANT or DATA_PREFIX, whose drivers cancel part of it.
 // A value past the nine line states is none: false.
 func ReceivesBusReset(tx, rx LineState) bool {
-	return tx < 9 && rx < 9 && busResetSeen[tx][rx]
+	return tx < 9 && busResetSeen[tx]>>rx&1 != 0 // past bit 8 every bit is 0
 }
 
-// busResetSeen tabulates ReceivesBusReset: PHYs ask it for every port on
-// every clock edge.
-var busResetSeen = func() (t [9][9]bool) {
+// busResetSeen tabulates ReceivesBusReset, a bit per received line state:
+// PHYs ask it for every port on every clock edge.
+var busResetSeen = func() (t [9]uint16) {
 	for tx := range LineState(9) {
 		for rx := range LineState(9) {
-			peer, ok := PeerLineState(tx, rx)
-			t[tx][rx] = rx == RxBusReset || (ok && peer == TxBusReset)
+			if peer, ok := PeerLineState(tx, rx); rx == RxBusReset || (ok && peer == TxBusReset) {
+				t[tx] |= 1 << rx
+			}
 		}
 	}
 	return t

@@ -450,8 +450,10 @@ func (m *Machine) parentMovesOn() bool {
 // receivesBusReset reports BUS_RESET on a connected port, recognised
 // whatever the port drives itself (ReceivesBusReset).
 func (m *Machine) receivesBusReset() bool {
-	for i, c := range m.ports.Connected {
-		if c && ReceivesBusReset(m.ports.Tx[i], m.ports.Rx[i]) {
+	rx := m.ports.Rx
+	tx, connected := m.ports.Tx[:len(rx)], m.ports.Connected[:len(rx)] // one bounds check, not three a port
+	for i, r := range rx {
+		if connected[i] && ReceivesBusReset(tx[i], r) {
 			return true
 		}
 	}
