@@ -3,9 +3,9 @@
 //
 // default.pgo, beside this file, is a CPU profile of the emulator's
 // benchmarks: the go command uses it whenever it builds fwsim, to inline
-// and devirtualise the hot path (profile-guided optimisation), which makes
-// a run about a tenth cheaper. pgo.sh writes it again after the hot path
-// changes (docs/performance.md).
+// and devirtualise the hot path (profile-guided optimisation), which saves
+// about a tenth of the instructions of a run. pgo.sh writes it again after
+// the hot path changes (docs/performance.md).
 //
 //go:generate sh pgo.sh
 package main
