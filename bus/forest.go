@@ -26,7 +26,8 @@ type cableForest struct {
 	dist   []int64 // cable delay from the root, ns
 	// far is dist plus a repeat delay per hop: a copy's data ends at u at
 	// most far[s]+far[u] after it ended at its sender s (the way through
-	// the root is the longest), which rules most queries out at once.
+	// the root is the longest), which rules out, without the ancestor
+	// search, many queries about data that has passed.
 	far []int64
 	// reach is, per node, how long after its transmission ends the last
 	// copy arrives: the longest way of delays and repeat delays to any
