@@ -237,8 +237,10 @@ func (k *Kernel[E]) insertSmall(e kernelEntry[E]) {
 	if k.small == nil {
 		k.small = make([]kernelEntry[E], 0, smallSpan)
 	}
-	s := append(k.small, e)
-	i := len(s) - 1
+	// schedule keeps len below smallSpan, the capacity; e is written
+	// once, where an append would copy it to the end first.
+	i := len(k.small)
+	s := k.small[:i+1]
 	for i > 0 && s[i-1].before(&e) { // nearer the end, earlier
 		s[i] = s[i-1]
 		i--
@@ -341,29 +343,30 @@ func (k *Kernel[E]) Next() (at int64, ev E, ok bool) {
 	if !ok {
 		return k.now, ev, false
 	}
-	var top kernelEntry[E]
 	switch s {
 	case inSmall:
-		top = k.popSmall()
+		at, ev = k.popSmall()
 	case inFar:
-		top = k.popFar()
+		at, ev = k.popFar()
 	default:
-		top = k.popSlot(s)
+		at, ev = k.popSlot(s)
 	}
 	if k.big && k.onWheel == 0 && len(k.far) == 0 {
 		k.big = false // empty: back to the sorted array
 	}
 	k.top = 0
-	k.now = top.at
+	k.now = at
 	k.processed++
-	return top.at, top.ev, true
+	return at, ev, true
 }
 
-// popSlot takes the first event of wheel slot s.
-func (k *Kernel[E]) popSlot(s int) kernelEntry[E] {
+// popSlot takes the first event of wheel slot s. (The pops return the
+// event's time and payload, not its entry: a copy of the whole entry costs
+// every event.)
+func (k *Kernel[E]) popSlot(s int) (int64, E) {
 	x := k.head[s]
 	node := &k.pool[x]
-	top := node.kernelEntry
+	at, ev := node.at, node.ev
 	k.head[s] = node.next
 	if node.next == 0 {
 		k.tail[s] = 0
@@ -373,27 +376,28 @@ func (k *Kernel[E]) popSlot(s int) kernelEntry[E] {
 	*node = kernelNode[E]{next: k.free} // no payload outlives its event
 	k.free = x
 	k.onWheel--
-	return top
+	return at, ev
 }
 
 // popSmall takes the sorted array's last (earliest) event.
-func (k *Kernel[E]) popSmall() kernelEntry[E] {
+func (k *Kernel[E]) popSmall() (int64, E) {
 	n := len(k.small) - 1
-	top := k.small[n]
-	k.small[n] = kernelEntry[E]{} // no payload outlives its event
+	e := &k.small[n]
+	at, ev := e.at, e.ev
+	*e = kernelEntry[E]{} // no payload outlives its event
 	k.small = k.small[:n]
-	return top
+	return at, ev
 }
 
 // popFar takes the heap's top.
-func (k *Kernel[E]) popFar() kernelEntry[E] {
+func (k *Kernel[E]) popFar() (int64, E) {
 	n := len(k.far)
-	top, last := k.far[0], k.far[n-1]
+	at, ev, last := k.far[0].at, k.far[0].ev, k.far[n-1]
 	k.far = k.far[:n-1]
 	if n > 1 {
 		k.down(0, last)
 	}
-	return top
+	return at, ev
 }
 
 // PeekTime is the time of the earliest pending event; ok is false when none is.
