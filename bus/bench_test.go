@@ -62,14 +62,20 @@ func benchSimulator(b *testing.B, topo *Topology) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	var events uint64
+	var events, evaluations, idle uint64
 	for i := 0; b.Loop(); i++ {
 		m := sim.Run(uint64(i))
 		if m.Outcome != OutcomeOK {
 			b.Fatalf("run %d: %s", i, m.Outcome)
 		}
 		events += m.Events
+		evaluations += sim.w.evaluations
+		idle += sim.w.idle
 	}
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+	// The input evaluations, and those that found nothing to do: each is
+	// an event, and the idle ones are the events left to remove.
+	b.ReportMetric(float64(evaluations)/float64(b.N), "evaluations/op")
+	b.ReportMetric(float64(idle)/float64(b.N), "idle-evaluations/op")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
 }

@@ -160,9 +160,13 @@ type world struct {
 	startCables bool
 	inFlight    []lazyTransmission // transmissions measured on the forest, not walked
 	traceOnly   uint64             // events for tracing alone processed: not counted in Result.Events, nor against the budget
-	lastActive  int64              // time of the last event that was not a stale timer
-	maxTime     int64
-	maxEv       uint64
+	// evaluations counts the input evaluations (sample) of the run, and
+	// idle those the PHY found nothing to do in: what is left to remove
+	// per event, the benchmarks report them.
+	evaluations, idle uint64
+	lastActive        int64 // time of the last event that was not a stale timer
+	maxTime           int64
+	maxEv             uint64
 	// interrupted says the last run stopped because Options.Interrupt
 	// closed.
 	interrupted bool
@@ -290,6 +294,7 @@ func (w *world) start(seed uint64) error {
 	w.gens, w.tx, w.txData, w.txGen = w.gens[:0], w.tx[:0], w.txData[:0], w.txGen[:0]
 	w.inFlight, w.staleTimers, w.discardedAt = w.inFlight[:0], 0, 0
 	w.traceOnly, w.lastActive, w.initiating = 0, 0, -1
+	w.evaluations, w.idle = 0, 0
 	w.waitingConfigs = w.waitingConfigs[:0]
 	if w.choices != nil {
 		w.choices.restart()
@@ -748,12 +753,14 @@ func (w *world) step(i int, cycle int64) {
 // timer's evaluation always has something to do: it is due.)
 func (w *world) sample(i int, cycle int64) {
 	n := &w.nodes[i]
+	w.evaluations++
 	switch {
 	case w.opts.checkIdle:
 		w.checkedStep(i, cycle)
 	case n.m.Enabled(cycle):
 		w.step(i, cycle)
 	default:
+		w.idle++
 		n.evaluated, n.rxChanged = cycle, false
 	}
 }
