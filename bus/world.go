@@ -160,9 +160,8 @@ type world struct {
 	startCables bool
 	inFlight    []lazyTransmission // transmissions measured on the forest, not walked
 	traceOnly   uint64             // events for tracing alone processed: not counted in Result.Events, nor against the budget
-	// evaluations counts the input evaluations (sample) of the run, and
-	// idle those the PHY found nothing to do in: what is left to remove
-	// per event, the benchmarks report them.
+	// evaluations counts the run's input evaluations (sample), and idle
+	// those where the PHY found nothing to do: the benchmarks report both.
 	evaluations, idle uint64
 	lastActive        int64 // time of the last event that was not a stale timer
 	maxTime           int64
