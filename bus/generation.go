@@ -37,11 +37,13 @@ type generation struct {
 	endNs        int64 // when close decided the outcome
 	inflight     int   // packet deliveries still scheduled
 	selfIDs      []phy.SelfID
-	packet0s     int    // how many of selfIDs begin a packet #0
-	cables       []int  // the cables joining the members when it began
-	links        []Link // the same, named; not kept by a Simulator, which reports no Generation
-	tree         *treeid.Tree
-	result       Generation
+	packet0s     int // how many of selfIDs begin a packet #0
+	// configTimeouts are the CONFIG_TIMEOUTs the members signalled.
+	configTimeouts []ConfigTimeout
+	cables         []int  // the cables joining the members when it began
+	links          []Link // the same, named; not kept by a Simulator, which reports no Generation
+	tree           *treeid.Tree
+	result         Generation
 }
 
 // onState does the bookkeeping for node i entering state s at time now.
@@ -50,6 +52,7 @@ func (w *world) onState(i int, s phy.State, now int64) {
 	switch s {
 	case phy.R0ResetStart:
 		n.countFrom(nil) // the PHY cleared its buffer
+		n.timeoutSeen = false
 		w.onReset(i, now)
 	case phy.T0TreeIDStart:
 		if n.gen != nil {
@@ -70,6 +73,25 @@ func (w *world) onState(i int, s phy.State, now int64) {
 	}
 }
 
+// configTimedOut takes note of the CONFIG_TIMEOUT node i's PHY has just
+// signalled to its link in T0 (docs/protocol.md §4). It is a flag, not a
+// stop: the PHY stays in T0 with its exits live. On a loop the bus can
+// never configure, so the generation ends config-timeout at once; on a tree
+// the late PARENT_NOTIFYs still come, and the generation only records the
+// signal.
+func (w *world) configTimedOut(i int) {
+	n := &w.nodes[i]
+	w.observe(TraceEvent{Kind: TraceLink, Node: n.cfg.id, Port: -1, Detail: "CONFIG_TIMEOUT"})
+	g := n.gen
+	if g == nil || g.done {
+		return
+	}
+	g.configTimeouts = append(g.configTimeouts, ConfigTimeout{Node: n.cfg.id, AtNs: w.k.Now() - g.startNs})
+	if w.forest.looped[w.comp[i]] {
+		w.close(g, OutcomeConfigTimeout, w.configTimeoutProblem(i))
+	}
+}
+
 // configTimeoutProblem explains node i's CONFIG_TIMEOUT in T0. On a loop it
 // is the standard's loop detection. On a tree it means the neighbours on its
 // ports that are not children had not sent PARENT_NOTIFY in time: they left
@@ -79,18 +101,7 @@ func (w *world) onState(i int, s phy.State, now int64) {
 // states.
 func (w *world) configTimeoutProblem(i int) string {
 	n := &w.nodes[i]
-	nodes, cables := 0, 0
-	for j := range w.nodes {
-		if w.comp[j] == w.comp[i] {
-			nodes++
-		}
-	}
-	for c := range w.cables {
-		if w.cables[c].connected && w.comp[w.cables[c].a.node] == w.comp[i] {
-			cables++
-		}
-	}
-	if cables >= nodes {
+	if w.forest.looped[w.comp[i]] {
 		return fmt.Sprintf("%s: CONFIG_TIMEOUT in T0: the cable graph has a loop", n.cfg.id)
 	}
 	var waiting []string
@@ -183,7 +194,8 @@ func (w *world) open(comp int, now int64, cause Cause) *generation {
 		// Nothing outlives a Simulator's run: recycle the generation and
 		// its buffers.
 		g = w.genPool[len(w.gens)]
-		*g = generation{members: g.members[:0], cables: g.cables[:0], selfIDs: g.selfIDs[:0], problems: g.problems[:0]}
+		*g = generation{members: g.members[:0], cables: g.cables[:0], selfIDs: g.selfIDs[:0], problems: g.problems[:0],
+			configTimeouts: g.configTimeouts[:0]}
 	default:
 		g = &generation{}
 		w.genPool = append(w.genPool, g)
@@ -277,6 +289,16 @@ func (w *world) closeAll(o Outcome, why string) {
 			continue
 		}
 		problems := []string{why}
+		if o == OutcomeStalled {
+			// A PHY that signalled CONFIG_TIMEOUT and still waits in T0
+			// with nothing left to happen: the bus never configures.
+			for _, i := range g.members {
+				if n := &w.nodes[i]; n.timeoutSeen && n.state == phy.T0TreeIDStart {
+					o, problems = OutcomeConfigTimeout, []string{w.configTimeoutProblem(i), why}
+					break
+				}
+			}
+		}
 		if roots := w.rootClaims(g); len(roots) > 1 {
 			problems = append(problems, fmt.Sprintf("%d roots (%s), not one", len(roots), strings.Join(roots, ", ")))
 		}
@@ -390,7 +412,7 @@ func relative(t, start int64) int64 {
 func (w *world) snapshot(g *generation) Generation {
 	out := Generation{
 		Index: g.index, StartNs: g.startNs, EndNs: g.endNs, Cause: g.cause, Outcome: g.outcome, Scripted: g.scripted,
-		Problems: g.problems, SelfIDs: g.selfIDs, Tree: g.tree, Links: g.links,
+		Problems: g.problems, SelfIDs: g.selfIDs, Tree: g.tree, Links: g.links, ConfigTimeouts: g.configTimeouts,
 		Timing: PhaseTiming{
 			ResetEnd:   relative(g.resetEnd, g.startNs),
 			TreeIDDone: relative(g.treeDone, g.startNs),

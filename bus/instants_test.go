@@ -118,19 +118,21 @@ func phyConfigTookEffect(_ *testing.T, topo *Topology, res *Result) string {
 // runTraced runs topo and checks every invariant, returning a description of
 // the first run that breaks one.
 //
-// It runs the bus a second time without tracing, which measures self-ID
+// Every step of tree identify is held against the predicates
+// (treePredicates). It runs the bus a second time without tracing, which measures self-ID
 // copies on the cable forest where a traced run walks them, and leaves out
 // the evaluations the PHY says would change nothing, which the traced run
 // steps and checks (Options.checkIdle): the two must give the same result.
 func runTraced(topo *Topology, o Options) (*Result, []string, error) {
 	var tr Trace
-	o.Observer, o.checkIdle = tr.Record, true
+	predicates := newTreePredicates()
+	o.Observer, o.checkIdle, o.checkSteps = tr.Record, true, predicates
 	res, err := Run(topo, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	problems := runProblems(topo, res, tr.Events)
-	o.Observer, o.checkIdle = nil, false
+	problems := append(predicates.problems, runProblems(topo, res, tr.Events)...)
+	o.Observer, o.checkIdle, o.checkSteps = nil, false, nil
 	plain, err := Run(topo, o)
 	if err != nil {
 		return nil, nil, err

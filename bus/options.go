@@ -85,6 +85,16 @@ type Options struct {
 	// one its Enabled says would change nothing, and panics where the step
 	// then changes something after all.
 	checkIdle bool
+	// checkSteps, for the tests, sees every step of every PHY: before it
+	// and after it.
+	checkSteps stepChecker
+}
+
+// stepChecker watches the steps of a run's PHYs (Options.checkSteps): the
+// tests hold each against the protocol's predicates.
+type stepChecker interface {
+	before(w *world, i int, cycle int64)
+	after(w *world, i int, cycle int64)
 }
 
 // choiceSpace is the space of the choices a replay or an exploration

@@ -13,8 +13,10 @@ type Outcome string
 const (
 	// OutcomeOK: one root, a consistent tree, every node holds every self-ID.
 	OutcomeOK Outcome = "ok"
-	// OutcomeConfigTimeout: a PHY's T0 ran into CONFIG_TIMEOUT (a loop); no
-	// self-IDs.
+	// OutcomeConfigTimeout: the bus never configured, and a PHY signalled
+	// CONFIG_TIMEOUT in T0: a loop, or a PHY left waiting in T0 with
+	// nothing left to happen; no self-IDs. A bus that configures after a
+	// CONFIG_TIMEOUT is ok (Generation.ConfigTimeouts records it).
 	OutcomeConfigTimeout Outcome = "config-timeout"
 	// OutcomeInconsistent: self identify finished but the result breaks the
 	// protocol's guarantees (two roots, a cable both ends call parent, …);
@@ -113,8 +115,8 @@ type Generation struct {
 	// reset. fwsim explore counts such a generation as ok.
 	Scripted bool
 	// EndNs is the virtual time the outcome was decided: the last self-ID's
-	// arrival (ok, inconsistent), a PHY's CONFIG_TIMEOUT, the reset that
-	// interrupted it, or the end of the run.
+	// arrival (ok, inconsistent), a PHY's CONFIG_TIMEOUT on a loop, the
+	// reset that interrupted it, or the end of the run.
 	EndNs int64
 	// Problems explains a failed outcome, one finding per entry.
 	Problems []string
@@ -135,6 +137,18 @@ type Generation struct {
 	// began, in topology order: the bus as wired, which the self-IDs
 	// describe only when tree identify succeeds.
 	Links []Link
+	// ConfigTimeouts lists, in time order, every CONFIG_TIMEOUT a PHY
+	// signalled to its link in this generation's tree identify. On a tree
+	// the bus can still configure late; on a loop the generation ends
+	// config-timeout at the first.
+	ConfigTimeouts []ConfigTimeout
+}
+
+// ConfigTimeout is a PHY's CONFIG_TIMEOUT in T0, the flag it reports to its
+// link (docs/protocol.md §4).
+type ConfigTimeout struct {
+	Node string
+	AtNs int64 // relative to the generation's start
 }
 
 // PhaseTiming gives the end of each phase in ns after Generation.StartNs; a

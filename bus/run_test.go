@@ -476,17 +476,14 @@ func TestBadOptionsAreErrors(t *testing.T) {
 	}
 }
 
-// TestConfigTimeoutWithoutALoop: CONFIG_TIMEOUT also ends a generation on a
-// tree when a node waits in T0 longer than it for both its neighbours. Here
-// both ends of the chain restart their reset just before the power-up reset
-// ends: their neighbours y1 and y2 absorb it in R1 while x, whose ports see
-// them drive IDLE, enters T0 on time and waits for them a whole RESET_TIME,
-// longer than its CONFIG_TIMEOUT (both within the standard's ranges). The
-// generation must say so, name the neighbours it waited for, and not blame a
-// loop; the 1394a watchdog then resets the bus, which initialises.
-func TestConfigTimeoutWithoutALoop(t *testing.T) {
-	topo := mustParse(t, `profile: 1394a-2000
-timing: {reset_time: 166.8us, config_timeout: 166.6us}
+// lateNeighbours is the issue tracker's five-node chain whose two ends
+// restart their reset just before the power-up reset ends: y1 and y2 absorb
+// it in R1 while x, whose ports see them drive IDLE, enters T0 on time and
+// waits for them a whole RESET_TIME, longer than its CONFIG_TIMEOUT (both
+// within the standard's ranges). timing is the file's timing line, "" for
+// none.
+func lateNeighbours(t *testing.T, profile, timing string) *Topology {
+	return mustParse(t, "profile: "+profile+"\n"+timing+`
 nodes:
   - {id: z1, ports: 1}
   - {id: y1, ports: 2}
@@ -502,17 +499,53 @@ events:
   - {at: 166.7us, reset: {node: z1}}
   - {at: 166.7us, reset: {node: z2}}
 `, "tree.yaml")
-	var tr Trace
-	res := runOK(t, topo, Options{Seed: 1, Observer: tr.Record})
-	g := res.Generations[0]
-	require.Equal(t, OutcomeConfigTimeout, g.Outcome, "%v", g.Problems)
-	require.Len(t, g.Problems, 1)
-	assert.Contains(t, g.Problems[0], "x: CONFIG_TIMEOUT in T0 without a loop")
-	assert.Contains(t, g.Problems[0], "y1 (R1), y2 (R1)")
-	assert.Empty(t, runProblems(topo, res, tr.Events))
-	last := res.Generations[len(res.Generations)-1]
-	assert.Equal(t, OutcomeOK, last.Outcome)
-	assert.Equal(t, CauseWatchdog, last.Cause.Kind)
+}
+
+// TestConfigTimeoutWithoutALoopConfiguresLate: CONFIG_TIMEOUT is a flag the
+// PHY reports to its link, not a stop (docs/protocol.md §4). x signals it
+// about 0.2 µs before the PARENT_NOTIFYs of y1 and y2 reach it, and the bus
+// configures then, in both profiles: no loop-free bus dies of it, and no
+// watchdog is needed. The generation records the signal.
+func TestConfigTimeoutWithoutALoopConfiguresLate(t *testing.T) {
+	for _, profile := range []string{"1394-1995", "1394a-2000"} {
+		topo := lateNeighbours(t, profile, "timing: {reset_time: 166.8us, config_timeout: 166.6us}")
+		res, problems, err := runTraced(topo, Options{Seed: 1})
+		require.NoError(t, err)
+		assert.Empty(t, problems, profile)
+		require.Len(t, res.Generations, 1, "%s: one initialisation, no watchdog reset", profile)
+		g := res.Generations[0]
+		require.Equal(t, OutcomeOK, g.Outcome, "%s: %v", profile, g.Problems)
+		require.Len(t, g.ConfigTimeouts, 1, profile)
+		assert.Equal(t, "x", g.ConfigTimeouts[0].Node, profile)
+		// x entered T0 about one RESET_TIME after the start; it signals
+		// one CONFIG_TIMEOUT later, before tree identify ends.
+		at := g.ConfigTimeouts[0].AtNs
+		assert.InDelta(t, 166_700+166_600, at, 300, profile)
+		assert.Less(t, at, g.Timing.TreeIDDone, profile)
+	}
+}
+
+// TestLateConfigurationIsNeverAFailure: with the standard's ranges drawn
+// for every PHY (no timing line), a few runs in ten have x signal
+// CONFIG_TIMEOUT before its neighbours' PARENT_NOTIFYs arrive; every one
+// of them configures. (Before CONFIG_TIMEOUT was a flag, 855 of 2,000 runs
+// ended config-timeout.)
+func TestLateConfigurationIsNeverAFailure(t *testing.T) {
+	topo := lateNeighbours(t, "1394-1995", "")
+	signalled := 0
+	const runs = 300
+	for seed := range uint64(runs) {
+		res := runOK(t, topo, Options{Seed: seed})
+		g := res.Generations[0]
+		if len(g.ConfigTimeouts) > 0 {
+			signalled++
+		}
+		assert.Contains(t, []Outcome{OutcomeOK, OutcomeInterrupted}, g.Outcome, "seed %d: %v", seed, g.Problems)
+		for _, later := range res.Generations {
+			assert.NotEqual(t, OutcomeConfigTimeout, later.Outcome, "seed %d", seed)
+		}
+	}
+	assert.Greater(t, signalled, runs/10, "the runs must reach CONFIG_TIMEOUT for the test to mean anything")
 }
 
 // TestForceRootOptionClearsTheOthers: Options.ForceRoot acts as a PHY

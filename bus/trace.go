@@ -16,6 +16,7 @@ const (
 	TraceReceive                   // a port's resolved receive state changed
 	TracePacket                    // a self-ID packet reached a PHY
 	TraceScenario                  // a scripted event happened
+	TraceLink                      // a PHY reported something to its link (CONFIG_TIMEOUT)
 )
 
 func (k TraceKind) String() string {
@@ -30,6 +31,8 @@ func (k TraceKind) String() string {
 		return "packet"
 	case TraceScenario:
 		return "scenario"
+	case TraceLink:
+		return "link"
 	}
 	return fmt.Sprintf("TraceKind(%d)", uint8(k))
 }
@@ -45,7 +48,7 @@ type TraceEvent struct {
 	FromState, ToState phy.State
 	FromLine, ToLine   phy.LineState
 	Packet             phy.SelfID // TracePacket
-	Detail             string     // TraceScenario: what happened
+	Detail             string     // TraceScenario: what happened; TraceLink: what the PHY reported
 }
 
 // String renders the event on one line.
@@ -60,6 +63,8 @@ func (e TraceEvent) String() string {
 		return fmt.Sprintf("%s %-8s p%d rx %s → %s", at, e.Node, e.Port, e.FromLine.RxName(), e.ToLine.RxName())
 	case TracePacket:
 		return fmt.Sprintf("%s %-8s p%d packet %08x", at, e.Node, e.Port, uint32(e.Packet))
+	case TraceLink:
+		return fmt.Sprintf("%s %-8s link %s", at, e.Node, e.Detail)
 	}
 	return fmt.Sprintf("%s scenario %s", at, e.Detail)
 }

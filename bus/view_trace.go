@@ -53,7 +53,7 @@ func WriteTraceJSONL(w io.Writer, res *Result, trace []TraceEvent) error {
 	// sender's own link), then as the kind needs: from and to, the old and
 	// new PHY state (R0 … A0) or line state name; from_signals and
 	// to_signals, the line state as "(TPA,TPB)"; packet, a self-ID quadlet
-	// as "0x%08x"; detail, what a scenario event did.
+	// as "0x%08x"; detail, what a scenario event did or a PHY reported to its link.
 	var line []byte
 	quoted := map[string][]byte{} // node ids, quoted once
 	for _, e := range trace {
@@ -88,7 +88,7 @@ func appendTraceJSON(b []byte, e TraceEvent, quoted map[string][]byte) []byte {
 		b = append(b, q...)
 	}
 	b = append(b, `,"port":`...)
-	if e.Port >= 0 && e.Kind != TraceState && e.Kind != TraceScenario {
+	if e.Port >= 0 && e.Kind != TraceState && e.Kind != TraceScenario && e.Kind != TraceLink {
 		b = strconv.AppendInt(b, int64(e.Port), 10)
 	} else {
 		b = append(b, "null"...)
@@ -119,7 +119,7 @@ func appendTraceJSON(b []byte, e TraceEvent, quoted map[string][]byte) []byte {
 		b = append(b, `,"packet":"0x`...)
 		b = appendHex32(b, uint32(e.Packet))
 		b = append(b, '"')
-	case TraceScenario:
+	case TraceScenario, TraceLink:
 		field("detail", e.Detail)
 	}
 	return append(b, "}\n"...)

@@ -76,6 +76,9 @@ type node struct {
 	clock    phy.Clock
 	coins    *rand.PCG // the election's random source, reseeded every run
 	peerUIDs []uint64  // shared with the election
+	// forceRootTimeout and configTimeout are the PHY's FORCE_ROOT_TIMEOUT
+	// and CONFIG_TIMEOUT in this run (drawTimers).
+	forceRootTimeout, configTimeout time.Duration
 
 	cable  []int           // per port: the cable plugged in, -1 if none
 	remote []phy.LineState // per port: the peer's transmission as it arrives
@@ -112,9 +115,12 @@ type node struct {
 	evaluated int64
 	state     phy.State
 	gen       *generation
-	reachedT0 bool  // entered T0 in gen
-	s0At      int64 // when this node last entered S0
-	cause     Cause // why this node's next initiated reset happens; Kind "" if unknown
+	reachedT0 bool // entered T0 in gen
+	// timeoutSeen says the bus has taken note of the CONFIG_TIMEOUT the
+	// PHY signalled in its current reset (configTimedOut).
+	timeoutSeen bool
+	s0At        int64 // when this node last entered S0
+	cause       Cause // why this node's next initiated reset happens; Kind "" if unknown
 	// The link's self-ID buffer is its generation's stream: rxGen is the
 	// generation whose packets the PHY is counting (from its S0 entry to
 	// its next R0), nil when none, and rxQuadlets and rxPacket0s how much
@@ -372,7 +378,9 @@ func (w *world) drawTimers(i int, seed uint64) {
 		return r.Draw(nominal, draw)
 	}
 	n.m.SetResetTime(pick(t.ResetTimeRange, t.ResetTime))
-	n.election.SetTimeouts(pick(t.ForceRootTimeoutRange, t.ForceRootTimeout), pick(t.ConfigTimeoutRange, t.ConfigTimeout))
+	n.forceRootTimeout = pick(t.ForceRootTimeoutRange, t.ForceRootTimeout)
+	n.configTimeout = pick(t.ConfigTimeoutRange, t.ConfigTimeout)
+	n.election.SetTimeouts(n.forceRootTimeout, n.configTimeout)
 }
 
 // reusable reports whether the PHYs can start the next run as they are:
@@ -423,7 +431,7 @@ func (n *node) resetWires() {
 	n.inbox, n.rxChanged, n.owed = n.inbox[:0], false, n.owed[:0]
 	n.sample, n.pendingTimer, n.evaluated = noSample, phy.NoWake, -1
 	n.state = phy.A0Idle
-	n.gen, n.reachedT0, n.s0At, n.cause = nil, false, -1, Cause{}
+	n.gen, n.reachedT0, n.s0At, n.cause, n.timeoutSeen = nil, false, -1, Cause{}, false
 }
 
 func (w *world) buildNode(i int, rn resolvedNode, clock phy.Clock) error {
@@ -739,8 +747,15 @@ func (w *world) step(i int, cycle int64) {
 	n := &w.nodes[i]
 	n.evaluated, n.rxChanged = cycle, false
 	w.catchUp(i)
+	check := w.opts.checkSteps
+	if check != nil {
+		check.before(w, i, cycle)
+	}
 	n.m.Step(cycle)
 	w.afterStep(i, cycle)
+	if check != nil {
+		check.after(w, i, cycle)
+	}
 }
 
 // sample is step for an evaluation of the inputs, which half the time
@@ -1061,8 +1076,9 @@ func (w *world) afterStep(i int, cycle int64) {
 		}
 		w.dropStaleTimers()
 	}
-	if n.m.ConfigTimedOut() && n.gen != nil && !n.gen.done {
-		w.close(n.gen, OutcomeConfigTimeout, w.configTimeoutProblem(i))
+	if !n.timeoutSeen && n.m.ConfigTimedOut() {
+		n.timeoutSeen = true
+		w.configTimedOut(i)
 	}
 }
 

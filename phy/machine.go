@@ -50,14 +50,17 @@ type Machine struct {
 	gapSet   bool // gap count written since the last reset: it survives one
 
 	// Per-reset outcome.
-	short         bool
-	expectShort   bool // the next BUS_RESET to arrive is a short reset
-	initiated     bool
-	configTimeout bool
-	root          bool
-	parentPort    int
-	phyID         int
-	zeros         int // self-ID packet #0s received: the next free phy_ID
+	short       bool
+	expectShort bool // the next BUS_RESET to arrive is a short reset
+	initiated   bool
+	// configTimeout is the T0_timeout the link was told of in this reset's
+	// tree identify, at cycle configTimeoutAt.
+	configTimeout   bool
+	configTimeoutAt int64
+	root            bool
+	parentPort      int
+	phyID           int
+	zeros           int // self-ID packet #0s received: the next free phy_ID
 	// received counts the quadlets the link has buffered. The packets
 	// themselves are the bus's stream, which every link of a generation
 	// receives in the same order: the bus keeps them once, so that a bus of
@@ -268,8 +271,19 @@ func (m *Machine) ParentPort() int { return m.parentPort }
 // PhyID is the physical ID taken in S4.
 func (m *Machine) PhyID() int { return m.phyID }
 
-// ConfigTimedOut reports that tree identify ended in CONFIG_TIMEOUT.
+// ConfigTimedOut reports that this reset's tree identify signalled
+// CONFIG_TIMEOUT to the link, and ConfigTimeoutAt the cycle it did
+// (NoWake when it did not). The PHY may have configured late since.
 func (m *Machine) ConfigTimedOut() bool { return m.configTimeout }
+
+// ConfigTimeoutAt is the cycle CONFIG_TIMEOUT was signalled at in this
+// reset, NoWake when it was not.
+func (m *Machine) ConfigTimeoutAt() int64 {
+	if !m.configTimeout {
+		return NoWake
+	}
+	return m.configTimeoutAt
+}
 
 // ReceivedSelfIDs is how many self-ID quadlets the link has buffered since
 // the last reset: the first that many of its generation's stream.
@@ -350,9 +364,6 @@ func (m *Machine) advance() bool {
 			return true
 		}
 	case T0TreeIDStart:
-		if m.configTimeout {
-			return false
-		}
 		return m.treeVerdict(m.cfg.TreeID.Step(m.now, &m.ports, &m.trail))
 	case S0SelfIDStart:
 		if m.granted0() {
@@ -407,7 +418,7 @@ func (m *Machine) Enabled(now int64) bool {
 	case R1ResetWait:
 		return m.resetComplete() || now-m.entry >= m.cyc.resetWait
 	case T0TreeIDStart:
-		return !m.configTimeout && m.cfg.TreeID.Enabled(now, &m.ports)
+		return m.cfg.TreeID.Enabled(now, &m.ports)
 	case S0SelfIDStart:
 		return m.granted0()
 	case S1SelfIDGrant:
@@ -475,9 +486,9 @@ func (m *Machine) treeVerdict(v TreeVerdict) bool {
 	m.wake = v.Wake
 	switch v.Outcome {
 	case TreeConfigTimeout:
-		m.configTimeout = true
-		m.wake = NoWake
-		return false
+		// Reported to the link (docs/protocol.md §4); T0 goes on.
+		m.configTimeout, m.configTimeoutAt = true, m.now
+		return true
 	case TreeRoot, TreeChild:
 		m.root = v.Outcome == TreeRoot
 		m.parentPort = -1

@@ -72,7 +72,7 @@ const (
 	TreePending       TreeOutcome = iota // still running
 	TreeChild                            // the parent acknowledged: go to S0
 	TreeRoot                             // every connected port is a child
-	TreeConfigTimeout                    // no PARENT_NOTIFY within CONFIG_TIMEOUT: a loop
+	TreeConfigTimeout                    // CONFIG_TIMEOUT passed in T0 on this step: signalled, and T0 goes on
 )
 
 // NoWake means no timer is armed.

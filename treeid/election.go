@@ -122,7 +122,11 @@ type Election struct {
 	nport     int
 	children  int
 	forceRoot bool
-	parent    int
+	// timedOut is the predicates' T0_timeout: CONFIG_TIMEOUT has passed
+	// in this T0 and been signalled. It is a flag, not a stop: the exits
+	// of T0 stay live.
+	timedOut bool
+	parent   int
 	// wait is the back-off in T3, in cycles; with a Chooser it is
 	// undecided (-1) until the Chooser ends it, in the window waitLo to
 	// waitHi.
@@ -174,7 +178,7 @@ func (e *Election) Rounds() []Round { return e.rounds }
 
 // Begin enters T0 at cycle now.
 func (e *Election) Begin(now int64, p *phy.Ports, forceRoot bool, trail *phy.Trail) phy.TreeVerdict {
-	e.nport, e.children, e.forceRoot, e.parent = p.NumConnected(), 0, forceRoot, -1
+	e.nport, e.children, e.forceRoot, e.parent, e.timedOut = p.NumConnected(), 0, forceRoot, -1, false
 	e.rounds = e.rounds[:0]
 	e.trail = trail
 	e.enter(phy.T0TreeIDStart, now)
@@ -183,15 +187,29 @@ func (e *Election) Begin(now int64, p *phy.Ports, forceRoot bool, trail *phy.Tra
 }
 
 // Step evaluates T0–T3 at cycle now, taking every transition enabled now.
+// Its verdict is TreeConfigTimeout on the step that signals CONFIG_TIMEOUT,
+// and the phase goes on in T0.
 func (e *Election) Step(now int64, p *phy.Ports, trail *phy.Trail) phy.TreeVerdict {
 	e.trail = trail
+	signalled := false
 	for {
 		out, moved := e.advance(now, p)
+		if out == phy.TreeConfigTimeout {
+			signalled = true
+			continue
+		}
 		if out != phy.TreePending || !moved {
+			if signalled { // and still in T0: nothing else could move
+				out = phy.TreeConfigTimeout
+			}
 			return phy.TreeVerdict{Outcome: out, Wake: e.wake(now)}
 		}
 	}
 }
+
+// ConfigTimedOut reports T0_timeout: CONFIG_TIMEOUT passed in the current
+// T0 visit and was signalled.
+func (e *Election) ConfigTimedOut() bool { return e.timedOut }
 
 func (e *Election) enter(s phy.State, now int64) {
 	e.state, e.entry = s, now
@@ -214,8 +232,12 @@ func (e *Election) advance(now int64, p *phy.Ports) (phy.TreeOutcome, bool) {
 			e.enterT1(now, p)
 			return phy.TreePending, true
 		}
-		if elapsed >= e.cyc.config {
-			return phy.TreeConfigTimeout, false
+		if !e.timedOut && elapsed >= e.cyc.config {
+			// T0 -> T0: !T0_timeout && arbTimer == CONFIG_TIMEOUT =>
+			// T0_timeout = true, reported to the link. The exits above
+			// stay live: a late PARENT_NOTIFY still moves this PHY on.
+			e.timedOut = true
+			return phy.TreeConfigTimeout, true
 		}
 	case phy.T1ChildHandshake:
 		// Children are marked in T0 only (and the contended port in T3): a
@@ -294,7 +316,7 @@ func (e *Election) Enabled(now int64, p *phy.Ports) bool {
 				return true
 			}
 		}
-		return e.childrenComplete(elapsed) || elapsed >= e.cyc.config
+		return e.childrenComplete(elapsed) || !e.timedOut && elapsed >= e.cyc.config
 	case phy.T1ChildHandshake:
 		return childrenAcknowledge(p)
 	case phy.T2ParentHandshake:
@@ -397,6 +419,9 @@ func (e *Election) wake(now int64) int64 {
 		if e.forceRoot && e.children == e.nport-1 && now < e.entry+e.cyc.forceRoot {
 			return e.entry + e.cyc.forceRoot
 		}
+		if e.timedOut {
+			return phy.NoWake // signalled: T0 waits for PARENT_NOTIFY alone
+		}
 		return e.entry + e.cyc.config
 	case phy.T3RootContention:
 		switch {
@@ -419,6 +444,9 @@ func (e *Election) AppendKey(b []byte, now int64) []byte {
 	flags := byte(0)
 	if e.forceRoot {
 		flags = 1
+	}
+	if e.timedOut {
+		flags |= 2
 	}
 	b = append(b, flags)
 	b = binary.AppendVarint(b, int64(e.nport))

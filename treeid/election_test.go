@@ -188,13 +188,34 @@ func TestForceRootHoldsOffInT0(t *testing.T) {
 	assert.Equal(t, phy.TxParentNotify, p.Tx[1])
 }
 
-func TestConfigTimeoutWhenNoChildArrives(t *testing.T) {
+// TestConfigTimeoutIsAFlag: CONFIG_TIMEOUT is signalled once, on the edge
+// it passes in T0 (T0 -> T0: !T0_timeout && arbTimer == CONFIG_TIMEOUT =>
+// T0_timeout = true), and T0's exits stay live: PARENT_NOTIFYs that arrive
+// later still make this node a parent (docs/protocol.md §4).
+func TestConfigTimeoutIsAFlag(t *testing.T) {
 	e := newTestElection(t, nil)
 	p := testPorts(true, true)
 	var trail phy.Trail
 	e.Begin(100, p, false, &trail)
 	assert.Equal(t, phy.TreePending, e.Step(5099, p, &trail).Outcome)
-	assert.Equal(t, phy.TreeConfigTimeout, e.Step(5100, p, &trail).Outcome)
+	assert.False(t, e.ConfigTimedOut())
+	v := e.Step(5100, p, &trail)
+	assert.Equal(t, phy.TreeConfigTimeout, v.Outcome)
+	assert.Equal(t, phy.NoWake, v.Wake, "signalled: no timer is left in T0")
+	assert.True(t, e.ConfigTimedOut())
+	assert.Equal(t, phy.T0TreeIDStart, e.State())
+	assert.Equal(t, phy.TreePending, e.Step(5101, p, &trail).Outcome, "signalled once")
+	assert.False(t, e.Enabled(6000, p), "nothing to do until a line state changes")
+
+	p.Rx[0] = phy.RxParentNotify
+	require.True(t, e.Enabled(6000, p))
+	e.Step(6000, p, &trail)
+	assert.Equal(t, phy.T1ChildHandshake, e.State(), "all ports but one are children: a late PARENT_NOTIFY still counts")
+	assert.Equal(t, phy.PortChild, p.Status[0])
+	assert.True(t, e.ConfigTimedOut(), "the flag stays until the next T0")
+
+	e.Begin(7000, p, false, &trail)
+	assert.False(t, e.ConfigTimedOut(), "cleared on entry to T0")
 }
 
 func TestLargerIDWaitsSlow(t *testing.T) {

@@ -195,7 +195,7 @@ func TestRunJSONFieldOrder(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	assert.Equal(t, []string{
 		"schema_version", "fwsim_version", "topology", "seed", "profile", "policy", "coin_bias", "force_root", "initiators", "awaiting_connect", "timing", "clock", "out_of_spec",
-		"outcome", "problems", "root", "nodes", "self_ids", "timing_ns", "contention", "links",
+		"outcome", "problems", "root", "nodes", "self_ids", "timing_ns", "contention", "links", "config_timeouts",
 		"generations", "events", "end_ns",
 	}, topLevelKeys(t, stdout))
 
@@ -206,7 +206,7 @@ func TestRunJSONFieldOrder(t *testing.T) {
 	require.Len(t, doc.Generations, 1)
 	assert.Equal(t, []string{
 		"index", "start_ns", "end_ns", "cause", "cause_kind", "cause_node", "cause_event", "outcome", "problems", "root", "nodes", "self_ids",
-		"timing_ns", "contention", "links",
+		"timing_ns", "contention", "links", "config_timeouts",
 	}, topLevelKeys(t, string(doc.Generations[0])))
 }
 

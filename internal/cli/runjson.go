@@ -64,6 +64,16 @@ type generationJSON struct {
 	TimingNs   timingJSON       `json:"timing_ns"`  // when each phase ended
 	Contention []contentionJSON `json:"contention"` // every root contention, one per contended cable
 	Links      []linkJSON       `json:"links"`      // the cables as wired when the generation began
+	// ConfigTimeouts are the CONFIG_TIMEOUTs PHYs signalled to their links
+	// in tree identify, in time order; a bus without a loop can configure
+	// after them.
+	ConfigTimeouts []configTimeoutJSON `json:"config_timeouts"`
+}
+
+// configTimeoutJSON is one PHY's CONFIG_TIMEOUT in T0.
+type configTimeoutJSON struct {
+	Node string `json:"node"`  // the node whose PHY signalled it
+	AtNs int64  `json:"at_ns"` // when, in ns from the generation's start
 }
 
 type linkJSON struct {
@@ -150,13 +160,14 @@ func writeRunJSON(w io.Writer, source string, res *bus.Result) error {
 
 func newGenerationJSON(g *bus.Generation) generationJSON {
 	out := generationJSON{
-		Outcome:    string(g.Outcome),
-		Problems:   nonNil(g.Problems),
-		Root:       nullIfEmpty(g.Root),
-		Nodes:      []nodeJSON{},
-		SelfIDs:    []string{},
-		Contention: []contentionJSON{},
-		Links:      []linkJSON{},
+		Outcome:        string(g.Outcome),
+		Problems:       nonNil(g.Problems),
+		Root:           nullIfEmpty(g.Root),
+		Nodes:          []nodeJSON{},
+		SelfIDs:        []string{},
+		Contention:     []contentionJSON{},
+		Links:          []linkJSON{},
+		ConfigTimeouts: []configTimeoutJSON{},
 		TimingNs: timingJSON{
 			ResetEnd:   nullIfNegative(g.Timing.ResetEnd),
 			TreeIDDone: nullIfNegative(g.Timing.TreeIDDone),
@@ -184,6 +195,9 @@ func newGenerationJSON(g *bus.Generation) generationJSON {
 	}
 	for _, l := range g.Links {
 		out.Links = append(out.Links, linkJSON(l))
+	}
+	for _, c := range g.ConfigTimeouts {
+		out.ConfigTimeouts = append(out.ConfigTimeouts, configTimeoutJSON(c))
 	}
 	for _, c := range g.Contention {
 		cj := contentionJSON{

@@ -147,6 +147,9 @@ func writeTimeline(w io.Writer, g *bus.Generation) {
 				c.Nodes[0], c.Ports[0], c.Nodes[1], c.Ports[1], k+1, strings.Join(parts, ", "))})
 		}
 	}
+	for _, c := range g.ConfigTimeouts {
+		entries = append(entries, entry{c.AtNs, c.Node + " signals CONFIG_TIMEOUT to its link, in T0"})
+	}
 	if g.Timing.TreeIDDone >= 0 {
 		entries = append(entries, entry{g.Timing.TreeIDDone, "tree identify done, root " + orNone(g.Root) + "; self identify starts"})
 	}
