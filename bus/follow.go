@@ -243,6 +243,9 @@ func (w *world) appendKey(b []byte, queue *[]kernelEntry[simEvent]) []byte {
 		if n.rxChanged {
 			flags |= 4
 		}
+		if n.reachedS0 {
+			flags |= 8
+		}
 		b = append(b, flags)
 		for p := range n.cable {
 			b = binary.AppendVarint(b, int64(n.cable[p]))
@@ -300,6 +303,7 @@ func (w *world) appendKey(b []byte, queue *[]kernelEntry[simEvent]) []byte {
 		b = append(b, byte(len(g.outcome)))
 		b = append(b, g.outcome...)
 		b = binary.AppendVarint(b, int64(g.reachedT0))
+		b = binary.AppendVarint(b, int64(g.reachedS0))
 		if g.done {
 			continue
 		}
@@ -317,7 +321,7 @@ func (w *world) appendKey(b []byte, queue *[]kernelEntry[simEvent]) []byte {
 			b = binary.LittleEndian.AppendUint32(b, uint32(q))
 		}
 		set := byte(0)
-		for i, t := range []int64{g.resetEnd, g.treeDone, g.selfIDEnd, g.lastPacketNs} {
+		for i, t := range []int64{g.resetEnd, g.treeDone, g.selfIDEnd, g.lastPacketNs, g.resetEndNs(), g.treeIDDoneNs()} {
 			if t >= 0 {
 				set |= 1 << i
 			}

@@ -24,14 +24,22 @@ type generation struct {
 	// one: a node in R0 or R1 absorbs BUS_RESET, so the reset need not
 	// reach every node again.
 	reachedT0 int
-	done      bool
-	outcome   Outcome
+	// reachedS0 counts the members that entered S0 in this generation
+	// since their last R0 entry: once all have, tree identify is done.
+	reachedS0 int
+	// resetDone and treeIDDone say every member has finished the reset and
+	// tree identify in this generation: only then are resetEnd and
+	// treeDone phase times (a generation cut short reports only the phases
+	// it finished).
+	resetDone, treeIDDone bool
+	done                  bool
+	outcome               Outcome
 	// scripted reports an interruption the scenario caused: a scripted
 	// connect, disconnect or reset began the next bus reset.
 	scripted     bool
 	problems     []string
-	resetEnd     int64 // absolute times, -1 until reached
-	treeDone     int64
+	resetEnd     int64 // absolute times, -1 until reached: the last T0 entry so far
+	treeDone     int64 // the last S0 entry so far
 	selfIDEnd    int64
 	lastPacketNs int64
 	endNs        int64 // when close decided the outcome
@@ -55,18 +63,24 @@ func (w *world) onState(i int, s phy.State, now int64) {
 		n.timeoutSeen = false
 		w.onReset(i, now)
 	case phy.T0TreeIDStart:
-		if n.gen != nil {
-			if !n.reachedT0 && !n.gen.done { // an ended generation's count stays
+		if g := n.gen; g != nil {
+			if !n.reachedT0 && !g.done { // an ended generation's count stays
 				n.reachedT0 = true
-				n.gen.reachedT0++
+				g.reachedT0++
 			}
-			n.gen.resetEnd = max(n.gen.resetEnd, now)
+			g.resetEnd = max(g.resetEnd, now)
+			g.resetDone = g.resetDone || g.pastReset()
 		}
 	case phy.S0SelfIDStart:
 		n.countFrom(n.gen)
 		n.s0At = now
-		if n.gen != nil {
-			n.gen.treeDone = max(n.gen.treeDone, now)
+		if g := n.gen; g != nil && !g.done {
+			if !n.reachedS0 {
+				n.reachedS0 = true
+				g.reachedS0++
+			}
+			g.treeDone = max(g.treeDone, now)
+			g.treeIDDone = g.treeIDDone || g.reachedS0 == len(g.members)
 		}
 	case phy.A0Idle:
 		w.checkComplete(n.gen)
@@ -146,18 +160,40 @@ func (w *world) onReset(i int, now int64) {
 	}
 }
 
+// resetEndNs is when the last member left its reset, -1 until every one
+// has; treeIDDoneNs when the last finished tree identify, likewise.
+func (g *generation) resetEndNs() int64 {
+	if !g.resetDone {
+		return -1
+	}
+	return g.resetEnd
+}
+
+func (g *generation) treeIDDoneNs() int64 {
+	if !g.treeIDDone {
+		return -1
+	}
+	return g.treeDone
+}
+
 // pastReset reports that every member has entered T0 in g since its last
 // R0 entry: every PHY has left its reset, so tree identify is under way.
 func (g *generation) pastReset() bool { return g.reachedT0 == len(g.members) }
 
-// leftT0 takes node n's entry to T0 back from its generation's count. The
-// count of a generation that has ended stays as it was then: whether it had
-// left its reset decides whether its remaining members join the next one.
+// leftT0 takes node n's entries to T0 and S0 back from its generation's
+// counts. The count of a generation that has ended stays as it was then:
+// whether it had left its reset decides whether its remaining members join
+// the next one.
 func (n *node) leftT0() {
-	if n.reachedT0 && n.gen != nil && !n.gen.done {
-		n.gen.reachedT0--
+	if g := n.gen; g != nil && !g.done {
+		if n.reachedT0 {
+			g.reachedT0--
+		}
+		if n.reachedS0 {
+			g.reachedS0--
+		}
 	}
-	n.reachedT0 = false
+	n.reachedT0, n.reachedS0 = false, false
 }
 
 // join makes node i a member of g from time now, ending the generation it
@@ -182,6 +218,7 @@ func (w *world) join(i int, g *generation, now int64) {
 		// Carried over past its reset (T0 or later): it counts as reached.
 		n.reachedT0 = true
 		g.reachedT0++
+		g.resetDone = g.resetDone || g.pastReset()
 	}
 }
 
@@ -414,8 +451,8 @@ func (w *world) snapshot(g *generation) Generation {
 		Index: g.index, StartNs: g.startNs, EndNs: g.endNs, Cause: g.cause, Outcome: g.outcome, Scripted: g.scripted,
 		Problems: g.problems, SelfIDs: g.selfIDs, Tree: g.tree, Links: g.links, ConfigTimeouts: g.configTimeouts,
 		Timing: PhaseTiming{
-			ResetEnd:   relative(g.resetEnd, g.startNs),
-			TreeIDDone: relative(g.treeDone, g.startNs),
+			ResetEnd:   relative(g.resetEndNs(), g.startNs),
+			TreeIDDone: relative(g.treeIDDoneNs(), g.startNs),
 			SelfIDDone: relative(g.selfIDEnd, g.startNs),
 		},
 	}

@@ -19,6 +19,7 @@ import (
 func runProblems(topo *Topology, res *Result, trace []TraceEvent) []string {
 	var problems []string
 	for _, g := range res.Generations {
+		problems = append(problems, phaseProblems(g, trace)...)
 		if g.Outcome == OutcomeConfigTimeout {
 			problems = append(problems, configTimeoutProblems(topo, g, trace)...)
 			continue
@@ -80,6 +81,43 @@ func configTimeoutProblems(topo *Topology, g Generation, trace []TraceEvent) []s
 				continue
 			}
 			problems = append(problems, fmt.Sprintf("%s: %s timed out in T0 at %d ns while its neighbour on port %d, %s, was in %s: it should have sent PARENT_NOTIFY", where, id, g.EndNs, p, peerID, peer.State))
+		}
+	}
+	return problems
+}
+
+// phaseProblems checks that a generation reports a phase time only for a
+// phase every member finished (docs/timing.md): by the reset end every node
+// entered T0, and by the end of tree identify S0, each since its last R0
+// entry; and that an ok generation reports both.
+func phaseProblems(g Generation, trace []TraceEvent) []string {
+	where := fmt.Sprintf("generation %d at %d ns (%s)", g.Index, g.StartNs, g.Cause)
+	var problems []string
+	for _, phase := range []struct {
+		name  string
+		at    int64
+		state phy.State
+	}{{"reset end", g.Timing.ResetEnd, phy.T0TreeIDStart}, {"tree identify", g.Timing.TreeIDDone, phy.S0SelfIDStart}} {
+		if phase.at < 0 {
+			if g.Outcome == OutcomeOK {
+				problems = append(problems, fmt.Sprintf("%s: ok, but no %s time", where, phase.name))
+			}
+			continue
+		}
+		end := g.StartNs + phase.at
+		for _, n := range g.Nodes {
+			entered := false
+			for _, e := range trace {
+				if e.TimeNs > end {
+					break
+				}
+				if e.Kind == TraceState && e.Node == n.ID {
+					entered = e.ToState == phase.state || entered && e.ToState != phy.R0ResetStart
+				}
+			}
+			if !entered {
+				problems = append(problems, fmt.Sprintf("%s: %s at %d ns, but %s had not entered %s since its last reset", where, phase.name, end, n.ID, phase.state))
+			}
 		}
 	}
 	return problems

@@ -692,3 +692,64 @@ func TestTheTimeBudgetCountsWhatArrivedBeforeIt(t *testing.T) {
 	assert.Equal(t, end+100, w.lastActive, "the run's end: the line state's arrival")
 	assert.Equal(t, end+300, w.k.Now(), "the clock at the cut: the stale timer")
 }
+
+// TestPhaseTimesOnlyForFinishedPhases: a reset from n0 at 166,950 ns cuts
+// generation 0 of this eight-node tree short during tree identify (with
+// seed 1, n1 and n3 in T2 and n2 in T1). Some leaves have entered S0, but
+// tree identify did not end: the generation reports no tree_id time, and
+// neither does the Simulator that fwsim analyze runs (it counted one in
+// every run). The reset had ended on every node, so its time stands.
+func TestPhaseTimesOnlyForFinishedPhases(t *testing.T) {
+	topo := mustParse(t, `nodes:
+  - {id: n0, ports: 3}
+  - {id: n1, ports: 3}
+  - {id: n2, ports: 3}
+  - {id: n3, ports: 3}
+  - {id: n4, ports: 3}
+  - {id: n5, ports: 3}
+  - {id: n6, ports: 3}
+  - {id: n7, ports: 3}
+cables:
+  - {from: n0:2, to: n1:0}
+  - {from: n1:1, to: n2:0}
+  - {from: n2:2, to: n3:0}
+  - {from: n1:2, to: n4:0}
+  - {from: n2:1, to: n5:0}
+  - {from: n3:2, to: n6:0}
+  - {from: n3:1, to: n7:0}
+events:
+  - {at: 166950ns, reset: {node: n0}}
+`, "cut.yaml")
+	res, problems, err := runTraced(topo, Options{Seed: 1})
+	require.NoError(t, err)
+	assert.Empty(t, problems)
+	g := res.Generations[0]
+	require.Equal(t, OutcomeInterrupted, g.Outcome)
+	states := map[string]phy.State{}
+	for _, n := range g.Nodes {
+		states[n.ID] = n.State
+	}
+	require.Equal(t, phy.T2ParentHandshake, states["n1"], "the issue's run")
+	require.Equal(t, phy.T1ChildHandshake, states["n2"])
+	assert.Equal(t, int64(-1), g.Timing.TreeIDDone)
+	assert.Equal(t, int64(-1), g.Timing.SelfIDDone)
+	assert.Positive(t, g.Timing.ResetEnd)
+
+	// Over 200 seeds the Simulator's metric is the generation's phase
+	// time, and that is only there when every node entered S0 in time.
+	sim, err := NewSimulator(topo, Options{})
+	require.NoError(t, err)
+	cut := 0
+	for seed := range uint64(200) {
+		m := sim.Run(seed)
+		var tr Trace
+		res := runOK(t, topo, Options{Seed: seed, Observer: tr.Record})
+		g := res.Generations[0]
+		assert.Empty(t, phaseProblems(g, tr.Events), "seed %d", seed)
+		assert.Equal(t, g.Timing.TreeIDDone, m.TreeIDNs, "seed %d", seed)
+		if m.TreeIDNs < 0 {
+			cut++
+		}
+	}
+	assert.Greater(t, cut, 150, "most runs are cut short in tree identify")
+}

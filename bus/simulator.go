@@ -136,7 +136,7 @@ type FirstMarks struct {
 
 // readFirstMarks reads the marks of generation g as it stands.
 func (w *world) readFirstMarks(g *generation) FirstMarks {
-	f := FirstMarks{StartNs: g.startNs, Closed: g.done, TreeIDNs: g.treeDone, SelfIDNs: g.selfIDEnd,
+	f := FirstMarks{StartNs: g.startNs, Closed: g.done, TreeIDNs: g.treeIDDoneNs(), SelfIDNs: g.selfIDEnd,
 		ContentionStartNs: -1, ContentionEndNs: -1}
 	if cable := w.firstContendedCable(g); cable >= 0 {
 		var start, end int64

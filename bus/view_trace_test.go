@@ -115,6 +115,10 @@ func TestTraceJSONL(t *testing.T) {
 					assert.Regexp(t, `^0x[0-9a-f]{8}$`, l.Packet)
 				case "scenario":
 					assert.NotEmpty(t, l.Detail)
+				case "link":
+					require.NotNil(t, l.Node)
+					assert.Nil(t, l.Port)
+					assert.Equal(t, "CONFIG_TIMEOUT", l.Detail)
 				default:
 					t.Fatalf("line %d: kind %q", i+2, l.Kind)
 				}

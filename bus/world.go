@@ -116,6 +116,7 @@ type node struct {
 	state     phy.State
 	gen       *generation
 	reachedT0 bool // entered T0 in gen
+	reachedS0 bool // entered S0 in gen
 	// timeoutSeen says the bus has taken note of the CONFIG_TIMEOUT the
 	// PHY signalled in its current reset (configTimedOut).
 	timeoutSeen bool
@@ -431,7 +432,7 @@ func (n *node) resetWires() {
 	n.inbox, n.rxChanged, n.owed = n.inbox[:0], false, n.owed[:0]
 	n.sample, n.pendingTimer, n.evaluated = noSample, phy.NoWake, -1
 	n.state = phy.A0Idle
-	n.gen, n.reachedT0, n.s0At, n.cause, n.timeoutSeen = nil, false, -1, Cause{}, false
+	n.gen, n.reachedT0, n.reachedS0, n.s0At, n.cause, n.timeoutSeen = nil, false, false, -1, Cause{}, false
 }
 
 func (w *world) buildNode(i int, rn resolvedNode, clock phy.Clock) error {

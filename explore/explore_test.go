@@ -15,6 +15,7 @@ import (
 	"github.com/fwsim/fwsim/internal/analysis"
 	"github.com/fwsim/fwsim/internal/testenv"
 	"github.com/fwsim/fwsim/phy"
+	"github.com/fwsim/fwsim/treeid"
 )
 
 func pair(t *testing.T, delayNs float64) *bus.Topology {
@@ -379,5 +380,47 @@ func TestMissPathsMiss(t *testing.T) {
 			got = g.Contention[0].EndNs - g.Contention[0].StartNs
 		}
 		assert.Greater(t, got, d.DeadlineNs, "%s of the miss path", d.Metric)
+	}
+}
+
+// TestPhaseCutShortIsNotReached: explore reads a generation's phase times
+// as bus.Run reports them: a reset that cuts tree identify short leaves
+// tree_id_ns unreached, one after it leaves it as the run measured it. With
+// larger-id-wins and the windows' lower ends nothing is left to choose, so
+// the one run bus.Run makes is the whole exploration.
+func TestPhaseCutShortIsNotReached(t *testing.T) {
+	base := pair(t, 20)
+	var tr bus.Trace
+	quiet, err := bus.Run(base, bus.Options{Seed: 1, Policy: treeid.LargerIDWins, Corner: treeid.CornerMin, Observer: tr.Record})
+	require.NoError(t, err)
+	done := quiet.Generations[0].StartNs + quiet.Generations[0].Timing.TreeIDDone
+	// The child enters S0 one round trip before the root does: a reset
+	// from the root just after cuts tree identify short with one node in
+	// S0.
+	childInS0, root := int64(-1), quiet.Generations[0].Root
+	for _, e := range tr.Events {
+		if e.Kind == bus.TraceState && e.ToState == phy.S0SelfIDStart && childInS0 < 0 {
+			childInS0 = e.TimeNs
+		}
+	}
+	require.Less(t, childInS0, done)
+	for _, at := range []int64{childInS0 + 1, done + 60} {
+		topo := pair(t, 20)
+		topo.Events = []bus.Event{{At: bus.Duration(at), Reset: &bus.ResetEvent{Node: root}}}
+		o := Options{Bus: bus.Options{Seed: 1, Policy: treeid.LargerIDWins}, Timing: Min}
+		res, err := Explore(topo, o)
+		require.NoError(t, err)
+		run, err := bus.Run(topo, bus.Options{Seed: 1, Policy: treeid.LargerIDWins, Corner: treeid.CornerMin})
+		require.NoError(t, err)
+		want := run.Generations[0].Timing.TreeIDDone
+		got := findExpected(t, res, TreeID)
+		if at < done {
+			require.Equal(t, int64(-1), want, "the reset at %d ns cuts tree identify short", at)
+			assert.False(t, got.Defined, "reset at %d ns", at)
+			assert.Equal(t, "no run reaches the metric", got.Why)
+			continue
+		}
+		require.True(t, got.Defined, "reset at %d ns: %s", at, got.Why)
+		assert.Equal(t, big.NewRat(want, 1), got.Value.Min, "reset at %d ns", at)
 	}
 }
