@@ -193,8 +193,11 @@ func (w *world) checkSpace(s ChoiceSpace) error {
 		if w.opts.IdealClock {
 			return fmt.Errorf("%w: phase grid: the ideal clock has no phase (an edge every ns from 0): use cycle clocks", ErrInvalidOptions)
 		}
-		if period := (1e9 + w.timing.ClockHz - 1) / w.timing.ClockHz; int64(s.PhaseGrid) > period {
-			return fmt.Errorf("%w: phase grid %d: at most %d, one phase per ns of the %d ns clock period", ErrInvalidOptions, s.PhaseGrid, period, period)
+		for k := range w.phys {
+			hz := w.phys[k].Timing.ClockHz
+			if period := (1e9 + hz - 1) / hz; int64(s.PhaseGrid) > period {
+				return fmt.Errorf("%w: phase grid %d: at most %d, one phase per ns of the %d ns clock period", ErrInvalidOptions, s.PhaseGrid, period, period)
+			}
 		}
 	}
 	if win := s.EventWindow; win != nil {

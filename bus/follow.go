@@ -335,7 +335,7 @@ func (w *world) appendKey(b []byte, queue *[]kernelEntry[simEvent]) []byte {
 		}
 	}
 	b = append(b, 'W')
-	for _, idx := range w.waitingConfigs {
+	for _, idx := range w.waiting {
 		b = binary.AppendVarint(b, int64(idx))
 	}
 	// The queue in the order it will pop.

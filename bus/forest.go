@@ -36,6 +36,12 @@ type cableForest struct {
 	// looped marks, by component (world.comp), a part whose cables close a
 	// loop: no tree, so transmit walks it as before.
 	looped []bool
+	// mixed marks, by component, a part whose PHYs repeat with different
+	// delays (PHY generations mixed): transmit walks it too.
+	mixed []bool
+	// repeat is, by component, the repeat delay of its PHYs when they
+	// share one.
+	repeat []int64
 	order  []int32 // scratch: breadth-first order, parents first
 	down   [][2]int64
 }
@@ -52,8 +58,17 @@ func (f *cableForest) build(w *world) {
 	f.far = resize(f.far, n)
 	f.reach = resize(f.reach, n)
 	f.looped = resize(f.looped, n)
+	f.mixed = resize(f.mixed, n)
+	f.repeat = resize(f.repeat, n)
 	f.down = resize(f.down, n)
 	clear(f.looped)
+	clear(f.mixed)
+	for i := range w.nodes {
+		f.repeat[w.comp[i]] = int64(w.nodes[i].phy.Timing.RepeatDelay)
+	}
+	for i := range w.nodes {
+		f.mixed[w.comp[i]] = f.mixed[w.comp[i]] || f.repeat[w.comp[i]] != int64(w.nodes[i].phy.Timing.RepeatDelay)
+	}
 	for i := range f.parent {
 		f.parent[i] = -1
 	}
@@ -93,18 +108,21 @@ func (f *cableForest) build(w *world) {
 			}
 		}
 	}
-	repeat := int64(w.timing.RepeatDelay)
 	for v := range f.far {
-		f.far[v] = f.dist[v] + int64(f.depth[v])*repeat
+		f.far[v] = f.dist[v] + int64(f.depth[v])*f.repeat[w.comp[v]]
 	}
-	f.measureReach(repeat)
+	f.measureReach(w.comp)
 }
+
+// measures reports whether the forest gives the times of a transmission on
+// part comp: a tree whose PHYs share a repeat delay.
+func (f *cableForest) measures(comp int) bool { return !f.looped[comp] && !f.mixed[comp] }
 
 // measureReach computes every node's reach by rerooting: the longest way
 // down from each node, then the longest way up and over. A hop costs its
 // cable delay and a repeat delay; the last hop's repeat is not waited for.
-func (f *cableForest) measureReach(repeat int64) {
-	hop := func(v int32) int64 { return f.dist[v] - f.dist[f.parent[v]] + repeat }
+func (f *cableForest) measureReach(comp []int) {
+	hop := func(v int32) int64 { return f.dist[v] - f.dist[f.parent[v]] + f.repeat[comp[v]] }
 	// down[v] holds the two longest ways down from v through different
 	// children (0 when none).
 	for i := range f.down {
@@ -141,7 +159,7 @@ func (f *cableForest) measureReach(repeat int64) {
 	for _, v := range f.order {
 		longest := max(up[v], f.down[v][0])
 		if longest > 0 {
-			longest -= repeat
+			longest -= f.repeat[comp[v]]
 		}
 		f.reach[v] = longest
 	}
@@ -193,7 +211,7 @@ func (w *world) dataEnd(t lazyTransmission, u int32) (end int64, from int) {
 	}
 	l := f.lca(u, s)
 	hops := int64(f.depth[u] + f.depth[s] - 2*f.depth[l])
-	end = t.end + f.dist[u] + f.dist[s] - 2*f.dist[l] + hops*int64(w.timing.RepeatDelay)
+	end = t.end + f.dist[u] + f.dist[s] - 2*f.dist[l] + hops*f.repeat[w.comp[s]]
 	if l != u {
 		return end, int(f.upPort[u]) // from above
 	}
@@ -209,11 +227,11 @@ func (w *world) busyUntil(u, p int) int64 {
 	if len(w.inFlight) == 0 { // outside self identify, always
 		return b
 	}
-	now, repeat := w.k.Now(), int64(w.timing.RepeatDelay)
+	now := w.k.Now()
 	f := &w.forest
 	live := w.inFlight[:0]
 	for _, t := range w.inFlight {
-		if t.last+repeat <= now {
+		if t.last+f.repeat[w.comp[t.sender]] <= now {
 			continue // every copy has gone by
 		}
 		live = append(live, t)

@@ -48,8 +48,9 @@ type generation struct {
 	packet0s     int // how many of selfIDs begin a packet #0
 	// configTimeouts are the CONFIG_TIMEOUTs the members signalled.
 	configTimeouts []ConfigTimeout
-	cables         []int  // the cables joining the members when it began
-	links          []Link // the same, named; not kept by a Simulator, which reports no Generation
+	warnings       []string // findings that do not fail it (Generation.Warnings)
+	cables         []int    // the cables joining the members when it began
+	links          []Link   // the same, named; not kept by a Simulator, which reports no Generation
 	tree           *treeid.Tree
 	result         Generation
 }
@@ -83,6 +84,8 @@ func (w *world) onState(i int, s phy.State, now int64) {
 			g.treeIDDone = g.treeIDDone || g.reachedS0 == len(g.members)
 		}
 	case phy.A0Idle:
+		n.a0At = now
+		w.armShortResets(i)
 		w.checkComplete(n.gen)
 	}
 }
@@ -232,7 +235,7 @@ func (w *world) open(comp int, now int64, cause Cause) *generation {
 		// its buffers.
 		g = w.genPool[len(w.gens)]
 		*g = generation{members: g.members[:0], cables: g.cables[:0], selfIDs: g.selfIDs[:0], problems: g.problems[:0],
-			configTimeouts: g.configTimeouts[:0]}
+			configTimeouts: g.configTimeouts[:0], warnings: g.warnings[:0]}
 	default:
 		g = &generation{}
 		w.genPool = append(w.genPool, g)
@@ -284,6 +287,9 @@ func (w *world) checkComplete(g *generation) {
 	}
 	g.selfIDEnd = g.lastPacketNs
 	problems := w.verify(g)
+	if !w.lean {
+		g.warnings = w.gapCountWarning(g, g.warnings)
+	}
 	if len(problems) == 0 {
 		w.close(g, OutcomeOK)
 		return
@@ -303,8 +309,8 @@ func (w *world) close(g *generation, o Outcome, problems ...string) {
 		w.first = w.readFirstMarks(g)
 		w.metrics = w.firstMetrics(g, w.first)
 	}
-	if len(w.waitingConfigs) > 0 && (o == OutcomeOK || o == OutcomeInconsistent) {
-		w.sendWaitingConfigs(g)
+	if len(w.waiting) > 0 && (o == OutcomeOK || o == OutcomeInconsistent) {
+		w.sendWaiting(g)
 	}
 }
 
@@ -434,6 +440,34 @@ func (w *world) verify(g *generation) []string {
 	return problems
 }
 
+// gapCountWarning appends to warnings, when the members of g carry more
+// than one gap count, what each carries. Every PHY must use the same gap
+// count; a bus manager that sees them differ sends a PHY configuration
+// packet and resets the bus again (Linux: a long reset, docs/protocol.md
+// §9.2).
+func (w *world) gapCountWarning(g *generation, warnings []string) []string {
+	byGap := map[int][]string{}
+	var gaps []int
+	for _, i := range g.members {
+		n := &w.nodes[i]
+		gap := n.m.GapCount()
+		if byGap[gap] == nil {
+			gaps = append(gaps, gap)
+		}
+		byGap[gap] = append(byGap[gap], n.cfg.id)
+	}
+	if len(gaps) < 2 {
+		return warnings
+	}
+	slices.Sort(gaps)
+	var parts []string
+	for k := len(gaps) - 1; k >= 0; k-- {
+		parts = append(parts, fmt.Sprintf("%d on %s", gaps[k], strings.Join(byGap[gaps[k]], ", ")))
+	}
+	return append(warnings, "gap counts disagree: "+strings.Join(parts, "; ")+
+		" (every PHY needs the same one: a bus manager sends a PHY configuration packet and resets the bus again)")
+}
+
 func (w *world) cableName(c resolvedCable) string {
 	return fmt.Sprintf("%s:%d–%s:%d", w.nodes[c.a.node].cfg.id, c.a.port, w.nodes[c.b.node].cfg.id, c.b.port)
 }
@@ -449,7 +483,7 @@ func relative(t, start int64) int64 {
 func (w *world) snapshot(g *generation) Generation {
 	out := Generation{
 		Index: g.index, StartNs: g.startNs, EndNs: g.endNs, Cause: g.cause, Outcome: g.outcome, Scripted: g.scripted,
-		Problems: g.problems, SelfIDs: g.selfIDs, Tree: g.tree, Links: g.links, ConfigTimeouts: g.configTimeouts,
+		Problems: g.problems, Warnings: g.warnings, SelfIDs: g.selfIDs, Tree: g.tree, Links: g.links, ConfigTimeouts: g.configTimeouts,
 		Timing: PhaseTiming{
 			ResetEnd:   relative(g.resetEndNs(), g.startNs),
 			TreeIDDone: relative(g.treeIDDoneNs(), g.startNs),

@@ -26,6 +26,7 @@ func runProblems(topo *Topology, res *Result, trace []TraceEvent) []string {
 		}
 		problems = append(problems, generationProblems(g)...)
 	}
+	problems = append(problems, shortResetProblems(topo, res, trace)...)
 	return append(problems, traceProblems(trace)...)
 }
 

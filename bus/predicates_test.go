@@ -78,8 +78,8 @@ func (c *treePredicates) after(w *world, i int, cycle int64) {
 	status := slices.Clone(b.status)
 	// The shortest and longest waits either window allows (a file may
 	// make SLOW the shorter).
-	fastLo, fastHi := n.clock.CycleWindow(w.timing.RootContendFast)
-	slowLo, slowHi := n.clock.CycleWindow(w.timing.RootContendSlow)
+	fastLo, fastHi := n.clock.CycleWindow(n.phy.Timing.RootContendFast)
+	slowLo, slowHi := n.clock.CycleWindow(n.phy.Timing.RootContendSlow)
 	leastWait, mostWait := min(fastLo, slowLo), max(fastHi, slowHi)
 	frt, cfg := n.clock.Cycles(n.forceRootTimeout), n.clock.Cycles(n.configTimeout)
 	children := func() int {

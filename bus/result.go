@@ -120,6 +120,9 @@ type Generation struct {
 	EndNs int64
 	// Problems explains a failed outcome, one finding per entry.
 	Problems []string
+	// Warnings are findings that do not fail an initialisation but that a
+	// bus manager or an engineer acts on: gap counts that disagree.
+	Warnings []string
 	// Root is the id of the root node, "" when none was elected.
 	Root string
 	// Nodes lists the bus's nodes in phy_ID order; nodes that never took a

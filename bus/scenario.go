@@ -2,6 +2,7 @@ package bus
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/fwsim/fwsim/phy"
 )
@@ -16,7 +17,10 @@ func (w *world) scenario(idx int) {
 	switch ev.kind {
 	case eventConnect:
 		desc := fmt.Sprintf("connect %s (event %d)", w.cableName(w.cables[ev.cable].resolvedCable), idx)
-		if d := int64(w.timing.ConnectTimeout); d > 0 {
+		// Each end debounces its port; the ports see each other once both
+		// have (a 1394-1995 PHY at once).
+		c := w.cables[ev.cable]
+		if d := int64(max(w.nodes[c.a.node].phy.Timing.ConnectTimeout, w.nodes[c.b.node].phy.Timing.ConnectTimeout)); d > 0 {
 			w.observe(TraceEvent{Kind: TraceScenario, Port: -1, Detail: fmt.Sprintf("%s: the ports see each other after CONNECT_TIMEOUT, at %d ns", desc, now+d)})
 			w.k.Schedule(now+d, simEvent{kind: evConnected, arg: int64(idx)})
 			return
@@ -28,30 +32,104 @@ func (w *world) scenario(idx int) {
 		w.observe(TraceEvent{Kind: TraceScenario, Port: -1, Detail: desc})
 		w.cableChanged(ev.cable, idx, desc)
 	case eventReset:
-		kind := "long"
 		if ev.short {
-			kind = "short"
-		}
-		desc := fmt.Sprintf("%s reset from %s (event %d)", kind, w.nodes[ev.node].cfg.id, idx)
-		w.observe(TraceEvent{Kind: TraceScenario, Node: w.nodes[ev.node].cfg.id, Port: -1, Detail: desc})
-		w.nodes[ev.node].cause = Cause{Kind: CauseEvent, Node: w.nodes[ev.node].cfg.id, Event: idx, Text: desc}
-		if ev.short {
-			for j := range w.nodes {
-				if w.comp[j] == w.comp[ev.node] {
-					w.nodes[j].m.ExpectShortReset()
-				}
-			}
-		}
-		w.scheduleInitiate(ev.node, now, ev.short)
-	case eventPhyConfig:
-		if w.busIdle(ev.node) {
-			w.sendPhyConfig(idx)
+			w.arbitrate(idx)
 			return
 		}
-		w.observe(TraceEvent{Kind: TraceScenario, Node: w.nodes[ev.node].cfg.id, Port: -1,
-			Detail: fmt.Sprintf("PHY config from %s (event %d) waits: the bus is not idle", w.nodes[ev.node].cfg.id, idx)})
-		w.waitingConfigs = append(w.waitingConfigs, idx)
+		w.reset(idx, false, "")
+	case eventPhyConfig:
+		w.arbitrate(idx)
 	}
+}
+
+// reset has the node of scripted reset idx initiate it, short or long; why
+// says why a long reset was scripted short, "" when it was not.
+func (w *world) reset(idx int, short bool, why string) {
+	ev := w.topo.events[idx]
+	n := &w.nodes[ev.node]
+	kind := "long"
+	if short {
+		kind = "short"
+	}
+	desc := fmt.Sprintf("%s reset from %s (event %d)%s", kind, n.cfg.id, idx, why)
+	w.observe(TraceEvent{Kind: TraceScenario, Node: n.cfg.id, Port: -1, Detail: desc})
+	n.cause = Cause{Kind: CauseEvent, Node: n.cfg.id, Event: idx, Text: desc}
+	w.scheduleInitiate(ev.node, w.k.Now(), short)
+}
+
+// arbitrate sends scripted event idx, a PHY configuration packet or a short
+// reset, which a PHY sends only once it has won the bus: at once on an idle
+// bus, else once the bus is idle (sendWaiting). A 1394a PHY that cannot win
+// the bus for a short reset within MAX_ARB_STATE_TIME of idling in A0
+// initiates a long reset instead (arbTimeout).
+func (w *world) arbitrate(idx int) {
+	ev := w.topo.events[idx]
+	if w.busIdle(ev.node) {
+		w.win(idx)
+		return
+	}
+	what := "PHY config"
+	if ev.kind == eventReset {
+		what = "short reset"
+	}
+	w.observe(TraceEvent{Kind: TraceScenario, Node: w.nodes[ev.node].cfg.id, Port: -1,
+		Detail: fmt.Sprintf("%s from %s (event %d) waits: the bus is not idle", what, w.nodes[ev.node].cfg.id, idx)})
+	w.waiting = append(w.waiting, idx)
+	w.armShortReset(idx)
+}
+
+// win sends scripted event idx, whose PHY has won the idle bus. A short
+// reset tells every other PHY of the bus, all idle, that the BUS_RESET it
+// sees next is short.
+func (w *world) win(idx int) {
+	ev := w.topo.events[idx]
+	if ev.kind == eventPhyConfig {
+		w.sendPhyConfig(idx)
+		return
+	}
+	for j := range w.nodes {
+		if w.comp[j] == w.comp[ev.node] {
+			w.nodes[j].m.ExpectShortReset()
+		}
+	}
+	w.reset(idx, true, "")
+}
+
+// armShortResets arms the fallback of every short reset waiting for node
+// i's bus that node i sends, now that it idles in A0.
+func (w *world) armShortResets(i int) {
+	for _, idx := range w.waiting {
+		if w.topo.events[idx].node == i {
+			w.armShortReset(idx)
+		}
+	}
+}
+
+// armShortReset schedules the fallback of waiting short reset idx for
+// MAX_ARB_STATE_TIME after its PHY last entered A0, when it is idle there
+// (a 1394-1995 PHY, which has no short reset, has no watchdog either).
+func (w *world) armShortReset(idx int) {
+	ev := w.topo.events[idx]
+	n := &w.nodes[ev.node]
+	if d := int64(n.phy.Timing.MaxArbStateTime); ev.kind == eventReset && d > 0 && n.state == phy.A0Idle {
+		w.k.Schedule(max(n.a0At+d, w.k.Now()), simEvent{kind: evArbTimeout, node: int32(ev.node), arg: int64(idx)})
+	}
+}
+
+// arbTimeout is the fallback of waiting short reset idx: its PHY has idled
+// in A0 for MAX_ARB_STATE_TIME without winning the bus, and initiates a
+// long reset instead, as the state machine's timeout from A0 does. A PHY
+// that left A0 since re-arms it when it returns.
+func (w *world) arbTimeout(idx int) {
+	k := slices.Index(w.waiting, idx)
+	ev := w.topo.events[idx]
+	n := &w.nodes[ev.node]
+	if k < 0 || n.state != phy.A0Idle || w.k.Now()-n.a0At < int64(n.phy.Timing.MaxArbStateTime) {
+		return
+	}
+	w.lastActive = w.k.Now()
+	w.waiting = slices.Delete(w.waiting, k, k+1)
+	w.reset(idx, false, ": its short reset won no arbitration within MAX_ARB_STATE_TIME")
 }
 
 // busIdle reports whether node i's bus is in normal arbitration, where a
@@ -94,24 +172,32 @@ func (w *world) sendPhyConfig(idx int) {
 	w.observe(TraceEvent{Kind: TraceScenario, Node: sender, Port: -1,
 		Detail: fmt.Sprintf("PHY config %08x from %s (event %d): %s%s", uint32(pc), sender, idx, pc, note)})
 	for j := range w.nodes {
-		if w.comp[j] == w.comp[ev.node] {
+		switch {
+		case j == ev.node:
+			w.nodes[j].m.SendPhyConfig(pc)
+		case w.comp[j] == w.comp[ev.node]:
 			w.nodes[j].m.ApplyPhyConfig(pc)
 		}
 	}
 }
 
-// sendWaitingConfigs sends, in scripted order, the PHY configuration
-// packets waiting for the bus of generation g, which has just become idle.
-func (w *world) sendWaitingConfigs(g *generation) {
-	kept := w.waitingConfigs[:0]
-	for _, idx := range w.waitingConfigs {
-		if sender := w.topo.events[idx].node; w.comp[sender] == g.comp && w.busIdle(sender) {
-			w.sendPhyConfig(idx)
+// sendWaiting sends, in scripted order, the PHY configuration packets and
+// short resets waiting for the bus of generation g, which has just become
+// idle. A short reset takes the bus: what comes after it waits for the
+// next idle bus.
+func (w *world) sendWaiting(g *generation) {
+	kept := w.waiting[:0]
+	busy := false
+	for _, idx := range w.waiting {
+		ev := w.topo.events[idx]
+		if sender := ev.node; busy || w.comp[sender] != g.comp || !w.busIdle(sender) {
+			kept = append(kept, idx)
 			continue
 		}
-		kept = append(kept, idx)
+		w.win(idx)
+		busy = ev.kind == eventReset
 	}
-	w.waitingConfigs = kept
+	w.waiting = kept
 }
 
 // connected completes the connect of scripted event idx once its debounce
@@ -134,6 +220,11 @@ func (w *world) cableChanged(c, idx int, desc string) {
 	}
 	w.recomputeComponents()
 	w.startCables = false
+	for j := range w.nodes {
+		if w.comp[j] == w.comp[cs.a.node] || w.comp[j] == w.comp[cs.b.node] {
+			w.nodes[j].m.ForgetShortReset() // the resets that come are long
+		}
+	}
 	for _, end := range []portRef{cs.a, cs.b} {
 		// The change itself ends the generation running at each end: a
 		// packet on its way across the cable is cut off, whether or not the

@@ -15,8 +15,9 @@ import (
 // JSON share field names). docs/topology.md describes the format; Validate
 // checks it. The zero value is an empty bus, which Validate rejects.
 type Topology struct {
-	// Profile names the timing profile: "1394-1995" (the default),
-	// "1394a-2000" or "prism".
+	// Profile names the timing profile, the generation of the bus's PHYs:
+	// "1394-1995" (the default), "1394a-2000", "1394b-2002" or "prism". A
+	// node's PHY field overrides it for that node.
 	Profile string `json:"profile,omitempty" yaml:"profile,omitempty"`
 	// Timing overrides single timing constants of the profile.
 	Timing *TimingOverrides `json:"timing,omitempty" yaml:"timing,omitempty"`
@@ -98,8 +99,8 @@ type Node struct {
 	// ID names the node in cables and events: not empty, no ':' and no
 	// whitespace, unique on the bus.
 	ID string `json:"id" yaml:"id"`
-	// Ports is the number of physical ports: at least 1, at most the
-	// profile's MaxPorts (more is out of spec) and never more than 27.
+	// Ports is the number of physical ports: at least 1, at most its
+	// PHY's MaxPorts (more is out of spec) and never more than 27.
 	Ports int `json:"ports" yaml:"ports"`
 	// Speed is the PHY's maximum speed: S100, S200, S400 (empty means S400)
 	// or S800.
@@ -124,6 +125,10 @@ type Node struct {
 	// ClockPPM is the PHY clock's frequency error in parts per million; the
 	// standard allows ±100.
 	ClockPPM float64 `json:"clock_ppm,omitempty" yaml:"clock_ppm,omitempty"`
+	// PHY names the PHY's generation when it differs from the bus's
+	// profile: "1394-1995", "1394a-2000", "1394b-2002" (a 1394b PHY on
+	// legacy ports) or "prism"; empty means the topology's profile.
+	PHY string `json:"phy,omitempty" yaml:"phy,omitempty"`
 }
 
 // Cable joins two ports, each written "node:port" (port numbers from 0). Its

@@ -63,7 +63,10 @@ type ResolveOptions struct {
 // resolvedTopology is a validated Topology with defaults applied and names
 // turned into indices: what the simulation consumes.
 type resolvedTopology struct {
-	profile   phy.Profile
+	profile phy.Profile
+	// phys are the PHY generations on the bus, each with the file's timing
+	// overrides applied: the bus's profile first, then those nodes name.
+	phys      []phy.Profile
 	nodes     []resolvedNode
 	cables    []resolvedCable // every cable ever present, index = cable id; scenario connects add theirs
 	events    []resolvedEvent // sorted by at, stable
@@ -79,6 +82,7 @@ type resolvedNode struct {
 	powerClass, gapCount       int
 	uid                        uint64
 	clockPPM                   float64
+	phy                        uint8 // its PHY generation: an index of resolvedTopology.phys
 }
 
 type portRef struct{ node, port int }
@@ -204,18 +208,55 @@ func (r *resolver) profile(override string) error {
 	case err != nil:
 		return r.fail(ErrUnknownProfile, "profile", "%v", err)
 	}
-	if r.t.Timing != nil {
-		p.Timing = r.t.Timing.apply(p.Timing)
-		if err := p.Timing.Validate(); err != nil {
-			var te *phy.TimingError
-			if !errors.As(err, &te) {
-				return r.fail(ErrBadTiming, "timing", "%v", err)
-			}
-			return r.fail(ErrBadTiming, timingPath(te.Field), "%s", te.Msg)
-		}
+	if p, err = r.withTiming(p); err != nil {
+		return err
 	}
 	r.rt.profile = p
+	r.rt.phys = append(r.rt.phys[:0], p)
 	return nil
+}
+
+// withTiming applies the file's timing overrides, which hold for every PHY
+// on the bus, to profile p.
+func (r *resolver) withTiming(p phy.Profile) (phy.Profile, error) {
+	if r.t.Timing == nil {
+		return p, nil
+	}
+	p.Timing = r.t.Timing.apply(p.Timing)
+	if err := p.Timing.Validate(); err != nil {
+		var te *phy.TimingError
+		if !errors.As(err, &te) {
+			return p, r.fail(ErrBadTiming, "timing", "%v", err)
+		}
+		msg := te.Msg
+		if p.Name != r.rt.profile.Name && len(r.rt.phys) > 0 {
+			msg += " (for the " + p.Name + " PHYs)"
+		}
+		return p, r.fail(ErrBadTiming, timingPath(te.Field), "%s", msg)
+	}
+	return p, nil
+}
+
+// nodePHY is the index in resolvedTopology.phys of the PHY generation a
+// node names, "" for the bus's profile.
+func (r *resolver) nodePHY(name string, it item) (uint8, error) {
+	if name == "" {
+		return 0, nil
+	}
+	for k, p := range r.rt.phys {
+		if p.Name == name {
+			return uint8(k), nil
+		}
+	}
+	p, err := phy.LookupProfile(name)
+	if err != nil {
+		return 0, r.fail(ErrUnknownProfile, it.path(".phy"), "%v", err)
+	}
+	if p, err = r.withTiming(p); err != nil {
+		return 0, err
+	}
+	r.rt.phys = append(r.rt.phys, p)
+	return uint8(len(r.rt.phys) - 1), nil
 }
 
 // timingPath spells a phy.Timing field the way the file does:
@@ -327,14 +368,19 @@ func (r *resolver) node(n Node, it item) (resolvedNode, error) {
 	if err := r.nodeID(n.ID, it); err != nil {
 		return rn, err
 	}
+	var err error
+	if rn.phy, err = r.nodePHY(n.PHY, it); err != nil {
+		return rn, err
+	}
+	profile := &r.rt.phys[rn.phy]
 	switch {
 	case n.Ports < 1:
 		return rn, r.fail(ErrBadPortCount, it.path(".ports"), "node %q has %d ports, want at least 1", n.ID, n.Ports)
 	case r.graphOnly:
 	case n.Ports > selfIDMaxPorts:
 		return rn, r.fail(ErrBadPortCount, it.path(".ports"), "node %q has %d ports, more than %d: self-ID packets cannot describe them", n.ID, n.Ports, selfIDMaxPorts)
-	case n.Ports > r.rt.profile.MaxPorts:
-		r.beyondSpec(it.path(".ports"), "node %q has %d ports, more than the %d of a %s PHY", n.ID, n.Ports, r.rt.profile.MaxPorts, r.rt.profile.Name)
+	case n.Ports > profile.MaxPorts:
+		r.beyondSpec(it.path(".ports"), "node %q has %d ports, more than the %d of a %s PHY", n.ID, n.Ports, profile.MaxPorts, profile.Name)
 	}
 	if n.Speed != "" {
 		s, err := phy.ParseSpeed(n.Speed)
@@ -363,7 +409,7 @@ func (r *resolver) node(n Node, it item) (resolvedNode, error) {
 	}
 	// A fast clock near timing.clock_hz's 1 GHz limit would have edges less
 	// than 1 ns apart: the run's clock would fail to build.
-	hz := r.rt.profile.Timing.ClockHz
+	hz := profile.Timing.ClockHz
 	if _, err := phy.NewClock(hz, 0, int64(n.ClockPPM*1000)); err != nil {
 		return rn, r.fail(ErrBadClock, it.path(".clock_ppm"), "node %q has clock_ppm %v with a %d Hz clock: %v", n.ID, n.ClockPPM, hz, err)
 	}
@@ -823,8 +869,12 @@ func (r *resolver) event(e Event, it item) (resolvedEvent, error) {
 	case e.Reset != nil:
 		re.kind, re.short = eventReset, e.Reset.Short
 		re.node, err = r.eventNode(e.Reset.Node, it.in(".reset"), ".node")
-		if err == nil && e.Reset.Short && !r.rt.profile.ShortReset {
-			err = r.fail(ErrBadEvent, it.path(".reset.short"), "the %s profile has no short reset (profiles with one: %s)", r.rt.profile.Name, strings.Join(shortResetProfiles(), ", "))
+		if p := r.phyOf(re.node); err == nil && e.Reset.Short && !p.ShortReset {
+			what := "the " + p.Name + " profile"
+			if p.Name != r.rt.profile.Name {
+				what = fmt.Sprintf("node %q is a %s PHY, which", e.Reset.Node, p.Name)
+			}
+			err = r.fail(ErrBadEvent, it.path(".reset.short"), "%s has no short reset (PHYs with one: %s)", what, strings.Join(shortResetProfiles(), ", "))
 		}
 	case e.PhyConfig != nil:
 		re.kind = eventPhyConfig
@@ -909,6 +959,14 @@ func (r *resolver) phyConfig(pc PhyConfigEvent, it item) (sender, root, gapCount
 		}
 	}
 	return
+}
+
+// phyOf is node i's PHY generation; the bus's profile for -1.
+func (r *resolver) phyOf(i int) *phy.Profile {
+	if i < 0 {
+		return &r.rt.phys[0]
+	}
+	return &r.rt.phys[r.rt.nodes[i].phy]
 }
 
 func shortResetProfiles() []string {

@@ -320,7 +320,7 @@ func TestProfileOverride(t *testing.T) {
 
 	err := topo.Validate(ResolveOptions{Profile: "1394c"})
 	assert.ErrorIs(t, err, ErrUnknownProfile)
-	assert.Equal(t, `profile option: unknown profile "1394c" (want 1394-1995, 1394a-2000, prism)`, err.Error())
+	assert.Equal(t, `profile option: unknown profile "1394c" (want 1394-1995, 1394a-2000, 1394b-2002, prism)`, err.Error())
 }
 
 func TestErrorsWithoutFile(t *testing.T) {

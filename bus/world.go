@@ -39,6 +39,7 @@ const (
 	evInitiateShort                // a PHY initiates an arbitrated short reset on a clock edge
 	evScenario                     // a scripted event
 	evConnected                    // a scripted connect's debounce ended
+	evArbTimeout                   // a PHY with a short reset waiting has been idle in A0 for MAX_ARB_STATE_TIME
 )
 
 // simEvent is the kernel's payload. It is 16 bytes, because the kernel
@@ -51,7 +52,7 @@ type simEvent struct {
 	_    uint8
 	// arg is, for evStep and evInitiate, the clock cycle; for evTimer, the
 	// arming; for evDelivered and evTracePacket, the transmission; for
-	// evScenario and evConnected, the scripted event.
+	// evScenario, evConnected and evArbTimeout, the scripted event.
 	arg int64
 }
 
@@ -70,7 +71,10 @@ type arrival struct {
 
 // node is one PHY in the world.
 type node struct {
-	cfg      resolvedNode
+	cfg resolvedNode
+	// phy is the PHY's generation, with the timing it runs: an element of
+	// world.phys.
+	phy      *phy.Profile
 	m        *phy.Machine
 	election *treeid.Election
 	clock    phy.Clock
@@ -121,6 +125,7 @@ type node struct {
 	// PHY signalled in its current reset (configTimedOut).
 	timeoutSeen bool
 	s0At        int64 // when this node last entered S0
+	a0At        int64 // when this node last entered A0
 	cause       Cause // why this node's next initiated reset happens; Kind "" if unknown
 	// The link's self-ID buffer is its generation's stream: rxGen is the
 	// generation whose packets the PHY is counting (from its S0 entry to
@@ -139,9 +144,11 @@ type cableState struct {
 // world is the runtime built from a resolved topology: nodes, cables and the
 // kernel. It is private; Run is the way in.
 type world struct {
-	topo    *resolvedTopology
-	opts    Options
-	timing  phy.Timing
+	topo *resolvedTopology
+	opts Options
+	// phys are the PHY generations on the bus (resolvedTopology.phys),
+	// with Options.Timing in place of each one's timing when set.
+	phys    []phy.Profile
 	k       Kernel[simEvent]
 	nodes   []node
 	cables  []cableState
@@ -181,10 +188,11 @@ type world struct {
 	// otherwise: its R0 entry carries the cause of the reset.
 	initiating int
 
-	// waitingConfigs are scripted PHY configuration packets, by event,
-	// waiting for their sender's bus to become idle.
-	waitingConfigs []int
-	initiators     []int // the nodes that start the first reset
+	// waiting are scripted PHY configuration packets and short resets, by
+	// event, waiting for their sender's bus to become idle: each needs the
+	// bus, which a PHY wins by arbitration in normal arbitration only.
+	waiting    []int
+	initiators []int // the nodes that start the first reset
 	// awaiting are the nodes a scripted connect plugs in later that have no
 	// cable at power-up: they stay out of every generation until then.
 	awaiting []int
@@ -216,13 +224,17 @@ type world struct {
 }
 
 func newWorld(rt *resolvedTopology, o Options) (*world, error) {
-	w := &world{topo: rt, opts: o, timing: rt.profile.Timing, openGen: map[int]*generation{}, initiating: -1, forced: -1}
+	w := &world{topo: rt, opts: o, phys: slices.Clone(rt.phys), openGen: map[int]*generation{}, initiating: -1, forced: -1}
 	w.k.Discard = w.staleTimer
-	if o.Timing != nil {
-		w.timing = *o.Timing
-	}
-	if err := w.timing.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+	connectTimeout := time.Duration(0)
+	for k := range w.phys {
+		if o.Timing != nil {
+			w.phys[k].Timing = *o.Timing
+		}
+		if err := w.phys[k].Timing.Validate(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+		}
+		connectTimeout = max(connectTimeout, w.phys[k].Timing.ConnectTimeout)
 	}
 	bias := 0.5
 	if o.CoinBias != nil {
@@ -271,7 +283,7 @@ func newWorld(rt *resolvedTopology, o Options) (*world, error) {
 		if win := o.choiceSpace().EventWindow; win != nil && len(rt.events) > 0 {
 			last += max(0, win.To-rt.firstEventAt())
 		}
-		w.maxTime = last + max(int64(time.Second), int64(len(rt.nodes))*int64(TimePerNode)) + int64(w.timing.ConnectTimeout)
+		w.maxTime = last + max(int64(time.Second), int64(len(rt.nodes))*int64(TimePerNode)) + int64(connectTimeout)
 	}
 	if o.Replay != nil {
 		if err := w.checkSpace(o.Replay.Space); err != nil {
@@ -301,7 +313,7 @@ func (w *world) start(seed uint64) error {
 	w.inFlight, w.staleTimers, w.discardedAt = w.inFlight[:0], 0, 0
 	w.traceOnly, w.lastActive, w.initiating = 0, 0, -1
 	w.evaluations, w.idle = 0, 0
-	w.waitingConfigs = w.waitingConfigs[:0]
+	w.waiting = w.waiting[:0]
 	if w.choices != nil {
 		w.choices.restart()
 	}
@@ -312,13 +324,14 @@ func (w *world) start(seed uint64) error {
 	for i, rn := range w.topo.nodes {
 		clock := phy.IdealClock()
 		if !w.opts.IdealClock {
-			period := (1e9 + w.timing.ClockHz - 1) / w.timing.ClockHz
+			hz := w.phys[rn.phy].Timing.ClockHz
+			period := (1e9 + hz - 1) / hz
 			w.draws.Seed(setup, streamID(i, streamClock))
 			phase := w.draw.Int64N(period)
 			if w.choices != nil && w.choices.space.PhaseGrid > 0 {
 				phase = w.choices.phase(i, period)
 			}
-			c, err := phy.NewClock(w.timing.ClockHz, phase, int64(rn.clockPPM*1000))
+			c, err := phy.NewClock(hz, phase, int64(rn.clockPPM*1000))
 			if err != nil {
 				return fmt.Errorf("node %q: %w", rn.id, err)
 			}
@@ -367,7 +380,8 @@ func (w *world) start(seed uint64) error {
 // together by construction, or the nominal values with
 // Options.NominalTimers.
 func (w *world) drawTimers(i int, seed uint64) {
-	t, n := w.timing, &w.nodes[i]
+	n := &w.nodes[i]
+	t := &n.phy.Timing
 	w.draws.Seed(seed, streamID(i, streamTimers))
 	draw := func(r phy.Window) time.Duration {
 		return r.Min + time.Duration(w.draw.Int64N(int64(r.Max-r.Min)+1))
@@ -432,19 +446,20 @@ func (n *node) resetWires() {
 	n.inbox, n.rxChanged, n.owed = n.inbox[:0], false, n.owed[:0]
 	n.sample, n.pendingTimer, n.evaluated = noSample, phy.NoWake, -1
 	n.state = phy.A0Idle
-	n.gen, n.reachedT0, n.reachedS0, n.s0At, n.cause, n.timeoutSeen = nil, false, false, -1, Cause{}, false
+	n.gen, n.reachedT0, n.reachedS0, n.s0At, n.a0At, n.cause, n.timeoutSeen = nil, false, false, -1, 0, Cause{}, false
 }
 
 func (w *world) buildNode(i int, rn resolvedNode, clock phy.Clock) error {
 	n := &w.nodes[i]
-	n.cfg, n.clock = rn, clock
+	n.cfg, n.clock, n.phy = rn, clock, &w.phys[rn.phy]
+	timing := n.phy.Timing
 	n.peerUIDs = make([]uint64, rn.ports)
 	n.coins = rand.NewPCG(0, 0) // seeded by start
 	election, err := treeid.NewElection(treeid.ElectionConfig{
-		Fast:             w.timing.RootContendFast,
-		Slow:             w.timing.RootContendSlow,
-		ForceRootTimeout: w.timing.ForceRootTimeout,
-		ConfigTimeout:    w.timing.ConfigTimeout,
+		Fast:             timing.RootContendFast,
+		Slow:             timing.RootContendSlow,
+		ForceRootTimeout: timing.ForceRootTimeout,
+		ConfigTimeout:    timing.ConfigTimeout,
 		// Timers count cycles of the nominal frequency: the phase and the
 		// frequency error of this run's clock do not enter.
 		Clock:           n.clock,
@@ -469,10 +484,11 @@ func (w *world) buildNode(i int, rn resolvedNode, clock phy.Clock) error {
 		GapCount:   rn.gapCount,
 		// A gap count in the file counts as written before power-up; 63 is
 		// what the first reset would set anyway.
-		GapCountWritten: rn.gapCount != 63,
-		Timing:          w.timing,
-		Clock:           n.clock,
-		TreeID:          election,
+		GapCountWritten:   rn.gapCount != 63,
+		LoadsOwnPhyConfig: n.phy.LoadsOwnPhyConfig,
+		Timing:            timing,
+		Clock:             n.clock,
+		TreeID:            election,
 	})
 	if err != nil {
 		return fmt.Errorf("node %q: %w", rn.id, err)
@@ -638,7 +654,7 @@ func (w *world) run() {
 
 func (w *world) dispatch(ev simEvent) {
 	n := &w.nodes[ev.node]
-	if ev.kind != evStep {
+	if ev.kind != evStep && ev.kind != evArbTimeout { // a fallback that finds nothing to do did nothing
 		w.lastActive = w.k.Now()
 	}
 	switch ev.kind {
@@ -700,6 +716,8 @@ func (w *world) dispatch(ev simEvent) {
 		w.scenario(int(ev.arg))
 	case evConnected:
 		w.connected(int(ev.arg))
+	case evArbTimeout:
+		w.arbTimeout(int(ev.arg))
 	}
 }
 
@@ -1111,7 +1129,7 @@ func (w *world) transmit(i int, packets []phy.SelfID, endNs int64) {
 		g.inflight++
 	}
 	var last int64
-	if w.opts.Observer == nil && !w.forest.looped[w.comp[i]] {
+	if w.opts.Observer == nil && w.forest.measures(w.comp[i]) {
 		t := lazyTransmission{sender: int32(i), end: endNs, last: endNs + w.forest.reach[i]}
 		w.inFlight = append(w.inFlight, t)
 		last = t.last
@@ -1151,7 +1169,7 @@ func (w *world) walk(i int, idx int32, endNs int64) int64 {
 				w.receive(far.node, far.port, idx, arrival)
 			}
 			last = max(last, arrival)
-			stack = append(stack, hop{far.node, far.port, arrival + int64(w.timing.RepeatDelay)})
+			stack = append(stack, hop{far.node, far.port, arrival + int64(w.nodes[far.node].phy.Timing.RepeatDelay)})
 		}
 	}
 	w.hops = stack

@@ -24,7 +24,11 @@ type Config struct {
 	// (docs/protocol.md §9.2); otherwise the first reset sets the power-up
 	// value 63.
 	GapCountWritten bool
-	Timing          Timing
+	// LoadsOwnPhyConfig says the PHY loads RHB and the gap count from a
+	// PHY configuration packet it sends itself (1394a on); a 1394-1995 PHY
+	// loads them only from packets it receives (Profile.LoadsOwnPhyConfig).
+	LoadsOwnPhyConfig bool
+	Timing            Timing
 	// Clock converts timing constants into cycle counts.
 	Clock  Clock
 	TreeID TreeIdentifier
@@ -84,7 +88,7 @@ type Machine struct {
 	// the step.
 	resetSeen bool
 
-	cyc struct{ resetTime, shortResetTime, resetWait, maxArbState int64 }
+	cyc struct{ resetTime, shortResetTime, resetWait, shortResetWait, maxArbState int64 }
 	// since is the cycle the current state (T states included) was
 	// entered: the watchdog counts from it.
 	since int64
@@ -127,6 +131,9 @@ func NewMachine(cfg Config) (*Machine, error) {
 	m.cyc.resetTime = cfg.Clock.Cycles(cfg.Timing.ResetTime)
 	m.cyc.shortResetTime = cfg.Clock.Cycles(cfg.Timing.ShortResetTime)
 	m.cyc.resetWait = cfg.Clock.Cycles(cfg.Timing.ResetWait)
+	// R1 after a short reset waits as long beyond it as RESET_WAIT waits
+	// beyond RESET_TIME (docs/protocol.md §4).
+	m.cyc.shortResetWait = cfg.Clock.Cycles(cfg.Timing.ShortResetTime + max(cfg.Timing.ResetWait-cfg.Timing.ResetTime, 0))
 	m.cyc.maxArbState = cfg.Clock.Cycles(cfg.Timing.MaxArbStateTime)
 	return m, nil
 }
@@ -182,12 +189,19 @@ func (m *Machine) InitiateReset(now int64, short bool) {
 	m.settle()
 }
 
-// ExpectShortReset tells the PHY that the next BUS_RESET it receives is an
-// arbitrated short reset (1394a), so it too drives BUS_RESET for only
-// SHORT_RESET_TIME. On a real bus the PHYs know because the short reset
-// follows arbitration; the emulator does not model arbitration, so the bus
-// tells them.
-func (m *Machine) ExpectShortReset() { m.expectShort = true }
+// ExpectShortReset tells the PHY, idle in A0, that another PHY has won
+// arbitration for a short reset (1394a), so the BUS_RESET it receives next
+// in A0 is short and it too drives BUS_RESET for only SHORT_RESET_TIME. On
+// a real bus the PHYs know because the short reset follows arbitration,
+// which the emulator does not model: the bus tells them. The mark is
+// dropped on the PHY's next R0 entry, and by ForgetShortReset; a PHY
+// without the short reset (1394-1995) ignores it.
+func (m *Machine) ExpectShortReset() { m.expectShort = m.cyc.shortResetTime > 0 }
+
+// ForgetShortReset drops the mark ExpectShortReset set: the bus changed
+// under a short reset on its way (a cable event), and the resets that come
+// are long.
+func (m *Machine) ForgetShortReset() { m.expectShort = false }
 
 // Step evaluates the state machine at clock cycle now against Ports().Rx.
 func (m *Machine) Step(now int64) {
@@ -245,9 +259,19 @@ func (m *Machine) TakeTransmit() (packets []SelfID, start, end int64) {
 	return packets, m.txStart, m.txEnd
 }
 
-// ApplyPhyConfig applies a PHY configuration packet as every PHY on the bus
-// does: R=1 sets RHB on the addressed node and clears it on the others; T=1
-// writes the gap count, which then survives one reset.
+// SendPhyConfig is this PHY sending PHY configuration packet p for its
+// link: a 1394a PHY loads it as it would a received one, a 1394-1995 PHY
+// does not (Config.LoadsOwnPhyConfig).
+func (m *Machine) SendPhyConfig(p PhyConfig) {
+	if m.cfg.LoadsOwnPhyConfig {
+		m.ApplyPhyConfig(p)
+	}
+}
+
+// ApplyPhyConfig applies a PHY configuration packet this PHY receives, as
+// every other PHY on the bus does: R=1 sets RHB on the addressed node and
+// clears it on the others; T=1 writes the gap count, which then survives
+// one reset.
 func (m *Machine) ApplyPhyConfig(p PhyConfig) {
 	if p.IsExtended() {
 		return
@@ -335,10 +359,19 @@ func (m *Machine) resetDuration() int64 {
 	return m.cyc.resetTime
 }
 
+// resetWait is how long R1 waits for idle ports: RESET_WAIT after a long
+// reset, as much longer than SHORT_RESET_TIME after a short one.
+func (m *Machine) resetWait() int64 {
+	if m.short && m.cyc.shortResetTime > 0 {
+		return m.cyc.shortResetWait
+	}
+	return m.cyc.resetWait
+}
+
 // advance takes at most one transition and reports whether it did.
 func (m *Machine) advance() bool {
 	if m.state != R0ResetStart && m.state != R1ResetWait && m.resetSeen {
-		m.enterR0(false, m.expectShort)
+		m.enterR0(false, m.expectShort && m.state == A0Idle)
 		return true
 	}
 	if m.watched() && m.now-m.since >= m.cyc.maxArbState && len(m.trail.states) == 0 {
@@ -351,7 +384,7 @@ func (m *Machine) advance() bool {
 		if m.now-m.entry >= m.resetDuration() {
 			m.enter(R1ResetWait)
 			m.ports.DriveAll(TxIdle)
-			m.wake = m.entry + m.cyc.resetWait
+			m.wake = m.entry + m.resetWait()
 			return true
 		}
 	case R1ResetWait:
@@ -359,8 +392,11 @@ func (m *Machine) advance() bool {
 			m.enter(T0TreeIDStart)
 			return m.treeVerdict(m.cfg.TreeID.Begin(m.now, &m.ports, m.rhb, &m.trail))
 		}
-		if m.now-m.entry >= m.cyc.resetWait {
-			m.enterR0(m.initiated, m.short) // the same reset, started over
+		if m.now-m.entry >= m.resetWait() {
+			// The same reset, started over, and long: a neighbour still
+			// drives BUS_RESET, so it took the reset as long (a PHY
+			// without the short reset does).
+			m.enterR0(m.initiated, false)
 			return true
 		}
 	case T0TreeIDStart:
@@ -416,7 +452,7 @@ func (m *Machine) Enabled(now int64) bool {
 	case R0ResetStart:
 		return now-m.entry >= m.resetDuration()
 	case R1ResetWait:
-		return m.resetComplete() || now-m.entry >= m.cyc.resetWait
+		return m.resetComplete() || now-m.entry >= m.resetWait()
 	case T0TreeIDStart:
 		return m.cfg.TreeID.Enabled(now, &m.ports)
 	case S0SelfIDStart:

@@ -402,3 +402,97 @@ func TestEnabledIsFalseOnlyWhereAStepChangesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestGapCountRuleOfEveryGeneration: 1394-1995 PHYs return a written gap
+// count to 63 after two resets without a new write, exactly as 1394a PHYs
+// do (TI's 1394-1995 TSB21LV03 and 1394a TSB41AB1 datasheets, register 1;
+// docs/protocol.md §9.2). What differs is the packet a PHY sends itself: a
+// 1394a PHY loads it, a 1394-1995 PHY only those it receives.
+func TestGapCountRuleOfEveryGeneration(t *testing.T) {
+	for _, p := range phy.Profiles() {
+		pc, err := phy.NewPhyConfig(0, true, true, 44)
+		require.NoError(t, err)
+		m := newTestMachine(t, []bool{true}, func(c *phy.Config) {
+			c.Timing, c.LoadsOwnPhyConfig = p.Timing, p.LoadsOwnPhyConfig
+		})
+		m.ApplyPhyConfig(pc)
+		m.InitiateReset(0, false)
+		assert.Equal(t, 44, m.GapCount(), "%s: a received packet's gap count survives one reset", p.Name)
+		m.InitiateReset(1, false)
+		assert.Equal(t, 63, m.GapCount(), "%s: …not two", p.Name)
+
+		m = newTestMachine(t, []bool{true}, func(c *phy.Config) {
+			c.Timing, c.LoadsOwnPhyConfig = p.Timing, p.LoadsOwnPhyConfig
+		})
+		m.SendPhyConfig(pc)
+		want, rhb := 63, false
+		if p.LoadsOwnPhyConfig {
+			want, rhb = 44, true
+		}
+		m.InitiateReset(2, false)
+		assert.Equal(t, want, m.GapCount(), "%s: its own packet", p.Name)
+		assert.Equal(t, rhb, m.ForceRoot(), "%s: its own packet's R bit", p.Name)
+	}
+	assert.False(t, phy.Profiles()[0].LoadsOwnPhyConfig, "1394-1995")
+}
+
+// TestShortResetStartsOverLongWhenANeighbourDrivesOn: after a short reset,
+// R1 waits as long beyond SHORT_RESET_TIME as RESET_WAIT waits beyond
+// RESET_TIME; BUS_RESET still there then comes from a PHY that took the
+// reset as long (a 1394-1995 PHY), and this PHY starts over with a long
+// reset, which its gap-count rule counts.
+func TestShortResetStartsOverLongWhenANeighbourDrivesOn(t *testing.T) {
+	timing := phy.Profiles()[1].Timing
+	m := newTestMachine(t, []bool{true}, func(c *phy.Config) {
+		c.Timing, c.GapCount, c.GapCountWritten = timing, 44, true
+	})
+	m.InitiateReset(0, true)
+	assert.Equal(t, 44, m.GapCount())
+	short := int64(timing.ShortResetTime)
+	m.Ports().Rx[0] = phy.RxBusReset
+	m.Step(short)
+	require.Equal(t, phy.R1ResetWait, m.State())
+	wait := short + int64(timing.ResetWait-timing.ResetTime)
+	assert.Equal(t, short+wait, m.Wake())
+	m.Step(short + wait - 1)
+	assert.Equal(t, phy.R1ResetWait, m.State(), "a neighbour's short reset may still end")
+	m.Step(short + wait)
+	assert.Equal(t, phy.R0ResetStart, m.State())
+	assert.Equal(t, short+wait+int64(timing.ResetTime), m.Wake(), "long this time")
+	assert.Equal(t, 63, m.GapCount(), "the second reset since the write")
+	assert.True(t, m.Initiated(), "the same reset, started over")
+}
+
+// TestShortResetMarkHoldsOnlyInA0: a PHY told to expect a short reset
+// takes a BUS_RESET as short only in A0, where arbitration left it; one
+// that meets BUS_RESET elsewhere, or whose mark was forgotten, resets long;
+// a PHY without the short reset ignores the mark.
+func TestShortResetMarkHoldsOnlyInA0(t *testing.T) {
+	a, old := phy.Profiles()[1].Timing, phy.Profiles()[0].Timing
+	for _, tc := range []struct {
+		name   string
+		timing phy.Timing
+		before func(m *phy.Machine)
+		want   time.Duration
+	}{
+		{"A0", a, func(m *phy.Machine) { m.ExpectShortReset() }, a.ShortResetTime},
+		{"forgotten", a, func(m *phy.Machine) { m.ExpectShortReset(); m.ForgetShortReset() }, a.ResetTime},
+		{"1394-1995", old, func(m *phy.Machine) { m.ExpectShortReset() }, old.ResetTime},
+		{"in S0", a, func(m *phy.Machine) {
+			m.InitiateReset(0, false)
+			m.Step(int64(a.ResetTime))
+			m.Step(int64(a.ResetTime) + 1) // T0, T1, T2: a leaf asks for a parent
+			m.Ports().Rx[0] = phy.RxParentHandshake
+			m.Step(int64(a.ResetTime) + 2)
+			require.Equal(t, phy.S0SelfIDStart, m.State())
+			m.ExpectShortReset()
+		}, a.ResetTime},
+	} {
+		m := newTestMachine(t, []bool{true}, func(c *phy.Config) { c.Timing = tc.timing })
+		tc.before(m)
+		m.Ports().Rx[0] = phy.RxBusReset
+		m.Step(1_000_000)
+		require.Equal(t, phy.R0ResetStart, m.State(), tc.name)
+		assert.Equal(t, 1_000_000+int64(tc.want), m.Wake(), tc.name)
+	}
+}

@@ -73,16 +73,26 @@ type Timing struct {
 	BaseRateBitsPerSecond int64
 }
 
-// Profile is a named set of timing constants and limits.
+// Profile is a named set of timing constants and limits: a generation of
+// PHYs. A bus runs one profile, and a node may name another (a bus that
+// mixes PHY generations).
 type Profile struct {
-	// Name is how users choose it: "1394-1995", "1394a-2000" or "prism".
+	// Name is how users choose it: "1394-1995", "1394a-2000",
+	// "1394b-2002" or "prism".
 	Name string
 	// MaxPorts is the most ports a PHY may have: 27 in 1394-1995 (four
 	// self-ID packets), 16 in 1394a (three).
 	MaxPorts int
-	// ShortReset reports whether the profile has the arbitrated short reset.
+	// ShortReset reports whether the profile has the arbitrated short
+	// reset (1394a on). A PHY without it drives every reset it takes part
+	// in for RESET_TIME: it cannot tell a short one from a long one.
 	ShortReset bool
-	Timing     Timing
+	// LoadsOwnPhyConfig reports whether the PHY loads RHB and the gap
+	// count from a PHY configuration packet it sends itself, as 1394a PHYs
+	// do; a 1394-1995 PHY loads them only from packets it receives
+	// (docs/protocol.md §9.2).
+	LoadsOwnPhyConfig bool
+	Timing            Timing
 }
 
 // DefaultProfile is the profile used when none is named.
@@ -141,11 +151,14 @@ func timingPRISM() Timing {
 }
 
 // Profiles lists the built-in profiles by name, in the order documented.
+// 1394b-2002 is a 1394b PHY on legacy (data-strobe) ports: it runs 1394a's
+// bus initialisation, with 1394a's timing.
 func Profiles() []Profile {
 	return []Profile{
 		{Name: "1394-1995", MaxPorts: 27, Timing: timing1995()},
-		{Name: "1394a-2000", MaxPorts: 16, ShortReset: true, Timing: timing1394a()},
-		{Name: "prism", MaxPorts: 16, ShortReset: true, Timing: timingPRISM()},
+		{Name: "1394a-2000", MaxPorts: 16, ShortReset: true, LoadsOwnPhyConfig: true, Timing: timing1394a()},
+		{Name: "1394b-2002", MaxPorts: 16, ShortReset: true, LoadsOwnPhyConfig: true, Timing: timing1394a()},
+		{Name: "prism", MaxPorts: 16, ShortReset: true, LoadsOwnPhyConfig: true, Timing: timingPRISM()},
 	}
 }
 

@@ -30,6 +30,8 @@ var goldenRuns = []goldenCase{
 	{name: "ring3", args: []string{"run", "--gen", "ring:3"}, code: exitFailure, // a loop: config-timeout
 		stderr: "fwsim run: 1 of 1 generations did not end ok\n"},
 	{name: "hotplug", args: []string{"run", "--topology", hotplugExample}, code: exitOK},
+	// A mixed bus whose gap counts disagree: a warning, and still ok.
+	{name: "mixed-bus", args: []string{"run", "--topology", "../../examples/mixed-bus.yaml"}, code: exitOK},
 }
 
 func TestRunGolden(t *testing.T) {
@@ -93,7 +95,7 @@ func TestRunErrors(t *testing.T) {
 		{"gen size", []string{"run", "--gen", "chain:0"},
 			`fwsim run: bad generator spec "chain:0": chain needs a size from 1 to 16777216 (want chain:N, star:N, tree:N[:SEED], ring:N, complete:N or pair)`},
 		{"unknown profile", []string{"run", "--profile", "1394c"},
-			`fwsim run: invalid value "1394c" for flag --profile: want 1394-1995, 1394a-2000 or prism (see 'fwsim help run')`},
+			`fwsim run: invalid value "1394c" for flag --profile: want 1394-1995, 1394a-2000, 1394b-2002 or prism (see 'fwsim help run')`},
 		{"unknown force-root node", []string{"run", "--force-root", "printer"},
 			`fwsim run: --force-root: unknown node "printer" (the bus has pc, hub, camera, disk1, disk2, audio)`},
 		{"unknown initiator", []string{"run", "--gen", "chain:3", "--initiator", "n1", "--initiator", "n7"},
@@ -195,7 +197,7 @@ func TestRunJSONFieldOrder(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	assert.Equal(t, []string{
 		"schema_version", "fwsim_version", "topology", "seed", "profile", "policy", "coin_bias", "force_root", "initiators", "awaiting_connect", "timing", "clock", "out_of_spec",
-		"outcome", "problems", "root", "nodes", "self_ids", "timing_ns", "contention", "links", "config_timeouts",
+		"outcome", "problems", "warnings", "root", "nodes", "self_ids", "timing_ns", "contention", "links", "config_timeouts",
 		"generations", "events", "end_ns",
 	}, topLevelKeys(t, stdout))
 
@@ -205,7 +207,7 @@ func TestRunJSONFieldOrder(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
 	require.Len(t, doc.Generations, 1)
 	assert.Equal(t, []string{
-		"index", "start_ns", "end_ns", "cause", "cause_kind", "cause_node", "cause_event", "outcome", "problems", "root", "nodes", "self_ids",
+		"index", "start_ns", "end_ns", "cause", "cause_kind", "cause_node", "cause_event", "outcome", "problems", "warnings", "root", "nodes", "self_ids",
 		"timing_ns", "contention", "links", "config_timeouts",
 	}, topLevelKeys(t, string(doc.Generations[0])))
 }

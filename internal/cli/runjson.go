@@ -58,6 +58,7 @@ type indexedGenerationJSON struct {
 type generationJSON struct {
 	Outcome    string           `json:"outcome"`    // ok, config-timeout, inconsistent, interrupted, stalled or budget-exhausted
 	Problems   []string         `json:"problems"`   // why a failed outcome failed, one finding each; [] when ok
+	Warnings   []string         `json:"warnings"`   // findings that do not fail it, such as gap counts that disagree; [] when none
 	Root       *string          `json:"root"`       // null when none was elected
 	Nodes      []nodeJSON       `json:"nodes"`      // in phy_ID order, then the nodes that took none
 	SelfIDs    []string         `json:"self_ids"`   // "0x%08x", bus order, no inverses
@@ -162,6 +163,7 @@ func newGenerationJSON(g *bus.Generation) generationJSON {
 	out := generationJSON{
 		Outcome:        string(g.Outcome),
 		Problems:       nonNil(g.Problems),
+		Warnings:       nonNil(g.Warnings),
 		Root:           nullIfEmpty(g.Root),
 		Nodes:          []nodeJSON{},
 		SelfIDs:        []string{},

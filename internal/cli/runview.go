@@ -53,6 +53,9 @@ func writeGenerationText(w io.Writer, g *bus.Generation) {
 	for _, p := range g.Problems {
 		fmt.Fprintf(w, "    problem: %s\n", p)
 	}
+	for _, p := range g.Warnings {
+		fmt.Fprintf(w, "    warning: %s\n", p)
+	}
 	fmt.Fprintf(w, "  root: %s\n", orNone(g.Root))
 
 	var nodes table
