@@ -15,10 +15,16 @@
 //	res, err := bus.Run(topo, bus.Options{Seed: 7})
 //	// err is bad input only; res.Generations[0].Outcome says how the bus fared.
 //
-// At time 0 every PHY powers up and resets (or the Options.Initiators do),
-// except a node with no cable that a scripted connect plugs in later
-// (Result.AwaitingConnect): it joins the bus then, rather than initialising
-// a bus of its own first. Each scripted event then happens at its time, and
+// At time 0 the bus powers up as Options.PowerUp says (powerup.go): by
+// default it is up but for one PHY, drawn from the seed or named by
+// Options.Initiators, which powers up last and resets it; PowerUpAll
+// resets every PHY at once, PowerUpStaggered brings them up one by one. A
+// node with no cable that a scripted connect plugs in later
+// (Result.AwaitingConnect) joins the bus then, rather than initialising a
+// bus of its own first. A node may name its own PHY generation
+// (Node.PHY): each PHY runs its own profile's timing and rules. Each
+// scripted event then happens at its time (a short reset and a PHY
+// configuration packet once the bus is idle, as arbitration allows), and
 // every bus reset is a new Generation: root, nodes in phy_ID order
 // (Generation.Node finds one), self-IDs, phase times and every root
 // contention with its back-offs. Generation.Cause says what began it, and

@@ -38,6 +38,8 @@ func Example() {
 }
 
 // A conformance test asserts on the self-ID packets every link received.
+// The bus powered up with one PHY last, drawn from the seed: its self-ID
+// alone carries i, the initiated-reset bit.
 func Example_selfIDs() {
 	topo, err := bus.Generate("chain:3")
 	if err != nil {
@@ -51,9 +53,9 @@ func Example_selfIDs() {
 		fmt.Printf("%08x  %v\n", uint32(q), q)
 	}
 	// Output:
-	// 807f8062  phy 0 #0 L gap 63 S400 pwr 0 p0:ncon p1:parent p2:absent i
+	// 807f8060  phy 0 #0 L gap 63 S400 pwr 0 p0:ncon p1:parent p2:absent
 	// 817f8092  phy 1 #0 L gap 63 S400 pwr 0 p0:parent p1:ncon p2:absent i
-	// 827f80f2  phy 2 #0 L gap 63 S400 pwr 0 p0:child p1:child p2:absent i
+	// 827f80f0  phy 2 #0 L gap 63 S400 pwr 0 p0:child p1:child p2:absent
 }
 
 // Root contention on the classic two-node bus, with every back-off.

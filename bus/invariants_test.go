@@ -112,7 +112,9 @@ func phaseProblems(g Generation, trace []TraceEvent) []string {
 				if e.TimeNs > end {
 					break
 				}
-				if e.Kind == TraceState && e.Node == n.ID {
+				// A reset at the phase's last instant began after it (it
+				// ended the generation).
+				if e.Kind == TraceState && e.Node == n.ID && !(e.TimeNs == end && e.ToState == phy.R0ResetStart) {
 					entered = e.ToState == phase.state || entered && e.ToState != phy.R0ResetStart
 				}
 			}

@@ -25,7 +25,7 @@ func TestTimingBoundsNameTheField(t *testing.T) {
 		return mustParse(t, text, "t.yaml").Validate(ResolveOptions{})
 	}
 	fields := fieldNames(reflect.TypeFor[TimingOverrides]())
-	require.Len(t, fields, 12)
+	require.Len(t, fields, 13)
 	for _, field := range fields {
 		var at, beyond, path, msg string
 		switch field {
@@ -39,7 +39,7 @@ func TestTimingBoundsNameTheField(t *testing.T) {
 		default:
 			at, beyond, path = "1s", fmt.Sprint(bound+1), "timing."+field
 			least := "1ns"
-			if slices.Contains([]string{"short_reset_time", "connect_timeout", "data_prefix", "data_end"}, field) {
+			if slices.Contains([]string{"short_reset_time", "connect_timeout", "data_prefix", "data_end", "speed_signal"}, field) {
 				least = "0s" // zero means none, or no time
 			}
 			msg = "1.000000001s, want " + least + " to 1s"

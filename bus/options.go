@@ -26,10 +26,16 @@ type Options struct {
 	// PHY configuration packet would: every other node's is cleared. ""
 	// leaves the topology's force_root settings alone.
 	ForceRoot string
-	// Initiators name the nodes that start the first reset at time 0. Empty
-	// means power-up: every PHY resets itself at once, which is also what
-	// makes two leaves finish their resets together and contend.
+	// Initiators name the nodes that start the first reset at time 0, on a
+	// bus that is otherwise up (PowerUpOne). Empty leaves the choice to
+	// PowerUp.
 	Initiators []string
+	// PowerUp says how the PHYs come up and who starts the first reset
+	// (default: the profile's, PowerUpOne but for prism).
+	PowerUp PowerUp
+	// PowerUpInterval spaces the arrivals of PowerUpStaggered (default
+	// DefaultPowerUpInterval).
+	PowerUpInterval time.Duration
 
 	// Policy resolves root contention (default: a coin).
 	Policy treeid.Policy

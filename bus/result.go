@@ -1,6 +1,8 @@
 package bus
 
 import (
+	"time"
+
 	"github.com/fwsim/fwsim/phy"
 	"github.com/fwsim/fwsim/treeid"
 )
@@ -43,9 +45,14 @@ type Result struct {
 	Corner   treeid.Corner
 	// ForceRoot is the node given RHB by Options.ForceRoot, "" if none.
 	ForceRoot string
-	// Initiators are the nodes that started the first reset; empty means
-	// power-up, every PHY.
+	// PowerUp is how the PHYs came up (never PowerUpDefault), and
+	// Initiators the nodes that started the first reset: Options.Initiators,
+	// the one drawn, every cabled node, or the first of a staggered
+	// power-up.
+	PowerUp    PowerUp
 	Initiators []string
+	// PowerUpInterval spaces the arrivals of a staggered power-up.
+	PowerUpInterval time.Duration
 	// AwaitingConnect lists the nodes that had no cable at power-up and
 	// that a scripted connect plugs in later: they did not power up as a
 	// bus of their own, and join a generation when plugged in.
@@ -72,7 +79,8 @@ type CauseKind string
 
 // Cause kinds.
 const (
-	// CausePowerUp: every PHY reset itself at power-up.
+	// CausePowerUp: a PHY's power-up: every PHY's at once (Node is ""),
+	// or one PHY's, the last of the bus or one of a staggered power-up.
 	CausePowerUp CauseKind = "power-up"
 	// CauseInitiators: the nodes of Options.Initiators reset the bus.
 	CauseInitiators CauseKind = "initiators"

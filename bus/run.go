@@ -1,6 +1,9 @@
 package bus
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Run emulates the bus initialisation of t: the first reset at time 0 from
 // the initiators, then every scripted event. It returns an error only for
@@ -30,9 +33,12 @@ func Run(t *Topology, o Options) (*Result, error) {
 	}
 	res := &Result{
 		Seed: o.Seed, Profile: rt.profile.Name, Policy: o.Policy, CoinBias: w.bias, Corner: o.Corner,
-		ForceRoot: o.ForceRoot, Initiators: o.Initiators,
+		ForceRoot: o.ForceRoot, PowerUp: w.powerUp, PowerUpInterval: time.Duration(w.powerUpEvery),
 		IdealClock: o.IdealClock, OutOfSpec: rt.outOfSpec,
 		Events: w.events(), EndNs: w.lastActive,
+	}
+	for _, i := range w.initiators {
+		res.Initiators = append(res.Initiators, rt.nodes[i].id)
 	}
 	for _, i := range w.awaiting {
 		res.AwaitingConnect = append(res.AwaitingConnect, rt.nodes[i].id)

@@ -154,10 +154,10 @@ func TestLinksFollowTheScenario(t *testing.T) {
 	}
 	assert.Equal(t, []string{"disk"}, res.AwaitingConnect)
 	for cause, want := range map[string][][]Link{
-		"power-up: every PHY resets":          {{pcHub, hubCamera}}, // the disk awaits its connect
-		"connect hub:2–disk:0 (event 0)":      {{pcHub, hubCamera, hubDisk}},
-		"disconnect hub:1–camera:0 (event 1)": {{pcHub, hubDisk}, nil}, // and the camera alone
-		"long reset from pc (event 3)":        {{pcHub, hubDisk}},
+		"power-up of pc, the last PHY of the bus": {{pcHub, hubCamera}}, // the disk awaits its connect
+		"connect hub:2–disk:0 (event 0)":          {{pcHub, hubCamera, hubDisk}},
+		"disconnect hub:1–camera:0 (event 1)":     {{pcHub, hubDisk}, nil}, // and the camera alone
+		"long reset from pc (event 3)":            {{pcHub, hubDisk}},
 	} {
 		assert.Equal(t, want, byCause[cause], cause)
 	}
@@ -291,7 +291,7 @@ func TestWireDelayBeyondTheCorrectnessConditions(t *testing.T) {
 	require.ErrorIs(t, err, ErrOutOfSpec)
 
 	for seed := range uint64(20) {
-		res := runOK(t, topo, Options{Seed: seed, AllowOutOfSpec: true, MaxTime: 2 * time.Millisecond})
+		res := runOK(t, topo, Options{Seed: seed, AllowOutOfSpec: true, MaxTime: 2 * time.Millisecond, PowerUp: PowerUpAll})
 		require.NotEmpty(t, res.OutOfSpec)
 		g := res.Generations[0]
 		require.NotEqual(t, OutcomeOK, g.Outcome, "seed %d", seed)
@@ -616,7 +616,7 @@ func TestCauseIsStructured(t *testing.T) {
 	topo, err := LoadTopology("../examples/hotplug.yaml")
 	require.NoError(t, err)
 	res := runOK(t, topo, Options{Seed: 1})
-	assert.Equal(t, Cause{Kind: CausePowerUp, Event: -1, Text: "power-up: every PHY resets"}, res.Generations[0].Cause)
+	assert.Equal(t, Cause{Kind: CausePowerUp, Node: "pc", Event: -1, Text: "power-up of pc, the last PHY of the bus"}, res.Generations[0].Cause)
 	connect := res.CausedBy(0)
 	require.Len(t, connect, 1)
 	assert.Contains(t, []string{"hub", "disk"}, connect[0].Cause.Node)
@@ -631,6 +631,8 @@ func TestCauseIsStructured(t *testing.T) {
 
 	res = runOK(t, mustGenerate(t, "chain:3"), Options{Seed: 1, Initiators: []string{"n1"}})
 	assert.Equal(t, Cause{Kind: CauseInitiators, Node: "n1", Event: -1, Text: "reset from n1"}, res.Generations[0].Cause)
+	res = runOK(t, mustGenerate(t, "chain:3"), Options{Seed: 1, PowerUp: PowerUpAll})
+	assert.Equal(t, Cause{Kind: CausePowerUp, Event: -1, Text: "power-up: every PHY resets"}, res.Generations[0].Cause)
 }
 
 // TestPortsBuildCables: a topology written in Go names its cable ends

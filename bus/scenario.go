@@ -213,6 +213,15 @@ func (w *world) connected(idx int) {
 // connects or disconnects.
 func (w *world) cableChanged(c, idx int, desc string) {
 	cs := &w.cables[c]
+	// The change itself ends the generation running at each end, as it
+	// stood with the cable: a packet on its way across the cable is cut
+	// off, whether or not the PHYs have reset yet.
+	for _, end := range []portRef{cs.a, cs.b} {
+		if g := w.nodes[end.node].gen; g != nil && !g.done {
+			g.scripted = true
+			w.close(g, OutcomeInterrupted, desc+" at "+fmt.Sprint(w.k.Now())+" ns")
+		}
+	}
 	if cs.connected {
 		w.unplug(c)
 	} else {
@@ -226,13 +235,6 @@ func (w *world) cableChanged(c, idx int, desc string) {
 		}
 	}
 	for _, end := range []portRef{cs.a, cs.b} {
-		// The change itself ends the generation running at each end: a
-		// packet on its way across the cable is cut off, whether or not the
-		// PHYs have reset yet.
-		if g := w.nodes[end.node].gen; g != nil && !g.done {
-			g.scripted = true
-			w.close(g, OutcomeInterrupted, desc+" at "+fmt.Sprint(w.k.Now())+" ns")
-		}
 		w.nodes[end.node].cause = Cause{Kind: CauseEvent, Node: w.nodes[end.node].cfg.id, Event: idx, Text: desc}
 		w.scheduleInitiate(end.node, w.k.Now(), false)
 	}

@@ -199,8 +199,25 @@ type builtTree struct {
 
 // treeCache is how many checked self-ID streams a Simulator remembers. A bus
 // has few distinct streams from run to run (they change with the root and
-// the tree, not with timing), so a handful saves rebuilding each time.
+// the tree, not with timing, and the one PHY that initiated the reset only
+// changes i bits, which no check reads), so a handful saves rebuilding each
+// time.
 const treeCache = 8
+
+// sameButInitiated reports whether two self-ID streams are the same but
+// for the i bits of their packet #0s.
+func sameButInitiated(a, b []phy.SelfID) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	const initiated = 1 << 1 // the i bit of a packet #0 (docs/protocol.md §9.1)
+	for k := range a {
+		if x := a[k] ^ b[k]; x != 0 && (x != initiated || a[k].IsExtended()) {
+			return false
+		}
+	}
+	return true
+}
 
 // buildTree reads the self-IDs back into a tree. A Simulator remembers the
 // streams it has read: the tree is never handed out, so it can be shared.
@@ -209,7 +226,7 @@ func (w *world) buildTree(selfIDs []phy.SelfID) (*treeid.Tree, error) {
 		return treeid.Build(selfIDs)
 	}
 	for _, b := range w.trees {
-		if slices.Equal(b.selfIDs, selfIDs) {
+		if sameButInitiated(b.selfIDs, selfIDs) {
 			return b.tree, b.err
 		}
 	}

@@ -47,6 +47,7 @@ type TimingOverrides struct {
 	ConnectTimeout   *Duration       `json:"connect_timeout,omitempty" yaml:"connect_timeout,omitempty"`
 	DataPrefix       *Duration       `json:"data_prefix,omitempty" yaml:"data_prefix,omitempty"`
 	DataEnd          *Duration       `json:"data_end,omitempty" yaml:"data_end,omitempty"`
+	SpeedSignal      *Duration       `json:"speed_signal,omitempty" yaml:"speed_signal,omitempty"`
 	RepeatDelay      *Duration       `json:"repeat_delay,omitempty" yaml:"repeat_delay,omitempty"`
 	ClockHz          *int64          `json:"clock_hz,omitempty" yaml:"clock_hz,omitempty"`
 }
@@ -86,6 +87,7 @@ func (o *TimingOverrides) apply(t phy.Timing) phy.Timing {
 	duration(o.ConnectTimeout, &t.ConnectTimeout)
 	duration(o.DataPrefix, &t.DataPrefix)
 	duration(o.DataEnd, &t.DataEnd)
+	duration(o.SpeedSignal, &t.SpeedSignal)
 	duration(o.RepeatDelay, &t.RepeatDelay)
 	if o.ClockHz != nil {
 		t.ClockHz = *o.ClockHz

@@ -89,10 +89,10 @@ func ExampleWriteTraceJSONL() {
 		log.Fatal(err)
 	}
 	// Output:
-	// {"time_ns":0,"kind":"run","seed":7,"profile":"1394-1995","policy":"coin","coin_bias":0.5,"timing":"random","clock":"cycle","force_root":null,"initiators":[]}
-	// {"time_ns":4,"kind":"state","node":"b","port":null,"from":"A0","to":"R0"}
-	// {"time_ns":4,"kind":"tx","node":"b","port":0,"from":"IDLE","to":"BUS_RESET","from_signals":"(z,z)","to_signals":"(1,1)"}
-	// {"time_ns":4,"kind":"rx","node":"b","port":0,"from":"IDLE","to":"BUS_RESET","from_signals":"(z,z)","to_signals":"(1,1)"}
+	// {"time_ns":0,"kind":"run","seed":7,"profile":"1394-1995","policy":"coin","coin_bias":0.5,"timing":"random","clock":"cycle","force_root":null,"power_up":"one","initiators":["a"]}
+	// {"time_ns":12,"kind":"state","node":"a","port":null,"from":"A0","to":"R0"}
+	// {"time_ns":12,"kind":"tx","node":"a","port":0,"from":"IDLE","to":"BUS_RESET","from_signals":"(z,z)","to_signals":"(1,1)"}
+	// {"time_ns":12,"kind":"rx","node":"a","port":0,"from":"IDLE","to":"BUS_RESET","from_signals":"(z,z)","to_signals":"(1,1)"}
 }
 
 // The bus as Graphviz DOT; dot -Tsvg draws it. Tracing is not needed.
@@ -110,13 +110,13 @@ func ExampleWriteDOT() {
 	}
 	// Output:
 	// digraph fwsim {
-	//   label="fwsim run: seed 1, profile 1394-1995, policy coin, coin bias 0.5, timing random, clock cycle";
+	//   label="fwsim run: seed 1, profile 1394-1995, policy coin, coin bias 0.5, timing random, clock cycle, first reset power-up of n1, the last PHY of the bus";
 	//   labelloc=t;
 	//   rankdir=BT;
 	//   node [shape=box, fontname="Helvetica"];
 	//   edge [fontname="Helvetica", fontsize=10, labeldistance=2, labelangle=35];
 	//   subgraph cluster_g0 {
-	//     label="generation 0 at 15 ns (power-up: every PHY resets): ok";
+	//     label="generation 0 at 15 ns (power-up of n1, the last PHY of the bus): ok";
 	//     "g0/n1" [label="n1\nphy_ID 0"];
 	//     "g0/n0" [label="n0\nphy_ID 1, root", peripheries=2, style=bold];
 	//     "g0/n1:p1" [label="p1 ncon", shape=plaintext, fontsize=10];

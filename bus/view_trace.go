@@ -23,6 +23,7 @@ type traceRunJSON struct {
 	Timing     string   `json:"timing"`
 	Clock      string   `json:"clock"`
 	ForceRoot  *string  `json:"force_root"`
+	PowerUp    string   `json:"power_up"`
 	Initiators []string `json:"initiators"`
 }
 
@@ -38,7 +39,7 @@ func WriteTraceJSONL(w io.Writer, res *Result, trace []TraceEvent) error {
 	head := traceRunJSON{
 		Kind: "run", Seed: res.Seed, Profile: res.Profile, Policy: res.Policy.String(), CoinBias: res.CoinBias,
 		Timing: res.Corner.String(), Clock: clockName(res.IdealClock),
-		Initiators: append([]string{}, res.Initiators...),
+		PowerUp: res.PowerUp.String(), Initiators: append([]string{}, res.Initiators...),
 	}
 	if res.ForceRoot != "" {
 		head.ForceRoot = &res.ForceRoot

@@ -34,6 +34,7 @@ type traceLine struct {
 	Timing      string   `json:"timing"`
 	Clock       string   `json:"clock"`
 	ForceRoot   *string  `json:"force_root"`
+	PowerUp     string   `json:"power_up"`
 	Initiators  []string `json:"initiators"`
 }
 
@@ -149,8 +150,15 @@ func TestTraceJSONLRecordsHowTheRunWasSet(t *testing.T) {
 	require.NotNil(t, head.ForceRoot)
 	assert.Equal(t, "n0", *head.ForceRoot)
 	assert.Equal(t, []string{"n1"}, head.Initiators)
+	assert.Equal(t, "one", head.PowerUp)
 	assert.Equal(t, 0.25, *head.CoinBias)
 	assert.Equal(t, uint64(99), *head.Seed)
+
+	res, err = bus.Run(topo, bus.Options{Seed: 99, PowerUp: bus.PowerUpAll, Observer: trace.Record})
+	require.NoError(t, err)
+	head = readTrace(t, res, trace.Events)[0]
+	assert.Equal(t, "all", head.PowerUp)
+	assert.Equal(t, []string{"n0", "n1", "n2"}, head.Initiators)
 }
 
 // TestTraceEscaping: node ids and scenario details that JSON must escape

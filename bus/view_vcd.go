@@ -187,10 +187,7 @@ func runSummary(res *Result) string {
 	if res.ForceRoot != "" {
 		s += ", force root " + res.ForceRoot
 	}
-	if len(res.Initiators) > 0 {
-		s += ", initiators " + strings.Join(res.Initiators, " ")
-	}
-	return s
+	return s + ", first reset " + res.FirstReset()
 }
 
 // vcdPort holds the variables of one port.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/fwsim/fwsim/phy"
@@ -22,6 +21,7 @@ const (
 	streamClock = iota + 1
 	streamContention
 	streamTimers
+	streamPowerUp // the bus's: who powers up last, or in what order
 )
 
 // streamID names node's PCG stream for purpose.
@@ -40,6 +40,7 @@ const (
 	evScenario                     // a scripted event
 	evConnected                    // a scripted connect's debounce ended
 	evArbTimeout                   // a PHY with a short reset waiting has been idle in A0 for MAX_ARB_STATE_TIME
+	evPowerUp                      // a PHY of a staggered power-up arrives
 )
 
 // simEvent is the kernel's payload. It is 16 bytes, because the kernel
@@ -52,7 +53,8 @@ type simEvent struct {
 	_    uint8
 	// arg is, for evStep and evInitiate, the clock cycle; for evTimer, the
 	// arming; for evDelivered and evTracePacket, the transmission; for
-	// evScenario, evConnected and evArbTimeout, the scripted event.
+	// evScenario, evConnected and evArbTimeout, the scripted event; for
+	// evPowerUp, the arrival's rank.
 	arg int64
 }
 
@@ -193,6 +195,13 @@ type world struct {
 	// bus, which a PHY wins by arbitration in normal arbitration only.
 	waiting    []int
 	initiators []int // the nodes that start the first reset
+	// powerUp is the power-up mode, resolved; arrivals the order of a
+	// staggered one, powerUpEvery ns apart.
+	powerUp      PowerUp
+	arrivals     []int
+	powerUpEvery int64
+	cabled       []int   // the nodes with a cable at power-up: not awaiting
+	lastCauses   []Cause // the cause of PowerUpOne's first reset, by index in cabled
 	// awaiting are the nodes a scripted connect plugs in later that have no
 	// cable at power-up: they stay out of every generation until then.
 	awaiting []int
@@ -249,25 +258,15 @@ func newWorld(rt *resolvedTopology, o Options) (*world, error) {
 			return nil, fmt.Errorf("%w: force root: unknown node %q", ErrInvalidOptions, o.ForceRoot)
 		}
 	}
-	w.cause = Cause{Kind: CausePowerUp, Event: -1, Text: "power-up: every PHY resets"}
+	if err := w.powerUpMode(); err != nil {
+		return nil, err
+	}
 	if len(o.Initiators) == 0 {
 		w.awaiting = rt.awaitingConnect()
-		for i := range rt.nodes {
-			if !slices.Contains(w.awaiting, i) {
-				w.initiators = append(w.initiators, i)
-			}
-		}
-	} else {
-		w.cause = Cause{Kind: CauseInitiators, Event: -1, Text: "reset from " + strings.Join(o.Initiators, ", ")}
-		if len(o.Initiators) == 1 {
-			w.cause.Node = o.Initiators[0]
-		}
-		for _, id := range o.Initiators {
-			i := rt.nodeIndex(id)
-			if i < 0 {
-				return nil, fmt.Errorf("%w: initiator: unknown node %q", ErrInvalidOptions, id)
-			}
-			w.initiators = append(w.initiators, i)
+	}
+	for _, id := range o.Initiators {
+		if rt.nodeIndex(id) < 0 {
+			return nil, fmt.Errorf("%w: initiator: unknown node %q", ErrInvalidOptions, id)
 		}
 	}
 	w.maxEv = o.EventBudget(len(rt.nodes))
@@ -348,9 +347,10 @@ func (w *world) start(seed uint64) error {
 		w.drawTimers(i, setup)
 	}
 	w.rebuild = false
+	w.firstResets(setup)
 	for i, c := range w.topo.cables {
 		w.cables[i] = cableState{resolvedCable: c}
-		if c.connectedAtStart {
+		if c.connectedAtStart && w.poweredAtStart(c.a.node) && w.poweredAtStart(c.b.node) {
 			w.plug(i)
 		}
 	}
@@ -361,8 +361,10 @@ func (w *world) start(seed uint64) error {
 		w.startCables = true
 	}
 	for _, i := range w.initiators {
-		w.nodes[i].cause = w.cause
 		w.scheduleInitiate(i, 0, false)
+	}
+	for k := 1; k < len(w.arrivals); k++ {
+		w.k.Schedule(int64(k)*w.powerUpEvery, simEvent{kind: evPowerUp, arg: int64(k)})
 	}
 	w.shiftNs = 0
 	if w.choices != nil {
@@ -403,7 +405,7 @@ func (w *world) drawTimers(i int, seed uint64) {
 // (a PHY configuration packet, a cable change) that altered registers or
 // ports. A reset then clears everything else a run leaves behind.
 func (w *world) reusable() bool {
-	if len(w.topo.events) > 0 {
+	if len(w.topo.events) > 0 || w.powerUp == PowerUpStaggered {
 		return false
 	}
 	for i := range w.nodes {
@@ -718,6 +720,8 @@ func (w *world) dispatch(ev simEvent) {
 		w.connected(int(ev.arg))
 	case evArbTimeout:
 		w.arbTimeout(int(ev.arg))
+	case evPowerUp:
+		w.arrive(int(ev.arg))
 	}
 }
 

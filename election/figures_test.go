@@ -392,6 +392,9 @@ func TestTreeIdentifyHandshakes(t *testing.T) {
 			}
 			res := elect(t, spec, o)
 			bo := bus.Options{Seed: seed, AllowOutOfSpec: true, Initiators: o.Initiators}
+			if o.Initiators == nil {
+				bo.PowerUp = bus.PowerUpAll // as the lab starts every node
+			}
 			r, err := bus.Run(topo, bo)
 			require.NoError(t, err)
 			backoffs := 0

@@ -97,7 +97,9 @@ func run1394(t *bus.Topology, g *Graph, o *Options, res *Result) error {
 	if len(res.Initiators) < len(g.Nodes) {
 		bo.Initiators = res.Initiators
 	} else {
-		res.Initiators = nil // power-up: every PHY
+		// Every node starts, as the other algorithms' initiators do: a
+		// power-up of every PHY at once.
+		res.Initiators, bo.PowerUp = nil, bus.PowerUpAll
 	}
 	r, err := bus.Run(t, bo)
 	if err != nil {

@@ -225,13 +225,13 @@ func TestExactMatchesMonteCarlo(t *testing.T) {
 		deadlines []Deadline
 	}{
 		{"cycle", "", false, false, append(every(Contention, us(0.8), us(1), us(2)),
-			append(every(TreeID, us(168), us(168.5)), every(SelfID, us(170), us(170.5))...)...)},
+			append(every(TreeID, us(168), us(168.5)), every(SelfID, us(171.9), us(172.4))...)...)},
 		{"ideal", "", true, true, append(every(Contention, us(0.7), us(0.8), us(1)),
-			append(every(TreeID, us(167.3), us(167.6)), every(SelfID, us(169.5), us(169.8))...)...)},
+			append(every(TreeID, us(167.3), us(167.6)), every(SelfID, us(171.1), us(171.4))...)...)},
 		// Two cycle counts a window: a contention cycle whose feedback set
 		// (266 states) was once bounded rather than solved.
 		{"1394a-2000", "1394a-2000", false, true, append(every(Contention, us(1), us(2), us(4)),
-			append(every(TreeID, us(168.5), us(170)), every(SelfID, us(170.5), us(172))...)...)},
+			append(every(TreeID, us(168.5), us(170)), every(SelfID, us(172.4), us(173.9))...)...)},
 	} {
 		if c.long && !testenv.Long() {
 			continue

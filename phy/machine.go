@@ -88,7 +88,7 @@ type Machine struct {
 	// the step.
 	resetSeen bool
 
-	cyc struct{ resetTime, shortResetTime, resetWait, shortResetWait, maxArbState int64 }
+	cyc struct{ resetTime, shortResetTime, resetWait, shortResetWait, maxArbState, speedSignal int64 }
 	// since is the cycle the current state (T states included) was
 	// entered: the watchdog counts from it.
 	since int64
@@ -135,6 +135,7 @@ func NewMachine(cfg Config) (*Machine, error) {
 	// beyond RESET_TIME (docs/protocol.md §4).
 	m.cyc.shortResetWait = cfg.Clock.Cycles(cfg.Timing.ShortResetTime + max(cfg.Timing.ResetWait-cfg.Timing.ResetTime, 0))
 	m.cyc.maxArbState = cfg.Clock.Cycles(cfg.Timing.MaxArbStateTime)
+	m.cyc.speedSignal = max(cfg.Clock.Cycles(cfg.Timing.SpeedSignal), 1)
 	return m, nil
 }
 
@@ -419,12 +420,14 @@ func (m *Machine) advance() bool {
 		if m.childDone() {
 			m.identified[c] = true
 			m.enter(S3SendSpeedCapabilities)
-			m.wake = m.now + 1
+			m.wake = m.now + m.cyc.speedSignal
 			return true
 		}
 	case S3SendSpeedCapabilities:
-		// Speed signalling is not modelled: S3 lasts one cycle.
-		if m.now > m.entry {
+		// S3 lasts SPEED_SIGNAL_LENGTH, while a PHY faster than S100
+		// signals its speed to the child (docs/protocol.md §4); the signal
+		// is a common-mode current, not a line state.
+		if m.now-m.entry >= m.cyc.speedSignal {
 			m.enter(S1SelfIDGrant)
 			return true
 		}
@@ -462,7 +465,7 @@ func (m *Machine) Enabled(now int64) bool {
 	case S2SelfIDReceive:
 		return m.childSends() || m.childDone()
 	case S3SendSpeedCapabilities:
-		return now > m.entry
+		return now-m.entry >= m.cyc.speedSignal
 	case S4SelfIDTransmit:
 		if !m.identSent {
 			return now >= m.txEnd

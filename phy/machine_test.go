@@ -167,8 +167,8 @@ func TestLeafSelfIdentifies(t *testing.T) {
 	assert.Equal(t, 2, packets[0].PhyID())
 	assert.Equal(t, phy.PortParent, packets[0].Port(0))
 	assert.True(t, packets[0].Contender())
-	// prefix 140 + 64 bits at 98.304 Mbit/s (651 ns) + end 240.
-	assert.Equal(t, int64(140+652+240), end-start)
+	// prefix 640 + 64 bits at 98.304 Mbit/s (651 ns) + end 520.
+	assert.Equal(t, int64(640+652+520), end-start)
 	assert.Equal(t, phy.TxIdentDone, m.Ports().Tx[0], "IDENT_DONE once the packet is out")
 	m.Ports().Rx[0] = phy.RxDataPrefix
 	m.Step(end + 50)
@@ -204,7 +204,12 @@ func TestParentGrantsChildrenInPortOrder(t *testing.T) {
 		now += 700
 		m.Step(now)
 		assert.Equal(t, phy.S3SendSpeedCapabilities, m.State())
-		now++
+		// docs/protocol.md §4 S3: SPEED_SIGNAL_LENGTH, then the next child.
+		speed := int64(phy.Profiles()[0].Timing.SpeedSignal)
+		assert.Equal(t, now+speed, m.Wake())
+		m.Step(now + speed - 1)
+		assert.Equal(t, phy.S3SendSpeedCapabilities, m.State(), "still signalling its speed")
+		now += speed
 		m.Step(now)
 		ports.Rx[want] = phy.RxIdle
 	}

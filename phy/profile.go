@@ -59,9 +59,15 @@ type Timing struct {
 	ConfigTimeoutRange    Window
 	ForceRootTimeoutRange Window
 
-	// DataPrefix and DataEnd frame every self-ID transmission [U].
+	// DataPrefix and DataEnd frame every self-ID transmission: the
+	// 1394-2008 typical values, 0.64 and 0.52 µs, of a secondary
+	// restatement [W] (docs/protocol.md §6).
 	DataPrefix time.Duration
 	DataEnd    time.Duration
+	// SpeedSignal is SPEED_SIGNAL_LENGTH, how long a parent stays in S3
+	// after a child's IDENT_DONE, signalling its speed when it is faster
+	// than S100: 100–120 ns [W].
+	SpeedSignal time.Duration
 	// RepeatDelay is how long a PHY takes to repeat a packet it receives to
 	// its other ports; ≤ 144 ns for a PHY reporting del = 00 [C].
 	RepeatDelay time.Duration
@@ -92,7 +98,12 @@ type Profile struct {
 	// do; a 1394-1995 PHY loads them only from packets it receives
 	// (docs/protocol.md §9.2).
 	LoadsOwnPhyConfig bool
-	Timing            Timing
+	// SimultaneousPowerUp makes every PHY of a bus of this profile power
+	// up, and reset, at the same instant by default: the setting of the
+	// formal models the prism profile reproduces. Other profiles start
+	// from one PHY, as real buses do.
+	SimultaneousPowerUp bool
+	Timing              Timing
 }
 
 // DefaultProfile is the profile used when none is named.
@@ -119,8 +130,9 @@ func timing1995() Timing {
 		ResetWait:             166860 * time.Nanosecond,
 		ConfigTimeout:         166700 * time.Nanosecond,
 		ForceRootTimeout:      83300 * time.Nanosecond,
-		DataPrefix:            140 * time.Nanosecond,
-		DataEnd:               240 * time.Nanosecond,
+		DataPrefix:            640 * time.Nanosecond,
+		DataEnd:               520 * time.Nanosecond,
+		SpeedSignal:           110 * time.Nanosecond,
 		RepeatDelay:           144 * time.Nanosecond,
 		ResetTimeRange:        Window{166600 * time.Nanosecond, 166800 * time.Nanosecond},
 		ConfigTimeoutRange:    Window{166600 * time.Nanosecond, 166800 * time.Nanosecond},
@@ -158,7 +170,7 @@ func Profiles() []Profile {
 		{Name: "1394-1995", MaxPorts: 27, Timing: timing1995()},
 		{Name: "1394a-2000", MaxPorts: 16, ShortReset: true, LoadsOwnPhyConfig: true, Timing: timing1394a()},
 		{Name: "1394b-2002", MaxPorts: 16, ShortReset: true, LoadsOwnPhyConfig: true, Timing: timing1394a()},
-		{Name: "prism", MaxPorts: 16, ShortReset: true, LoadsOwnPhyConfig: true, Timing: timingPRISM()},
+		{Name: "prism", MaxPorts: 16, ShortReset: true, LoadsOwnPhyConfig: true, SimultaneousPowerUp: true, Timing: timingPRISM()},
 	}
 }
 
@@ -241,7 +253,7 @@ func (t Timing) Validate() error {
 		{"ConfigTimeout", t.ConfigTimeout, false}, {"ForceRootTimeout", t.ForceRootTimeout, false},
 		{"ShortResetTime", t.ShortResetTime, true}, {"ConnectTimeout", t.ConnectTimeout, true},
 		{"MaxArbStateTime", t.MaxArbStateTime, true}, {"DataPrefix", t.DataPrefix, true},
-		{"DataEnd", t.DataEnd, true}, {"RepeatDelay", t.RepeatDelay, false},
+		{"DataEnd", t.DataEnd, true}, {"SpeedSignal", t.SpeedSignal, true}, {"RepeatDelay", t.RepeatDelay, false},
 	} {
 		if problem := durationProblem(d.v, d.none); problem != "" {
 			return &TimingError{d.field, problem}

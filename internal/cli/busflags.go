@@ -90,7 +90,7 @@ func (b *busFlags) register(fs *flags, genExample, seedHelp string) []string {
 	b.topologyFlags.register(fs, "", genExample)
 	fs.Var(newUint64(&b.opts.Seed, 1), "seed", seedHelp)
 	fs.Func("profile",
-		"use the timing profile `P` instead of the topology's: 1394-1995, 1394a-2000 or\nprism, e.g. --profile prism (default: the topology's, else 1394-1995)",
+		"use the timing profile `P` instead of the topology's: 1394-1995, 1394a-2000,\n1394b-2002 or prism, e.g. --profile prism (default: the topology's, else\n1394-1995)",
 		func(s string) error {
 			if _, err := phy.LookupProfile(s); err != nil || s == "" {
 				return errors.New(profileNames())
@@ -101,7 +101,14 @@ func (b *busFlags) register(fs *flags, genExample, seedHelp string) []string {
 	fs.StringVar(&b.opts.ForceRoot, "force-root", "",
 		"set force root (RHB) on `NODE` before the first reset, as a PHY configuration\npacket would (every other node's RHB is cleared), e.g. --force-root camera")
 	fs.Var(&b.initiators, "initiator",
-		"`NODE` starts the first reset; repeat for several,\ne.g. --initiator pc --initiator hub (default: power-up, every PHY resets)")
+		"`NODE` starts the first reset of a bus that is up; repeat for several,\ne.g. --initiator pc --initiator hub (default: --power-up's)")
+	fs.Func("power-up",
+		"how the PHYs come up: `MODE` one (the bus is up but for one PHY, which powers\nup last and resets it: drawn from the seed, or --initiator), all (every PHY\nat once, each resetting) or staggered (one by one, 1 ms apart, each a\ngeneration), e.g. --power-up all (default: all for the prism profile, else one)",
+		func(s string) error {
+			p, err := bus.ParsePowerUp(s)
+			b.opts.PowerUp = p
+			return err
+		})
 	fs.Var(b.policy, "policy",
 		"resolve root contention by `POLICY`: coin, the standard's coin flip, or\nlarger-id-wins, the larger uid waits SLOW and becomes parent,\ne.g. --policy larger-id-wins")
 	fs.Func("coin-bias",
@@ -126,7 +133,7 @@ func (b *busFlags) register(fs *flags, genExample, seedHelp string) []string {
 	fs.Var(maxEvents, "max-events", fmt.Sprintf(
 		"end a run after `N` kernel events; it then ends budget-exhausted\n(default %d, or %d a node on a bus of more nodes than that allows),\ne.g. --max-events 10000",
 		bus.DefaultMaxEvents, bus.DefaultEventsPerNode))
-	return []string{"topology", "gen", "seed", "profile", "force-root", "initiator", "policy", "coin-bias",
+	return []string{"topology", "gen", "seed", "profile", "force-root", "initiator", "power-up", "policy", "coin-bias",
 		"timing", "clock", "nominal-timers", "allow-out-of-spec", "max-events"}
 }
 

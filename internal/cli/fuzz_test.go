@@ -18,7 +18,7 @@ var fuzzedCommands = []struct {
 	flags []string
 }{
 	{"run", func(string) []string { return []string{"run"} },
-		[]string{"gen", "seed", "profile", "force-root", "initiator", "policy", "coin-bias", "timing", "clock", "max-events", "max-trace-events", "vcd-dialect"}},
+		[]string{"gen", "seed", "profile", "force-root", "initiator", "power-up", "policy", "coin-bias", "timing", "clock", "max-events", "max-trace-events", "vcd-dialect"}},
 	{"analyze", func(string) []string { return []string{"analyze", "--quiet"} },
 		[]string{"gen", "runs", "workers", "deadline", "shard", "seed", "coin-bias", "timing", "policy", "max-events", "setup-seed"}},
 	{"explore", func(string) []string { return []string{"explore", "--max-states", "50"} },
@@ -57,7 +57,8 @@ var oddValues = []string{"1", "0", "-1", "pair", "tree:63:3", "ring:3", "chain:4
 	"a", "n0", "", "\x00", "\x1b[31m", "NaN", "1e309", "random", "max", "ideal", "sigrok", "echo", "all", "descending",
 	"firewire-ohci", "tree:2:1", "0.5", "1h", "delay=1..2:0", "contention_ns=2us", "tree_id_ns=", "grid:4", "166us..172us", "nondet",
 	"n0@1", "n1@0.5", "@", "a@b@c", "central", "token-ring", "2.5", "1000000.001", "ack", "nack", "0.50001", "1e-320",
-	"true", "n0@1000000.001", "vsync", "n4@0.5", "n4@2", "n=10..100000", "n=2..16777217", "worst", "average", "floodmax"}
+	"true", "n0@1000000.001", "vsync", "n4@0.5", "n4@2", "n=10..100000", "n=2..16777217", "worst", "average", "floodmax",
+	"one", "staggered"}
 
 // TestFlagValues gives every odd value to every flag of every command, as
 // FuzzFlagValues checks any value.

@@ -162,7 +162,7 @@ func TestRunOutOfSpecNamesTheFlag(t *testing.T) {
 }
 
 // runFlags are every flag of "fwsim run", which help must explain.
-var runFlags = []string{"topology", "gen", "seed", "profile", "force-root", "initiator", "policy",
+var runFlags = []string{"topology", "gen", "seed", "profile", "force-root", "initiator", "power-up", "policy",
 	"coin-bias", "timing", "clock", "nominal-timers", "allow-out-of-spec", "max-events", "replay", "json", "vcd", "vcd-dialect", "gtkw", "trace", "max-trace-events", "dot", "svg"}
 
 func TestRunHelp(t *testing.T) {
@@ -196,7 +196,7 @@ func TestRunJSONFieldOrder(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "run", "--gen", "pair", "--json")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Equal(t, []string{
-		"schema_version", "fwsim_version", "topology", "seed", "profile", "policy", "coin_bias", "force_root", "initiators", "awaiting_connect", "timing", "clock", "out_of_spec",
+		"schema_version", "fwsim_version", "topology", "seed", "profile", "policy", "coin_bias", "force_root", "power_up", "initiators", "awaiting_connect", "timing", "clock", "out_of_spec",
 		"outcome", "problems", "warnings", "root", "nodes", "self_ids", "timing_ns", "contention", "links", "config_timeouts",
 		"generations", "events", "end_ns",
 	}, topLevelKeys(t, stdout))
@@ -256,8 +256,8 @@ func TestRunJSONNulls(t *testing.T) {
 		assert.Equal(t, []string{"ncon", "ncon"}, n.Ports, n.ID)
 	}
 
-	// Empty lists are [] rather than null (seed 2: no root contention).
-	_, stdout, _ := runCLI(t, "run", "--json", "--seed", "2")
+	// Empty lists are [] rather than null (seed 7: no root contention).
+	_, stdout, _ := runCLI(t, "run", "--json", "--seed", "7")
 	assert.Contains(t, stdout, "\n  \"out_of_spec\": [],\n")
 	assert.Contains(t, stdout, "\n  \"problems\": [],\n")
 	assert.Contains(t, stdout, "\n  \"contention\": [],\n")
@@ -327,7 +327,7 @@ func TestRunTextSections(t *testing.T) {
 	lines := strings.Split(stdout, "\n")
 	assert.Equal(t, "fwsim run: seed 7, profile 1394-1995, policy coin, coin bias 0.25, timing random, clock ideal", lines[0])
 	assert.Equal(t, "topology: gen pair", lines[1])
-	assert.Equal(t, "first reset: power-up, every PHY", lines[2])
+	assert.Equal(t, "first reset: power-up of a, the last PHY of the bus", lines[2])
 	for _, want := range []string{
 		"\ngeneration 0 at ", "\n  root: ", "\n  id  phy_ID  role ", "\n  root contention:\n    a:0 - b:0: ",
 		"\n  timeline (ns; waits in ns):\n        at  since start\n", "  0  reset starts\n", "  reset done; tree identify starts\n",

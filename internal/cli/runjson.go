@@ -18,8 +18,11 @@ type runJSON struct {
 	Policy   string  `json:"policy"`    // how a node in root contention picks its wait: coin or larger-id-wins
 	CoinBias float64 `json:"coin_bias"` // the probability of FAST
 	// ForceRoot is the node given RHB before the first reset, null if none;
-	// Initiators start the first reset, [] for power-up (every PHY).
+	// PowerUp is how the PHYs came up: one (the bus is up but for one PHY,
+	// which starts the first reset), all (every PHY at once) or staggered
+	// (one by one); Initiators are the nodes that started the first reset.
 	ForceRoot  *string  `json:"force_root"`
+	PowerUp    string   `json:"power_up"`
 	Initiators []string `json:"initiators"`
 	// AwaitingConnect are the nodes with no cable at power-up that a
 	// scripted connect plugs in later: they join the bus then.
@@ -128,6 +131,7 @@ func writeRunJSON(w io.Writer, source string, res *bus.Result) error {
 		Profile:         res.Profile,
 		Policy:          res.Policy.String(),
 		CoinBias:        res.CoinBias,
+		PowerUp:         res.PowerUp.String(),
 		Initiators:      nonNil(res.Initiators),
 		AwaitingConnect: nonNil(res.AwaitingConnect),
 		Timing:          res.Corner.String(),

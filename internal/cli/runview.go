@@ -24,12 +24,9 @@ func writeRunText(w io.Writer, source string, res *bus.Result) {
 	fmt.Fprintf(w, "fwsim run: seed %d, profile %s, policy %s, coin bias %g, timing %s, clock %s\n",
 		res.Seed, res.Profile, res.Policy, res.CoinBias, res.Corner, clockName(res.IdealClock))
 	fmt.Fprintf(w, "topology: %s\n", source)
-	first := "power-up, every PHY"
+	first := res.FirstReset()
 	if len(res.AwaitingConnect) > 0 {
-		first += " but " + strings.Join(res.AwaitingConnect, ", ") + ", which a scripted connect plugs in later"
-	}
-	if len(res.Initiators) > 0 {
-		first = "from " + strings.Join(res.Initiators, ", ")
+		first += "; " + strings.Join(res.AwaitingConnect, ", ") + " not yet: a scripted connect plugs it in later"
 	}
 	if res.ForceRoot != "" {
 		first += "; force root " + res.ForceRoot
