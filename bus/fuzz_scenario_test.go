@@ -145,7 +145,8 @@ func scenarioTiming(topo *Topology, next func() uint32) {
 
 // scenarioNode sets a node's fields from f unless f is 0: bits 0–1 speed,
 // 2 no link, 3 contender, 4–6 power class, 7 force root, 8 a gap count of
-// bits 9–14, and bits 16–23 a clock error within ±100 ppm.
+// bits 9–14, bits 16–23 a clock error within ±100 ppm, and bits 24–31
+// modulo 5 a PHY generation (none, then each the field names).
 func scenarioNode(n *Node, f uint32) {
 	if f == 0 {
 		return
@@ -162,6 +163,7 @@ func scenarioNode(n *Node, f uint32) {
 		n.GapCount = &gap
 	}
 	n.ClockPPM = float64(max(int8(f>>16), -127)) * 100 / 127 // -128 would be beyond -100
+	n.PHY = []string{"", "1394-1995", "1394a-2000", "1394b-2002", "prism"}[f>>24%5]
 }
 
 // scenarioCable gives a cable a length (bit 0 clear) or a delay within the
@@ -247,7 +249,7 @@ var scenarioSeeds = [][]byte{
 	words(0x4101, 5, 9,
 		40000, 0x82, 90000, 2, 120000, 0x102, 150000, 0x2010704,
 		1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-		1|4|8|7<<4|0x80|0x100|5<<9|0x7f<<16, 1, 2|3<<4|0x81<<16, 2, 3, 3, 0x100|63<<9, 4, 4, 5,
+		1|4|8|7<<4|0x80|0x100|5<<9|0x7f<<16|3<<24, 1, 2|3<<4|0x81<<16, 2, 3, 3, 0x100|63<<9, 4, 4, 5,
 		100<<1, 1|2272<<1, 0, 300<<1,
 		7),
 	// The same bus with a connect by delay.

@@ -135,7 +135,7 @@ func TestParseErrors(t *testing.T) {
 		name, text, want string
 	}{
 		{"unknown.json", "{\n  \"nodes\": [\n    {\"id\": \"a\", \"ports\": 1, \"colour\": \"red\"}\n  ]\n}",
-			`unknown.json:3: nodes[0]: unknown field "colour" (want id, ports, speed, link, contender, power_class, force_root, gap_count, uid, clock_ppm)`},
+			`unknown.json:3: nodes[0]: unknown field "colour" (want id, ports, speed, link, contender, power_class, force_root, gap_count, uid, clock_ppm, phy)`},
 		{"type.json", "{\"nodes\": [\n{\"id\": \"a\",\n \"ports\": \"3\"}]}",
 			`type.json:3: nodes[0].ports: want an integer, got "3"`},
 		{"float.json", `{"nodes": [{"id": "a", "ports": 1e3}]}`,

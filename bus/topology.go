@@ -124,6 +124,10 @@ type Node struct {
 	// ClockPPM is the PHY clock's frequency error in parts per million; the
 	// standard allows ±100.
 	ClockPPM float64 `json:"clock_ppm,omitempty" yaml:"clock_ppm,omitempty"`
+	// PHY names the PHY's generation when it differs from the bus's
+	// profile: "1394-1995", "1394a-2000", "1394b-2002" (a 1394b PHY on
+	// legacy ports) or "prism"; empty means the topology's profile.
+	PHY string `json:"phy,omitempty" yaml:"phy,omitempty"`
 }
 
 // Cable joins two ports, each written "node:port" (port numbers from 0). Its
