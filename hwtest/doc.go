@@ -8,8 +8,8 @@
 // Linux firewire tracepoint text, the old ieee1394 stack's log lines, Apple
 // FireBug text exports, nosy-dump -x output, FreeBSD fwcontrol -t tables
 // (lossy), FireSpy quadlets files, Data Transit analyzer text, and
-// TOPOLOGY_MAP dumps. Each bus reset in the
-// capture is a Generation: its self-ID quadlets, inverses removed, and the
+// TOPOLOGY_MAP dumps, any of them quoted in mail ("> " on every line).
+// Each bus reset in the capture is a Generation: its self-ID quadlets, inverses removed, and the
 // Problems reading found (a wrong inverse, a count that disagrees). Bad
 // input is a *ParseError naming the line and the field; nothing panics.
 //

@@ -32,9 +32,9 @@ or ">") is read with the quoting stripped.
 
 --emit-topology writes the bus of the last generation that forms a tree as a
 topology file: a node per captured phy_ID (node-a for phy_ID 0, node-b for
-1, ...) with its self-ID fields, one cable per parent-child link, the profile
-of the PHY generation most nodes' self-IDs show and phy: on the others
-(docs/hardware.md says what a self-ID shows of it). No node has force_root:
+1, ...) with its self-ID fields, one cable per parent-child link, the PHY
+generation of most nodes as the profile and phy: on the others, as far as
+their self-IDs tell (docs/hardware.md says how far). No node has force_root:
 the emulation elects a root as the real bus did, and crosscheck gives the
 odds of the one it shows. To make the observed root root for sure, as a PHY
 configuration packet would, add "force_root: true" to its node, or emit with
