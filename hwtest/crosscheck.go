@@ -223,7 +223,7 @@ func Cross(b *Bus, o CrossOptions) (*CrossCheck, error) {
 	}
 	g := res.Generations[0]
 	if named && o.Odds != nil {
-		odds, err := oddsOf(t, opts, *o.Odds, o.Interrupt)
+		odds, err := oddsOf(t, opts, *o.Odds)
 		if err != nil {
 			return nil, err
 		}

@@ -158,10 +158,10 @@ func (o *Odds) LikeliestOrder() OrderOdds {
 }
 
 // oddsOf computes, or takes from the cache, the odds of t's first
-// generation under o with no root forced.
-func oddsOf(t *bus.Topology, o bus.Options, oo OddsOptions, interrupt <-chan struct{}) (*Odds, error) {
+// generation under o with no root forced; o.Interrupt stops it.
+func oddsOf(t *bus.Topology, o bus.Options, oo OddsOptions) (*Odds, error) {
 	free := withoutForceRoot(t)
-	o.ForceRoot, o.Interrupt = "", interrupt
+	o.ForceRoot = ""
 	maxStates := cmp.Or(oo.MaxStates, DefaultOddsStates)
 	var key string
 	if oo.Cache != nil {
@@ -174,7 +174,7 @@ func oddsOf(t *bus.Topology, o bus.Options, oo OddsOptions, interrupt <-chan str
 			return odds, nil
 		}
 	}
-	odds, why, err := exactOdds(free, o, maxStates, interrupt)
+	odds, why, err := exactOdds(free, o, maxStates)
 	if err == nil && odds == nil {
 		odds, err = sampledOdds(free, o)
 	}
@@ -192,12 +192,11 @@ func oddsOf(t *bus.Topology, o bus.Options, oo OddsOptions, interrupt <-chan str
 
 // exactOdds explores t within maxStates (none when negative): nil odds
 // when it could not, and why.
-func exactOdds(t *bus.Topology, o bus.Options, maxStates int, interrupt <-chan struct{}) (*Odds, string, error) {
+func exactOdds(t *bus.Topology, o bus.Options, maxStates int) (*Odds, string, error) {
 	if maxStates < 0 {
 		return nil, "no exploration asked for", nil
 	}
-	o.Interrupt = nil // explore watches its own
-	res, err := explore.Explore(t, explore.Options{Bus: o, Roots: true, MaxStates: maxStates, Interrupt: interrupt})
+	res, err := explore.Explore(t, explore.Options{Bus: o, Roots: true, MaxStates: maxStates, Interrupt: o.Interrupt})
 	switch {
 	case errors.Is(err, bus.ErrCannotExplore):
 		return nil, err.Error(), nil
