@@ -44,9 +44,9 @@ type CrossCheck struct {
 	Problems []string
 	Real     []phy.SelfID
 	Emulated []phy.SelfID
-	// Root is set when the emulation elected another root than the
-	// capture shows; Emulated and Diffs then come from a second emulation
-	// with the captured root forced.
+	// Root is set when the emulation elected or forced another root than
+	// the capture shows; Emulated and Diffs then come from a second
+	// emulation with the captured root forced.
 	Root *RootDiff
 	// Likelihood is, with CrossOptions.Odds and a topology that names the
 	// captured nodes, how likely the emulator makes the captured root and
@@ -66,8 +66,9 @@ type RootDiff struct {
 	Real, Emulated string // topology node ids
 	// Contention: a root contention decided the emulated root.
 	Contention bool
-	// Forced: the emulation forced its root (--force-root, or force_root
-	// in the topology), a prediction the capture contradicts: a mismatch.
+	// Forced: the emulation forced a root (CrossOptions.ForceRoot, or
+	// force_root in the topology), a prediction the capture contradicts:
+	// a mismatch.
 	Forced bool
 }
 
