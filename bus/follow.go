@@ -31,6 +31,10 @@ type Follower struct {
 	key             []byte
 	made            []Choice                // the first run's choices
 	queue           []kernelEntry[simEvent] // appendKey's scratch
+	// The first generation's root and self-ID order, once it has closed
+	// in the present run.
+	firstRoot  string
+	firstOrder []string
 }
 
 // FollowStop is where a Follower's run stopped.
@@ -49,6 +53,13 @@ type FollowStop struct {
 	Marks Marks
 	// Events counts the kernel events the run processed.
 	Events uint64
+	// FirstRoot and FirstOrder are, once the first generation has closed
+	// (Marks.First.Closed), the root it elected ("" for none or several,
+	// as Metrics.Root) and its nodes that took a phy_ID, in phy_ID order:
+	// the order of their self-IDs, as Generation.Nodes lists them. They
+	// are empty before. FirstOrder is valid until the next Follow.
+	FirstRoot  string
+	FirstOrder []string
 }
 
 // Marks say how far a run has got, for an explorer's metrics.
@@ -149,7 +160,8 @@ func (f *Follower) Follow(choices []int) (FollowStop, error) {
 			key = binary.AppendUvarint(key, uint64(choices[i]))
 		}
 		f.key = f.appendChoice(key, pending)
-		return FollowStop{Choice: pending, Key: f.key, Marks: f.checkpointMarks, Events: events}, nil
+		return FollowStop{Choice: pending, Key: f.key, Marks: f.checkpointMarks, Events: events,
+			FirstRoot: f.firstRoot, FirstOrder: f.firstOrder}, nil
 	}
 	if ch.next < len(choices) {
 		return FollowStop{}, fmt.Errorf("%w: the run ended after %d of the %d choices given", ErrInvalidOptions, ch.next, len(choices))
@@ -163,7 +175,8 @@ func (f *Follower) Follow(choices []int) (FollowStop, error) {
 		m.Outcome = o
 	}
 	m.Events = w.k.Processed()
-	return FollowStop{Done: true, Metrics: m, Marks: w.marks(), Events: m.Events}, nil
+	return FollowStop{Done: true, Metrics: m, Marks: w.marks(), Events: m.Events,
+		FirstRoot: f.firstRoot, FirstOrder: f.firstOrder}, nil
 }
 
 // start sets the world up for a run from power-up.
@@ -171,10 +184,18 @@ func (f *Follower) start() error {
 	w := f.w
 	w.rebuild = w.rebuild || !w.reusable()
 	w.metrics, w.first = Metrics{}, FirstMarks{}
+	f.firstRoot, f.firstOrder = "", f.firstOrder[:0]
 	if err := w.start(w.opts.Seed); err != nil {
 		return err
 	}
 	return w.choices.err
+}
+
+// firstClosed records the root and the self-ID order of the first
+// generation g as it closes, after its metrics.
+func (f *Follower) firstClosed(g *generation) {
+	f.firstRoot = f.w.metrics.Root
+	f.firstOrder = f.w.appendPhyOrder(f.firstOrder[:0], g)
 }
 
 // appendChoice appends what identifies choice point c in a key.

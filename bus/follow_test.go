@@ -13,14 +13,24 @@ import (
 
 // walk follows f from power-up taking random options until the run ends,
 // and returns the choices, the kinds and nodes of their points, and the
-// end.
+// end. Once the first generation has closed, every stop reports the root
+// and self-ID order the end reports.
 func walk(t *testing.T, f *bus.Follower, rng *rand.Rand, prefix []int) ([]int, []bus.PathChoice, bus.FollowStop) {
 	t.Helper()
 	path := append([]int(nil), prefix...)
 	var points []bus.PathChoice
+	var closed []string // a stop's root and order once the generation closed
 	for range 10_000 {
 		stop, err := f.Follow(path)
 		require.NoError(t, err)
+		if !stop.Marks.First.Closed {
+			assert.Empty(t, stop.FirstRoot)
+			assert.Empty(t, stop.FirstOrder)
+		} else if closed == nil {
+			closed = append([]string{stop.FirstRoot}, stop.FirstOrder...)
+		} else {
+			assert.Equal(t, closed, append([]string{stop.FirstRoot}, stop.FirstOrder...), "path %v", path)
+		}
 		if stop.Done {
 			return path, points, stop
 		}
@@ -83,6 +93,15 @@ func TestFollowerPathReplays(t *testing.T) {
 					}
 				}
 				assert.Equal(t, end.Metrics.Outcome, outcome)
+				assert.Equal(t, first.Root, end.FirstRoot)
+				assert.Equal(t, end.Metrics.Root, end.FirstRoot)
+				order := []string{}
+				for _, n := range first.Nodes {
+					if n.PhyID >= 0 {
+						order = append(order, n.ID)
+					}
+				}
+				assert.Equal(t, order, append([]string{}, end.FirstOrder...))
 				if len(points) == 0 {
 					continue
 				}

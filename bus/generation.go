@@ -308,6 +308,9 @@ func (w *world) close(g *generation, o Outcome, problems ...string) {
 	} else if g.index == 0 {
 		w.first = w.readFirstMarks(g)
 		w.metrics = w.firstMetrics(g, w.first)
+		if w.follower != nil {
+			w.follower.firstClosed(g)
+		}
 	}
 	if len(w.waiting) > 0 && (o == OutcomeOK || o == OutcomeInconsistent) {
 		w.sendWaiting(g)
@@ -502,9 +505,7 @@ func (w *world) snapshot(g *generation) Generation {
 			Initiated:        n.m.Initiated(),
 			State:            n.state,
 		}
-		if n.state == phy.S4SelfIDTransmit || n.state == phy.A0Idle {
-			r.PhyID = n.m.PhyID()
-		}
+		r.PhyID = n.phyID()
 		if n.s0At >= g.startNs {
 			r.Root, r.ParentPort = n.m.Root(), n.m.ParentPort()
 		}
@@ -518,6 +519,36 @@ func (w *world) snapshot(g *generation) Generation {
 	})
 	out.Contention = w.contentions(g)
 	return out
+}
+
+// phyID is the phy_ID n took in its generation, -1 before it took one:
+// a PHY numbers itself in S4 and keeps the number in A0.
+func (n *node) phyID() int {
+	if n.state == phy.S4SelfIDTransmit || n.state == phy.A0Idle {
+		return n.m.PhyID()
+	}
+	return -1
+}
+
+// appendPhyOrder appends the ids of g's members that took a phy_ID, in
+// phy_ID order (members in order where two took the same), as snapshot
+// lists them.
+func (w *world) appendPhyOrder(dst []string, g *generation) []string {
+	type numbered struct {
+		phyID int
+		id    string
+	}
+	var ns []numbered
+	for _, i := range g.members {
+		if n := &w.nodes[i]; n.phyID() >= 0 {
+			ns = append(ns, numbered{n.phyID(), n.cfg.id})
+		}
+	}
+	slices.SortStableFunc(ns, func(a, b numbered) int { return cmp.Compare(a.phyID, b.phyID) })
+	for _, n := range ns {
+		dst = append(dst, n.id)
+	}
+	return dst
 }
 
 // roundsSince counts n's root-contention rounds that began at or after

@@ -46,6 +46,17 @@
 // value iteration: the answers it reaches are then intervals a few 1e-18
 // wide (Result.Bounded).
 //
+// # Roots
+//
+// With Options.Roots, Result.Roots gives the distribution of the first
+// generation's root and of its self-ID order (its nodes in phy_ID order):
+// the probability of each root some run elects, and within it of each
+// order, [minimum, maximum] under nondeterminism. The explorer takes both
+// from the ends of runs (bus.FollowStop.FirstRoot and FirstOrder); a state
+// reached after the first generation has closed is keyed by them too,
+// since its future no longer shows them, so that the runs of two roots
+// never merge.
+//
 // # Metrics
 //
 // The metrics are those of bus.Metrics, as fwsim analyze measures them:

@@ -67,6 +67,9 @@ type Options struct {
 	// MissPaths asks, for every deadline some run can miss, for a
 	// likeliest run that misses it (DeadlineResult.Miss).
 	MissPaths bool
+	// Roots asks for the distribution of the first generation's root and
+	// self-ID order (Result.Roots).
+	Roots bool
 	// MaxStates bounds the distinct states explored (default
 	// DefaultMaxStates); past it, answers are intervals. A deadline's
 	// unrolling past 50 times it gives way to step functions of the
@@ -181,6 +184,10 @@ type Result struct {
 	Outcomes  []OutcomeResult
 	Deadlines []DeadlineResult
 	Expected  []ExpectedResult
+	// Roots is, with Options.Roots, each root the first generation of some
+	// run elects, with its probability and the self-ID orders of those
+	// runs, likeliest first. Runs that never end elect none of them.
+	Roots []RootResult
 	// Runs counts the partial runs taken to explore and Events their kernel
 	// events; Elapsed is the wall time.
 	Runs    int

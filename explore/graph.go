@@ -17,9 +17,11 @@ type state struct {
 	choice   bus.Choice
 	edges    []edge
 	expanded bool
-	// A terminal's metrics.
+	// A terminal's metrics, and with Options.Roots the index of its first
+	// generation's root and self-ID order in explorer.classes.
 	terminal bool
 	metrics  bus.Metrics
+	class    int
 }
 
 // edge is one option of a choice point: where it leads, with what
@@ -52,6 +54,10 @@ type explorer struct {
 	// state, which no edge leads to.
 	initial       [3]int64
 	initialRounds int
+	// With Options.Roots, the distinct roots and self-ID orders of the
+	// first generation that terminals end with, and their index by key.
+	classes    []class
+	classIndex map[string]int
 }
 
 func newExplorer(topo *bus.Topology, o Options) (*explorer, error) {
@@ -62,7 +68,7 @@ func newExplorer(topo *bus.Topology, o Options) (*explorer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &explorer{o: o, f: f, index: map[string]int{}}, nil
+	return &explorer{o: o, f: f, index: map[string]int{}, classIndex: map[string]int{}}, nil
 }
 
 // interruptEvery is how many runs go by between looks at Options.Interrupt.
@@ -130,18 +136,28 @@ func (e *explorer) follow(path []int) (bus.FollowStop, error) {
 }
 
 // add records where a run stopped: a new terminal, a choice point seen
-// before, or a new one to expand. It returns the state's index.
+// before, or a new one to expand. It returns the state's index. With
+// Options.Roots, a choice point after the first generation has closed is
+// told apart by its root and self-ID order too, which its future no longer
+// shows.
 func (e *explorer) add(path []int, stop bus.FollowStop) int {
 	if stop.Done {
-		e.states = append(e.states, state{path: clonePath(path), marks: stop.Marks, terminal: true, metrics: stop.Metrics})
+		st := state{path: clonePath(path), marks: stop.Marks, terminal: true, metrics: stop.Metrics, class: -1}
+		if e.o.Roots {
+			st.class = e.classOf(stop)
+		}
+		e.states = append(e.states, st)
 		return len(e.states) - 1
 	}
-	key := string(appendStatus(stop.Key, stop.Marks))
-	if s, ok := e.index[key]; ok {
+	key := appendStatus(stop.Key, stop.Marks)
+	if e.o.Roots && stop.Marks.First.Closed {
+		key = appendClass(key, stop)
+	}
+	if s, ok := e.index[string(key)]; ok {
 		return s
 	}
 	s := len(e.states)
-	e.index[key] = s
+	e.index[string(key)] = s
 	e.states = append(e.states, state{path: clonePath(path), marks: stop.Marks, choice: stop.Choice})
 	e.queue = append(e.queue, s)
 	if e.probability(stop.Choice, 0) == nil {

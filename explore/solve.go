@@ -88,6 +88,11 @@ func (e *explorer) solve() (*Result, error) {
 		x.Metric = name
 		res.Expected = append(res.Expected, x)
 	}
+	if e.o.Roots {
+		if res.Roots, err = e.roots(); err != nil {
+			return nil, err
+		}
+	}
 	res.Bounded = e.bounded
 	return res, nil
 }

@@ -318,7 +318,8 @@ func excerpt(s string) string {
 const maxLineBytes = 64 << 10
 
 // lineReader reads a capture a line at a time: the current line, and the
-// few lines detection gives back, are all the text it holds.
+// few lines detection gives back, are all the text it holds. It reads a
+// capture quoted in mail without its quoting (unquote).
 type lineReader struct {
 	sc      *bufio.Scanner
 	format  Format     // named in errors; "" while detecting
@@ -326,6 +327,11 @@ type lineReader struct {
 	n       int        // the current line's number, 1-based
 	text    string     // the current line, without its line end
 	back    []textLine // lines detection read, to be read again first
+	// quote is how many levels of mail quoting every line has: -1 until
+	// the first line that is not blank says, 0 for none; quotedAt is that
+	// line's number.
+	quote, quotedAt int
+	failed          error // what ended the input, beside the scanner's error
 }
 
 type textLine struct {
@@ -334,7 +340,7 @@ type textLine struct {
 }
 
 func newLineReader(r io.Reader) *lineReader {
-	in := &lineReader{sc: bufio.NewScanner(r)}
+	in := &lineReader{sc: bufio.NewScanner(r), quote: -1}
 	// Room for the longest line and a CRLF: split refuses a longer one
 	// before the scanner would have to give up on it.
 	in.sc.Buffer(make([]byte, 4096), maxLineBytes+2)
@@ -371,17 +377,64 @@ func (in *lineReader) next() bool {
 		in.back = in.back[1:]
 		return true
 	}
-	if !in.sc.Scan() {
+	if in.failed != nil || !in.sc.Scan() {
 		return false
 	}
 	in.scanned++
-	in.n, in.text = in.scanned, in.sc.Text()
-	return true
+	in.n = in.scanned
+	in.text, in.failed = in.unquote(in.sc.Text())
+	return in.failed == nil
 }
 
-// err is what ended the input early: a *ParseError for a line too long or
-// binary, or the reader's own error, as it is.
-func (in *lineReader) err() error { return in.sc.Err() }
+// err is what ended the input early: a *ParseError for a line too long,
+// binary or quoted unlike the others, or the reader's own error, as it is.
+func (in *lineReader) err() error {
+	if in.failed != nil {
+		return in.failed
+	}
+	return in.sc.Err()
+}
+
+// unquote strips the mail quoting of line l of a capture that was quoted
+// whole: every line after "> " (">> " or "> > " when quoted again, ">"
+// with or without a space after each). The first line that is not blank
+// decides: when it starts with '>', every line that is not blank must have
+// as many levels, which are stripped; otherwise no line is touched. A line
+// that is blank but for quote marks is a blank line.
+func (in *lineReader) unquote(l string) (string, error) {
+	levels, rest := quoteLevels(l, -1)
+	if isBlank(rest) {
+		return rest, nil
+	}
+	if in.quote < 0 {
+		in.quote, in.quotedAt = levels, in.n
+	}
+	if in.quote == 0 {
+		return l, nil
+	}
+	if levels < in.quote {
+		return "", &ParseError{Format: in.format, Line: in.n, Field: "quoting",
+			Reason: fmt.Sprintf("%s is quoted %d times, line %d %d times: a capture quoted in mail is read when every line is quoted alike; quote it whole, or remove the quoting (e.g. sed 's/^> *//')",
+				excerpt(l), levels, in.quotedAt, in.quote)}
+	}
+	_, rest = quoteLevels(l, in.quote)
+	return rest, nil
+}
+
+// quoteLevels counts the levels of mail quoting at the start of l, each a
+// '>' and at most one blank after it, up to limit (none when negative), and
+// returns the rest of the line.
+func quoteLevels(l string, limit int) (int, string) {
+	levels := 0
+	for levels != limit && strings.HasPrefix(l, ">") {
+		l = l[1:]
+		if strings.HasPrefix(l, " ") {
+			l = l[1:]
+		}
+		levels++
+	}
+	return levels, l
+}
 
 // A lineParser reads the lines of one format in order and hands each bus
 // reset to its emit function as soon as the line that ends it has been read,
@@ -422,7 +475,9 @@ func newParser(f Format, emit func(*Generation) error) (lineParser, error) {
 
 // Read reads a capture in format f from r, "" to detect the format (see
 // Detect), and calls each with every bus reset in capture order as soon as
-// the line that ends it has been read. It holds one line and one bus reset
+// the line that ends it has been read. A capture quoted in mail, every line
+// after "> " (or ">> ", "> > ", ">"), is read without the quoting, which
+// must then be the same on every line that is not blank. It holds one line and one bus reset
 // at a time, whatever the length of the capture: a line may have at most 64
 // KiB, a bus reset at most the 252 self-ID quadlets of the largest bus.
 // It returns the format read. Bad input is a *ParseError naming the line

@@ -71,6 +71,15 @@ func TestFixturesOfTheLabBus(t *testing.T) {
 		{"ieee1394-2.4.log", FormatIEEE1394, []int{-1, -1}, 5, [2][]string{nil, {"inverse"}}},
 		{"firebug.txt", FormatFireBug, []int{-1, -1}, -1, [2][]string{}},
 		{"topology-map.txt", FormatTopologyMap, []int{-1, -1}, -1, [2][]string{nil, {"CRC"}}},
+		// Real text is messier than tools print it: the IRQ lines of a log
+		// with debug IRQs on, captures quoted in mail, a nosy-dump whose
+		// spacing a mail client collapsed.
+		{"ohci-irq.log", FormatOHCI, []int{1, 2}, 5, [2][]string{}},
+		{"mail-raw-two-resets.txt", FormatRaw, []int{-1, -1}, -1, [2][]string{}},
+		{"mail-nosy-dump.txt", FormatNosy, []int{-1, -1}, -1, [2][]string{}},
+		{"mail-topology-map.txt", FormatTopologyMap, []int{-1, -1}, -1, [2][]string{nil, {"CRC"}}},
+		{"mail-ohci-two-resets.log", FormatOHCI, []int{1, 2}, 5, [2][]string{}},
+		{"nosy-dump-collapsed.txt", FormatNosy, []int{-1, -1}, -1, [2][]string{}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			data := readFixture(t, tc.file)

@@ -6,23 +6,28 @@ import (
 	"strconv"
 
 	"github.com/fwsim/fwsim/bus"
-	"github.com/fwsim/fwsim/internal/analysis"
 	"github.com/fwsim/fwsim/phy"
 )
 
 // CrossOptions say what to emulate for a cross-check. The zero value
-// emulates the topology read from the capture, with the observed root
-// forced and the observed initiators, at seed 0.
+// emulates the topology read from the capture, with the observed
+// initiators and no root forced, at seed 0, and computes no odds.
 type CrossOptions struct {
 	Seed uint64
 	// Topology is the bus to emulate; nil builds it from the capture
 	// (Bus.Topology).
 	Topology *bus.Topology
 	// ForceRoot and Initiators are passed to the emulator. With a topology
-	// built from the capture they default to the observed root and the
-	// nodes whose i bit is set.
+	// that names the captured nodes, the initiators default to the nodes
+	// whose i bit is set.
 	ForceRoot  string
 	Initiators []string
+	// Odds, when not nil, asks for the odds of the captured root and
+	// self-ID order (CrossCheck.Likelihood).
+	Odds *OddsOptions
+	// Interrupt, when not nil, stops the emulations and the odds soon
+	// after it closes: Cross returns bus.ErrInterrupted.
+	Interrupt <-chan struct{}
 }
 
 // CrossCheck is the comparison of a captured bus with its emulation.
@@ -39,40 +44,74 @@ type CrossCheck struct {
 	Problems []string
 	Real     []phy.SelfID
 	Emulated []phy.SelfID
-	// Root is set when the emulation elected another root than the
-	// capture shows; Emulated and Diffs then come from a second emulation
-	// with the captured root forced.
+	// Root is set when the emulation elected or forced another root than
+	// the capture shows; Emulated and Diffs then come from a second
+	// emulation with the captured root forced.
 	Root *RootDiff
+	// Likelihood is, with CrossOptions.Odds and a topology that names the
+	// captured nodes, how likely the emulator makes the captured root and
+	// self-ID order.
+	Likelihood *Likelihood
 	// Diffs lists every difference, node by node.
 	Diffs []Diff
 }
 
-// RootRuns is how many seeds RootDiff's odds are estimated over.
-const RootRuns = 400
-
-// RootDiff is a captured root the emulation did not elect. Which node wins
-// tree identify, or a root contention, depends on timers and random
-// back-offs, not on anything a capture shows: the emulator gives odds, not a
-// prediction, so a different root is one finding with those odds rather than
-// a difference in every node whose ports point the other way.
+// RootDiff is a captured root the emulation at the seed did not elect.
+// Which node wins tree identify, or a root contention, depends on timers
+// and random back-offs, not on anything a capture shows: the nodes are
+// compared with the captured root forced, so that a different root is one
+// finding (with its odds in Likelihood) rather than a difference in every
+// node whose ports point the other way.
 type RootDiff struct {
 	Real, Emulated string // topology node ids
 	// Contention: a root contention decided the emulated root.
 	Contention bool
-	// Elected is how many of Runs emulations, seeds Seed to Seed+Runs−1
-	// with the same options, elect Real; Interval is the 95% Wilson
-	// interval of that proportion.
-	Elected, Runs int
-	Interval      [2]float64
+	// Forced: the emulation forced a root (CrossOptions.ForceRoot, or
+	// force_root in the topology), a prediction the capture contradicts:
+	// a mismatch.
+	Forced bool
 }
 
 func (r *RootDiff) String() string {
-	how := "tree identify"
-	if r.Contention {
-		how = "a root contention"
+	how := "elected by tree identify"
+	switch {
+	case r.Forced:
+		how = "forced"
+	case r.Contention:
+		how = "elected by a root contention"
 	}
-	return fmt.Sprintf("real %s, emulated %s (by %s); the emulator elects %s in %d of %d seeds (95%% interval %.1f%%–%.1f%%)",
-		r.Real, r.Emulated, how, r.Real, r.Elected, r.Runs, 100*r.Interval[0], 100*r.Interval[1])
+	return fmt.Sprintf("real %s, emulated %s (%s)", r.Real, r.Emulated, how)
+}
+
+// Likelihood is how likely the emulator makes the captured root and
+// self-ID order: their chances in the Odds of the bus with the
+// cross-check's topology, initiators and seed, and no root forced.
+type Likelihood struct {
+	Root  string   // the captured root, as a topology node
+	Order []string // the captured nodes in phy_ID order, as topology nodes
+	// PRoot and POrder are the chances that the emulation's first
+	// generation elects Root and numbers its nodes in Order.
+	PRoot, POrder Chance
+	*Odds
+}
+
+// LikelierRoot is the likeliest root when it is likelier than the captured
+// one, and false when none is.
+func (l *Likelihood) LikelierRoot() (RootOdds, bool) {
+	if len(l.Roots) == 0 || l.Roots[0].Root == l.Root || l.Roots[0].P.P() <= l.PRoot.P() {
+		return RootOdds{}, false
+	}
+	return l.Roots[0], true
+}
+
+// LikelierOrder is the likeliest self-ID order when it is likelier than
+// the captured one, and false when none is.
+func (l *Likelihood) LikelierOrder() (OrderOdds, bool) {
+	best := l.LikeliestOrder()
+	if best.Order == nil || slices.Equal(best.Order, l.Order) || best.P.P() <= l.POrder.P() {
+		return OrderOdds{}, false
+	}
+	return best, true
 }
 
 // Diff is one difference between the captured and the emulated self-IDs.
@@ -111,21 +150,24 @@ func (d Diff) Where() string {
 }
 
 // Match reports an emulation that ended ok with the captured self-IDs,
-// given the captured root when the emulator elects it by chance.
+// given the captured root when the emulator elects another: which root
+// wins is chance, and only a root the emulation forced elsewhere is a
+// mismatch.
 func (c *CrossCheck) Match() bool {
-	return c.Outcome == bus.OutcomeOK && len(c.Diffs) == 0 && (c.Root == nil || c.Root.Elected > 0)
+	return c.Outcome == bus.OutcomeOK && len(c.Diffs) == 0 && (c.Root == nil || !c.Root.Forced)
 }
 
 // Cross emulates the bus a capture shows and compares the self-IDs quadlet
 // by quadlet. An error means the emulation could not run (a bus without a
-// tree, a topology the emulator rejects); a mismatch is in the result.
+// tree, a topology the emulator rejects) or was interrupted; a mismatch is
+// in the result.
 //
 // Nodes are aligned by topology node: when the topology names every
 // captured node as Topology does (it was built from this capture, or
 // emitted by decode and read back), captured phy_ID n is compared with the
 // emulated node NodeName(n), whatever phy_ID the emulation gave it, and
 // the initiators default to the nodes whose i bit is set. Otherwise nodes
-// are aligned by phy_ID.
+// are aligned by phy_ID, and there are no odds of the captured root.
 func Cross(b *Bus, o CrossOptions) (*CrossCheck, error) {
 	c := &CrossCheck{Seed: o.Seed, ForceRoot: o.ForceRoot, Initiators: o.Initiators, Real: b.SelfIDs}
 	t := o.Topology
@@ -143,17 +185,24 @@ func Cross(b *Bus, o CrossOptions) (*CrossCheck, error) {
 	} else if t == nil {
 		return nil, ErrNoTree
 	}
-	if named && c.Initiators == nil {
-		c.Initiators = initiators
-	}
+	// The emulator's power-up is never relied on: the initiators are
+	// always named.
 	ignoreInitiated := false
-	if named && len(initiators) == 0 && len(o.Initiators) == 0 {
-		// Without an initiator the emulator would reset from every PHY,
-		// setting i everywhere: start from the root instead and leave i
-		// out.
+	switch {
+	case c.Initiators != nil:
+	case named && len(initiators) > 0:
+		c.Initiators = initiators
+	case named:
+		// Starting from the root is what the capture leaves least to
+		// guess; i is then not compared.
 		c.Initiators = []string{root}
 		ignoreInitiated = true
 		c.Notes = append(c.Notes, "no node has i set in the capture: the emulated reset starts at the root and i is not compared")
+	default:
+		// The captured initiator cannot be matched to a node: one PHY
+		// starts the reset, as on a real bus, drawn from the seed.
+		ignoreInitiated = true
+		c.Notes = append(c.Notes, "the topology does not name the captured nodes (node-a, node-b, …): one PHY drawn from the seed starts the emulated reset, i is not compared, and the nodes are compared by phy_ID")
 	}
 	if c.ForceRoot == "" {
 		c.ForceRoot = forcedRoot(t)
@@ -161,19 +210,37 @@ func Cross(b *Bus, o CrossOptions) (*CrossCheck, error) {
 	if len(b.Problems) > 0 {
 		c.Notes = append(c.Notes, fmt.Sprintf("the capture itself has %d problem(s); fwsim decode lists them", len(b.Problems)))
 	}
-	opts := bus.Options{Seed: o.Seed, ForceRoot: o.ForceRoot, Initiators: c.Initiators, AllowOutOfSpec: true}
+	if pc := b.PhyConfig; pc != nil {
+		c.Notes = append(c.Notes, fmt.Sprintf("before this reset the bus manager forced root phy %d (line %d): a forced root is not elected, and the odds are an election's; a topology with force_root on it emulates it", pc.Root, pc.Line))
+	}
+	opts := bus.Options{Seed: o.Seed, ForceRoot: o.ForceRoot, Initiators: c.Initiators, PowerUp: bus.PowerUpOne, AllowOutOfSpec: true, Interrupt: o.Interrupt}
 	res, err := bus.Run(t, opts)
 	if err != nil {
 		return nil, err
 	}
 	c.Profile = res.Profile
+	if c.Initiators == nil {
+		c.Initiators = res.Initiators // the one drawn
+	}
 	for _, why := range res.OutOfSpec {
 		c.Notes = append(c.Notes, "out of spec: "+why)
 	}
 	g := res.Generations[0]
-	if named && g.Root != "" && g.Root != root {
-		if c.Root, err = rootOdds(t, opts, root, g); err != nil {
+	if named && o.Odds != nil {
+		odds, err := oddsOf(t, opts, *o.Odds)
+		if err != nil {
 			return nil, err
+		}
+		order := make([]string, len(b.Nodes))
+		for k := range order {
+			order[k] = NodeName(k)
+		}
+		c.Likelihood = &Likelihood{Root: root, Order: order, PRoot: odds.OfRoot(root), POrder: odds.OfOrder(order), Odds: odds}
+	}
+	if named && g.Root != "" && g.Root != root {
+		c.Root = &RootDiff{Real: root, Emulated: g.Root, Forced: c.ForceRoot != ""}
+		for _, ct := range g.Contention {
+			c.Root.Contention = c.Root.Contention || ct.Parent == g.Root
 		}
 		if t, g, err = withRoot(t, opts, root); err != nil {
 			return nil, err
@@ -189,42 +256,26 @@ func Cross(b *Bus, o CrossOptions) (*CrossCheck, error) {
 	return c, nil
 }
 
-// rootOdds is the RootDiff of an emulation g that elected another root
-// than real.
-func rootOdds(t *bus.Topology, o bus.Options, real string, g bus.Generation) (*RootDiff, error) {
-	r := &RootDiff{Real: real, Emulated: g.Root, Runs: RootRuns}
-	for _, ct := range g.Contention {
-		r.Contention = r.Contention || ct.Parent == g.Root
-	}
-	seed := o.Seed
-	for k := range uint64(RootRuns) {
-		o.Seed = seed + k
-		res, err := bus.Run(t, o)
-		if err != nil {
-			return nil, err
-		}
-		if res.Generations[0].Root == real {
-			r.Elected++
-		}
-	}
-	r.Interval = analysis.Wilson(int64(r.Elected), int64(r.Runs))
-	return r, nil
-}
-
 // withRoot emulates t again with root forced, and only root: a force_root
 // the file sets elsewhere is cleared.
 func withRoot(t *bus.Topology, o bus.Options, root string) (*bus.Topology, bus.Generation, error) {
-	forced := *t
-	forced.Nodes = slices.Clone(t.Nodes)
-	for i := range forced.Nodes {
-		forced.Nodes[i].ForceRoot = false
-	}
+	forced := withoutForceRoot(t)
 	o.ForceRoot = root
-	res, err := bus.Run(&forced, o)
+	res, err := bus.Run(forced, o)
 	if err != nil {
 		return nil, bus.Generation{}, err
 	}
-	return &forced, res.Generations[0], nil
+	return forced, res.Generations[0], nil
+}
+
+// withoutForceRoot is t with force_root cleared on every node.
+func withoutForceRoot(t *bus.Topology) *bus.Topology {
+	free := *t
+	free.Nodes = slices.Clone(t.Nodes)
+	for i := range free.Nodes {
+		free.Nodes[i].ForceRoot = false
+	}
+	return &free
 }
 
 // namesCaptured reports whether t has a node of every name own, the

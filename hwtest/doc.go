@@ -8,8 +8,8 @@
 // Linux firewire tracepoint text, the old ieee1394 stack's log lines, Apple
 // FireBug text exports, nosy-dump -x output, FreeBSD fwcontrol -t tables
 // (lossy), FireSpy quadlets files, Data Transit analyzer text, and
-// TOPOLOGY_MAP dumps. Each bus reset in the
-// capture is a Generation: its self-ID quadlets, inverses removed, and the
+// TOPOLOGY_MAP dumps, any of them quoted in mail ("> " on every line).
+// Each bus reset in the capture is a Generation: its self-ID quadlets, inverses removed, and the
 // Problems reading found (a wrong inverse, a count that disagrees). Bad
 // input is a *ParseError naming the line and the field; nothing panics.
 //
@@ -25,11 +25,16 @@
 //
 // Bus.Topology turns a decoded bus into a bus.Topology (nodes node-a,
 // node-b … for phy_IDs 0, 1 …, with their self-ID fields, one cable per
-// parent–child link). Cross emulates it, or a topology of the caller's,
-// with the observed root forced and the observed initiators, and lists every difference as a Diff: node,
-// field, real and emulated value. A root the emulation elects differently
-// is one RootDiff, with the emulator's odds over RootRuns seeds, and the
-// nodes are then compared with the captured root forced.
+// parent–child link, no root forced), with the profile and per-node PHY
+// generations its self-IDs show (Bus.PHYs). Cross emulates it, or a
+// topology of the caller's, with the observed initiators, and lists every
+// difference as a Diff: node, field, real and emulated value. A root the
+// emulation elects differently is one RootDiff, and the nodes are then
+// compared with the captured root forced. With CrossOptions.Odds it gives
+// the Likelihood of the captured root and self-ID order, the Odds of the
+// bus with no root forced: exact, from an exploration (package explore)
+// within OddsOptions.MaxStates, or estimated from OddsRuns Monte Carlo
+// runs with their Wilson intervals.
 //
 // # Devices
 //

@@ -19,9 +19,15 @@ import (
 //	firewire_ohci 0000:03:00.0: selfID n: 80900000, phy 0 [--......]
 //
 // The words "selfIDs" and "selfID" mark these lines, and only these: the
-// driver's other messages say "selfIDSize" or "self ID". A header must be
-// exactly log_selfids' (trailing blanks aside), or its bus reset could
-// run into the one before.
+// driver's other messages say "selfIDSize" or "self ID", except log_irqs'
+// line of an interrupt's events (module parameter debug=4), where selfID
+// names the selfIDComplete event and comes first after the event bits:
+//
+//	firewire_ohci 0000:03:00.0: IRQ 00810000 selfID cycleInconsistent
+//
+// That line holds no self-ID and is skipped. A header must be exactly
+// log_selfids' (trailing blanks aside), or its bus reset could run into
+// the one before.
 var ohciHeader = regexp.MustCompile(`(?:^|\s)(\d+) selfIDs, generation (\d+), local node ID ([0-9a-fA-F]{4})\s*$`)
 
 // The Linux bus manager (core-card.c, bm_work) logs the PHY configuration
@@ -42,11 +48,13 @@ func ohciKind(l string) string {
 	return kind
 }
 
-// ohciWord finds the word "selfIDs" or "selfID" in l: which, and where.
-// It is no regexp: it runs on every line of a kernel log.
+// ohciWord finds the word "selfIDs" or "selfID" in l: which, and where;
+// not the event name of log_irqs' line. It is no regexp: it runs on every
+// line of a kernel log.
 func ohciWord(l string) (kind string, at int) {
 	for at = wordStart(l, "selfID", 0); at >= 0; at = wordStart(l, "selfID", at+1) {
 		switch end := at + len("selfID"); {
+		case irqEvents(l, at):
 		case end == len(l) || !isWordByte(l[end]):
 			return "selfID", at
 		case l[end] == 's' && (end+1 == len(l) || !isWordByte(l[end+1])):
@@ -54,6 +62,16 @@ func ohciWord(l string) (kind string, at int) {
 		}
 	}
 	return "", -1
+}
+
+// irqEvents reports that the word at index at of l follows log_irqs'
+// "IRQ %08x ", a word of its own: it is the first of the interrupt's
+// event names.
+func irqEvents(l string, at int) bool {
+	const prefix = len("IRQ 00810000 ")
+	start := at - prefix
+	return start >= 0 && (start == 0 || !isWordByte(l[start-1])) &&
+		l[start:start+4] == "IRQ " && isHex(l[start+4:at-1]) && l[at-1] == ' '
 }
 
 type ohciParser struct {

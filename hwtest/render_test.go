@@ -120,11 +120,12 @@ func renderFireBug(gens [][]phy.SelfID) string {
 }
 
 // renderNosy follows print_packet of nosy-dump -x (the later form, without
-// a comma after the gap count).
+// a comma after the gap count): with -x a bus reset, 4 bytes of timestamp
+// alone, is followed by the empty bracket of its other bytes.
 func renderNosy(gens [][]phy.SelfID) string {
 	var b strings.Builder
 	for i, g := range gens {
-		fmt.Fprintf(&b, "%6d  bus reset\r\n", 1000*i)
+		fmt.Fprintf(&b, "%6d  bus reset  []\r\n", 1000*i)
 		for k, s := range g {
 			q := uint32(s)
 			fmt.Fprintf(&b, "%6d  ", 1000*i+k+1)
@@ -271,4 +272,22 @@ func renderings(gens [][]phy.SelfID) []struct {
 		{"self_id_complete", FormatTrace, renderTraceComplete(gens)},
 		{"topology-map", FormatTopologyMap, renderTopologyMap(gens)},
 	}
+}
+
+// quoteMail quotes every line of text as a mail client does, with prefix
+// ("> ", ">> ", "> > " or ">"), a blank line with prefix's marks alone.
+func quoteMail(text, prefix string) string {
+	lines := strings.SplitAfter(text, "\n")
+	var b strings.Builder
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		if strings.TrimSpace(l) == "" {
+			b.WriteString(strings.TrimRight(prefix, " ") + "\n")
+			continue
+		}
+		b.WriteString(prefix + l)
+	}
+	return b.String()
 }

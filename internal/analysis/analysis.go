@@ -154,7 +154,7 @@ type Header struct {
 
 // SchemaVersion is the version of the JSON every fwsim command writes,
 // shards included (docs/schema/README.md says when it changes).
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // Summary is the result of an analysis or of one shard of it.
 type Summary struct {

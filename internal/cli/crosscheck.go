@@ -15,23 +15,33 @@ const crosscheckIntro = `Usage: fwsim crosscheck (--capture FILE | --probe) [fla
 
 Compares a real bus with the emulator. For each bus reset of the capture (or
 the bus the probe reads now), it turns the self-IDs into a topology (nodes
-node-a, node-b ... for phy_IDs 0, 1 ..., with their self-ID fields and port
-counts, one cable per parent-child link, the observed root with force_root),
-emulates it with the observed reset initiators (the nodes with i set), and
-compares the self-IDs quadlet by quadlet. Each difference is printed as node, field, real value and
-emulated value. With --topology it emulates that file instead: the bus you
-expect, to be compared with the one you have. When that file names every
-captured node as decode --emit-topology does, each captured node is compared
-with the topology node of its name, whatever phy_ID the emulation gives it,
-and the initiators default to the nodes with i set; otherwise nodes are
-compared by phy_ID.
+node-a, node-b ... for phy_IDs 0, 1 ..., with their self-ID fields, port
+counts and PHY generations, one cable per parent-child link, no root
+forced), emulates it with the observed reset initiators (the nodes with i
+set), and compares the self-IDs quadlet by quadlet. Each difference is
+printed as node, field, real value and emulated value. With --topology it
+emulates that file instead: the bus you expect, to be compared with the one
+you have. When that file names every captured node as decode
+--emit-topology does, each captured node is compared with the topology node
+of its name, whatever phy_ID the emulation gives it, and the initiators
+default to the nodes with i set; otherwise nodes are compared by phy_ID and
+every node starts the reset.
 
 Which node wins tree identify or a root contention is chance, not a
-prediction: when the emulation elects another root than the capture shows,
-that is one finding, with the share of 400 seeds (from --seed on) that elect
-the captured root and its 95% Wilson interval, and the nodes are compared
-with the captured root forced. It counts as a match when that share is not
-zero.
+prediction. For each generation crosscheck gives the probability that the
+emulation elects the captured root and numbers the nodes in the captured
+self-ID order (same topology, initiators and seed, no root forced), and the
+likeliest root and order when they are likelier: exactly, by exploring
+every coin and wait of the emulation (fwsim explore), when that takes at
+most --max-states states, and otherwise from 1000 Monte Carlo runs with
+their 95% Wilson intervals. Both are over the coins and waits of root
+contention, with the PHYs' timer lengths and clock phases that --seed
+draws (as explore --seed and analyze --setup-seed fix them): a bus without
+a root contention elects its root with probability 0 or 1 for one seed.
+When the emulation at --seed elects another root than the capture shows,
+that is one finding, and the nodes are compared with the captured root
+forced. It is a mismatch only when the emulation forced the other root
+(--force-root, or force_root in the topology).
 
 Exit status: 0 every generation matches; 1 one does not (or cannot be
 emulated); 2 usage error or unreadable input.`
@@ -42,6 +52,7 @@ func runCrosscheck(ctx context.Context, e *env, args []string) int {
 		"fwsim crosscheck --capture dmesg.log --json | jq '.generations[].diffs'",
 		"fwsim crosscheck --probe --device /dev/fw1",
 		"fwsim crosscheck --capture trace.txt --topology lab.yaml --force-root pc",
+		"fwsim crosscheck --capture dmesg.log --max-states 0   (Monte Carlo only: fast on large buses)",
 	)
 	var (
 		file, device, topology string
@@ -49,6 +60,7 @@ func runCrosscheck(ctx context.Context, e *env, args []string) int {
 		useProbe, jsonOutput   bool
 		initiators             list
 		opts                   hwtest.CrossOptions
+		maxStates              int
 	)
 	fs.StringVar(&file, "capture", "", "read the real bus from the capture `FILE` (- for stdin), e.g. --capture dmesg.log")
 	fs.BoolVar(&useProbe, "probe", false, "read the real bus from the local node's /dev/fw* (Linux; see fwsim help probe),\ne.g. --probe --device /dev/fw1")
@@ -56,13 +68,23 @@ func runCrosscheck(ctx context.Context, e *env, args []string) int {
 	fs.Var(&format, "format", "read the capture as `F` (see fwsim help decode; default: detected),\ne.g. --format firewire-ohci")
 	fs.StringVar(&topology, "topology", "", "emulate the topology `FILE` instead of the one the capture shows,\ne.g. --topology lab.yaml")
 	fs.StringVar(&opts.ForceRoot, "force-root", "", "with --topology, force `NODE` to be root (default: the node with\nforce_root in the topology, none otherwise), e.g. --force-root pc")
-	fs.Var(&initiators, "initiator", "with --topology, `NODE` starts the reset; repeat for several\n(default: the nodes with i set when the topology names the captured nodes),\ne.g. --initiator pc")
+	fs.Var(&initiators, "initiator", "with --topology, `NODE` starts the reset; repeat for several\n(default: the nodes with i set when the topology names the captured nodes,\nevery node otherwise), e.g. --initiator pc")
 	fs.Var(newUint64(&opts.Seed, 1), "seed", "seed the emulation with `N`, e.g. --seed 42")
+	fs.IntVar(&maxStates, "max-states", hwtest.DefaultOddsStates,
+		"compute the odds of the captured root and order exactly when the emulation\nexplores in at most `N` states, else by Monte Carlo (0: always Monte Carlo),\ne.g. --max-states 50000")
 	fs.BoolVar(&jsonOutput, "json", false, "write one JSON object instead of the text report, e.g. --json | jq .generations")
-	fs.order("capture", "probe", "device", "format", "topology", "force-root", "initiator", "seed", "json")
+	fs.order("capture", "probe", "device", "format", "topology", "force-root", "initiator", "seed", "max-states", "json")
 	if code, done := fs.parse(e, args); done {
 		return code
 	}
+	if maxStates < 0 {
+		return fs.usageError(e, "--max-states %d: want 0 or more", maxStates)
+	}
+	if maxStates == 0 {
+		maxStates = -1 // no exploration
+	}
+	opts.Odds = &hwtest.OddsOptions{MaxStates: maxStates, Cache: map[string]*hwtest.Odds{}}
+	opts.Interrupt = ctx.Done()
 	switch {
 	case (file == "") == !useProbe:
 		return fs.usageError(e, "give exactly one of --capture FILE and --probe")
@@ -100,12 +122,15 @@ func runCrosscheck(ctx context.Context, e *env, args []string) int {
 	results := make([]crossResult, len(c.buses))
 	for i, b := range c.buses {
 		if ctx.Err() != nil {
-			return fs.interrupt(e) // each emulation is short: a check between them is soon enough
+			return fs.interrupt(e)
 		}
 		results[i].bus = b
 		results[i].check, results[i].err = hwtest.Cross(b, opts)
-		if results[i].err != nil && errors.Is(results[i].err, bus.ErrInvalidOptions) {
-			return fs.inputError(e, results[i].err) // a --force-root or --initiator the topology lacks
+		switch err := results[i].err; {
+		case errors.Is(err, bus.ErrInterrupted):
+			return fs.interrupt(e)
+		case errors.Is(err, bus.ErrInvalidOptions):
+			return fs.inputError(e, err) // a --force-root or --initiator the topology lacks
 		}
 	}
 	if jsonOutput {
@@ -161,6 +186,9 @@ func writeCrosscheckText(w io.Writer, c *capture, seed uint64, rs []crossResult)
 		if ch.Root != nil {
 			fmt.Fprintf(w, "  root: %s; the nodes are compared with %s forced\n", ch.Root, ch.Root.Real)
 		}
+		if l := ch.Likelihood; l != nil {
+			writeLikelihoodText(w, l, seed)
+		}
 		for _, n := range ch.Notes {
 			fmt.Fprintf(w, "  note: %s\n", n)
 		}
@@ -181,6 +209,24 @@ func writeCrosscheckText(w io.Writer, c *capture, seed uint64, rs []crossResult)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%d generation%s, %d match%s\n", len(rs), plural(len(rs)), len(rs)-mismatches(rs), esPlural(len(rs)-mismatches(rs)))
+}
+
+// writeLikelihoodText writes the odds of the captured root and order, how
+// they were computed, and the likeliest root and order when likelier.
+func writeLikelihoodText(w io.Writer, l *hwtest.Likelihood, seed uint64) {
+	if l.Exact {
+		fmt.Fprintf(w, "  odds (exact: every run explored, %d state%s; seed %d's timers and clock phases):\n", l.States, plural(l.States), seed)
+	} else {
+		fmt.Fprintf(w, "  odds (Monte Carlo: %d runs from seed %d, with its timers and clock phases; %s):\n", l.Runs, seed, l.Why)
+	}
+	fmt.Fprintf(w, "    P(root %s) = %s\n", l.Root, l.PRoot)
+	fmt.Fprintf(w, "    P(self-ID order %s) = %s\n", strings.Join(l.Order, " "), l.POrder)
+	if r, ok := l.LikelierRoot(); ok {
+		fmt.Fprintf(w, "    likeliest root: %s, %s\n", orNone(r.Root), r.P)
+	}
+	if o, ok := l.LikelierOrder(); ok {
+		fmt.Fprintf(w, "    likeliest order: %s, %s\n", orNone(strings.Join(o.Order, " ")), o.P)
+	}
 }
 
 func esPlural(n int) string {
@@ -209,31 +255,114 @@ type crosscheckJSON struct {
 
 // crossGenerationJSON is one captured generation against its emulation.
 type crossGenerationJSON struct {
-	Match      bool       `json:"match"`             // the emulation ended ok and its self-IDs equal the capture's
-	Error      *string    `json:"error"`             // why there was no emulation, null otherwise
-	Profile    string     `json:"profile"`           // the PHY timing profile of the emulation, "" without one
-	ForceRoot  *string    `json:"force_root"`        // the node given RHB in the emulation (by default the captured root), null if none
-	Initiators []string   `json:"initiators"`        // the nodes that start the emulated reset (by default those whose i bit is set); [] for power-up
-	Outcome    string     `json:"outcome"`           // how the emulation ended, as run's outcome; "" without one
-	Notes      []string   `json:"notes"`             // what the comparison could not take from the capture
-	Problems   []string   `json:"problems"`          // why the emulation's outcome failed, one finding each
-	Root       *rootJSON  `json:"root"`              // the emulation elected another root than the capture shows, null otherwise
-	Diffs      []diffJSON `json:"diffs"`             // every difference between the captured and the emulated self-IDs
-	Real       []string   `json:"real_self_ids"`     // the captured self-IDs, "0x%08x", no inverses
-	Emulated   []string   `json:"emulated_self_ids"` // the emulated self-IDs, "0x%08x"; [] without an emulation
+	Match      bool      `json:"match"`      // the emulation ended ok and its self-IDs equal the capture's
+	Error      *string   `json:"error"`      // why there was no emulation, null otherwise
+	Profile    string    `json:"profile"`    // the PHY timing profile of the emulation, "" without one
+	ForceRoot  *string   `json:"force_root"` // the node given RHB in the emulation (the captured root when the emulation elected another), null if none
+	Initiators []string  `json:"initiators"` // the nodes that start the emulated reset (by default those whose i bit is set); [] for power-up
+	Outcome    string    `json:"outcome"`    // how the emulation ended, as run's outcome; "" without one
+	Notes      []string  `json:"notes"`      // what the comparison could not take from the capture
+	Problems   []string  `json:"problems"`   // why the emulation's outcome failed, one finding each
+	Root       *rootJSON `json:"root"`       // the emulation elected or forced another root than the capture shows, null otherwise
+	// Likelihood is the odds of the captured root and self-ID order; null
+	// when the topology does not name the captured nodes or there is no
+	// emulation.
+	Likelihood *likelihoodJSON `json:"likelihood"`
+	Diffs      []diffJSON      `json:"diffs"`             // every difference between the captured and the emulated self-IDs
+	Real       []string        `json:"real_self_ids"`     // the captured self-IDs, "0x%08x", no inverses
+	Emulated   []string        `json:"emulated_self_ids"` // the emulated self-IDs, "0x%08x"; [] without an emulation
 }
 
-// rootJSON is a captured root the emulation did not elect, with the
-// emulator's odds for it; the diffs then come from an emulation with the
-// captured root forced.
+// rootJSON is a captured root the emulation at the seed did not elect;
+// the diffs then come from an emulation with the captured root forced.
 type rootJSON struct {
-	Real        string     `json:"real"`        // the captured root, as a topology node
-	Emulated    string     `json:"emulated"`    // the root the emulation at the seed elected
-	Contention  bool       `json:"contention"`  // a root contention decided the emulated root
-	Elected     int        `json:"elected"`     // how many of runs emulations elect the captured root
-	Runs        int        `json:"runs"`        // emulations at seeds seed to seed+runs-1
-	Probability float64    `json:"probability"` // elected / runs
-	Interval    [2]float64 `json:"interval"`    // the 95% Wilson interval of the probability
+	Real       string `json:"real"`       // the captured root, as a topology node
+	Emulated   string `json:"emulated"`   // the root the emulation at the seed elected or forced
+	Contention bool   `json:"contention"` // a root contention decided the emulated root
+	Forced     bool   `json:"forced"`     // the emulation forced its root (--force-root or force_root): a mismatch
+}
+
+// likelihoodJSON is how likely the emulator makes the captured root and
+// self-ID order, with the same topology, initiators and seed and no root
+// forced: over the coins and waits of root contention, with the timer
+// lengths and clock phases the seed draws.
+type likelihoodJSON struct {
+	Method string `json:"method"` // "exact" (every run explored) or "monte-carlo"
+	States *int   `json:"states"` // the states explored; null for Monte Carlo
+	// Runs is how many Monte Carlo runs, at seeds seed to seed+runs-1,
+	// estimate the odds; null when exact.
+	Runs           *int           `json:"runs"`
+	Why            *string        `json:"why"`             // why the odds are not exact; null when they are
+	Root           string         `json:"root"`            // the captured root, as a topology node
+	Order          []string       `json:"order"`           // the captured nodes in phy_ID order, as topology nodes
+	PRoot          chanceJSON     `json:"p_root"`          // the chance that the emulation elects root
+	POrder         chanceJSON     `json:"p_order"`         // the chance that it numbers the nodes in order
+	LikeliestRoot  *rootOddsJSON  `json:"likeliest_root"`  // the likeliest root when likelier than the captured one, else null
+	LikeliestOrder *orderOddsJSON `json:"likeliest_order"` // the likeliest order when likelier than the captured one, else null
+	Roots          []rootOddsJSON `json:"roots"`           // every root some run elects, likeliest first
+}
+
+// chanceJSON is a probability: exact, or a Monte Carlo estimate.
+type chanceJSON struct {
+	P        float64    `json:"p"`        // the probability, or the estimate
+	Interval [2]float64 `json:"interval"` // the exact bounds, or the estimate's 95% Wilson interval
+	Exact    *string    `json:"exact"`    // the exact probability as a fraction ("1/2"), or its bounds ("[a, b]"); null for Monte Carlo
+	Count    *int       `json:"count"`    // how many Monte Carlo runs showed it; null when exact
+}
+
+// rootOddsJSON is the chance of one root and of the orders of its runs.
+type rootOddsJSON struct {
+	Root   string          `json:"root"`   // a topology node; "" for none or several
+	P      chanceJSON      `json:"p"`      // its chance
+	Orders []orderOddsJSON `json:"orders"` // the self-ID orders of the runs that elect it, likeliest first
+}
+
+// orderOddsJSON is the chance of one self-ID order.
+type orderOddsJSON struct {
+	Order []string   `json:"order"` // the nodes that took a phy_ID, in phy_ID order
+	P     chanceJSON `json:"p"`     // its chance
+}
+
+func newChanceJSON(c hwtest.Chance) chanceJSON {
+	out := chanceJSON{P: c.P(), Interval: c.Interval()}
+	if exact := c.Exact(); exact != "" {
+		out.Exact = &exact
+	} else {
+		out.Count = new(c.Count)
+	}
+	return out
+}
+
+func newOrderOddsJSON(o hwtest.OrderOdds) orderOddsJSON {
+	return orderOddsJSON{Order: nonNil(o.Order), P: newChanceJSON(o.P)}
+}
+
+func newRootOddsJSON(r hwtest.RootOdds) rootOddsJSON {
+	out := rootOddsJSON{Root: r.Root, P: newChanceJSON(r.P), Orders: []orderOddsJSON{}}
+	for _, o := range r.Orders {
+		out.Orders = append(out.Orders, newOrderOddsJSON(o))
+	}
+	return out
+}
+
+func newLikelihoodJSON(l *hwtest.Likelihood) *likelihoodJSON {
+	out := &likelihoodJSON{Method: "exact", Root: l.Root, Order: l.Order,
+		PRoot: newChanceJSON(l.PRoot), POrder: newChanceJSON(l.POrder), Roots: []rootOddsJSON{}}
+	if l.Exact {
+		out.States = new(l.States)
+	} else {
+		out.Method, out.Runs, out.Why = "monte-carlo", new(l.Runs), new(l.Why)
+	}
+	if r, ok := l.LikelierRoot(); ok {
+		out.LikeliestRoot = new(newRootOddsJSON(r))
+	}
+	if o, ok := l.LikelierOrder(); ok {
+		out.LikeliestOrder = new(newOrderOddsJSON(o))
+	}
+	for _, r := range l.Roots {
+		out.Roots = append(out.Roots, newRootOddsJSON(r))
+	}
+	return out
 }
 
 // diffJSON is one difference of a captured self-ID from the emulated one.
@@ -267,8 +396,10 @@ func newCrosscheckJSON(c *capture, seed uint64, rs []crossResult) crosscheckJSON
 		g.Outcome, g.Notes, g.Problems = string(ch.Outcome), nonNil(ch.Notes), nonNil(ch.Problems)
 		g.Emulated = quadletStrings(ch.Emulated)
 		if r := ch.Root; r != nil {
-			g.Root = &rootJSON{Real: r.Real, Emulated: r.Emulated, Contention: r.Contention, Elected: r.Elected, Runs: r.Runs,
-				Probability: float64(r.Elected) / float64(r.Runs), Interval: r.Interval}
+			g.Root = &rootJSON{Real: r.Real, Emulated: r.Emulated, Contention: r.Contention, Forced: r.Forced}
+		}
+		if l := ch.Likelihood; l != nil {
+			g.Likelihood = newLikelihoodJSON(l)
 		}
 		for _, d := range ch.Diffs {
 			dj := diffJSON{Node: nullIfNegative(d.Node), NodeID: d.Name, Field: d.Field, Real: d.Real, Emulated: d.Emulated, Index: nullIfNegative(d.Index)}

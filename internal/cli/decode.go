@@ -14,7 +14,7 @@ import (
 	"github.com/fwsim/fwsim/phy"
 )
 
-const decodeIntro = `Usage: fwsim decode [FILE|-] [--format F] [--json] [--emit-topology FILE]
+const decodeIntro = `Usage: fwsim decode [FILE|-] [--format F] [--json] [--emit-topology FILE [--force-observed-root]]
 
 Reads the self-ID packets of a real bus from a capture (FILE, or stdin when
 FILE is - or absent) and reports, for each bus reset it holds: every node's
@@ -27,7 +27,19 @@ firewire tracepoint text (self_id_sequence, bus_reset_handle,
 self_id_complete), the old ieee1394 stack's log lines, FireBug text exports,
 nosy-dump -x output, FreeBSD fwcontrol -t tables, FireSpy quadlets files,
 Data Transit analyzer text, or a TOPOLOGY_MAP dump (docs/hardware.md shows
-how to record each).
+how to record each). A capture quoted in mail (every line after "> ", ">> "
+or ">") is read with the quoting stripped.
+
+--emit-topology writes the bus of the last generation that forms a tree as a
+topology file: a node per captured phy_ID (node-a for phy_ID 0, node-b for
+1, ...) with its self-ID fields, one cable per parent-child link, the PHY
+generation of most nodes as the profile and phy: on the others, as far as
+their self-IDs tell (docs/hardware.md says how far). No node has force_root:
+the emulation elects a root as the real bus did, and crosscheck gives the
+odds of the one it shows. To make the observed root root for sure, as a PHY
+configuration packet would, add "force_root: true" to its node, or emit with
+--force-observed-root. The file's header comment says which node that is and
+names the reset's initiators, which a topology file cannot hold.
 
 Exit status: 0 every bus is consistent; 1 one is not; 2 usage error or a
 capture that cannot be read.`
@@ -43,6 +55,7 @@ func runDecode(_ context.Context, e *env, args []string) int {
 		format       captureFormat
 		jsonOutput   bool
 		emitTopology string
+		forceRoot    bool
 	)
 	fs.Var(&format, "format",
 		"read the capture as `F`: raw, firewire-ohci, tracepoint, ieee1394, firebug,\nnosy-dump, fwcontrol, firespy, data-transit or topology-map, e.g. --format\ntracepoint (default: detected)")
@@ -50,10 +63,15 @@ func runDecode(_ context.Context, e *env, args []string) int {
 		"write one JSON object instead of the text report, e.g. --json | jq .root")
 	fs.StringVar(&emitTopology, "emit-topology", "",
 		"write the bus of the last generation that forms a tree as a topology `FILE`\n(YAML, or JSON for a .json name) to edit and run; standard error says\nwhich generation it wrote, e.g. --emit-topology bus.yaml")
-	fs.order("format", "json", "emit-topology")
+	fs.BoolVar(&forceRoot, "force-observed-root", false,
+		"with --emit-topology, give the observed root force_root, as a PHY configuration\npacket would: the emulation then makes it root rather than electing one,\ne.g. --emit-topology bus.yaml --force-observed-root")
+	fs.order("format", "json", "emit-topology", "force-observed-root")
 	file, code, done := parseFileArg(fs, e, args)
 	if done {
 		return code
+	}
+	if forceRoot && emitTopology == "" {
+		return fs.usageError(e, "--force-observed-root needs --emit-topology")
 	}
 	var files outputs
 	defer files.abort()
@@ -69,7 +87,7 @@ func runDecode(_ context.Context, e *env, args []string) int {
 		return fs.inputError(e, err)
 	}
 	if emit != nil {
-		gen, nodes, initiators, err := writeTopologyOf(c.buses, emit)
+		gen, nodes, initiators, err := writeTopologyOf(c.buses, emit, forceRoot)
 		if err != nil {
 			return fs.inputError(e, err)
 		}
@@ -206,13 +224,19 @@ func inconsistent(buses []*hwtest.Bus) int {
 }
 
 // writeTopologyOf writes the topology of the last bus that forms a tree to
-// out, as YAML or, for a .json name, JSON, and says which generation (from
-// 1), how many nodes and which initiated the reset.
-func writeTopologyOf(buses []*hwtest.Bus, out *outputFile) (generation, nodes int, initiators []string, err error) {
+// out, as YAML or, for a .json name, JSON, with force_root on the observed
+// root when forceRoot is set, and says which generation (from 1), how many
+// nodes and which initiated the reset.
+func writeTopologyOf(buses []*hwtest.Bus, out *outputFile, forceRoot bool) (generation, nodes int, initiators []string, err error) {
 	for i := len(buses) - 1; i >= 0; i-- {
 		t, root, initiators, err := buses[i].Topology()
 		if err != nil {
 			continue
+		}
+		if forceRoot {
+			for k := range t.Nodes {
+				t.Nodes[k].ForceRoot = t.Nodes[k].ID == root
+			}
 		}
 		format := "yaml"
 		if strings.EqualFold(filepath.Ext(out.path), ".json") {
@@ -220,12 +244,7 @@ func writeTopologyOf(buses []*hwtest.Bus, out *outputFile) (generation, nodes in
 		}
 		var b strings.Builder
 		if format == "yaml" {
-			fmt.Fprintf(&b, "# The bus of generation %d of a capture, as fwsim decode read it.\n", i+1)
-			b.WriteString("# Node node-a has phy_ID 0 in the capture, node-b phy_ID 1, and so on;\n")
-			b.WriteString("# cable lengths are unknown (4.5 m assumed). The observed root, " + root + ",\n# has force_root.\n")
-			if len(initiators) > 0 {
-				b.WriteString("# The reset's initiators (i set), which a topology file cannot hold: " + strings.Join(initiators, ", ") + ".\n")
-			}
+			writeTopologyHeader(&b, i+1, buses[i], root, initiators, forceRoot)
 		}
 		if err := t.Encode(&b, format); err != nil {
 			return 0, 0, nil, err
@@ -234,6 +253,47 @@ func writeTopologyOf(buses []*hwtest.Bus, out *outputFile) (generation, nodes in
 		return i + 1, len(t.Nodes), initiators, err
 	}
 	return 0, 0, nil, fmt.Errorf("--emit-topology: %w", hwtest.ErrNoTree)
+}
+
+// writeTopologyHeader writes the comment that opens an emitted topology:
+// what the file holds, the observed root and how to force it, the PHY
+// generations and what shows them, and the initiators.
+func writeTopologyHeader(w io.Writer, generation int, b *hwtest.Bus, root string, initiators []string, forced bool) {
+	fmt.Fprintf(w, "# The bus of generation %d of a capture, as fwsim decode read it.\n", generation)
+	fmt.Fprintln(w, "# Node node-a has phy_ID 0 in the capture, node-b phy_ID 1, and so on;")
+	fmt.Fprintln(w, "# cable lengths are unknown (4.5 m assumed).")
+	if forced {
+		fmt.Fprintf(w, "# The observed root, %s, has force_root (--force-observed-root): the\n", root)
+		fmt.Fprintln(w, "# emulation makes it root, as a PHY configuration packet would.")
+	} else {
+		fmt.Fprintf(w, "# The observed root is %s. No node has force_root: the emulation elects\n", root)
+		fmt.Fprintf(w, "# a root as the real bus did (fwsim crosscheck gives the odds of %s).\n", root)
+		fmt.Fprintf(w, "# To make %s root for sure, as a PHY configuration packet would, add\n", root)
+		fmt.Fprintln(w, "# \"force_root: true\" to it, or emit with --force-observed-root.")
+	}
+	var shown []string
+	unknown := ""
+	for k, g := range b.PHYs() {
+		if g.Evidence == "" {
+			unknown = g.Generation
+		} else {
+			shown = append(shown, fmt.Sprintf("%s reports %s: %s", hwtest.NodeName(k), g.Evidence, g.Generation))
+		}
+	}
+	if len(shown) == 0 {
+		fmt.Fprintf(w, "# No self-ID shows its PHY's generation (docs/hardware.md): %s assumed.\n", unknown)
+	} else {
+		fmt.Fprintln(w, "# PHY generations, from the self-IDs (docs/hardware.md):")
+		for _, line := range shown {
+			fmt.Fprintf(w, "#   %s\n", line)
+		}
+		if unknown != "" {
+			fmt.Fprintf(w, "#   the other nodes show none and are taken as %s\n", unknown)
+		}
+	}
+	if len(initiators) > 0 {
+		fmt.Fprintln(w, "# The reset's initiators (i set), which a topology file cannot hold: "+strings.Join(initiators, ", ")+".")
+	}
 }
 
 // writeDecodeText writes the human report of a decoded capture.

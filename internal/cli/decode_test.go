@@ -122,8 +122,8 @@ func TestDecodeErrors(t *testing.T) {
 
 // decode --emit-topology writes a file that run and crosscheck accept, and
 // the bus it describes emulates to the captured self-IDs with nothing more
-// than the capture: the root comes from the file, the initiators from the
-// capture.
+// than the capture: the initiators come from the capture, and no root is
+// forced unless --force-observed-root asks for it.
 func TestDecodeEmitTopology(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "lab.yaml")
 	code, _, stderr := runCLI(t, "decode", captures+"ohci-two-resets.log", "--emit-topology", path)
@@ -133,25 +133,72 @@ func TestDecodeEmitTopology(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, topo.Nodes, 6)
 	assert.Len(t, topo.Cables, 5)
+	for _, n := range topo.Nodes {
+		assert.False(t, n.ForceRoot, n.ID)
+	}
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(data), `# The bus of generation 2 of a capture, as fwsim decode read it.
+# Node node-a has phy_ID 0 in the capture, node-b phy_ID 1, and so on;
+# cable lengths are unknown (4.5 m assumed).
+# The observed root is node-f. No node has force_root: the emulation elects
+# a root as the real bus did (fwsim crosscheck gives the odds of node-f).
+# To make node-f root for sure, as a PHY configuration packet would, add
+# "force_root: true" to it, or emit with --force-observed-root.
+# No self-ID shows its PHY's generation (docs/hardware.md): 1394-1995 assumed.
+# The reset's initiators (i set), which a topology file cannot hold: node-f.
+profile: 1394-1995
+`), "%s", data)
 	code, stdout, stderr := runCLI(t, "crosscheck", "--capture", captures+"ohci-two-resets.log",
-		"--topology", path, "--json")
+		"--topology", path, "--max-states", "0", "--json")
 	assert.Equal(t, exitFailure, code, stderr)
 	var out crosscheckJSON
 	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
 	require.Len(t, out.Generations, 2)
-	assert.True(t, out.Generations[1].Match, "the file is the bus of the last generation")
-	assert.Equal(t, new("node-f"), out.Generations[1].ForceRoot)
-	assert.Equal(t, []string{"node-f"}, out.Generations[1].Initiators)
+	g := out.Generations[1]
+	assert.True(t, g.Match, "the file is the bus of the last generation")
+	assert.Equal(t, []string{"node-f"}, g.Initiators)
+	require.NotNil(t, g.Likelihood, "the file names the captured nodes")
+	assert.Equal(t, "node-f", g.Likelihood.Root)
+	assert.Equal(t, *g.Likelihood.PRoot.Count > 0, g.Root == nil || !g.Root.Forced, "an elected root is possible")
 	diffs := out.Generations[0].Diffs
 	require.Len(t, diffs, 6, "generation 1 differs in the gap count of every node, and only there")
 	for i, d := range diffs {
 		assert.Equal(t, diffJSON{Node: new(i), NodeID: hwtest.NodeName(i), Field: "gap_count", Real: "63", Emulated: "10", Index: d.Index, Quadlet: d.Quadlet}, d)
 	}
 
+	// With --force-observed-root the file forces node-f: the emulation
+	// makes it root, and the odds are still those of an election.
+	forced := filepath.Join(t.TempDir(), "forced.yaml")
+	code, _, stderr = runCLI(t, "decode", captures+"ohci-two-resets.log", "--emit-topology", forced, "--force-observed-root")
+	require.Equal(t, exitOK, code, stderr)
+	data, err = os.ReadFile(forced)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "# The observed root, node-f, has force_root (--force-observed-root): the\n# emulation makes it root, as a PHY configuration packet would.\n")
+	topo, err = bus.LoadTopology(forced)
+	require.NoError(t, err)
+	for _, n := range topo.Nodes {
+		assert.Equal(t, n.ID == "node-f", n.ForceRoot, n.ID)
+	}
+	code, stdout, stderr = runCLI(t, "crosscheck", "--capture", captures+"ohci-two-resets.log",
+		"--topology", forced, "--max-states", "0", "--json")
+	assert.Equal(t, exitFailure, code, stderr)
+	out = crosscheckJSON{}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+	g = out.Generations[1]
+	assert.True(t, g.Match)
+	assert.Equal(t, new("node-f"), g.ForceRoot)
+	assert.Nil(t, g.Root, "the forced root is the captured one")
+	assert.Less(t, g.Likelihood.PRoot.P, 1.0, "an election's odds, not the forced emulation's")
+
+	code, _, stderr = runCLI(t, "decode", captures+"ohci-two-resets.log", "--force-observed-root")
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, "fwsim decode: --force-observed-root needs --emit-topology (see 'fwsim help decode')\n", stderr)
+
 	jsonPath := filepath.Join(t.TempDir(), "lab.json")
 	code, _, stderr = runCLI(t, "decode", captures+"ohci-two-resets.log", "--emit-topology", jsonPath)
 	require.Equal(t, exitOK, code, stderr)
-	data, err := os.ReadFile(jsonPath)
+	data, err = os.ReadFile(jsonPath)
 	require.NoError(t, err)
 	assert.True(t, json.Valid(data))
 	assert.Contains(t, string(data), `"gap_count": 10`)
@@ -160,6 +207,31 @@ func TestDecodeEmitTopology(t *testing.T) {
 	code, _, stderr = runCLIInput(t, "80000080 81000080 82000070\n", "decode", "--emit-topology", filepath.Join(t.TempDir(), "x.yaml"))
 	assert.Equal(t, exitUsage, code)
 	assert.Equal(t, "fwsim decode: --emit-topology: the self-IDs do not form a tree (see the problems decode reports)\n", stderr)
+}
+
+// The emitted file says which PHY generations the self-IDs show, and on
+// what: the profile is the most common one, and the nodes of another carry
+// theirs.
+func TestDecodeEmitTopologyPHYs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mixed.yaml")
+	code, _, stderr := runCLI(t, "decode", captures+"raw-mixed-phys.txt", "--emit-topology", path)
+	require.Equal(t, exitOK, code, stderr)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `# PHY generations, from the self-IDs (docs/hardware.md):
+#   node-a reports sp = 11 (S800, the 1394b beta code): 1394b-2002
+#   node-b reports del = 1 (1394a and 1394b reserve it as 0): 1394-1995
+#   the other nodes show none and are taken as 1394a-2000
+# The reset's initiators (i set), which a topology file cannot hold: node-d.
+profile: 1394a-2000
+`)
+	topo, err := bus.LoadTopology(path)
+	require.NoError(t, err)
+	var phys []string
+	for _, n := range topo.Nodes {
+		phys = append(phys, n.PHY)
+	}
+	assert.Equal(t, []string{"1394b-2002", "1394-1995", "", ""}, phys)
 }
 
 // A capture of more bus resets than the report can sensibly hold is refused

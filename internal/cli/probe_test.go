@@ -195,7 +195,7 @@ func TestProbeOutsideLinux(t *testing.T) {
 
 func TestCrosscheckProbe(t *testing.T) {
 	fakeSystem(t, nil)
-	code, stdout, stderr := runCLI(t, "crosscheck", "--probe")
+	code, stdout, stderr := runCLI(t, "crosscheck", "--probe", "--max-states", "0")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "(probe), seed 1")
 	assert.Contains(t, stdout, "generation 1: match")
