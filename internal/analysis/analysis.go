@@ -420,10 +420,13 @@ func HeaderOf(cfg Config) (Header, error) {
 		MaxTime        time.Duration
 		// Left out when unset, so that the hashes of analyses without
 		// them stay as they were.
-		NominalTimers bool    `json:",omitempty"`
-		SetupSeed     *uint64 `json:",omitempty"`
+		NominalTimers   bool          `json:",omitempty"`
+		SetupSeed       *uint64       `json:",omitempty"`
+		PowerUp         string        `json:",omitempty"`
+		PowerUpInterval time.Duration `json:",omitempty"`
 	}{cfg.Topology, o.Profile, o.Timing, o.AllowOutOfSpec, o.ForceRoot, o.Initiators,
-		o.Policy.String(), o.Corner.String(), bias, o.IdealClock, o.EventBudget(len(cfg.Topology.Nodes)), o.MaxTime, o.NominalTimers, o.SetupSeed})
+		o.Policy.String(), o.Corner.String(), bias, o.IdealClock, o.EventBudget(len(cfg.Topology.Nodes)), o.MaxTime, o.NominalTimers, o.SetupSeed,
+		powerUpName(o.PowerUp), o.PowerUpInterval})
 	if err != nil {
 		return Header{}, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
@@ -432,6 +435,15 @@ func HeaderOf(cfg Config) (Header, error) {
 		Seed: cfg.Options.Seed, Topology: cfg.Source, ConfigSHA256: hex.EncodeToString(sum[:]),
 		Profile: profile, Timing: o.Corner.String(), Clock: clock, Policy: o.Policy.String(), CoinBias: bias, SetupSeed: o.SetupSeed,
 	}, nil
+}
+
+// powerUpName is the power-up mode in a configuration's hash: "" for the
+// profile's, which analyses made before the modes existed ran.
+func powerUpName(p bus.PowerUp) string {
+	if p == bus.PowerUpDefault {
+		return ""
+	}
+	return p.String()
 }
 
 // accumulator folds runs, or merged summaries, into histograms and counts.

@@ -305,3 +305,19 @@ func TestEachErrorAndCancelStopTheRun(t *testing.T) {
 		})
 	assert.ErrorIs(t, err, context.Canceled)
 }
+
+// TestHeaderHashesThePowerUp: analyses of another power-up mode are
+// another configuration, which merge refuses to mix.
+func TestHeaderHashesThePowerUp(t *testing.T) {
+	topo, err := bus.Generate("pair")
+	require.NoError(t, err)
+	hash := func(o bus.Options) string {
+		h, err := HeaderOf(Config{Topology: topo, Options: o})
+		require.NoError(t, err)
+		return h.ConfigSHA256
+	}
+	def := hash(bus.Options{})
+	assert.NotEqual(t, def, hash(bus.Options{PowerUp: bus.PowerUpAll}))
+	assert.NotEqual(t, hash(bus.Options{PowerUp: bus.PowerUpStaggered}), hash(bus.Options{PowerUp: bus.PowerUpStaggered, PowerUpInterval: 2 * time.Millisecond}))
+	assert.Equal(t, def, hash(bus.Options{Seed: 9}), "the seed is not configuration")
+}

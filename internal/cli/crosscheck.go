@@ -259,7 +259,7 @@ type crossGenerationJSON struct {
 	Error      *string   `json:"error"`      // why there was no emulation, null otherwise
 	Profile    string    `json:"profile"`    // the PHY timing profile of the emulation, "" without one
 	ForceRoot  *string   `json:"force_root"` // the node given RHB in the emulation (the captured root when the emulation elected another), null if none
-	Initiators []string  `json:"initiators"` // the nodes that start the emulated reset (by default those whose i bit is set); [] for power-up
+	Initiators []string  `json:"initiators"` // the nodes that started the emulated reset: by default those whose i bit is set, else the root, or the one PHY drawn from the seed
 	Outcome    string    `json:"outcome"`    // how the emulation ended, as run's outcome; "" without one
 	Notes      []string  `json:"notes"`      // what the comparison could not take from the capture
 	Problems   []string  `json:"problems"`   // why the emulation's outcome failed, one finding each

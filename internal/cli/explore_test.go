@@ -43,9 +43,26 @@ func TestExploreCounterexampleReplays(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "--replay takes the bus and every option of its run from "+file+": drop --seed")
 
+	// The file records the power-up mode, and the replay keeps it.
+	all := filepath.Join(dir, "cex-all")
+	code, _, stderr = runCLI(t, "explore", "--topology", topo, "--allow-out-of-spec", "--clock", "ideal",
+		"--timing", "max", "--power-up", "all", "--counterexamples", all)
+	require.Equal(t, exitFailure, code, stderr)
+	var recorded pathFile
+	data, err := os.ReadFile(filepath.Join(all, "stalled.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &recorded))
+	assert.Equal(t, "all", recorded.PowerUp)
+	run = runJSON{}
+	code, stdout, stderr = runCLI(t, "run", "--replay", filepath.Join(all, "stalled.json"), "--json")
+	require.Equal(t, exitFailure, code, stderr)
+	require.NoError(t, json.Unmarshal([]byte(stdout), &run))
+	assert.Equal(t, "all", run.PowerUp)
+	assert.Equal(t, "stalled", run.Generations[0].Outcome)
+
 	// A path cut short no longer fits the run.
 	var f pathFile
-	data, err := os.ReadFile(file)
+	data, err = os.ReadFile(file)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &f))
 	f.Choices = f.Choices[:len(f.Choices)-1]

@@ -151,7 +151,8 @@ type pathFile struct {
 	NominalTimers  bool             `json:"nominal_timers"`    // --nominal-timers
 	AllowOutOfSpec bool             `json:"allow_out_of_spec"` // --allow-out-of-spec
 	ForceRoot      string           `json:"force_root"`        // --force-root, "" for none
-	Initiators     []string         `json:"initiators"`        // --initiator; [] for power-up
+	Initiators     []string         `json:"initiators"`        // --initiator; [] when none was given and the power-up mode decides
+	PowerUp        string           `json:"power_up"`          // --power-up: one, all or staggered; default for the profile's
 	PhaseGrid      int              `json:"phase_grid"`        // K of --phases grid:K; 0 for the seed's phases
 	EventWindowNs  *[2]int64        `json:"event_window_ns"`   // --event-window as [from, to] ns; null without
 	Topology       json.RawMessage  `json:"topology"`          // the bus, as a topology file in JSON
@@ -175,7 +176,7 @@ func newPathFile(b *busFlags, topo *bus.Topology, o explore.Options, outcome bus
 	f := pathFile{versionJSON: newVersionJSON(), Outcome: string(outcome), Probability: p.RatString(),
 		Seed: o.Bus.Seed, Profile: o.Bus.Profile, Clock: b.clock.value, Timing: o.Timing.String(), Policy: b.policy.value,
 		CoinBias: coinBias(o).RatString(), NominalTimers: o.Bus.NominalTimers, AllowOutOfSpec: o.Bus.AllowOutOfSpec,
-		ForceRoot: o.Bus.ForceRoot, Initiators: append([]string{}, o.Bus.Initiators...), PhaseGrid: o.Space.PhaseGrid,
+		ForceRoot: o.Bus.ForceRoot, Initiators: append([]string{}, o.Bus.Initiators...), PowerUp: o.Bus.PowerUp.String(), PhaseGrid: o.Space.PhaseGrid,
 		Topology: bytes.TrimSpace(buf.Bytes()), Choices: []pathChoiceJSON{}}
 	if win := o.Space.EventWindow; win != nil {
 		f.EventWindowNs = &[2]int64{win.From, win.To}
@@ -213,6 +214,11 @@ func readPathFile(name string) (*bus.Topology, bus.Options, error) {
 		ForceRoot: f.ForceRoot, Initiators: f.Initiators}
 	field := func(what, value, want string) error {
 		return fmt.Errorf("%s: %s: %q: want %s", name, what, value, want)
+	}
+	if f.PowerUp != bus.PowerUpDefault.String() {
+		if o.PowerUp, err = bus.ParsePowerUp(f.PowerUp); err != nil {
+			return nil, o, field("power_up", f.PowerUp, "default, one, all or staggered")
+		}
 	}
 	switch f.Clock {
 	case "cycle":
