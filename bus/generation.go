@@ -217,11 +217,19 @@ func (w *world) join(i int, g *generation, now int64) {
 		w.catchUp(i)
 		n.countFrom(g)
 	}
+	// Carried over past its reset (T0 or later), or past tree identify (S0
+	// or later): it counts as having reached them, when it joins.
 	if n.state != phy.R0ResetStart && n.state != phy.R1ResetWait {
-		// Carried over past its reset (T0 or later): it counts as reached.
 		n.reachedT0 = true
 		g.reachedT0++
+		g.resetEnd = max(g.resetEnd, now)
 		g.resetDone = g.resetDone || g.pastReset()
+	}
+	if n.state >= phy.S0SelfIDStart {
+		n.reachedS0 = true
+		g.reachedS0++
+		g.treeDone = max(g.treeDone, now)
+		g.treeIDDone = g.treeIDDone || g.reachedS0 == len(g.members)
 	}
 }
 

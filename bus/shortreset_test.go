@@ -58,9 +58,13 @@ func shortResetProblems(topo *Topology, res *Result, trace []TraceEvent) []strin
 		}
 		shortest = min(shortest, t.ResetTime, cmp.Or(t.ResetTimeRange.Min, t.ResetTime))
 	}
+	// A fast clock (up to +100 ppm in spec, maxClockPPM beyond) counts a timer
+	// short in real time, and edges round it by up to a cycle (41 ns at the
+	// slowest clock a file may give): a long reset is at least this long.
+	minLong := int64(float64(shortest)*(1-maxClockPPM*1e-6)) - 41
 	var problems []string
 	for _, ep := range resetEpisodes(trace) {
-		if ep.len < 0 || ep.len >= int64(shortest) {
+		if ep.len < 0 || ep.len >= minLong {
 			continue
 		}
 		var g *Generation
