@@ -25,7 +25,7 @@ you have. When that file names every captured node as decode
 --emit-topology does, each captured node is compared with the topology node
 of its name, whatever phy_ID the emulation gives it, and the initiators
 default to the nodes with i set; otherwise nodes are compared by phy_ID and
-every node starts the reset.
+one PHY drawn from the seed starts the reset, as on a real bus.
 
 Which node wins tree identify or a root contention is chance, not a
 prediction. For each generation crosscheck gives the probability that the
@@ -68,7 +68,7 @@ func runCrosscheck(ctx context.Context, e *env, args []string) int {
 	fs.Var(&format, "format", "read the capture as `F` (see fwsim help decode; default: detected),\ne.g. --format firewire-ohci")
 	fs.StringVar(&topology, "topology", "", "emulate the topology `FILE` instead of the one the capture shows,\ne.g. --topology lab.yaml")
 	fs.StringVar(&opts.ForceRoot, "force-root", "", "with --topology, force `NODE` to be root (default: the node with\nforce_root in the topology, none otherwise), e.g. --force-root pc")
-	fs.Var(&initiators, "initiator", "with --topology, `NODE` starts the reset; repeat for several\n(default: the nodes with i set when the topology names the captured nodes,\nevery node otherwise), e.g. --initiator pc")
+	fs.Var(&initiators, "initiator", "with --topology, `NODE` starts the reset; repeat for several\n(default: the nodes with i set when the topology names the captured nodes,\none PHY drawn from the seed otherwise), e.g. --initiator pc")
 	fs.Var(newUint64(&opts.Seed, 1), "seed", "seed the emulation with `N`, e.g. --seed 42")
 	fs.IntVar(&maxStates, "max-states", hwtest.DefaultOddsStates,
 		"compute the odds of the captured root and order exactly when the emulation\nexplores in at most `N` states, else by Monte Carlo (0: always Monte Carlo),\ne.g. --max-states 50000")
