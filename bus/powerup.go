@@ -219,11 +219,7 @@ func (w *world) arrive(k int) {
 		}
 	}
 	w.recomputeComponents()
-	for _, j := range ends {
-		if g := w.nodes[j].gen; g != nil && !g.done {
-			w.close(g, OutcomeInterrupted, fmt.Sprintf("%s at %d ns", cause.Text, w.k.Now()))
-		}
-	}
+	w.interruptAt(ends, cause.Text, false)
 	w.nodes[i].cause = cause
 	w.scheduleInitiate(i, w.k.Now(), false)
 }

@@ -216,12 +216,7 @@ func (w *world) cableChanged(c, idx int, desc string) {
 	// The change itself ends the generation running at each end, as it
 	// stood with the cable: a packet on its way across the cable is cut
 	// off, whether or not the PHYs have reset yet.
-	for _, end := range []portRef{cs.a, cs.b} {
-		if g := w.nodes[end.node].gen; g != nil && !g.done {
-			g.scripted = true
-			w.close(g, OutcomeInterrupted, desc+" at "+fmt.Sprint(w.k.Now())+" ns")
-		}
-	}
+	w.interruptAt([]int{cs.a.node, cs.b.node}, desc, true)
 	if cs.connected {
 		w.unplug(c)
 	} else {
@@ -237,5 +232,16 @@ func (w *world) cableChanged(c, idx int, desc string) {
 	for _, end := range []portRef{cs.a, cs.b} {
 		w.nodes[end.node].cause = Cause{Kind: CauseEvent, Node: w.nodes[end.node].cfg.id, Event: idx, Text: desc}
 		w.scheduleInitiate(end.node, w.k.Now(), false)
+	}
+}
+
+// interruptAt ends, interrupted by why at this instant, the generation
+// running at each of nodes; scripted marks it as the scenario's doing.
+func (w *world) interruptAt(nodes []int, why string, scripted bool) {
+	for _, i := range nodes {
+		if g := w.nodes[i].gen; g != nil && !g.done {
+			g.scripted = g.scripted || scripted
+			w.close(g, OutcomeInterrupted, fmt.Sprintf("%s at %d ns", why, w.k.Now()))
+		}
 	}
 }

@@ -58,13 +58,12 @@ type Machine struct {
 	expectShort bool // the next BUS_RESET to arrive is a short reset
 	initiated   bool
 	// configTimeout is the T0_timeout the link was told of in this reset's
-	// tree identify, at cycle configTimeoutAt.
-	configTimeout   bool
-	configTimeoutAt int64
-	root            bool
-	parentPort      int
-	phyID           int
-	zeros           int // self-ID packet #0s received: the next free phy_ID
+	// tree identify.
+	configTimeout bool
+	root          bool
+	parentPort    int
+	phyID         int
+	zeros         int // self-ID packet #0s received: the next free phy_ID
 	// received counts the quadlets the link has buffered. The packets
 	// themselves are the bus's stream, which every link of a generation
 	// receives in the same order: the bus keeps them once, so that a bus of
@@ -297,18 +296,8 @@ func (m *Machine) ParentPort() int { return m.parentPort }
 func (m *Machine) PhyID() int { return m.phyID }
 
 // ConfigTimedOut reports that this reset's tree identify signalled
-// CONFIG_TIMEOUT to the link, and ConfigTimeoutAt the cycle it did
-// (NoWake when it did not). The PHY may have configured late since.
+// CONFIG_TIMEOUT to the link. The PHY may have configured late since.
 func (m *Machine) ConfigTimedOut() bool { return m.configTimeout }
-
-// ConfigTimeoutAt is the cycle CONFIG_TIMEOUT was signalled at in this
-// reset, NoWake when it was not.
-func (m *Machine) ConfigTimeoutAt() int64 {
-	if !m.configTimeout {
-		return NoWake
-	}
-	return m.configTimeoutAt
-}
 
 // ReceivedSelfIDs is how many self-ID quadlets the link has buffered since
 // the last reset: the first that many of its generation's stream.
@@ -526,7 +515,7 @@ func (m *Machine) treeVerdict(v TreeVerdict) bool {
 	switch v.Outcome {
 	case TreeConfigTimeout:
 		// Reported to the link (docs/protocol.md §4); T0 goes on.
-		m.configTimeout, m.configTimeoutAt = true, m.now
+		m.configTimeout = true
 		return true
 	case TreeRoot, TreeChild:
 		m.root = v.Outcome == TreeRoot
