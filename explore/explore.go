@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/fwsim/fwsim/bus"
-	"github.com/fwsim/fwsim/internal/analysis"
+	"github.com/fwsim/fwsim/analysis"
 	"github.com/fwsim/fwsim/internal/mdp"
 	"github.com/fwsim/fwsim/treeid"
 )

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwsim/fwsim/bus"
-	"github.com/fwsim/fwsim/internal/analysis"
+	"github.com/fwsim/fwsim/analysis"
 	"github.com/fwsim/fwsim/internal/testenv"
 	"github.com/fwsim/fwsim/phy"
 	"github.com/fwsim/fwsim/treeid"

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwsim/fwsim/bus"
-	"github.com/fwsim/fwsim/internal/analysis"
+	"github.com/fwsim/fwsim/analysis"
 	"github.com/fwsim/fwsim/internal/testenv"
 )
 

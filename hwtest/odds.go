@@ -10,7 +10,7 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/explore"
-	"github.com/fwsim/fwsim/internal/analysis"
+	"github.com/fwsim/fwsim/analysis"
 )
 
 // DefaultOddsStates is OddsOptions.MaxStates when zero: a root contention

@@ -1,5 +1,5 @@
 // Command fwsim emulates IEEE 1394 (FireWire) bus initialisation. Run
-// "fwsim help" for its commands; internal/cli implements them.
+// "fwsim help" for its commands.
 //
 // default.pgo, beside this file, is a CPU profile of the emulator's
 // benchmarks: the go command uses it whenever it builds fwsim, to inline
@@ -14,8 +14,6 @@ import (
 	"context"
 	"os"
 	"os/signal"
-
-	"github.com/fwsim/fwsim/internal/cli"
 )
 
 func main() {
@@ -26,7 +24,7 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

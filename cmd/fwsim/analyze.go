@@ -1,0 +1,481 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"math/big"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fwsim/fwsim/analysis"
+)
+
+const analyzeIntro = `Usage: fwsim analyze [--topology FILE | --gen SPEC] [--runs N] [flags]
+
+Monte Carlo timing analysis: runs N seeded bus initialisations of one
+topology and reports, for each metric, mean, standard deviation, min,
+percentiles (50, 90, 99, 99.9), max and the 95% confidence interval of the
+mean; for every --deadline and time metric the probability it is met, with its
+95% Wilson interval; how often each node became root; and every failure by
+outcome. Run i uses a seed derived from --seed and i (the CSV lists it; fwsim
+run --seed with it replays the run), so the result does not depend on
+--workers or --shard: the same flags give the same bytes.
+
+Metrics, of the first bus initialisation, from its first R0 entry:
+  tree_id_ns         the last node left tree identify
+  self_id_ns         the last self-ID packet arrived everywhere
+  contention_ns      root contention, from the first ROOT_CONTENTION seen on
+                     the link until its child sees the parent's handshake
+                     (runs with a contention only)
+  contention_rounds  the rounds of that contention (0 without one)
+docs/timing.md explains the method and how to reproduce the published
+root-contention results.
+
+With --shard K/N only the K-th of N slices of the runs is run and the output is
+always JSON, for fwsim merge.
+
+Before the runs start, a pilot of the first runs estimates how long they take
+here; beyond --max-duration the command refuses to start. The pilot changes
+no output.
+
+Exit status: 0 every run ended ok and met every deadline; 1 some run failed or
+missed a deadline (a shard always exits 0: fwsim merge judges); 2 usage or
+input error, or runs that would take longer than --max-duration.`
+
+// analyzeFlags are the flags that choose what an analysis runs; sweep and
+// report take them too.
+type analyzeFlags struct {
+	bus         busFlags
+	runs        int
+	workers     int
+	deadlines   durationList
+	quiet       bool
+	maxDuration time.Duration
+	setupSeed   uint64
+}
+
+// register adds the flags to fs; order lists them for help.
+func (a *analyzeFlags) register(fs *flags) (order []string) {
+	order = a.bus.register(fs, "tree:63:3", "derive every run's seed from `S`, e.g. --seed 42")
+	fs.IntVar(&a.runs, "runs", 1000,
+		"run `N` initialisations, at most 2^53 (the most the statistics count exactly),\ne.g. --runs 100000")
+	fs.IntVar(&a.workers, "workers", 0,
+		"run on `W` cores; the result does not depend on it, e.g. --workers 2\n(default: every core)")
+	fs.Var(&a.deadlines, "deadline",
+		"report the probability that each time metric is at most `DUR`; repeat for\nseveral, e.g. --deadline 2us --deadline 4us")
+	fs.BoolVar(&a.quiet, "quiet", false,
+		"draw no progress bar (drawn on stderr only when it is a terminal),\ne.g. --quiet 2>log")
+	fs.DurationVar(&a.maxDuration, "max-duration", 24*time.Hour,
+		"refuse to start when the runs would take longer than `D` here, as timed from\n"+
+			"the first runs before any output; 0 for no limit, e.g. --max-duration 72h")
+	fs.Uint64Var(&a.setupSeed, "setup-seed", 0,
+		"draw every run's clock phases and timer lengths from `S`, so that runs differ\n"+
+			"only in their coins and waits: the bus fwsim explore --seed S explores,\ne.g. --setup-seed 1 (default: each run draws its own)")
+	return append(order[:2:2], append([]string{"runs", "workers", "deadline", "quiet", "max-duration"}, append(order[2:], "setup-seed")...)...)
+}
+
+// progress is the progress bar the flags ask for, nil for none.
+func (a *analyzeFlags) progress(e *env) func(done, total int) {
+	return newProgress(e, a.quiet)
+}
+
+// config loads the topology and returns the analysis the flags ask for.
+// fs reports errors: the returned code is non-zero when it did.
+func (a *analyzeFlags) config(e *env, fs *flags) (analysis.Config, int) {
+	if err := a.bus.check(); err != nil {
+		return analysis.Config{}, fs.usageError(e, "%v", err)
+	}
+	if a.runs < 1 {
+		return analysis.Config{}, fs.usageError(e, "--runs %d: want at least 1", a.runs)
+	}
+	if a.runs > analysis.MaxRuns {
+		return analysis.Config{}, fs.usageError(e, "--runs %d: at most %d, because %s", a.runs, analysis.MaxRuns, analysis.MaxRunsReason)
+	}
+	if a.workers < 0 {
+		return analysis.Config{}, fs.usageError(e, "--workers %d: want 0 (every core) or more", a.workers)
+	}
+	if a.maxDuration < 0 {
+		return analysis.Config{}, fs.usageError(e, "--max-duration %s: want 0 (no limit) or a positive duration", shortDuration(a.maxDuration))
+	}
+	topo, source, err := a.bus.load()
+	if err != nil {
+		return analysis.Config{}, fs.inputError(e, err)
+	}
+	o := a.bus.options()
+	if fs.isSet("setup-seed") {
+		o.SetupSeed = &a.setupSeed
+	}
+	return analysis.Config{Topology: topo, Source: source, Options: o, Runs: a.runs,
+		Workers: a.workers, Deadlines: a.deadlines}, exitOK
+}
+
+// checkDuration refuses work that would outlast --max-duration, before it
+// starts: analysis.Estimate times the analyses cfgs, which run one after
+// the other, and what names them in the message ("1000 runs"). Once the
+// estimate is over the limit the rest go untimed, and the message says "at
+// least". The estimate changes nothing the analyses give.
+func (a *analyzeFlags) checkDuration(ctx context.Context, e *env, fs *flags, what string, cfgs ...analysis.Config) int {
+	if a.maxDuration == 0 {
+		return exitOK
+	}
+	var total time.Duration
+	lowerBound := false
+	for _, cfg := range cfgs {
+		if total > a.maxDuration {
+			lowerBound = true
+			break
+		}
+		d, atLeast, err := analysis.Estimate(ctx, cfg)
+		if err != nil {
+			return a.runError(e, fs, cfg, err)
+		}
+		// Both are at most MaxInt64; their sum saturates there.
+		total = time.Duration(min(uint64(total)+uint64(d), math.MaxInt64))
+		lowerBound = lowerBound || atLeast || total == math.MaxInt64
+	}
+	if total <= a.maxDuration {
+		return exitOK
+	}
+	about := "about"
+	if lowerBound {
+		about = "at least"
+	}
+	return fs.usageError(e, "%s would take %s %s here (timed from the first runs), more than --max-duration %s; give a longer --max-duration, or 0 for no limit",
+		what, about, roughly(total), shortDuration(a.maxDuration))
+}
+
+// shortDuration writes d as time.Duration does, less zero minutes and
+// seconds at the end: "24h", not "24h0m0s".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// roughly writes an estimate in the largest unit it holds two of, to a
+// tenth below 100: "39.4 days", "5.2 hours", "350 milliseconds".
+func roughly(d time.Duration) string {
+	units := []struct {
+		size time.Duration
+		name string
+	}{{24 * time.Hour, "days"}, {time.Hour, "hours"}, {time.Minute, "minutes"}, {time.Second, "seconds"}, {time.Millisecond, "milliseconds"}}
+	u := units[len(units)-1]
+	for _, u = range units {
+		if d >= 2*u.size {
+			break
+		}
+	}
+	v := float64(d) / float64(u.size)
+	decimals := 1
+	if v >= 100 {
+		decimals = 0
+	}
+	return strconv.FormatFloat(v, 'f', decimals, 64) + " " + u.name
+}
+
+// runError reports an error of analysis.Run as an input error, explained as
+// run explains it.
+func (a *analyzeFlags) runError(e *env, fs *flags, cfg analysis.Config, err error) int {
+	return fs.inputError(e, a.bus.explain(cfg.Topology, err))
+}
+
+func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
+	fs := newFlags("analyze", analyzeIntro,
+		"fwsim analyze --gen pair --runs 100000 --deadline 1us",
+		"fwsim analyze --gen tree:63:3 --runs 10000 --json > tree63.json",
+		"fwsim analyze --topology examples/prism-pair.yaml --allow-out-of-spec --timing max --clock ideal \\\n      --runs 100000 --deadline 2us --deadline 4us   (see docs/timing.md)",
+		"fwsim analyze --gen pair --runs 1000000 --shard 3/8 > shard-3.json",
+		"fwsim analyze --gen chain:5 --runs 500 --csv runs.csv --quiet",
+	)
+	var (
+		a          analyzeFlags
+		shard      string
+		jsonOutput bool
+		csvFile    string
+	)
+	order := a.register(fs)
+	fs.StringVar(&shard, "shard", "",
+		"run only the `K/N`-th slice of the runs and write it as JSON for fwsim merge,\ne.g. --shard 3/8")
+	fs.BoolVar(&jsonOutput, "json", false, "write one JSON object instead of the text report, e.g. --json | jq .metrics")
+	fs.StringVar(&csvFile, "csv", "",
+		"also write one row per run to `FILE`: run, seed, outcome, the metrics, root;\n- writes them to standard output instead of the summary, e.g. --csv runs.csv")
+	fs.order(append(order, "shard", "json", "csv")...)
+	if code, done := fs.parse(e, args); done {
+		return code
+	}
+	cfg, code := a.config(e, fs)
+	if code != exitOK {
+		return code
+	}
+	if shard != "" {
+		s, err := analysis.ParseShard(shard)
+		if err != nil {
+			return fs.usageError(e, "--shard %s: want K/N with 1 ≤ K ≤ N, e.g. 3/8", shard)
+		}
+		if s.N > cfg.Runs {
+			return fs.usageError(e, "--shard %s: %d shards of %d runs leave some empty", shard, s.N, cfg.Runs)
+		}
+		cfg.Shard, jsonOutput = s, true
+	}
+	what := fmt.Sprintf("%d runs", cfg.Runs)
+	if shard != "" {
+		what = fmt.Sprintf("shard %s of %d runs", cfg.Shard, cfg.Runs)
+	}
+	if code := a.checkDuration(ctx, e, fs, what, cfg); code != exitOK {
+		return code
+	}
+	csvToStdout := csvFile == "-"
+	if csvToStdout && jsonOutput {
+		jsonFlag := "--json" // or --shard, whose slice is JSON on standard output
+		if shard != "" {
+			jsonFlag = "--shard"
+		}
+		return fs.usageError(e, "--csv - and %s both want standard output: give --csv a file name", jsonFlag)
+	}
+	if csvToStdout && isTerminal(e.stdout.w) {
+		// The rows stream to the terminal as the runs finish: a bar
+		// redrawn between them would break their lines.
+		a.quiet = true
+	}
+	out := outputs{stdout: e.stdout}
+	defer out.abort()
+	var rows *runCSV
+	if csvFile != "" {
+		f, err := out.create("csv", csvFile)
+		if err != nil {
+			return fs.inputError(e, err)
+		}
+		h, err := analysis.HeaderOf(cfg)
+		if err != nil {
+			return fs.inputError(e, err)
+		}
+		rows = newRunCSV(f, csvPreamble(commandLine("analyze", args), h))
+		cfg.Each = rows.write
+	}
+	sum, err := analysis.Run(ctx, cfg, a.progress(e))
+	if err != nil {
+		return a.runError(e, fs, cfg, err)
+	}
+	if rows != nil {
+		if err := rows.close(); err != nil {
+			return fs.outputError(e, err)
+		}
+	}
+	if err := out.commit(); err != nil {
+		return fs.outputError(e, err)
+	}
+	if !csvToStdout {
+		if err := writeSummary(e.stdout, sum, jsonOutput); err != nil {
+			return fs.inputError(e, err)
+		}
+	}
+	if cfg.Shard.N > 0 {
+		return exitOK
+	}
+	return verdict(e, fs, sum)
+}
+
+// writeSummary writes the summary as text or as one indented JSON object.
+func writeSummary(w io.Writer, s *analysis.Summary, asJSON bool) error {
+	if !asJSON {
+		writeSummaryText(w, s)
+		return nil
+	}
+	s.FwsimVersion = fwsimVersion()
+	return writePairedJSON(w, s)
+}
+
+// numberPair is a two-number JSON array as indented by json.MarshalIndent:
+// a histogram bin or an interval.
+var numberPair = regexp.MustCompile(`\[\s+([-+.0-9eE]+),\s+([-+.0-9eE]+)\s+\]`)
+
+// writePairedJSON writes v indented, as writeJSON does, but with each
+// two-number array (a histogram bin, an interval) on one line, which keeps
+// a histogram of thousands of bins readable; unlike writeJSON it escapes
+// "<", ">" and "&".
+func writePairedJSON(w io.Writer, v any) error {
+	out, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	out = numberPair.ReplaceAll(out, []byte("[$1, $2]"))
+	_, err = w.Write(append(out, '\n'))
+	return err
+}
+
+// verdict says on stderr what failed and returns the exit code: 1 when a run
+// failed or missed a deadline, as a missed deadline is a failure.
+func verdict(e *env, fs *flags, s *analysis.Summary) int {
+	var why []string
+	if failed := s.Failed(); failed > 0 {
+		why = append(why, fmt.Sprintf("%d of %d runs did not end ok", failed, s.Runs))
+	}
+	for _, d := range s.Deadlines {
+		if d.Met < d.Of {
+			why = append(why, fmt.Sprintf("%s > %v in %d of %d runs", d.Metric, time.Duration(d.DeadlineNs), d.Of-d.Met, d.Of))
+		}
+	}
+	if len(why) == 0 {
+		return exitOK
+	}
+	fmt.Fprintf(e.stderr, "fwsim %s: %s\n", fs.name, strings.Join(why, "; "))
+	return exitFailure
+}
+
+// writeSummaryText is the text report: a header, a table of metrics, the
+// deadlines, the roots and the failures.
+func writeSummaryText(w io.Writer, s *analysis.Summary) {
+	setup := ""
+	if s.SetupSeed != nil {
+		setup = fmt.Sprintf(", setup seed %d", *s.SetupSeed)
+	}
+	fmt.Fprintf(w, "analysis of %s: %d runs, seed %d%s, profile %s, timing %s, clock %s, policy %s, coin bias %v\n",
+		s.Topology, s.Runs, s.Seed, setup, s.Profile, s.Timing, s.Clock, s.Policy, s.CoinBias)
+	fmt.Fprintf(w, "\n%-17s %7s %10s %9s %9s %9s %9s %9s %9s %9s  %s\n",
+		"metric", "n", "mean", "std", "min", "p50", "p90", "p99", "p99.9", "max", "95% CI of the mean")
+	for _, name := range analysis.MetricNames {
+		m := s.Metrics[name]
+		fmt.Fprintf(w, "%-17s %7d", name, m.N)
+		if m.N > 0 {
+			// Nanoseconds to a tenth; rounds, a count near 1, to a thousandth.
+			prec := 1
+			if !strings.HasSuffix(name, "_ns") {
+				prec = 3
+			}
+			fmt.Fprintf(w, " %10.*f %9.*f %9.0f %9.0f %9.0f %9.0f %9.0f %9.0f  [%.*f, %.*f]",
+				prec, m.Mean, prec, m.Std, m.Min, m.P50, m.P90, m.P99, m.P999, m.Max, prec, m.CI95[0], prec, m.CI95[1])
+		}
+		if m.Missing > 0 {
+			fmt.Fprintf(w, "  (%d not reached)", m.Missing)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(s.Deadlines) > 0 {
+		fmt.Fprintf(w, "\n%-10s %-15s %8s  %-18s  %s\n", "deadline", "metric", "p", "95% Wilson", "met")
+		for _, d := range s.Deadlines {
+			fmt.Fprintf(w, "%-10v %-15s %8.5f  [%.5f, %.5f]  %d of %d\n",
+				time.Duration(d.DeadlineNs), d.Metric, d.P, d.CI95[0], d.CI95[1], d.Met, d.Of)
+		}
+	}
+	roots, never := counts(s.Roots)
+	if never > 0 && never < len(s.Roots) {
+		roots += fmt.Sprintf("; the other %d nodes never", never)
+	}
+	failures, _ := counts(s.Failures)
+	fmt.Fprintf(w, "\nroots:    %s\nfailures: %s\n", roots, failures)
+}
+
+// counts lists the non-zero counts of a map as "key n, key n" in key order
+// ("none" if there is none) and says how many keys have a zero count.
+func counts(m map[string]int64) (list string, zeros int) {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if m[k] == 0 {
+			zeros++
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	if len(parts) == 0 {
+		return "none", zeros
+	}
+	return strings.Join(parts, ", "), zeros
+}
+
+// durationList is a repeatable duration flag.
+type durationList []time.Duration
+
+func (l *durationList) String() string {
+	parts := make([]string, len(*l))
+	for i, d := range *l {
+		parts[i] = d.String()
+	}
+	return strings.Join(parts, ",")
+}
+
+func (l *durationList) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil || d <= 0:
+		return errors.New("want a positive duration such as 2us or 1.5ms")
+	case !wholeNs(s):
+		// time.ParseDuration drops a fraction of a nanosecond.
+		return fmt.Errorf("want a whole number of nanoseconds, not %s and a fraction", d)
+	case slices.Contains(*l, d):
+		return fmt.Errorf("the deadline %s is given twice; want each once", d)
+	}
+	*l = append(*l, d)
+	return nil
+}
+
+// durationPart is one number and unit of a duration that time.ParseDuration
+// accepted.
+var durationPart = regexp.MustCompile(`([0-9.]+)(ns|us|µs|μs|ms|s|m|h)`)
+
+// durationUnitNs is the length of each unit of durationPart in ns.
+var durationUnitNs = map[string]int64{"ns": 1, "us": 1e3, "µs": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9, "m": 60e9, "h": 3600e9}
+
+// wholeNs reports whether a duration time.ParseDuration accepted is a whole
+// number of nanoseconds, exactly.
+func wholeNs(s string) bool {
+	sum := new(big.Rat)
+	for _, m := range durationPart.FindAllStringSubmatch(s, -1) {
+		v, ok := new(big.Rat).SetString(m[1])
+		if !ok {
+			return false
+		}
+		sum.Add(sum, v.Mul(v, big.NewRat(durationUnitNs[m[2]], 1)))
+	}
+	return sum.IsInt()
+}
+
+// runCSV writes one row per run.
+type runCSV struct {
+	w   *csv.Writer
+	row []string
+}
+
+// newRunCSV starts the CSV with preamble (csvPreamble) and the header row.
+func newRunCSV(w io.Writer, preamble string) *runCSV {
+	c := &runCSV{w: csv.NewWriter(w), row: make([]string, 8)}
+	_, _ = io.WriteString(w, preamble) // an error recurs at the first row
+	_ = c.w.Write([]string{"run", "seed", "outcome", analysis.TreeID, analysis.SelfID,
+		analysis.Contention, analysis.ContentionRounds, "root"})
+	return c
+}
+
+func (c *runCSV) write(s analysis.Sample) error {
+	ns := func(v int64) string {
+		if v < 0 {
+			return "" // not reached
+		}
+		return strconv.FormatInt(v, 10)
+	}
+	contention := ""
+	if s.Contended {
+		contention = ns(s.ContentionNs)
+	}
+	c.row[0], c.row[1], c.row[2] = strconv.Itoa(s.Run), strconv.FormatUint(s.Seed, 10), string(s.Outcome)
+	c.row[3], c.row[4], c.row[5] = ns(s.TreeIDNs), ns(s.SelfIDNs), contention
+	c.row[6], c.row[7] = strconv.Itoa(s.ContentionRounds), s.Root
+	return c.w.Write(c.row)
+}
+
+func (c *runCSV) close() error {
+	c.w.Flush()
+	return c.w.Error()
+}

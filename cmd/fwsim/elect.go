@@ -1,0 +1,663 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/lab/mutex"
+)
+
+const electIntro = `Usage: fwsim elect --algo NAME [--topology FILE | --gen SPEC] [flags]
+       fwsim elect --compare [--topology FILE | --gen SPEC] [flags]
+       fwsim elect --sweep n=FROM..TO [--algo NAME] [--gen ring|tree] [--ids CASE] [flags]
+
+Runs a classic leader-election algorithm on the nodes and cables of a bus, on
+virtual time: each node is a process, each cable a FIFO link. Reports the
+leader, every node's final state, the messages by type and the time (message
+delays for asynchronous runs, each delay at most one unit; rounds for
+synchronous runs; ns for 1394, whose mode is "timed": it runs tree identify
+on the PHY model's virtual time). --compare runs every algorithm that applies
+to the topology and prints one table. Without --topology or --gen it uses the
+built-in default bus. The same flags and seed always give the same output;
+docs/election.md explains every algorithm and how its messages are counted.
+
+--sweep runs the message-complexity curves: Chang–Roberts best (IDs
+ascending along the ring: 2n−1), average (random IDs, the mean of --runs
+seeds: n·H(n)) and worst (descending: n(n+1)/2) on rings, echo on trees
+(3(n−1)) and FloodMax on rings and trees (2·E·D), every node initiating,
+at each size, with the formula's value beside the count. --algo, --gen
+ring|tree and --ids best|average|worst pick some of the curves; --report
+writes the log–log plot. A run whose formula gives more than
+--max-messages is skipped, not run: the worst case is quadratic, and
+n = 100000 would be 5·10^9 messages.
+
+Algorithms:
+%s
+Exit status: 0 a leader was elected (for anonymous: the symmetry held); 1 the
+run ended without one; 2 usage or input error (including an algorithm that
+does not apply to the topology).`
+
+// electConfig is what the flags of "fwsim elect" ask for.
+type electConfig struct {
+	source     topologyFlags
+	opts       election.Options
+	ids        string
+	initiators string
+	crashed    string
+	// crashes and recoveries are bully's NODE@TIME faults during the run.
+	crashes, recoveries list
+	sync, async,
+	compare, jsonOutput bool
+	sweep electSweep
+}
+
+func runElect(ctx context.Context, e *env, args []string) int {
+	algos := algorithmList(election.Algorithms(), func(a election.Info) (string, string) { return a.Name, a.Summary })
+	fs := newFlags("elect", fmt.Sprintf(electIntro, algos),
+		"fwsim elect --algo chang-roberts --gen ring:8 --ids descending",
+		"fwsim elect --algo chang-roberts --gen ring:8 --initiators one --suppress --unit-delays",
+		"fwsim elect --algo bully --gen complete:6 --initiators one --trace",
+		"fwsim elect --algo bully --gen complete:6 --crashed n5,n4 --initiators one",
+		"fwsim elect --algo bully --gen complete:6 --initiators one --crash n4@2.5 --recover n5@12",
+		"fwsim elect --algo anonymous --gen ring:5",
+		"fwsim elect --compare --gen ring:8 --seed 1",
+		"fwsim elect --sweep n=10..100000 --report curves.html",
+		"fwsim elect --sweep n=10..1000 --algo chang-roberts --ids average --runs 30 --csv cr.csv",
+	)
+	var cfg electConfig
+	cfg.register(fs)
+	if code, done := fs.parse(e, args); done {
+		return code
+	}
+	if msg := cfg.prepareSweep(fs); msg != "" {
+		return fs.usageError(e, "%s", msg)
+	}
+	if cfg.sweep.sizes != nil {
+		return cfg.runElectSweep(ctx, e, fs, args)
+	}
+	if msg := labUsage(cfg.compare, cfg.opts.Algo, cfg.opts.Trace, cfg.source); msg != "" {
+		return fs.usageError(e, "%s", msg)
+	}
+	switch {
+	case cfg.sync && cfg.async:
+		return fs.usageError(e, "--sync and --async are mutually exclusive")
+	case cfg.sync:
+		cfg.opts.Mode = election.Sync
+	case cfg.async:
+		cfg.opts.Mode = election.Async
+	}
+	if err := cfg.parseInitiators(); err != nil {
+		return fs.usageError(e, "%v", err)
+	}
+	if err := cfg.parseCrashed(); err != nil {
+		return fs.usageError(e, "%v", err)
+	}
+	if err := cfg.parseFaults(); err != nil {
+		return fs.usageError(e, "%v", err)
+	}
+	if err := cfg.readIDs(); err != nil {
+		return fs.inputError(e, err)
+	}
+	topo, source, err := cfg.source.loadForLab()
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	if k := cfg.opts.InitiatorCount; k > len(topo.Nodes) {
+		return fs.inputError(e, fmt.Errorf("--initiators %d: want all, one or 1 to %d (the bus has %d nodes)", k, len(topo.Nodes), len(topo.Nodes)))
+	}
+	cfg.opts.Interrupt = ctx.Done()
+	if cfg.compare {
+		return cfg.runCompare(e, fs, topo, source)
+	}
+	res, err := election.Run(topo, cfg.opts)
+	if err != nil {
+		return fs.inputError(e, cfg.runError(err))
+	}
+	if cfg.jsonOutput {
+		err = writeJSON(e.stdout, newElectJSON(source, res))
+	} else {
+		writeElectText(e.stdout, source, res)
+	}
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	if res.Leader == "" && res.Algo != "anonymous" {
+		fmt.Fprintf(e.stderr, "fwsim elect: %s elected no leader: %s\n", res.Algo, res.NoLeader)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// register adds the flags of elect to fs.
+func (c *electConfig) register(fs *flags) {
+	fs.StringVar(&c.opts.Algo, "algo", "",
+		"run the algorithm `NAME` (listed above), e.g. --algo lelann")
+	fs.BoolVar(&c.compare, "compare", false,
+		"run every algorithm that applies and print one table, e.g. --compare --gen ring:8")
+	c.source.register(fs, "its scripted events are ignored", "ring:8")
+	fs.StringVar(&c.ids, "ids", "ascending",
+		"give the nodes IDs 1…n by `ORDER`: ascending or descending along the ring in the\n"+
+			"direction messages travel (in topology order on other graphs), random (from the\n"+
+			"seed), or read them from a file of NODE ID lines, e.g. --ids descending")
+	fs.StringVar(&c.initiators, "initiators", "",
+		"start the election at `WHO`: all, one (the first node along the ID order) or K\n"+
+			"(the first K; crashed nodes are passed over), e.g. --initiators one (default:\n"+
+			"the algorithm's own)")
+	fs.StringVar(&c.crashed, "crashed", "",
+		"bully: the crashed nodes, `IDS` separated by commas (the coordinator and any\n"+
+			"others), e.g. --crashed n5,n4 (default: the node with the largest election ID,\n"+
+			"the old coordinator)")
+	fs.Var(&c.crashes, "crash",
+		"bully, virtual-tree: `NODE@TIME`: the node crashes at TIME delays, during the run;\n"+
+			"repeat for several, e.g. --crash n4@2.5")
+	fs.Var(&c.recoveries, "recover",
+		"bully: `NODE@TIME`: the crashed node recovers at TIME delays and holds an election;\n"+
+			"repeat for several, e.g. --recover n5@12")
+	fs.BoolVar(&c.sync, "sync", false,
+		"run in synchronous rounds, e.g. --sync (default: the algorithm's own mode)")
+	fs.BoolVar(&c.async, "async", false,
+		"run asynchronously, every message with its own delay, e.g. --async")
+	fs.BoolVar(&c.opts.UnitDelays, "unit-delays", false,
+		"make every asynchronous message take exactly one time unit, the worst case the\n"+
+			"time bounds assume, e.g. --unit-delays")
+	fs.BoolVar(&c.opts.Suppress, "suppress", false,
+		"chang-roberts: a node woken by a larger ID does not send its own, e.g. --suppress")
+	fs.BoolVar(&c.opts.Announce, "announce", false,
+		"add the optional leader announcement (chang-roberts, chang-roberts-bidi,\nadoption), e.g. --announce")
+	fs.Var(newUint64(&c.opts.Seed, 1), "seed",
+		"seed the message delays, random IDs and directions with `N`, e.g. --seed 42")
+	fs.BoolVar(&c.opts.Trace, "trace", false,
+		"list every message: when sent and received, between whom, its type and content,\ne.g. --trace")
+	fs.BoolVar(&c.jsonOutput, "json", false,
+		"write one JSON object instead of the text report, e.g. --json | jq .leader")
+	c.sweep.register(fs)
+	fs.order("algo", "compare", "topology", "gen", "ids", "initiators", "crashed", "crash", "recover", "sync", "async", "unit-delays",
+		"suppress", "announce", "seed", "trace", "json", "sweep", "runs", "max-messages", "csv", "report")
+}
+
+// parseInitiators reads --initiators into the options.
+func (c *electConfig) parseInitiators() error {
+	switch c.initiators {
+	case "":
+	case "all":
+		c.opts.InitiatorCount = election.AllNodes
+	case "one":
+		c.opts.InitiatorCount = 1
+	default:
+		k, err := strconv.Atoi(c.initiators)
+		if err != nil || k < 1 {
+			return fmt.Errorf("--initiators %s: want all, one or a number of nodes from 1", c.initiators)
+		}
+		c.opts.InitiatorCount = k
+	}
+	return nil
+}
+
+// parseCrashed reads --crashed into the options.
+func (c *electConfig) parseCrashed() error {
+	if c.crashed == "" {
+		return nil
+	}
+	for name := range strings.SplitSeq(c.crashed, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			return fmt.Errorf("--crashed %s: want node ids separated by commas", c.crashed)
+		}
+		c.opts.Crashed = append(c.opts.Crashed, name)
+	}
+	return nil
+}
+
+// parseFaults reads --crash and --recover into the options.
+func (c *electConfig) parseFaults() error {
+	for _, f := range []struct {
+		flag  string
+		specs list
+		to    *[]election.NodeEvent
+	}{{"--crash", c.crashes, &c.opts.Crashes}, {"--recover", c.recoveries, &c.opts.Recoveries}} {
+		events, err := labNodeTimes(f.flag, f.specs)
+		if err != nil {
+			return err
+		}
+		for _, e := range events {
+			*f.to = append(*f.to, election.NodeEvent{Node: e.Node, At: e.At})
+		}
+	}
+	return nil
+}
+
+// runError names the ID file in an error about the IDs it gives, such as a
+// node of the bus it leaves out.
+func (c *electConfig) runError(err error) error {
+	if c.opts.IDs != nil && errors.Is(err, election.ErrBadIDs) {
+		return fmt.Errorf("--ids %s: %w", c.ids, err)
+	}
+	return err
+}
+
+// maxIDFileSize bounds an ID file: 63 nodes take a few hundred bytes.
+const maxIDFileSize = 1 << 20
+
+// readIDs reads --ids: an order, or the file it names.
+func (c *electConfig) readIDs() error {
+	if order, ok := election.ParseIDOrder(c.ids); ok {
+		c.opts.IDOrder = order
+		return nil
+	}
+	f, err := os.Open(c.ids)
+	if err != nil {
+		return fmt.Errorf("--ids %s: not ascending, descending or random, and not a readable ID file: %w",
+			c.ids, withoutPath(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxIDFileSize+1))
+	err = withoutPath(err)
+	if err == nil && len(data) > maxIDFileSize {
+		err = fmt.Errorf("larger than %d KiB", maxIDFileSize>>10)
+	}
+	if err != nil {
+		return fmt.Errorf("--ids %s: not a readable ID file: %w", c.ids, err)
+	}
+	c.opts.IDs, err = election.ParseIDs(data, c.ids)
+	return err
+}
+
+// withoutPath drops the path an *os.PathError repeats: the message names
+// the flag and the file already.
+func withoutPath(err error) error {
+	if pe, ok := errors.AsType[*os.PathError](err); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// electHeader describes how the run was set, so that the output reproduces it.
+func electHeader(res *election.Result) string {
+	s := fmt.Sprintf("%s, %s, seed %d, ids %s", res.Algo, res.Mode, res.Seed, res.IDOrder)
+	if res.Mode == election.Async {
+		s += ", delays " + delayName(res.UnitDelays)
+	}
+	return s + optionNames(res.Suppress, res.Announce)
+}
+
+// optionNames lists the options that only some algorithms take, for a
+// header.
+func optionNames(suppress, announce bool) string {
+	var s string
+	if suppress {
+		s += ", suppress"
+	}
+	if announce {
+		s += ", announce"
+	}
+	return s
+}
+
+func delayName(unit bool) string {
+	if unit {
+		return "unit"
+	}
+	return "random"
+}
+
+// formatTime renders a time with its unit: delays keep three decimals (a
+// delay is 1000 ticks), rounds and ns are integers.
+func formatTime(t float64, unit string) string {
+	if unit == "delays" {
+		return strconv.FormatFloat(t, 'f', 3, 64) + " delays"
+	}
+	return strconv.FormatFloat(t, 'f', 0, 64) + " " + unit
+}
+
+func writeElectText(out io.Writer, source string, res *election.Result) {
+	// A line per node and per traced message: a million nodes would be a
+	// million writes to an unbuffered standard output.
+	w := bufio.NewWriter(out)
+	defer w.Flush()
+	fmt.Fprintf(w, "fwsim elect: %s\n", electHeader(res))
+	fmt.Fprintf(w, "topology: %s\n", source)
+	initiators := "all nodes"
+	if res.Initiators != nil {
+		initiators = strings.Join(res.Initiators, ", ")
+	}
+	fmt.Fprintf(w, "initiators: %s\n", initiators)
+	if len(res.Crashed) > 0 {
+		fmt.Fprintf(w, "crashed: %s\n", strings.Join(res.Crashed, ", "))
+	}
+	if len(res.Crashes) > 0 {
+		fmt.Fprintf(w, "crashes: %s\n", nodeTimes(res.Crashes, ", "))
+	}
+	if len(res.Recoveries) > 0 {
+		fmt.Fprintf(w, "recoveries: %s\n", nodeTimes(res.Recoveries, ", "))
+	}
+	fmt.Fprintln(w)
+	if res.Leader != "" {
+		fmt.Fprintf(w, "leader: %s", res.Leader)
+		if res.IDOrder != "none" {
+			fmt.Fprintf(w, " (id %d)", res.LeaderID)
+		}
+		fmt.Fprintln(w)
+	} else {
+		fmt.Fprintf(w, "leader: none (%s)\n", res.NoLeader)
+	}
+	var nodes table
+	nodes.add("node", "id", "state", "knows leader")
+	for _, n := range res.Nodes {
+		id := strconv.FormatInt(n.ID, 10)
+		if res.IDOrder == "none" {
+			id = "-"
+		}
+		nodes.add(n.Node, id, string(n.State), orDash(n.Leader))
+	}
+	nodes.write(w, "  ")
+	parts := make([]string, len(res.Messages.ByType))
+	for i, c := range res.Messages.ByType {
+		parts[i] = fmt.Sprintf("%s %d", c.Type, c.Count)
+	}
+	fmt.Fprintf(w, "messages: %d (%s)\n", res.Messages.Total, strings.Join(parts, ", "))
+	fmt.Fprintf(w, "time: %s\n", formatTime(res.Time, res.TimeUnit))
+	if res.Trace != nil {
+		fmt.Fprintf(w, "\ntrace (%s):\n", res.TimeUnit)
+		var tr table
+		tr.add("sent", "arrived", "from", "to", "type", "payload")
+		for _, m := range res.Trace {
+			arrived := strconv.FormatFloat(m.Arrived, 'f', -1, 64)
+			if m.Lost {
+				arrived = "lost"
+			}
+			tr.add(strconv.FormatFloat(m.Sent, 'f', -1, 64), arrived, m.From, m.To, m.Type, m.Payload)
+		}
+		tr.write(w, "  ")
+	}
+}
+
+// nodeTimes lists crashes or recoveries as NODE at TIME, separated by sep.
+func nodeTimes(events []election.NodeEvent, sep string) string {
+	parts := make([]string, len(events))
+	for i, e := range events {
+		parts[i] = e.Node + " at " + mutex.Format(e.At)
+	}
+	return strings.Join(parts, sep)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// electJSON is the --json output of one election. Field order is the order
+// of the struct fields; names are stable.
+type electJSON struct {
+	versionJSON
+	Algo       string           `json:"algo"`                 // the algorithm, as --algo names it
+	Mode       string           `json:"mode"`                 // async, sync or timed (1394, on the PHY's ns)
+	Topology   string           `json:"topology"`             // the file, "gen SPEC" or "default"
+	Seed       uint64           `json:"seed"`                 // the seed of the delays, random IDs and directions
+	IDs        string           `json:"ids"`                  // ascending, descending, random, explicit or none
+	Delays     *string          `json:"delays"`               // random or unit; null unless the mode is async
+	Suppress   bool             `json:"suppress"`             // --suppress: chang-roberts sends no ID of its own once woken by a larger one
+	Announce   bool             `json:"announce"`             // --announce: the optional leader announcement was added
+	Initiators []string         `json:"initiators"`           // [] for every node
+	Crashed    []string         `json:"crashed"`              // the crashed nodes (bully)
+	Crashes    []electEventJSON `json:"crashes,omitempty"`    // crashes during the run (--crash), in time order
+	Recoveries []electEventJSON `json:"recoveries,omitempty"` // bully's recoveries (--recover), in time order
+	Leader     *string          `json:"leader"`               // null when none was elected
+	LeaderID   *int64           `json:"leader_id"`            // null when there is no leader or no IDs
+	NoLeader   *string          `json:"no_leader"`            // why there is none; null when there is one
+	Announced  bool             `json:"announced"`            // every node learns the leader
+	Messages   electCountJSON   `json:"messages"`             // every message sent, lost ones included
+	Time       float64          `json:"time"`                 // the last delivery or decision, in time_unit
+	TimeUnit   string           `json:"time_unit"`            // delays, rounds or ns
+	Rounds     *int             `json:"rounds"`               // null unless the mode is sync
+	Nodes      []electNodeJSON  `json:"nodes"`                // every node, in topology order
+	Trace      []electTraceJSON `json:"trace,omitempty"`      // with --trace only
+}
+
+// electEventJSON is a crash or a recovery during the run.
+type electEventJSON struct {
+	Node string  `json:"node"` // the node
+	At   float64 `json:"at"`   // when, in delays
+}
+
+// eventsJSON is the JSON of crashes or recoveries.
+func eventsJSON(events []election.NodeEvent) []electEventJSON {
+	var out []electEventJSON
+	for _, e := range events {
+		out = append(out, electEventJSON{Node: e.Node, At: float64(e.At) / election.TicksPerDelay})
+	}
+	return out
+}
+
+// electCountJSON counts an election's messages.
+type electCountJSON struct {
+	Total  int            `json:"total"`   // every message
+	ByType map[string]int `json:"by_type"` // by type, every type of the algorithm, zero counts included
+}
+
+// electNodeJSON is one node at the end of an election.
+type electNodeJSON struct {
+	ID         string  `json:"id"`          // the node's name in the topology
+	ElectionID *int64  `json:"election_id"` // null when the algorithm has no IDs
+	State      string  `json:"state"`       // leader, follower, undecided, asleep or crashed
+	Leader     *string `json:"leader"`      // whom it knows as leader, null if nobody
+}
+
+// electTraceJSON is one message of --trace.
+type electTraceJSON struct {
+	Sent    float64  `json:"sent"`    // when it was sent, in time_unit
+	Arrived *float64 `json:"arrived"` // when it arrived, in time_unit; null when lost
+	From    string   `json:"from"`    // the sender
+	To      string   `json:"to"`      // the receiver
+	Type    string   `json:"type"`    // the message type, e.g. ELECTION
+	Payload string   `json:"payload"` // its content; for 1394 the port that drives it, or the self-ID packet in hex
+}
+
+func newElectJSON(source string, res *election.Result) electJSON {
+	out := electJSON{
+		versionJSON: newVersionJSON(),
+		Algo:        res.Algo, Mode: res.Mode.String(), Topology: source, Seed: res.Seed, IDs: res.IDOrder,
+		Suppress: res.Suppress, Announce: res.Announce,
+		Initiators: nonNil(res.Initiators), Crashed: nonNil(res.Crashed),
+		Crashes: eventsJSON(res.Crashes), Recoveries: eventsJSON(res.Recoveries),
+		Leader: nullIfEmpty(res.Leader), NoLeader: nullIfEmpty(res.NoLeader), Announced: res.Announced,
+		Time: res.Time, TimeUnit: res.TimeUnit, Nodes: []electNodeJSON{},
+	}
+	if res.Mode == election.Async {
+		d := delayName(res.UnitDelays)
+		out.Delays = &d
+	}
+	hasIDs := res.IDOrder != "none"
+	if res.Leader != "" && hasIDs {
+		out.LeaderID = &res.LeaderID
+	}
+	out.Messages.Total = res.Messages.Total
+	out.Messages.ByType = map[string]int{}
+	for _, c := range res.Messages.ByType {
+		out.Messages.ByType[c.Type] = c.Count
+	}
+	if res.Mode == election.Sync {
+		out.Rounds = &res.Rounds
+	}
+	for _, n := range res.Nodes {
+		nj := electNodeJSON{ID: n.Node, State: string(n.State), Leader: nullIfEmpty(n.Leader)}
+		if hasIDs {
+			nj.ElectionID = &n.ID
+		}
+		out.Nodes = append(out.Nodes, nj)
+	}
+	for _, m := range res.Trace {
+		tj := electTraceJSON{Sent: m.Sent, From: m.From, To: m.To, Type: m.Type, Payload: m.Payload}
+		if !m.Lost {
+			tj.Arrived = &m.Arrived
+		}
+		out.Trace = append(out.Trace, tj)
+	}
+	return out
+}
+
+// compareRow is one algorithm of --compare: its result, or why it does
+// not apply.
+type compareRow struct {
+	algo   string
+	res    *election.Result
+	reason string
+}
+
+func (c *electConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source string) int {
+	var rows []compareRow
+	for _, a := range election.Algorithms() {
+		o := c.opts
+		o.Algo = a.Name
+		// --crashed, --crash and --recover go to the algorithms that take them.
+		if !a.Crashes {
+			o.Crashed = nil
+		}
+		if !a.Faults {
+			o.Crashes = nil
+		}
+		if !a.Recovers {
+			o.Recoveries = nil
+		}
+		res, err := election.Run(topo, o)
+		switch {
+		case errors.Is(err, election.ErrUnsupportedTopology), errors.Is(err, election.ErrUnsupportedMode),
+			errors.Is(err, election.ErrBadOptions):
+			reason := err.Error()
+			if _, rest, ok := strings.Cut(reason, ": "+a.Name+" "); ok {
+				reason = rest // the table names the algorithm
+			}
+			rows = append(rows, compareRow{algo: a.Name, reason: reason})
+		case err != nil:
+			return fs.inputError(e, c.runError(err))
+		default:
+			rows = append(rows, compareRow{algo: a.Name, res: res})
+		}
+	}
+	if c.jsonOutput {
+		if err := writeJSON(e.stdout, c.compareJSON(source, rows)); err != nil {
+			return fs.inputError(e, err)
+		}
+		return exitOK
+	}
+	fmt.Fprintf(e.stdout, "fwsim elect --compare: seed %d, ids %s, delays %s, initiators %s\n",
+		c.opts.Seed, c.idsName(), delayName(c.opts.UnitDelays), orDefault(c.initiators))
+	opts := optionNames(c.opts.Suppress, c.opts.Announce)
+	if c.opts.Crashed != nil {
+		opts += ", crashed " + strings.Join(c.opts.Crashed, " ")
+	}
+	if c.crashes != nil {
+		opts += ", crash " + strings.Join(c.crashes, " ")
+	}
+	if c.recoveries != nil {
+		opts += ", recover " + strings.Join(c.recoveries, " ")
+	}
+	if opts != "" { // a line of its own: the header is long already
+		fmt.Fprintf(e.stdout, "options: %s\n", opts[len(", "):])
+	}
+	fmt.Fprintf(e.stdout, "topology: %s\n\n", source)
+	width := len("algorithm")
+	for _, r := range rows {
+		width = max(width, len(r.algo))
+	}
+	var t table
+	t.add(fmt.Sprintf("%-*s", width, "algorithm"), "mode", "messages", "time", "leader")
+	for _, r := range rows {
+		if r.res != nil {
+			t.add(r.algo, r.res.Mode.String(), strconv.Itoa(r.res.Messages.Total),
+				formatTime(r.res.Time, r.res.TimeUnit), compareLeader(r.res))
+		}
+	}
+	t.write(e.stdout, "")
+	// The algorithms that do not apply follow, their reason in place of
+	// the columns, which it would widen.
+	for _, r := range rows {
+		if r.res == nil {
+			fmt.Fprintf(e.stdout, "%-*s  not applicable: %s\n", width, r.algo, r.reason)
+		}
+	}
+	return exitOK
+}
+
+func (c *electConfig) idsName() string {
+	if c.opts.IDs != nil {
+		return "from " + c.ids
+	}
+	return c.opts.IDOrder.String()
+}
+
+func orDefault(s string) string {
+	if s == "" {
+		return "each algorithm's own"
+	}
+	return s
+}
+
+// compareLeader names the leader with its ID, or says why there is none.
+func compareLeader(res *election.Result) string {
+	switch {
+	case res.Leader == "":
+		return "none"
+	case res.IDOrder == "none":
+		return res.Leader
+	}
+	return fmt.Sprintf("%s (id %d)", res.Leader, res.LeaderID)
+}
+
+// compareJSON is the --json output of elect --compare.
+type compareJSON struct {
+	versionJSON
+	Topology   string           `json:"topology"`             // the file, "gen SPEC" or "default"
+	Seed       uint64           `json:"seed"`                 // the seed of every algorithm's run
+	IDs        string           `json:"ids"`                  // ascending, descending, random, or "from FILE" for --ids FILE
+	Delays     string           `json:"delays"`               // random or unit, for the asynchronous runs
+	Initiators *string          `json:"initiators"`           // --initiators; null: each algorithm's own
+	Suppress   bool             `json:"suppress"`             // --suppress was given
+	Announce   bool             `json:"announce"`             // --announce was given
+	Crashed    []string         `json:"crashed"`              // bully's; [] for its default
+	Crashes    []electEventJSON `json:"crashes,omitempty"`    // crashes during the run (--crash: bully, virtual-tree), as given
+	Recoveries []electEventJSON `json:"recoveries,omitempty"` // bully's recoveries (--recover), as given
+	Results    []compareRowJSON `json:"results"`              // one per algorithm
+}
+
+// compareRowJSON is one algorithm's election; every field but algo,
+// applicable and reason is null when the algorithm does not apply.
+type compareRowJSON struct {
+	Algo       string   `json:"algo"`       // the algorithm, as --algo names it
+	Applicable bool     `json:"applicable"` // it runs on this topology
+	Reason     *string  `json:"reason"`     // why not applicable; null when it is
+	Mode       *string  `json:"mode"`       // async, sync or timed
+	Messages   *int     `json:"messages"`   // every message sent, lost ones included
+	Time       *float64 `json:"time"`       // the last delivery or decision, in time_unit
+	TimeUnit   *string  `json:"time_unit"`  // delays, rounds or ns
+	Rounds     *int     `json:"rounds"`     // null unless the mode is sync
+	Leader     *string  `json:"leader"`     // null when none was elected
+}
+
+func (c *electConfig) compareJSON(source string, rows []compareRow) compareJSON {
+	out := compareJSON{versionJSON: newVersionJSON(), Topology: source, Seed: c.opts.Seed, IDs: c.idsName(), Delays: delayName(c.opts.UnitDelays),
+		Initiators: nullIfEmpty(c.initiators), Suppress: c.opts.Suppress, Announce: c.opts.Announce,
+		Crashed: nonNil(c.opts.Crashed), Crashes: eventsJSON(c.opts.Crashes), Recoveries: eventsJSON(c.opts.Recoveries),
+		Results: []compareRowJSON{}}
+	for _, r := range rows {
+		rj := compareRowJSON{Algo: r.algo, Applicable: r.res != nil, Reason: nullIfEmpty(r.reason)}
+		if res := r.res; res != nil {
+			mode := res.Mode.String()
+			rj.Mode, rj.Messages, rj.Time, rj.TimeUnit = &mode, &res.Messages.Total, &res.Time, &res.TimeUnit
+			rj.Leader = nullIfEmpty(res.Leader)
+			if res.Mode == election.Sync {
+				rj.Rounds = &res.Rounds
+			}
+		}
+		out.Results = append(out.Results, rj)
+	}
+	return out
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Beyond the correctness conditions (a 300 ns wire, longer than the FAST
+// window), explore finds the stall with its exact probability and a
+// counterexample that fwsim run --replay runs to the same outcome.
+func TestExploreCounterexampleReplays(t *testing.T) {
+	dir := t.TempDir()
+	topo := filepath.Join(dir, "far.yaml")
+	require.NoError(t, os.WriteFile(topo, []byte("nodes:\n  - {id: a, ports: 1}\n  - {id: b, ports: 1}\ncables:\n  - {from: a:0, to: b:0, delay_ns: 300}\n"), 0o644))
+	cex := filepath.Join(dir, "cex")
+	code, stdout, stderr := runCLI(t, "explore", "--topology", topo, "--allow-out-of-spec", "--clock", "ideal",
+		"--timing", "max", "--counterexamples", cex, "--json")
+	require.Equal(t, exitFailure, code, stderr)
+	var out exploreJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+	byOutcome := map[string]exploreOutcomeJSON{}
+	for _, o := range out.Outcomes {
+		byOutcome[o.Outcome] = o
+	}
+	require.Contains(t, byOutcome, "stalled")
+	assert.Equal(t, "1/2", byOutcome["stalled"].PExact)
+	assert.Equal(t, "1/2", byOutcome["ok"].PExact)
+	require.NotNil(t, byOutcome["stalled"].Counterexample)
+	file := *byOutcome["stalled"].Counterexample
+
+	code, stdout, stderr = runCLI(t, "run", "--replay", file, "--json")
+	require.Equal(t, exitFailure, code, stderr)
+	var run runJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &run))
+	assert.Equal(t, "stalled", run.Generations[0].Outcome)
+
+	code, _, stderr = runCLI(t, "run", "--replay", file, "--seed", "2")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--replay takes the bus and every option of its run from "+file+": drop --seed")
+
+	// The file records the power-up mode, and the replay keeps it.
+	all := filepath.Join(dir, "cex-all")
+	code, _, stderr = runCLI(t, "explore", "--topology", topo, "--allow-out-of-spec", "--clock", "ideal",
+		"--timing", "max", "--power-up", "all", "--counterexamples", all)
+	require.Equal(t, exitFailure, code, stderr)
+	var recorded pathFile
+	data, err := os.ReadFile(filepath.Join(all, "stalled.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &recorded))
+	assert.Equal(t, "all", recorded.PowerUp)
+	run = runJSON{}
+	code, stdout, stderr = runCLI(t, "run", "--replay", filepath.Join(all, "stalled.json"), "--json")
+	require.Equal(t, exitFailure, code, stderr)
+	require.NoError(t, json.Unmarshal([]byte(stdout), &run))
+	assert.Equal(t, "all", run.PowerUp)
+	assert.Equal(t, "stalled", run.Generations[0].Outcome)
+
+	// A path cut short no longer fits the run.
+	var f pathFile
+	data, err = os.ReadFile(file)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &f))
+	f.Choices = f.Choices[:len(f.Choices)-1]
+	data, err = json.Marshal(f)
+	require.NoError(t, err)
+	short := filepath.Join(dir, "short.json")
+	require.NoError(t, os.WriteFile(short, data, 0o644))
+	code, _, stderr = runCLI(t, "run", "--replay", short)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "replay: the path's")
+}
+
+func TestExploreBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"explore", "--phases", "grid:x"}, "--phases grid:x: want fixed or grid:K"},
+		{[]string{"explore", "--event-window", "5us"}, "--event-window 5us: want FROM..TO"},
+		{[]string{"explore", "--event-window", "5us..1us"}, "TO is before FROM"},
+		{[]string{"explore", "--max-states", "0"}, "--max-states 0: want at least 1"},
+		{[]string{"explore", "--gen", "pair", "--event-window", "1us..2us"}, "the topology scripts no event to move"},
+		{[]string{"explore", "--gen", "pair", "--clock", "ideal", "--phases", "grid:2"}, "the ideal clock has no phase"},
+	} {
+		code, _, stderr := runCLI(t, tc.args...)
+		assert.Equal(t, exitUsage, code, tc.args)
+		assert.Contains(t, stderr, tc.msg, tc.args)
+	}
+}

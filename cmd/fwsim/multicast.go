@@ -1,0 +1,321 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/lab/multicast"
+)
+
+const multicastIntro = `Usage: fwsim multicast --algo NAME [--topology FILE | --gen SPEC] [flags]
+       fwsim multicast --compare [--topology FILE | --gen SPEC] [flags]
+
+Runs a reliable multicast algorithm on the nodes of a bus, on the virtual time
+of fwsim elect: every two nodes share a FIFO link, each message takes a delay
+of at most one unit drawn from the seed, and each sending is lost with
+probability --loss. The sender (the first node) multicasts --messages numbered
+messages, one per delay, to every other node. Every run reports what each
+member delivered against what it should have, the messages by type, and
+whether each guarantee held: every member delivered in order and once each,
+and every member alive at the end delivered the whole stream when the sender
+stayed alive. vsync runs the group in views, changed by a flush when a node
+crashes, joins or leaves, and checks instead that the members agreed on the
+views and delivered, per view, the same messages, in the view they were sent
+in. --compare runs every algorithm on the same stream, losses and faults and
+prints one table; --stop goes to nack and srm, --join and --leave to vsync.
+Times are in message delays. docs/multicast.md explains the algorithms and
+faults.
+
+Algorithms:
+%s
+Exit status: 0 every promised guarantee held; 1 one was broken; 2 usage or
+input error.`
+
+// multicastConfig is what the flags of "fwsim multicast" ask for.
+type multicastConfig struct {
+	source                 topologyFlags
+	opts                   multicast.Options
+	crashes, joins, leaves list
+	compare, jsonOutput    bool
+}
+
+func runMulticast(ctx context.Context, e *env, args []string) int {
+	algos := algorithmList(multicast.Algorithms(), func(a multicast.Info) (string, string) { return a.Name, a.Summary })
+	fs := newFlags("multicast", fmt.Sprintf(multicastIntro, algos),
+		"fwsim multicast --algo ack --gen ring:5 --messages 10 --loss 0.2",
+		"fwsim multicast --algo nack --gen ring:5 --messages 5 --loss 0.3",
+		"fwsim multicast --algo nack --gen ring:5 --messages 5 --loss 0.3 --stop",
+		"fwsim multicast --algo srm --gen ring:12 --messages 30 --loss 0.2 --stop",
+		"fwsim multicast --algo ack --gen tree:6:2 --messages 5 --crash n2@1.5",
+		"fwsim multicast --algo vsync --gen ring:6 --messages 10 --loss 0.3 --crash n0@4.5",
+		"fwsim multicast --algo vsync --gen ring:5 --messages 10 --loss 0.2 --join n3@2 --leave n1@5",
+		"fwsim multicast --compare --gen ring:8 --messages 50 --loss 0.2 --stop",
+	)
+	var cfg multicastConfig
+	cfg.register(fs)
+	if code, done := fs.parse(e, args); done {
+		return code
+	}
+	if msg := labUsage(cfg.compare, cfg.opts.Algo, cfg.opts.Trace, cfg.source); msg != "" {
+		return fs.usageError(e, "%s", msg)
+	}
+	// --compare gives the joins and leaves to vsync.
+	switch {
+	case len(cfg.joins) > 0 && !cfg.compare && cfg.opts.Algo != "vsync":
+		return fs.usageError(e, "--join is for --algo vsync")
+	case len(cfg.leaves) > 0 && !cfg.compare && cfg.opts.Algo != "vsync":
+		return fs.usageError(e, "--leave is for --algo vsync")
+	}
+	for _, f := range []struct {
+		flag  string
+		specs list
+		into  *[]multicast.Event
+	}{{"--crash", cfg.crashes, &cfg.opts.Crashes}, {"--join", cfg.joins, &cfg.opts.Joins}, {"--leave", cfg.leaves, &cfg.opts.Leaves}} {
+		events, err := labNodeTimes(f.flag, f.specs)
+		if err != nil {
+			return fs.usageError(e, "%s", err)
+		}
+		*f.into = events
+	}
+	topo, source, err := cfg.source.loadForLab()
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	cfg.opts.Interrupt = ctx.Done()
+	if cfg.compare {
+		return cfg.runCompare(e, fs, topo, source)
+	}
+	res, err := multicast.Run(topo, cfg.opts)
+	return reportLabRun(e, fs, res, err, cfg.jsonOutput,
+		func(res *multicast.Result) any { return newMulticastJSON(source, res) },
+		func(w io.Writer, res *multicast.Result) { writeMulticastText(w, source, res) },
+		func(res *multicast.Result) string {
+			for _, g := range res.Guarantees {
+				if g.Promised && !g.Held {
+					return fmt.Sprintf("fwsim multicast: %s broke a guarantee: %s: %s", res.Algo, g.Name, g.Detail)
+				}
+			}
+			return ""
+		})
+}
+
+// register adds the flags of multicast to fs.
+func (c *multicastConfig) register(fs *flags) {
+	c.opts.Messages = 1
+	fs.StringVar(&c.opts.Algo, "algo", "", "run the algorithm `NAME` (listed above), e.g. --algo nack")
+	fs.BoolVar(&c.compare, "compare", false,
+		"run every algorithm on the same stream, losses and faults; print one table, e.g. --compare")
+	c.source.register(fs, "its scripted events are ignored", "ring:5")
+	fs.Func("messages", fmt.Sprintf("the sender multicasts `M` messages, 1 to %d, e.g. --messages 10 (default 1)", multicast.MaxMessages),
+		func(s string) error {
+			m, err := strconv.Atoi(s)
+			if err != nil || m < 1 || m > multicast.MaxMessages {
+				return fmt.Errorf("want a whole number from 1 to %d", multicast.MaxMessages)
+			}
+			c.opts.Messages = m
+			return nil
+		})
+	fs.Func("loss", fmt.Sprintf("every sending is lost with probability `P`, from 0 to %g, e.g. --loss 0.2 (default 0)", multicast.MaxLoss),
+		func(s string) error {
+			p, err := strconv.ParseFloat(s, 64)
+			if err != nil || !(p >= 0 && p <= multicast.MaxLoss) {
+				return fmt.Errorf("want a probability from 0 to %g, e.g. 0.2", multicast.MaxLoss)
+			}
+			c.opts.Loss = p
+			return nil
+		})
+	fs.BoolVar(&c.opts.Stop, "stop", false,
+		"nack, srm: the sender repeats a stop signal with the last number every two delays, so that\na loss at the end of the stream is found, e.g. --stop")
+	fs.Var(newUint64(&c.opts.Seed, 1), "seed", "seed the message delays and losses with `N`, e.g. --seed 42")
+	fs.Var(&c.crashes, "crash",
+		"`NODE@TIME`: the node crashes at TIME delays; repeat for several, e.g. --crash n2@1.5")
+	fs.Var(&c.joins, "join",
+		"`NODE@TIME`, vsync: the node starts outside the group and asks to join at TIME delays;\nrepeat for several, e.g. --join n3@2")
+	fs.Var(&c.leaves, "leave",
+		"`NODE@TIME`, vsync: the node asks to leave the group at TIME delays (after it joins);\nrepeat for several, e.g. --leave n1@5")
+	fs.BoolVar(&c.opts.Trace, "trace", false,
+		"list every message: when sent and received, between whom, its type and value,\ne.g. --trace")
+	fs.BoolVar(&c.jsonOutput, "json", false,
+		"write one JSON object instead of the text report, e.g. --json | jq .members")
+	fs.order("algo", "compare", "topology", "gen", "messages", "loss", "stop", "seed", "crash", "join", "leave", "trace", "json")
+}
+
+func writeMulticastText(w io.Writer, source string, res *multicast.Result) {
+	fmt.Fprintf(w, "fwsim multicast: %s, seed %d, messages %d, loss %g", res.Algo, res.Seed, res.Messages, res.Loss)
+	if res.Stop {
+		fmt.Fprint(w, ", stop signal")
+	}
+	fmt.Fprintf(w, "\ntopology: %s\nsender: %s\n", source, res.Sender)
+	for _, l := range eventLines(res.Crashes, res.Joins, res.Leaves, "") {
+		fmt.Fprintln(w, l)
+	}
+	fmt.Fprintln(w, "\nmembers:")
+	vsync := res.Algo == "vsync"
+	var t table
+	header := []string{"node", "delivered", "expected", "duplicates", "missing", "crashed"}
+	if vsync {
+		header = append(header, "views")
+	}
+	t.add(header...)
+	for _, m := range res.Members {
+		missing := "-"
+		if len(m.Missing) > 0 {
+			missing = fmt.Sprint(m.Missing)
+		}
+		if m.GaveUp {
+			missing += " (gave up)"
+		}
+		crashed := "-"
+		if m.CrashedAt >= 0 {
+			crashed = fmt.Sprintf("at %.3f", m.CrashedAt)
+		}
+		row := []string{m.Node, strconv.Itoa(m.Delivered), strconv.Itoa(m.Expected), strconv.Itoa(m.Duplicates), missing, crashed}
+		if vsync {
+			row = append(row, joinInts(m.Views))
+		}
+		t.add(row...)
+	}
+	t.write(w, "  ")
+	fmt.Fprintln(w)
+	if vsync {
+		writeViews(w, res.Views)
+	}
+	for _, g := range res.Guarantees {
+		switch {
+		case !g.Promised:
+			fmt.Fprintf(w, "%s: %s\n", g.Name, g.Detail)
+		case g.Held:
+			fmt.Fprintf(w, "%s: held\n", g.Name)
+		default:
+			fmt.Fprintf(w, "%s: VIOLATED, %s\n", g.Name, g.Detail)
+		}
+	}
+	parts := make([]string, len(res.Sent.ByType))
+	for i, c := range res.Sent.ByType {
+		parts[i] = fmt.Sprintf("%s %d", c.Type, c.Count)
+	}
+	fmt.Fprintf(w, "messages: %d (%s), %d lost\n", res.Sent.Total, strings.Join(parts, ", "), res.Lost)
+	if res.Algo == "srm" {
+		fmt.Fprintf(w, "suppression: %d NACKs spared (losses repaired on another's NACK), %d repairs spared\n",
+			res.NACKsSpared, res.RepairsSpared)
+	}
+	fmt.Fprintf(w, "time: %.3f delays\n", res.Time)
+	if res.Trace != nil {
+		writeTraceTable(w, res.Trace)
+	}
+}
+
+// writeViews lists vsync's views: who was in each, who proposed it, the
+// messages sent in it, and who installed it.
+func writeViews(w io.Writer, views []multicast.View) {
+	fmt.Fprintln(w, "views:")
+	var t table
+	t.add("view", "members", "coordinator", "messages", "installed by")
+	for _, v := range views {
+		messages := "-"
+		if v.To >= v.From {
+			messages = fmt.Sprintf("%d-%d", v.From, v.To)
+		}
+		t.add(strconv.Itoa(v.Number), strings.Join(v.Members, ","), v.Coordinator, messages, strings.Join(v.Installed, ","))
+	}
+	t.write(w, "  ")
+	fmt.Fprintln(w)
+}
+
+// joinInts writes ns as 1,2,3, or - when there are none.
+func joinInts(ns []int) string {
+	if len(ns) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
+}
+
+// eventLines names the crashes, joins and leaves asked for, a line each
+// when there are any; taker, such as " (vsync)", follows the names of joins
+// and leaves when not every run takes them.
+func eventLines(crashes, joins, leaves []multicast.Event, taker string) []string {
+	var lines []string
+	for _, events := range []struct {
+		name string
+		list []multicast.Event
+	}{{"crashes", crashes}, {"joins" + taker, joins}, {"leaves" + taker, leaves}} {
+		if len(events.list) > 0 {
+			lines = append(lines, events.name+": "+formatEvents(events.list))
+		}
+	}
+	return lines
+}
+
+func (c *multicastConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source string) int {
+	var results []*multicast.Result
+	for _, a := range multicast.Algorithms() {
+		o := c.opts
+		o.Algo = a.Name
+		o.Stop = o.Stop && (a.Name == "nack" || a.Name == "srm")
+		if a.Name != "vsync" {
+			o.Joins, o.Leaves = nil, nil
+		}
+		res, err := multicast.Run(topo, o)
+		if err != nil {
+			return fs.inputError(e, err)
+		}
+		results = append(results, res)
+	}
+	header := fmt.Sprintf("seed %d, messages %d, loss %g", c.opts.Seed, c.opts.Messages, c.opts.Loss)
+	if c.opts.Stop {
+		header += ", stop signal (nack, srm)"
+	}
+	js := newMulticastCompareJSON(source, c.opts, results)
+	cmp := comparison{command: "multicast", header: header, source: source,
+		lines: append([]string{"sender: " + js.Sender}, eventLines(c.opts.Crashes, c.opts.Joins, c.opts.Leaves, " (vsync)")...),
+		json:  js}
+	cmp.table.add("algorithm", "delivered", "expected", "duplicates", "messages", "lost", "time", "guarantees", "by type")
+	for i, r := range results {
+		row := js.Results[i]
+		// The types a run did not use would only widen the line.
+		var types []string
+		for _, t := range r.Sent.ByType {
+			if t.Count > 0 {
+				types = append(types, fmt.Sprintf("%s %d", t.Type, t.Count))
+			}
+		}
+		cmp.table.add(r.Algo, strconv.Itoa(row.Delivered), strconv.Itoa(row.Expected), strconv.Itoa(row.Duplicates), strconv.Itoa(r.Sent.Total),
+			strconv.Itoa(r.Lost), fmt.Sprintf("%.3f", r.Time), guaranteesCell(r.Guarantees), strings.Join(types, ", "))
+		if r.Violated() {
+			cmp.failed = append(cmp.failed, r.Algo)
+		}
+	}
+	return cmp.write(e, fs, c.jsonOutput)
+}
+
+// guaranteesCell counts a run's guarantees as held, VIOLATED and not
+// promised, e.g. "1 held, 1 VIOLATED".
+func guaranteesCell(gs []multicast.Guarantee) string {
+	var held, violated, unpromised int
+	for _, g := range gs {
+		switch {
+		case !g.Promised:
+			unpromised++
+		case g.Held:
+			held++
+		default:
+			violated++
+		}
+	}
+	parts := []string{fmt.Sprintf("%d held", held)}
+	if violated > 0 {
+		parts = append(parts, fmt.Sprintf("%d VIOLATED", violated))
+	}
+	if unpromised > 0 {
+		parts = append(parts, fmt.Sprintf("%d not promised", unpromised))
+	}
+	return strings.Join(parts, ", ")
+}

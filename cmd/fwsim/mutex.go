@@ -1,0 +1,436 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/lab/mutex"
+)
+
+const mutexIntro = `Usage: fwsim mutex --algo NAME [--topology FILE | --gen SPEC] [flags]
+       fwsim mutex --compare [--topology FILE | --gen SPEC] [flags]
+
+Runs a mutual-exclusion algorithm on the nodes of a bus, on the virtual time of
+fwsim elect: every node is a process, every two processes share a FIFO link,
+and each message takes a delay of at most one unit drawn from the seed. Each
+node asks for the critical section --requests times, each time after a wait
+drawn from [0, --think), and stays --cs-time. Every run checks safety (never
+two nodes inside), liveness (every request served, or which wait for ever and
+why) and order (whether entries followed the order of the requests in time and
+by happened-before), and counts messages per entry and waiting times.
+--compare runs every algorithm on the same workload and prints one table;
+--lose-token-at goes to token-ring, --request-reply to ricart-agrawala.
+Times are in message delays. docs/mutex.md explains the algorithms and faults.
+
+Algorithms:
+%s
+Exit status: 0 the run ended safe (a fault may leave requests waiting: that is
+reported); 1 two nodes were in the critical section at once, or a request was
+never served although no fault was injected; 2 usage or input error.`
+
+// mutexConfig is what the flags of "fwsim mutex" ask for.
+type mutexConfig struct {
+	source              topologyFlags
+	opts                mutex.Options
+	crashes             list
+	compare, jsonOutput bool
+}
+
+func runMutex(ctx context.Context, e *env, args []string) int {
+	algos := algorithmList(mutex.Algorithms(), func(a mutex.Info) (string, string) { return a.Name, a.Summary })
+	fs := newFlags("mutex", fmt.Sprintf(mutexIntro, algos),
+		"fwsim mutex --algo ricart-agrawala --gen ring:5 --requests 2",
+		"fwsim mutex --algo central --gen tree:6:2 --crash n0@2",
+		"fwsim mutex --algo ricart-agrawala --gen ring:5 --crash n2@0.2 --request-reply",
+		"fwsim mutex --algo token-ring --gen ring:5 --lose-token-at 3 --trace",
+		"fwsim mutex --compare --gen ring:8 --requests 3",
+		"fwsim mutex --algo central --gen ring:5 --requests 2 --think 4 --notify",
+	)
+	var cfg mutexConfig
+	cfg.register(fs)
+	if code, done := fs.parse(e, args); done {
+		return code
+	}
+	if msg := labUsage(cfg.compare, cfg.opts.Algo, cfg.opts.Trace, cfg.source); msg != "" {
+		return fs.usageError(e, "%s", msg)
+	}
+	crashes, err := labCrashes(cfg.crashes)
+	if err != nil {
+		return fs.usageError(e, "%s", err)
+	}
+	cfg.opts.Crashes = crashes
+	topo, source, err := cfg.source.loadForLab()
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	cfg.opts.Interrupt = ctx.Done()
+	if cfg.compare {
+		return cfg.runCompare(e, fs, topo, source)
+	}
+	res, err := mutex.Run(topo, cfg.opts)
+	return reportLabRun(e, fs, res, err, cfg.jsonOutput,
+		func(res *mutex.Result) any { return newMutexJSON(source, res) },
+		func(w io.Writer, res *mutex.Result) { writeMutexText(w, source, cfg.opts, res) },
+		func(res *mutex.Result) string {
+			switch {
+			case len(res.Violations) > 0:
+				return fmt.Sprintf("fwsim mutex: %s broke mutual exclusion: %s", res.Algo, res.Violations[0])
+			case !res.Live && !faulty(res):
+				return fmt.Sprintf("fwsim mutex: %s left requests unserved without a fault", res.Algo)
+			}
+			return ""
+		})
+}
+
+// reportLabRun reports one run of a lab's algorithm: its JSON or its text
+// on stdout, then, when verdict finds the run broke what it promises, why
+// on stderr and exit 1.
+func reportLabRun[R any](e *env, fs *flags, res R, err error, jsonOutput bool,
+	toJSON func(R) any, text func(io.Writer, R), verdict func(R) string) int {
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	if jsonOutput {
+		if err := writeJSON(e.stdout, toJSON(res)); err != nil {
+			return fs.inputError(e, err)
+		}
+	} else {
+		text(e.stdout, res)
+	}
+	if why := verdict(res); why != "" {
+		fmt.Fprintln(e.stderr, why)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// algorithmList is a lab's algorithms as its help lists them: each name
+// in a column one wider than the longest, then its summary.
+func algorithmList[T any](algos []T, describe func(T) (name, summary string)) string {
+	width := 0
+	for _, a := range algos {
+		name, _ := describe(a)
+		width = max(width, len(name))
+	}
+	var b strings.Builder
+	for _, a := range algos {
+		name, summary := describe(a)
+		fmt.Fprintf(&b, "  %-*s %s\n", width+1, name, summary)
+	}
+	return b.String()
+}
+
+// labUsage is what elect and mutex alike refuse in their flags: --compare
+// with --algo or --trace, neither --compare nor --algo, --topology with
+// --gen. It returns "" when the flags go together.
+func labUsage(compare bool, algo string, trace bool, source topologyFlags) string {
+	switch {
+	case compare && algo != "":
+		return "--compare runs every algorithm: give it no --algo"
+	case !compare && algo == "":
+		return "want --algo NAME or --compare"
+	case compare && trace:
+		return "--trace lists the messages of one run: not with --compare"
+	case source.check() != nil:
+		return source.check().Error()
+	}
+	return ""
+}
+
+// labCrashes reads the --crash NODE@TIME values of mutex and multicast.
+func labCrashes(specs list) ([]mutex.Crash, error) { return labNodeTimes("--crash", specs) }
+
+// labNodeTimes reads the NODE@TIME values of flag: crashes, or elect's
+// recoveries.
+func labNodeTimes(flag string, specs list) ([]mutex.Crash, error) {
+	var crashes []mutex.Crash
+	for _, s := range specs {
+		c, err := mutex.ParseCrash(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %v", flag, s, err)
+		}
+		crashes = append(crashes, c)
+	}
+	return crashes, nil
+}
+
+// loadForLab loads the topology of elect or mutex; a generated bus the lab
+// cannot use names its --gen.
+func (t *topologyFlags) loadForLab() (*bus.Topology, string, error) {
+	topo, source, err := t.load()
+	if err != nil && t.gen != "" && !errors.Is(err, bus.ErrBadGenerator) {
+		err = fmt.Errorf("--gen %s: %w", t.gen, err)
+	}
+	return topo, source, err
+}
+
+// faulty reports whether the run had a fault injected.
+func faulty(res *mutex.Result) bool { return len(res.Crashes) > 0 || res.LoseToken }
+
+// register adds the flags of mutex to fs.
+func (c *mutexConfig) register(fs *flags) {
+	c.opts.Requests, c.opts.CSTime, c.opts.Think = 1, mutex.Delay, 2*mutex.Delay
+	fs.StringVar(&c.opts.Algo, "algo", "",
+		"run the algorithm `NAME` (listed above), e.g. --algo token-ring")
+	fs.BoolVar(&c.compare, "compare", false,
+		"run every algorithm on the same workload and print one table, e.g. --compare")
+	c.source.register(fs, "its scripted events are ignored", "ring:5")
+	fs.Func("requests", "every node enters the critical section `K` times, 1 to 100, e.g. --requests 3\n(default 1)",
+		func(s string) error {
+			k, err := strconv.Atoi(s)
+			if err != nil || k < 1 || k > maxRequests {
+				return fmt.Errorf("want a whole number from 1 to %d", maxRequests)
+			}
+			c.opts.Requests = k
+			return nil
+		})
+	fs.Func("cs-time", "stay `DUR` delays in the critical section, e.g. --cs-time 0.5 (default 1)", durationFlag(&c.opts.CSTime))
+	fs.Func("think", "wait a time drawn from [0, `DUR`) delays before each request; 0 makes every\nfirst request at time 0, e.g. --think 0 (default 2)", durationFlag(&c.opts.Think))
+	fs.BoolVar(&c.opts.Notify, "notify", false,
+		"a node that asks tells its predecessor on the logical ring (NOTE), which then asks\ntoo if it can: the test of ordering by happened-before, e.g. --notify")
+	fs.Var(newUint64(&c.opts.Seed, 1), "seed",
+		"seed the message delays, the waits and the 1394 root with `N`, e.g. --seed 42")
+	fs.Var(&c.crashes, "crash",
+		"`NODE@TIME`: the node crashes at TIME delays; repeat for several, e.g. --crash n2@1.5")
+	fs.Func("lose-token-at", "token-ring: lose the first token sent at or after `TIME` delays,\ne.g. --lose-token-at 3",
+		func(s string) error {
+			c.opts.LoseToken = true
+			return durationFlag(&c.opts.LoseTokenAt)(s)
+		})
+	fs.BoolVar(&c.opts.RequestReply, "request-reply", false,
+		"ricart-agrawala: answer every REQUEST at once (REPLY or DEFER) and give up on a\nnode silent for two delays, the remedy against crashes, e.g. --request-reply")
+	fs.BoolVar(&c.opts.Trace, "trace", false,
+		"list every message: when sent and received, between whom, its type and value,\ne.g. --trace")
+	fs.BoolVar(&c.jsonOutput, "json", false,
+		"write one JSON object instead of the text report, e.g. --json | jq .unserved")
+	fs.order("algo", "compare", "topology", "gen", "requests", "cs-time", "think", "notify", "seed", "crash", "lose-token-at",
+		"request-reply", "trace", "json")
+}
+
+// maxRequests bounds --requests: 63 nodes asking 100 times each make 6300
+// entries, which a run checks and reports in about a second.
+const maxRequests = 100
+
+// durationFlag parses a time in delays into ticks.
+func durationFlag(p *int64) func(string) error {
+	return func(s string) error {
+		t, err := mutex.ParseTime(s)
+		if err != nil {
+			return err
+		}
+		*p = t
+		return nil
+	}
+}
+
+// mutexHeader describes how a run was set, so that the output reproduces
+// it.
+func mutexHeader(o mutex.Options) string {
+	s := fmt.Sprintf("seed %d, requests %d, cs-time %s, think %s", o.Seed, o.Requests, mutex.Format(o.CSTime), mutex.Format(o.Think))
+	if o.Notify {
+		s += ", notify"
+	}
+	if o.LoseToken {
+		s += ", token lost at " + mutex.Format(o.LoseTokenAt)
+	}
+	if o.RequestReply {
+		s += ", request-reply"
+	}
+	return s
+}
+
+func writeMutexText(w io.Writer, source string, o mutex.Options, res *mutex.Result) {
+	fmt.Fprintf(w, "fwsim mutex: %s, %s\n", res.Algo, mutexHeader(o))
+	fmt.Fprintf(w, "topology: %s\n", source)
+	switch {
+	case res.Coordinator != "":
+		fmt.Fprintf(w, "coordinator: %s (%s)\n", res.Coordinator, res.CoordinatorBy)
+	case res.Ring != nil:
+		fmt.Fprintf(w, "ring: %s\n", strings.Join(res.Ring, " → "))
+	}
+	if len(res.Crashes) > 0 {
+		fmt.Fprintf(w, "crashes: %s\n", formatEvents(res.Crashes))
+	}
+	if len(res.Entries) == 0 {
+		fmt.Fprintf(w, "\nentries: none\n")
+	} else {
+		fmt.Fprintf(w, "\nentries (delays):\n")
+	}
+	var entries table
+	if len(res.Entries) > 0 {
+		entries.add("node", "requested", "entered", "left", "wait", "timestamp")
+	}
+	for _, en := range res.Entries {
+		left := fmt.Sprintf("%.3f", en.Left)
+		if en.CrashedInside {
+			left = "crashed"
+		}
+		stamp := "-"
+		if en.Stamp != 0 {
+			stamp = strconv.FormatInt(en.Stamp, 10)
+		}
+		entries.add(en.Node, fmt.Sprintf("%.3f", en.Requested), fmt.Sprintf("%.3f", en.Entered), left, fmt.Sprintf("%.3f", en.Wait), stamp)
+	}
+	entries.write(w, "  ")
+	fmt.Fprintln(w)
+	if len(res.Violations) == 0 {
+		fmt.Fprintln(w, "safety: held, never two nodes in the critical section")
+	} else {
+		fmt.Fprintf(w, "safety: VIOLATED %d time%s\n", len(res.Violations), plural(len(res.Violations)))
+		for _, v := range res.Violations {
+			fmt.Fprintf(w, "  %s\n", v)
+		}
+	}
+	if res.Live {
+		fmt.Fprintln(w, "liveness: held, every request served")
+	} else {
+		fmt.Fprintf(w, "liveness: failed, %d node%s wait for ever:\n", len(res.Unserved), plural(len(res.Unserved)))
+		// Nodes that wait for the same reason share its line.
+		for i := 0; i < len(res.Unserved); {
+			var who []string
+			j := i
+			for ; j < len(res.Unserved) && res.Unserved[j].Reason == res.Unserved[i].Reason; j++ {
+				who = append(who, fmt.Sprintf("%s (asked at %.3f)", res.Unserved[j].Node, res.Unserved[j].Requested))
+			}
+			fmt.Fprintf(w, "  %s:\n    %s\n", strings.Join(who, ", "), res.Unserved[i].Reason)
+			i = j
+		}
+	}
+	writeOrder(w, res.Order)
+	parts := make([]string, len(res.Messages.ByType))
+	for i, c := range res.Messages.ByType {
+		parts[i] = fmt.Sprintf("%s %d", c.Type, c.Count)
+	}
+	fmt.Fprintf(w, "messages: %d (%s), %.3f per entry\n", res.Messages.Total, strings.Join(parts, ", "), res.PerEntry)
+	fmt.Fprintf(w, "waiting: mean %.3f, max %.3f delays\n", res.MeanWait, res.MaxWait)
+	fmt.Fprintln(w, "\nnodes:")
+	var nodes table
+	nodes.add("node", "role", "requests", "entries", "unserved", "sent", "mean wait", "max wait", "crashed")
+	for _, n := range res.Nodes {
+		crashed := "-"
+		if n.CrashedAt >= 0 {
+			crashed = fmt.Sprintf("at %.3f", n.CrashedAt)
+			if n.CrashedInside {
+				crashed += ", inside"
+			}
+		}
+		nodes.add(n.Node, n.Role, strconv.Itoa(n.Requests), strconv.Itoa(n.Entries), strconv.Itoa(n.Unserved),
+			strconv.Itoa(n.Sent), fmt.Sprintf("%.3f", n.MeanWait), fmt.Sprintf("%.3f", n.MaxWait), crashed)
+	}
+	nodes.write(w, "  ")
+	fmt.Fprintf(w, "time: %.3f delays\n", res.Time)
+	if res.Trace != nil {
+		writeTraceTable(w, res.Trace)
+	}
+}
+
+// writeOrder says whether the entries followed the requests.
+func writeOrder(w io.Writer, o mutex.Order) {
+	if o.Inversions == 0 {
+		fmt.Fprintln(w, "request order: followed")
+	} else {
+		fmt.Fprintf(w, "request order: %d of %d pairs went the other way (%s)\n", o.Inversions, o.Pairs, o.Inversion)
+	}
+	if o.CausalInversions == 0 {
+		fmt.Fprintln(w, "happened-before: followed")
+	} else {
+		fmt.Fprintf(w, "happened-before: %d of %d pairs against it (%s)\n", o.CausalInversions, o.Pairs, o.CausalInversion)
+	}
+}
+
+// writeTraceTable lists every message of a trace.
+func writeTraceTable(w io.Writer, trace []election.TraceEntry) {
+	fmt.Fprintf(w, "\ntrace (delays):\n")
+	var tr table
+	tr.add("sent", "arrived", "from", "to", "type", "value")
+	for _, m := range trace {
+		arrived := strconv.FormatFloat(m.Arrived, 'f', -1, 64)
+		if m.Lost {
+			arrived = "lost"
+		}
+		tr.add(strconv.FormatFloat(m.Sent, 'f', -1, 64), arrived, m.From, m.To, m.Type, m.Payload)
+	}
+	tr.write(w, "  ")
+}
+
+func (c *mutexConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source string) int {
+	var results []*mutex.Result
+	for _, a := range mutex.Algorithms() {
+		o := c.opts
+		o.Algo = a.Name
+		o.LoseToken = o.LoseToken && a.Name == "token-ring"
+		o.RequestReply = o.RequestReply && a.Name == "ricart-agrawala"
+		res, err := mutex.Run(topo, o)
+		if err != nil {
+			return fs.inputError(e, err)
+		}
+		results = append(results, res)
+	}
+	cmp := comparison{command: "mutex", header: mutexHeader(c.opts), source: source,
+		lines: eventLines(c.opts.Crashes, nil, nil, ""), json: newMutexCompareJSON(source, c.opts, results)}
+	cmp.table.add("algorithm      ", "entries", "messages", "per entry", "mean wait", "max wait", "unserved", "out of order", "causal", "safety")
+	for _, r := range results {
+		safety := "held"
+		if len(r.Violations) > 0 {
+			safety = "VIOLATED"
+		}
+		cmp.table.add(r.Algo, strconv.Itoa(len(r.Entries)), strconv.Itoa(r.Messages.Total), fmt.Sprintf("%.3f", r.PerEntry),
+			fmt.Sprintf("%.3f", r.MeanWait), fmt.Sprintf("%.3f", r.MaxWait), strconv.Itoa(len(r.Unserved)),
+			fmt.Sprintf("%d/%d", r.Order.Inversions, r.Order.Pairs), strconv.Itoa(r.Order.CausalInversions), safety)
+		if len(r.Violations) > 0 || (!r.Live && !faulty(r)) {
+			cmp.failed = append(cmp.failed, r.Algo)
+		}
+	}
+	return cmp.write(e, fs, c.jsonOutput)
+}
+
+// comparison is what mutex --compare and multicast --compare write: a row
+// per algorithm, as a table or as JSON, and the algorithms whose run failed.
+type comparison struct {
+	command, header, source string
+	lines                   []string // settings beyond the header, such as the faults asked for
+	table                   table
+	json                    any
+	failed                  []string
+}
+
+// write prints c and returns the exit status: 1 when a run failed, which
+// the table shows and stderr names.
+func (c *comparison) write(e *env, fs *flags, jsonOutput bool) int {
+	if jsonOutput {
+		if err := writeJSON(e.stdout, c.json); err != nil {
+			return fs.inputError(e, err)
+		}
+	} else {
+		fmt.Fprintf(e.stdout, "fwsim %s --compare: %s\n", c.command, c.header)
+		for _, l := range c.lines {
+			fmt.Fprintln(e.stdout, l)
+		}
+		fmt.Fprintf(e.stdout, "topology: %s\n\n", c.source)
+		c.table.write(e.stdout, "")
+	}
+	if len(c.failed) > 0 {
+		which := "it"
+		if len(c.failed) > 1 {
+			which = "each"
+		}
+		fmt.Fprintf(e.stderr, "fwsim %s: %s failed; run %s alone for the details\n", c.command, strings.Join(c.failed, ", "), which)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// formatEvents lists crashes, joins or leaves as "n2 at 1.500, n3 at 2.000".
+func formatEvents(events []mutex.Crash) string {
+	parts := make([]string, len(events))
+	for i, c := range events {
+		parts[i] = c.Node + " at " + mutex.Format(c.At)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// mutexGoldens are the runs whose output the golden files in
+// testdata/mutex pin, text and JSON.
+var mutexGoldens = []goldenCase{
+	{name: "ricart-agrawala-ring5", args: []string{"mutex", "--algo", "ricart-agrawala", "--gen", "ring:5", "--requests", "2"}},
+	{name: "central-tree6-coordinator-crash", args: []string{"mutex", "--algo", "central", "--gen", "tree:6:2", "--crash", "n0@2"}},
+	{name: "ricart-agrawala-crash", args: []string{"mutex", "--algo", "ricart-agrawala", "--gen", "ring:5", "--crash", "n2@0.2"}},
+	{name: "ricart-agrawala-request-reply", args: []string{"mutex", "--algo", "ricart-agrawala", "--gen", "ring:5", "--requests", "2", "--crash", "n2@0.2", "--request-reply"}},
+	{name: "token-ring-lost", args: []string{"mutex", "--algo", "token-ring", "--gen", "ring:5", "--lose-token-at", "3", "--trace"}},
+	{name: "compare-ring8", args: []string{"mutex", "--compare", "--gen", "ring:8", "--requests", "3"}},
+	{name: "central-notify", args: []string{"mutex", "--algo", "central", "--gen", "ring:5", "--requests", "2", "--think", "4", "--notify"}},
+	{name: "compare-notify", args: []string{"mutex", "--compare", "--gen", "ring:5", "--requests", "2", "--think", "4", "--notify"}},
+}
+
+func TestMutexGolden(t *testing.T) {
+	testGoldenCases(t, mutexGoldens, func(name, format string) string { return "mutex/" + name + "." + format })
+}
+
+func TestMutexJSON(t *testing.T) {
+	// A crashed coordinator: every client waits for ever; reported, exit 0.
+	out := jsonOutput[mutexJSON](t, exitOK, "mutex", "--algo", "central", "--gen", "ring:4", "--crash", "n3@0")
+	require.NotNil(t, out.Coordinator)
+	assert.Equal(t, "n3", *out.Coordinator)
+	assert.True(t, out.Safe)
+	assert.False(t, out.Live)
+	assert.Len(t, out.Unserved, 3)
+	assert.Equal(t, map[string]int{"REQUEST": 3, "OK": 0, "RELEASE": 0}, out.Messages.ByType)
+	require.NotNil(t, out.Nodes[3].CrashedAt)
+	assert.Equal(t, 0.0, *out.Nodes[3].CrashedAt)
+
+	// Ricart–Agrawala: 2(n−1) per entry, and every entry has its timestamp.
+	out = jsonOutput[mutexJSON](t, exitOK, "mutex", "--algo", "ricart-agrawala", "--gen", "ring:6", "--requests", "2")
+	assert.Equal(t, 10.0, out.PerEntry)
+	assert.Len(t, out.Entries, 12)
+	for _, e := range out.Entries {
+		assert.NotNil(t, e.Timestamp)
+		require.NotNil(t, e.Left)
+	}
+	assert.Zero(t, out.Order.CausalInversions)
+}
+
+func TestMutexBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mutex"}, "fwsim mutex: want --algo NAME or --compare (see 'fwsim help mutex')\n"},
+		{[]string{"mutex", "--algo", "bakery"}, "fwsim mutex: unknown mutual-exclusion algorithm \"bakery\" (want central, ricart-agrawala, token-ring)\n"},
+		{[]string{"mutex", "--algo", "central", "--crash", "n1"}, "fwsim mutex: --crash n1: want NODE@TIME, e.g. n3@2.5 (see 'fwsim help mutex')\n"},
+		{[]string{"mutex", "--algo", "central", "--crash", "n1@x"}, "fwsim mutex: --crash n1@x: time \"x\": want a number of delays from 0, to three decimals, e.g. 2.5 (see 'fwsim help mutex')\n"},
+		{[]string{"mutex", "--algo", "central", "--crash", "n9@1"}, "fwsim mutex: bad mutual-exclusion options: crashed node \"n9\" is not on the bus\n"},
+		{[]string{"mutex", "--algo", "central", "--lose-token-at", "1"}, "fwsim mutex: bad mutual-exclusion options: central has no token to lose\n"},
+		{[]string{"mutex", "--algo", "central", "--requests", "0"}, "fwsim mutex: invalid value \"0\" for flag --requests: want a whole number from 1 to 100 (see 'fwsim help mutex')\n"},
+		{[]string{"mutex", "--algo", "central", "--cs-time", "-1"}, "fwsim mutex: invalid value \"-1\" for flag --cs-time: want a number of delays from 0, to three decimals, e.g. 2.5 (see 'fwsim help mutex')\n"},
+		{[]string{"mutex", "--compare", "--trace"}, "fwsim mutex: --trace lists the messages of one run: not with --compare (see 'fwsim help mutex')\n"},
+	} {
+		code, stdout, stderr := runCLI(t, tc.args...)
+		assert.Equal(t, exitUsage, code, "%v", tc.args)
+		assert.Empty(t, stdout, "%v", tc.args)
+		assert.Equal(t, tc.want, stderr, "%v", tc.args)
+	}
+}
+
+// The comparison tables in docs/mutex.md are what their commands print now.
+func TestMutexDocTables(t *testing.T) {
+	cmds, outputs := docCommands(t, "../../docs/mutex.md")
+	require.GreaterOrEqual(t, len(cmds), 2, "the doc shows a plain and a --notify table")
+	for i, args := range cmds {
+		code, stdout, stderr := runCLI(t, args...)
+		require.Equal(t, exitOK, code, stderr)
+		assert.Equal(t, outputs[i], stdout, "docs/mutex.md shows other output for %v; paste the new one", args)
+	}
+}
+
+// Every mutex command in the README's mutual-exclusion section runs as
+// written.
+func TestMutexReadmeCommands(t *testing.T) {
+	assert.GreaterOrEqual(t, runReadmeCommands(t, "mutex"), 3, "the README's mutual-exclusion section shows its commands")
+}
+
+// mutex stops on SIGINT with exit 130 and one line, alone or comparing.
+func TestMutexStopsOnInterrupt(t *testing.T) {
+	for _, args := range [][]string{
+		{"mutex", "--algo", "central", "--gen", "tree:6:2"}, // stops in the 1394 election of its coordinator
+		{"mutex", "--algo", "token-ring", "--gen", "ring:8"},
+		{"mutex", "--compare", "--gen", "ring:8"},
+	} {
+		code, stdout, stderr, _ := runInterrupted(t, 0, strings.NewReader(""), args...)
+		assert.Equal(t, exitInterrupted, code, "%v: %s", args, stderr)
+		assert.Equal(t, "fwsim mutex: interrupted; no output file was written or changed\n", stderr, args)
+		assert.Empty(t, stdout, args)
+	}
+}
+
+// --compare names the crashes every run had, as one run does.
+func TestMutexCompareNamesCrashes(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "mutex", "--compare", "--gen", "ring:5", "--crash", "n0@2", "--crash", "n3@1.5")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "\ncrashes: n0 at 2.000, n3 at 1.500\ntopology: gen ring:5\n")
+}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/lab/mutex"
+)
+
+// mutexJSON is the --json output of one mutual-exclusion run. Times are in
+// message delays.
+type mutexJSON struct {
+	versionJSON
+	Algo         string              `json:"algo"`            // central, ricart-agrawala or token-ring
+	Topology     string              `json:"topology"`        // the file, "gen SPEC" or "default"
+	Seed         uint64              `json:"seed"`            // the seed of the delays, the waits and the 1394 root
+	Requests     int                 `json:"requests"`        // entries every node asks for
+	CSTime       float64             `json:"cs_time"`         // the stay in the critical section
+	Think        float64             `json:"think"`           // waits before requests are drawn from [0, think)
+	Notify       bool                `json:"notify"`          // a node that asks tells its predecessor on the ring (NOTE), which then asks too
+	Crashes      []mutexCrashJSON    `json:"crashes"`         // the crashes asked for
+	LoseTokenAt  *float64            `json:"lose_token_at"`   // the first token sent from then on is lost; null: none
+	RequestReply bool                `json:"request_reply"`   // ricart-agrawala's remedy against crashes
+	Coordinator  *string             `json:"coordinator"`     // central's coordinator; null for the others
+	ChosenBy     *string             `json:"chosen_by"`       // how the coordinator was chosen, e.g. "1394 root, seed 1"
+	Ring         []string            `json:"ring"`            // the token's way round; [] for the others
+	Safe         bool                `json:"safe"`            // never two nodes in the critical section
+	Violations   []string            `json:"violations"`      // every entry while another node was inside
+	Live         bool                `json:"live"`            // every live node made all its entries
+	Unserved     []mutexUnservedJSON `json:"unserved"`        // requests that wait for ever, and why
+	Order        mutexOrderJSON      `json:"order"`           // whether entries followed the requests
+	Entries      []mutexEntryJSON    `json:"entries"`         // every entry, in order
+	Messages     electCountJSON      `json:"messages"`        // every message sent, lost ones included
+	PerEntry     float64             `json:"per_entry"`       // the algorithm's messages (not NOTEs) per entry; 0 without entries
+	MeanWait     float64             `json:"mean_wait"`       // from request to entry, over the entries
+	MaxWait      float64             `json:"max_wait"`        // the longest wait of an entry
+	Nodes        []mutexNodeJSON     `json:"nodes"`           // every node, in topology order: what it did
+	Time         float64             `json:"time"`            // the last delivery or exit from the critical section
+	Trace        []electTraceJSON    `json:"trace,omitempty"` // with --trace only
+}
+
+// mutexCrashJSON is one crash.
+type mutexCrashJSON struct {
+	Node string  `json:"node"` // the node that crashes
+	At   float64 `json:"at"`   // when
+}
+
+// mutexUnservedJSON is a request that waits for ever.
+type mutexUnservedJSON struct {
+	Node      string  `json:"node"`       // who asked
+	Requested float64 `json:"requested"`  // when
+	Reason    string  `json:"reason"`     // what it waits for and why that never comes
+	NeverMade int     `json:"never_made"` // the node's later requests, never made
+}
+
+// mutexOrderJSON compares the order of entries with that of requests.
+type mutexOrderJSON struct {
+	Pairs            int     `json:"pairs"`             // pairs of entries compared
+	Inversions       int     `json:"inversions"`        // pairs that entered in the other order than they asked
+	Inversion        *string `json:"inversion"`         // the first such pair; null if none
+	CausalInversions int     `json:"causal_inversions"` // pairs whose requests happened-before the other way
+	CausalInversion  *string `json:"causal_inversion"`  // the first such pair; null if none
+}
+
+// mutexEntryJSON is one stay in the critical section.
+type mutexEntryJSON struct {
+	Node      string   `json:"node"`      // who entered
+	Requested float64  `json:"requested"` // when it asked
+	Entered   float64  `json:"entered"`   // when it entered
+	Left      *float64 `json:"left"`      // when it left; null if it crashed inside
+	Wait      float64  `json:"wait"`      // entered − requested
+	Timestamp *int64   `json:"timestamp"` // the request's Lamport timestamp (ricart-agrawala); null otherwise
+}
+
+// mutexNodeJSON is what one node did.
+type mutexNodeJSON struct {
+	ID            string   `json:"id"`             // the node's name in the topology
+	Role          string   `json:"role"`           // coordinator or client (central), else process
+	Requests      int      `json:"requests"`       // requests it made
+	Entries       int      `json:"entries"`        // times it entered
+	Unserved      int      `json:"unserved"`       // requests it made that were never served
+	Sent          int      `json:"sent"`           // messages it sent, lost ones included
+	MeanWait      float64  `json:"mean_wait"`      // over its entries; 0 without
+	MaxWait       float64  `json:"max_wait"`       // its longest wait
+	CrashedAt     *float64 `json:"crashed_at"`     // when it crashed; null if it did not
+	CrashedInside bool     `json:"crashed_inside"` // it crashed in the critical section
+}
+
+func newMutexJSON(source string, res *mutex.Result) mutexJSON {
+	out := mutexJSON{versionJSON: newVersionJSON(), Algo: res.Algo, Topology: source, Seed: res.Seed,
+		Requests: res.Requests, CSTime: res.CSTime, Think: res.Think, Notify: res.Notify, Crashes: crashesJSON(res.Crashes),
+		RequestReply: res.RequestReply, Coordinator: nullIfEmpty(res.Coordinator), ChosenBy: nullIfEmpty(res.CoordinatorBy),
+		Ring: nonNil(res.Ring), Safe: len(res.Violations) == 0, Violations: nonNil(res.Violations), Live: res.Live,
+		Unserved: []mutexUnservedJSON{}, Entries: []mutexEntryJSON{}, PerEntry: res.PerEntry,
+		MeanWait: res.MeanWait, MaxWait: res.MaxWait, Nodes: []mutexNodeJSON{}, Time: res.Time}
+	if res.LoseToken {
+		out.LoseTokenAt = &res.LoseTokenAt
+	}
+	for _, u := range res.Unserved {
+		out.Unserved = append(out.Unserved, mutexUnservedJSON{Node: u.Node, Requested: u.Requested, Reason: u.Reason, NeverMade: u.NeverMade})
+	}
+	out.Order = mutexOrderJSON{Pairs: res.Order.Pairs, Inversions: res.Order.Inversions, Inversion: nullIfEmpty(res.Order.Inversion),
+		CausalInversions: res.Order.CausalInversions, CausalInversion: nullIfEmpty(res.Order.CausalInversion)}
+	for _, e := range res.Entries {
+		ej := mutexEntryJSON{Node: e.Node, Requested: e.Requested, Entered: e.Entered, Wait: e.Wait}
+		if !e.CrashedInside {
+			ej.Left = &e.Left
+		}
+		if e.Stamp != 0 {
+			ej.Timestamp = &e.Stamp
+		}
+		out.Entries = append(out.Entries, ej)
+	}
+	out.Messages = countJSON(res.Messages.Total, res.Messages.ByType)
+	for _, n := range res.Nodes {
+		nj := mutexNodeJSON{ID: n.Node, Role: n.Role, Requests: n.Requests, Entries: n.Entries, Unserved: n.Unserved,
+			Sent: n.Sent, MeanWait: n.MeanWait, MaxWait: n.MaxWait, CrashedInside: n.CrashedInside}
+		if n.CrashedAt >= 0 {
+			nj.CrashedAt = &n.CrashedAt
+		}
+		out.Nodes = append(out.Nodes, nj)
+	}
+	for _, m := range res.Trace {
+		out.Trace = append(out.Trace, newTraceJSON(m))
+	}
+	return out
+}
+
+// mutexCompareJSON is the --json output of mutex --compare.
+type mutexCompareJSON struct {
+	versionJSON
+	Topology     string                `json:"topology"`      // the file, "gen SPEC" or "default"
+	Seed         uint64                `json:"seed"`          // the seed of every run
+	Requests     int                   `json:"requests"`      // entries every node asks for
+	CSTime       float64               `json:"cs_time"`       // the stay in the critical section
+	Think        float64               `json:"think"`         // waits before requests are drawn from [0, think)
+	Notify       bool                  `json:"notify"`        // a node that asks tells its predecessor on the ring (NOTE), which then asks too
+	Crashes      []mutexCrashJSON      `json:"crashes"`       // the crashes of every run
+	LoseTokenAt  *float64              `json:"lose_token_at"` // token-ring's lost token; null: none
+	RequestReply bool                  `json:"request_reply"` // ricart-agrawala ran with its remedy
+	Results      []mutexCompareRowJSON `json:"results"`       // one per algorithm
+}
+
+// mutexCompareRowJSON is one algorithm's run.
+type mutexCompareRowJSON struct {
+	Algo       string  `json:"algo"`       // the algorithm
+	Entries    int     `json:"entries"`    // entries into the critical section
+	Messages   int     `json:"messages"`   // every message sent, lost ones included
+	PerEntry   float64 `json:"per_entry"`  // the algorithm's messages (not NOTEs) per entry
+	MeanWait   float64 `json:"mean_wait"`  // from request to entry
+	MaxWait    float64 `json:"max_wait"`   // the longest wait
+	Unserved   int     `json:"unserved"`   // requests that wait for ever
+	Inversions int     `json:"inversions"` // pairs of entries not in the order of their requests
+	Causal     int     `json:"causal"`     // pairs of entries against happened-before
+	Pairs      int     `json:"pairs"`      // pairs of entries compared
+	Safe       bool    `json:"safe"`       // never two nodes in the critical section
+}
+
+func newMutexCompareJSON(source string, o mutex.Options, results []*mutex.Result) mutexCompareJSON {
+	first := newMutexJSON(source, results[0])
+	out := mutexCompareJSON{versionJSON: first.versionJSON, Topology: source, Seed: o.Seed, Requests: o.Requests,
+		CSTime: first.CSTime, Think: first.Think, Notify: o.Notify, Crashes: first.Crashes, RequestReply: o.RequestReply,
+		Results: []mutexCompareRowJSON{}}
+	if o.LoseToken {
+		at := float64(o.LoseTokenAt) / mutex.Delay
+		out.LoseTokenAt = &at
+	}
+	for _, r := range results {
+		out.Results = append(out.Results, mutexCompareRowJSON{Algo: r.Algo, Entries: len(r.Entries), Messages: r.Messages.Total,
+			PerEntry: r.PerEntry, MeanWait: r.MeanWait, MaxWait: r.MaxWait, Unserved: len(r.Unserved),
+			Inversions: r.Order.Inversions, Causal: r.Order.CausalInversions, Pairs: r.Order.Pairs, Safe: len(r.Violations) == 0})
+	}
+	return out
+}
+
+// countJSON is the messages object of a run, every type included.
+func countJSON(total int, byType []election.TypeCount) electCountJSON {
+	out := electCountJSON{Total: total, ByType: map[string]int{}}
+	for _, c := range byType {
+		out.ByType[c.Type] = c.Count
+	}
+	return out
+}
+
+// newTraceJSON is one message of --trace.
+func newTraceJSON(m election.TraceEntry) electTraceJSON {
+	tj := electTraceJSON{Sent: m.Sent, From: m.From, To: m.To, Type: m.Type, Payload: m.Payload}
+	if !m.Lost {
+		tj.Arrived = &m.Arrived
+	}
+	return tj
+}

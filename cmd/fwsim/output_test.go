@@ -1,0 +1,282 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const precious = "precious: not fwsim's to lose\n"
+
+// preciousFile writes precious to name in dir and returns its path.
+func preciousFile(t *testing.T, dir, name string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(path, []byte(precious), 0o640))
+	return path
+}
+
+// assertUntouched checks that path still holds precious, with its mode, and
+// that dir holds no temporary file.
+func assertUntouched(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err, "the user's file is gone")
+	assert.Equal(t, precious, string(data), "the user's file was changed")
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o640), info.Mode().Perm())
+	assertNoTemporaryFiles(t, filepath.Dir(path))
+}
+
+func assertNoTemporaryFiles(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.False(t, strings.HasSuffix(e.Name(), ".tmp"), "a temporary file was left behind: %s", e.Name())
+	}
+}
+
+// Every command that writes files leaves the existing ones as they were
+// when it fails before it has produced them.
+func TestFailingCommandsKeepExistingFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args func(path string) []string
+		code int
+	}{
+		{"run --vcd, bad --force-root", func(p string) []string {
+			return []string{"run", "--gen", "pair", "--force-root", "nope", "--vcd", p}
+		}, exitUsage},
+		{"run --trace, bad --initiator", func(p string) []string {
+			return []string{"run", "--gen", "pair", "--initiator", "nobody", "--trace", p}
+		}, exitUsage},
+		{"analyze --csv, bad --force-root", func(p string) []string {
+			return []string{"analyze", "--gen", "pair", "--runs", "10", "--force-root", "nope", "--csv", p}
+		}, exitUsage},
+		{"sweep --csv, bad --force-root", func(p string) []string {
+			return []string{"sweep", "--gen", "pair", "--runs", "10", "--param", "delay=10..20:10", "--force-root", "nope", "--csv", p}
+		}, exitUsage},
+		{"decode --emit-topology, unreadable capture", func(p string) []string {
+			return []string{"decode", filepath.Join(dir, "no-such-capture.txt"), "--emit-topology", p}
+		}, exitUsage},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := preciousFile(t, dir, "user.out")
+			code, _, stderr := runCLI(t, tc.args(path)...)
+			assert.Equal(t, tc.code, code, stderr)
+			assertUntouched(t, path)
+
+			// Through a symbolic link: the link and its target both stay.
+			link := filepath.Join(dir, "link.out")
+			require.NoError(t, os.Symlink(path, link))
+			defer os.Remove(link)
+			code, _, stderr = runCLI(t, tc.args(link)...)
+			assert.Equal(t, tc.code, code, stderr)
+			assertUntouched(t, path)
+			target, err := os.Readlink(link)
+			require.NoError(t, err, "the link was replaced")
+			assert.Equal(t, path, target)
+		})
+	}
+}
+
+// A run that succeeds replaces a symbolic link's target, not the link, and
+// keeps the target's permissions.
+func TestOutputThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	path := preciousFile(t, dir, "bus.dot")
+	link := filepath.Join(dir, "link.dot")
+	require.NoError(t, os.Symlink("bus.dot", link))
+	code, _, stderr := runCLI(t, "run", "--gen", "pair", "--dot", link)
+	require.Equal(t, exitOK, code, stderr)
+	target, err := os.Readlink(link)
+	require.NoError(t, err, "the link was replaced by a file")
+	assert.Equal(t, "bus.dot", target)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(data), "digraph") || strings.HasPrefix(string(data), "graph"), "%.40s", data)
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o640), info.Mode().Perm())
+	assertNoTemporaryFiles(t, dir)
+}
+
+// When one view fails, the others are not put in place either: no file is
+// left empty or half-written.
+func TestOneFailingViewKeepsTheOthers(t *testing.T) {
+	useDot(t, fakeDot(t, 3))
+	dir := t.TempDir()
+	vcd := preciousFile(t, dir, "bus.vcd")
+	code, _, stderr := runCLI(t, "run", "--gen", "pair", "--vcd", vcd, "--svg", filepath.Join(dir, "bus.svg"))
+	assert.Equal(t, exitOutput, code, stderr)
+	assertUntouched(t, vcd)
+	assert.NoFileExists(t, filepath.Join(dir, "bus.svg"))
+}
+
+// A report that fails keeps the report it replaces whole: its data.csv is
+// not deleted while its index.html still links it.
+func TestFailingReportKeepsThePreviousOne(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runCLI(t, "report", "--out", dir, "--gen", "pair", "--runs", "20")
+	require.Equal(t, exitOK, code, stderr)
+	before := map[string]string{}
+	for _, name := range []string{"index.html", "data.csv"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		before[name] = string(data)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errOut bytes.Buffer
+	code = Run(ctx, []string{"report", "--out", dir, "--gen", "pair", "--runs", "20", "--seed", "2"}, strings.NewReader(""), &out, &errOut)
+	assert.Equal(t, exitInterrupted, code, errOut.String())
+	for name, want := range before {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err, name)
+		assert.Equal(t, want, string(data), name)
+	}
+	assertNoTemporaryFiles(t, dir)
+}
+
+// Special files are written in place and never removed, even when the
+// command fails.
+func TestSpecialFilesAreWrittenInPlace(t *testing.T) {
+	code, _, stderr := runCLI(t, "run", "--gen", "pair", "--vcd", os.DevNull)
+	assert.Equal(t, exitOK, code, stderr)
+	code, _, _ = runCLI(t, "run", "--gen", "pair", "--force-root", "nope", "--vcd", os.DevNull)
+	assert.Equal(t, exitUsage, code)
+	info, err := os.Stat(os.DevNull)
+	require.NoError(t, err, "the device was removed")
+	assert.NotZero(t, info.Mode()&os.ModeCharDevice)
+
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full on this system")
+	}
+	code, _, stderr = runCLI(t, "run", "--gen", "pair", "--vcd", "/dev/full")
+	assert.Equal(t, exitOutput, code)
+	assert.Equal(t, "fwsim run: --vcd /dev/full: write /dev/full: no space left on device\n", stderr)
+}
+
+// "-" names standard output only where nothing else is written there.
+func TestDashIsStandardOutput(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "sweep", "--gen", "pair", "--runs", "5", "--param", "delay=10..20:10", "--csv", "-")
+	require.Equal(t, exitOK, code, stderr)
+	rows := parseCSV(t, stdout) // the CSV alone: no table
+	assert.Equal(t, "delay", rows[0][0])
+	assert.Len(t, rows, 3)
+	assert.NoFileExists(t, "-")
+
+	code, stdout, stderr = runCLI(t, "run", "--gen", "pair", "--vcd", "-")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, `fwsim run: --vcd -: standard output carries the command's report`)
+}
+
+// Other paths that cannot be written are refused before the run.
+func TestUnwritableOutputPaths(t *testing.T) {
+	dir := t.TempDir()
+	dangling := filepath.Join(dir, "dangling.vcd")
+	require.NoError(t, os.Symlink(filepath.Join(dir, "missing", "x.vcd"), dangling))
+	for _, tc := range []struct{ path, want string }{
+		{dir, "is a directory: name a file"},
+		{dangling, "a symbolic link to a file that does not exist: name the file itself"},
+		{filepath.Join(dir, "missing", "x.vcd"), "the directory " + filepath.Join(dir, "missing") + " does not exist"},
+	} {
+		code, stdout, stderr := runCLI(t, "run", "--gen", "pair", "--vcd", tc.path)
+		assert.Equal(t, exitUsage, code, tc.path)
+		assert.Empty(t, stdout)
+		assert.Equal(t, "fwsim run: --vcd "+tc.path+": "+tc.want+"\n", stderr)
+	}
+	assertNoTemporaryFiles(t, dir)
+}
+
+// failingWriter fails every write, as standard output on a full device or
+// a closed pipe does.
+type failingWriter struct{ writes int }
+
+func (w *failingWriter) Write([]byte) (int, error) {
+	w.writes++
+	return 0, syscall.ENOSPC
+}
+
+// Every command checks its writes to standard output: output that did not
+// arrive is never exit 0, in text mode as in JSON mode.
+func TestStandardOutputWriteErrors(t *testing.T) {
+	shard := filepath.Join(t.TempDir(), "shard.json")
+	code, _, stderr := runCLI(t, "analyze", "--gen", "pair", "--runs", "20", "--shard", "1/1", "--quiet")
+	require.Equal(t, exitOK, code, stderr)
+	_, shardJSON, _ := runCLI(t, "analyze", "--gen", "pair", "--runs", "20", "--shard", "1/1", "--quiet")
+	require.NoError(t, os.WriteFile(shard, []byte(shardJSON), 0o644))
+	for _, args := range [][]string{
+		{"run", "--gen", "pair"},
+		{"analyze", "--gen", "pair", "--runs", "20", "--quiet"},
+		{"merge", shard},
+		{"sweep", "--gen", "pair", "--runs", "5", "--param", "delay=10..20:10", "--quiet"},
+		{"elect", "--algo", "echo", "--gen", "chain:4"},
+		{"decode", captures + "ohci-two-resets.log"},
+		{"crosscheck", "--capture", captures + "ohci-two-resets.log", "--max-states", "0"},
+		{"version"},
+		{"help", "run"},
+	} {
+		for _, asJSON := range []bool{false, true} {
+			if asJSON && (args[0] == "version" || args[0] == "help") {
+				continue
+			}
+			a := args
+			if asJSON {
+				a = append([]string{args[0], "--json"}, args[1:]...)
+			}
+			var out failingWriter
+			var errOut bytes.Buffer
+			code := Run(context.Background(), a, strings.NewReader(""), &out, &errOut)
+			assert.Equal(t, exitOutput, code, "%v: %s", a, errOut.String())
+			assert.NotZero(t, out.writes, a)
+			assert.Contains(t, errOut.String(), "writing standard output: no space left on device\n", a)
+			assert.Equal(t, 1, strings.Count(errOut.String(), "standard output"), "%v: one message: %s", a, errOut.String())
+		}
+	}
+}
+
+func TestWriteErrorIsOutputError(t *testing.T) {
+	w := &checkedWriter{w: &failingWriter{}}
+	_, err := w.Write([]byte("x"))
+	var we *writeError
+	require.True(t, errors.As(err, &we))
+	assert.ErrorIs(t, err, syscall.ENOSPC)
+	_, err2 := w.Write([]byte("y"))
+	assert.Equal(t, err, err2, "the first error is kept")
+}
+
+// The trace behind --vcd and --trace is held in memory: a run that passes
+// its bound stops at once and writes nothing, rather than filling memory
+// and disk, or writing a trace cut short.
+func TestTraceIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	path := preciousFile(t, dir, "run.jsonl")
+	code, stdout, stderr := runCLI(t, "run", "--gen", "pair", "--trace", path, "--max-trace-events", "50")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Equal(t, "fwsim run: the run passed --max-trace-events 50, the bound on the trace the --vcd and --trace files "+
+		"are written from; no file was written: raise the bound, or lower --max-events\n", stderr)
+	assertUntouched(t, path)
+
+	// A coin that never decides would trace until its event budget.
+	start := time.Now()
+	code, _, _ = runCLI(t, "run", "--gen", "pair", "--coin-bias", "0", "--max-events", "1000000000",
+		"--vcd", path, "--max-trace-events", "100000")
+	assert.Equal(t, exitUsage, code)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	assertUntouched(t, path)
+}

@@ -1,0 +1,320 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/fwsim/fwsim/hwtest"
+	"github.com/fwsim/fwsim/phy"
+)
+
+const probeIntro = `Usage: fwsim probe [--device /dev/fwN] [--reset short|long [--force-root N] [--gap-count N]]
+                   [--watch] [--json]
+       fwsim probe --usb list | --usb VID:PID[,ENDPOINT] [--duration D] [--json]
+
+Reads the self-IDs of the bus this machine is on and prints what decode
+prints. On Linux it opens the local node's /dev/fw* file read-only (no root
+needed once a udev rule grants read access; see docs/hardware.md), reads the
+bus generation and node IDs, then the TOPOLOGY_MAP, which holds every self-ID
+of the last bus reset. It never resets the bus unless --reset asks for it: a reset disturbs
+every device on the bus. With --force-root or --gap-count it sends a PHY
+configuration packet just before that reset, so that the bus comes up with
+the root or gap count an emulation forces too; the text report then says
+whether the bus shows them (the Linux bus manager may force others after it).
+
+With --usb it reads self-ID quadlets that a capture device streams over a
+USB bulk endpoint (docs/hardware.md describes the stream), or lists the
+attached USB devices (--usb list). USB needs a binary built with
+'go build -tags gousb' (cgo and libusb-1.0-0-dev).
+
+Exit status: 0 the bus is consistent; 1 it is not; 2 usage error, no device,
+or no permission (the message names the udev rule to install).`
+
+// The system the probe reaches; tests replace them with fakes.
+var (
+	openFWDevice   hwtest.Opener = hwtest.OpenDevice
+	fwDeviceDir                  = "/dev"
+	fwSysfsDir                   = hwtest.SysfsDevices
+	probeSupported               = hwtest.ProbeSupported
+	openUSB                      = hwtest.OpenUSB
+)
+
+func runProbe(ctx context.Context, e *env, args []string) int {
+	fs := newFlags("probe", probeIntro,
+		"fwsim probe",
+		"fwsim probe --device /dev/fw1 --json",
+		"fwsim probe --reset short",
+		"fwsim probe --reset short --force-root 2 --gap-count 5",
+		"fwsim probe --watch",
+		"fwsim probe --usb list",
+		"fwsim probe --usb 1209:0001,2 --duration 10s",
+	)
+	var (
+		device, usb          string
+		watch, jsonOutput    bool
+		duration             = 5 * time.Second
+		resetKind            = newChoice("", "short", "long")
+		usbVID, usbPID, usbE = uint16(0), uint16(0), 0
+		forceRoot, gapCount  int
+	)
+	fs.StringVar(&device, "device", "", "open `PATH` instead of the first local node's /dev/fw*, e.g. --device /dev/fw1")
+	fs.Var(resetKind, "reset", "initiate a bus reset of `KIND` short (arbitrated, 1394a) or long first and read\nthe new generation, e.g. --reset short (default: never reset)")
+	fs.IntVar(&forceRoot, "force-root", 0, "with --reset, first send a PHY configuration packet that makes phy_ID `N` the\nroot (0–62, a node of the bus), e.g. --reset short --force-root 2")
+	fs.IntVar(&gapCount, "gap-count", 0, "with --reset, first send a PHY configuration packet that sets gap count `N`\n(0–63) on every node, e.g. --reset short --gap-count 5")
+	fs.BoolVar(&watch, "watch", false, "keep reading: print every new generation after each bus reset until interrupted,\ne.g. --watch")
+	fs.BoolVar(&jsonOutput, "json", false, "write JSON instead of the text report (one object per generation), e.g. --json")
+	fs.StringVar(&usb, "usb", "", "read a USB capture device `VID:PID[,ENDPOINT]` (hex IDs, bulk IN endpoint,\ndefault 1), or list the attached USB devices with --usb list, e.g. --usb 04b4:8613,2")
+	fs.DurationVar(&duration, "duration", duration, "with --usb, read the stream for `D`, e.g. --duration 10s")
+	fs.order("device", "reset", "force-root", "gap-count", "watch", "json", "usb", "duration")
+	if code, done := fs.parse(e, args); done {
+		return code
+	}
+	config, err := probePhyConfig(fs, resetKind.value != "", forceRoot, gapCount)
+	if err != nil {
+		return fs.usageError(e, "%v", err)
+	}
+	if fs.isSet("duration") && usb == "" {
+		return fs.usageError(e, "--duration needs --usb: a FireWire probe reads one snapshot")
+	}
+	if usb != "" {
+		if device != "" || resetKind.value != "" || watch {
+			return fs.usageError(e, "--usb does not go with --device, --reset or --watch")
+		}
+		if duration <= 0 {
+			return fs.usageError(e, "--duration must be positive")
+		}
+		if usb != "list" {
+			var err error
+			if usbVID, usbPID, usbE, err = hwtest.ParseUSBTarget(usb); err != nil {
+				return fs.usageError(e, "--usb: %v", err)
+			}
+		}
+		return probeUSB(ctx, e, fs, usb == "list", usbVID, usbPID, usbE, duration, jsonOutput)
+	}
+	if !probeSupported {
+		return fs.inputError(e, hwtest.ErrNeedsLinux)
+	}
+	p, err := openProbe(device)
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	defer p.Close()
+	if config != nil {
+		if err := p.SendPhyConfig(*config); err != nil {
+			return fs.inputError(e, err)
+		}
+	}
+	if resetKind.value != "" {
+		if err := p.Reset(resetKind.value == "short"); err != nil {
+			return fs.inputError(e, err)
+		}
+	}
+	code := exitOK
+	show := func(s *hwtest.Snapshot) error {
+		b := hwtest.Decode(s.Generation)
+		if !b.Consistent() {
+			code = exitFailure
+		}
+		if jsonOutput {
+			return writeJSON(e.stdout, newProbeJSON(s, b))
+		}
+		// The packet was for the first generation read: later ones are
+		// other resets'.
+		writeSnapshotText(e.stdout, s, b, config)
+		config = nil
+		return nil
+	}
+	if watch {
+		err = p.Watch(ctx, show) // until Ctrl-C: exit 130, as every command
+	} else {
+		var s *hwtest.Snapshot
+		if s, err = p.Read(); err == nil {
+			err = show(s)
+		}
+	}
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	if code != exitOK {
+		fmt.Fprintln(e.stderr, "fwsim probe: the bus is inconsistent (see problems)")
+	}
+	return code
+}
+
+// probePhyConfig is the PHY configuration packet --force-root and
+// --gap-count ask for, nil when neither does. The packet takes effect at
+// the next bus reset, so it needs --reset.
+func probePhyConfig(fs *flags, reset bool, forceRoot, gapCount int) (*phy.PhyConfig, error) {
+	root, gap := fs.isSet("force-root"), fs.isSet("gap-count")
+	switch {
+	case !root && !gap:
+		return nil, nil
+	case !reset:
+		return nil, errors.New("--force-root and --gap-count need --reset: a PHY configuration packet takes effect at the next bus reset")
+	case root && (forceRoot < 0 || forceRoot > 62):
+		return nil, fmt.Errorf("--force-root %d: want a phy_ID from 0 to 62 (63 is no node's)", forceRoot)
+	case gap && (gapCount < 0 || gapCount > 63):
+		return nil, fmt.Errorf("--gap-count %d: want 0 to 63, what the packet's 6 bits hold", gapCount)
+	}
+	c, err := phy.NewPhyConfig(max(forceRoot, 0), root, gap, max(gapCount, 0))
+	return &c, err
+}
+
+// openProbe opens device, or the first local node's device file.
+func openProbe(device string) (*hwtest.Probe, error) {
+	if device != "" {
+		return hwtest.Open(openFWDevice, device)
+	}
+	return hwtest.OpenLocal(openFWDevice, hwtest.DevicePaths(fwDeviceDir, fwSysfsDir))
+}
+
+// probeCapture reads the bus now as a one-generation capture.
+func probeCapture(device string) (*capture, error) {
+	if !probeSupported {
+		return nil, hwtest.ErrNeedsLinux
+	}
+	p, err := openProbe(device)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	s, err := p.Read()
+	if err != nil {
+		return nil, err
+	}
+	return newCapture(s.Path, "probe", []hwtest.Generation{s.Generation}), nil
+}
+
+func writeSnapshotText(w io.Writer, s *hwtest.Snapshot, b *hwtest.Bus, sent *phy.PhyConfig) {
+	i := s.Info
+	fmt.Fprintf(w, "fwsim probe: %s, generation %d: local node %s, root %s, IRM %s, bus manager %s\n",
+		s.Path, i.Generation, nodeID(i.LocalNodeID), nodeID(i.RootNodeID), nodeID(i.IRMNodeID), nodeID(i.BMNodeID))
+	if sent != nil {
+		fmt.Fprintf(w, "before this reset fwsim sent the PHY configuration packet 0x%08x (%s): %s\n", uint32(*sent), phyConfigFields(*sent), phyConfigOutcome(*sent, b))
+	}
+	fmt.Fprintln(w)
+	writeBusText(w, 1, b)
+	fmt.Fprintln(w)
+}
+
+// phyConfigFields says what c forces: "root phy 2, gap count 5".
+func phyConfigFields(c phy.PhyConfig) string {
+	var fields []string
+	if c.ForceRoot() {
+		fields = append(fields, fmt.Sprintf("root phy %d", c.RootID()))
+	}
+	if c.SetGapCount() {
+		fields = append(fields, fmt.Sprintf("gap count %d", c.GapCount()))
+	}
+	return strings.Join(fields, ", ")
+}
+
+// phyConfigOutcome says whether bus shows what the PHY configuration
+// packet c forced. An emulation compares with the bus only when it does:
+// crosscheck forces the root the bus shows, and the topology the gap count
+// the nodes report.
+func phyConfigOutcome(c phy.PhyConfig, b *hwtest.Bus) string {
+	var differ []string
+	if c.ForceRoot() && b.Root != c.RootID() {
+		differ = append(differ, fmt.Sprintf("root phy %d", b.Root))
+	}
+	if c.SetGapCount() && (!b.GapConsistent || b.GapCount != c.GapCount()) {
+		differ = append(differ, "gap counts that differ from it")
+	}
+	if len(differ) == 0 {
+		return "the bus shows it"
+	}
+	return "the bus shows " + strings.Join(differ, " and ") + ": another PHY configuration followed, perhaps the Linux bus manager's"
+}
+
+// nodeID shows a node ID with its phy_ID; 0xffff is "none" (no bus manager
+// yet).
+func nodeID(id uint32) string {
+	if id&0xffff == 0xffff {
+		return "none"
+	}
+	return fmt.Sprintf("%#04x (phy %d)", id, hwtest.PhyID(id))
+}
+
+// probeJSON is the --json output of probe: what the kernel says of the
+// bus, then the bus its self-IDs describe, as decode writes it.
+type probeJSON struct {
+	versionJSON
+	Device      string  `json:"device"`        // the /dev/fw* device read
+	Generation  uint32  `json:"generation"`    // the kernel's bus generation (GET_INFO), modulo 256
+	LocalNodeID uint32  `json:"local_node_id"` // this machine's node ID (bus number and phy_ID)
+	RootNodeID  uint32  `json:"root_node_id"`  // the root's node ID
+	IRMNodeID   uint32  `json:"irm_node_id"`   // the isochronous resource manager's node ID
+	BMNodeID    *uint32 `json:"bm_node_id"`    // null while no bus manager is elected
+	busJSON
+}
+
+func newProbeJSON(s *hwtest.Snapshot, b *hwtest.Bus) probeJSON {
+	out := probeJSON{versionJSON: newVersionJSON(), Device: s.Path, Generation: s.Info.Generation, LocalNodeID: s.Info.LocalNodeID,
+		RootNodeID: s.Info.RootNodeID, IRMNodeID: s.Info.IRMNodeID, busJSON: newBusJSON(b)}
+	if s.Info.BMNodeID&0xffff != 0xffff {
+		out.BMNodeID = &s.Info.BMNodeID
+	}
+	return out
+}
+
+// usbListJSON is the --json output of probe --usb list.
+type usbListJSON struct {
+	versionJSON
+	Devices []usbDeviceJSON `json:"devices"` // every USB device seen
+}
+
+// usbDeviceJSON is one USB device.
+type usbDeviceJSON struct {
+	Bus     int    `json:"bus"`     // the USB bus number
+	Address int    `json:"address"` // the device's address on that bus
+	VID     string `json:"vid"`     // the vendor ID, four hex digits
+	PID     string `json:"pid"`     // the product ID, four hex digits
+	Class   string `json:"class"`   // the device class
+}
+
+// probeUSB lists USB devices or reads a capture device's stream.
+func probeUSB(ctx context.Context, e *env, fs *flags, list bool, vid, pid uint16, ep int, d time.Duration, jsonOutput bool) int {
+	host, err := openUSB()
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	defer host.Close()
+	if list {
+		devs, err := host.List()
+		if err != nil {
+			return fs.inputError(e, err)
+		}
+		if jsonOutput {
+			out := usbListJSON{versionJSON: newVersionJSON(), Devices: []usbDeviceJSON{}}
+			for _, d := range devs {
+				out.Devices = append(out.Devices, usbDeviceJSON{d.Bus, d.Address, fmt.Sprintf("%04x", d.VID), fmt.Sprintf("%04x", d.PID), d.Class})
+			}
+			if err := writeJSON(e.stdout, out); err != nil {
+				return fs.inputError(e, err)
+			}
+			return exitOK
+		}
+		fmt.Fprintf(e.stdout, "%d USB device%s attached:\n", len(devs), plural(len(devs)))
+		for _, d := range devs {
+			fmt.Fprintf(e.stdout, "  %s\n", d)
+		}
+		fmt.Fprintln(e.stdout, "None of them is a 1394 bus: fwsim reads only capture devices that stream self-IDs (docs/hardware.md).")
+		return exitOK
+	}
+	stream, err := host.Open(vid, pid, ep)
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	defer stream.Close()
+	gens, err := hwtest.ReadUSBCapture(ctx, stream, d)
+	if err != nil {
+		return fs.inputError(e, fmt.Errorf("USB %04x:%04x endpoint %d: %w", vid, pid, ep, err))
+	}
+	c := newCapture(fmt.Sprintf("usb %04x:%04x endpoint %d", vid, pid, ep), "usb", gens)
+	return reportCapture(e, fs, c, jsonOutput)
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/fwsim/fwsim/bus"
+)
+
+const runIntro = `Usage: fwsim run [--topology FILE | --gen SPEC] [flags]
+
+Emulates one bus: the reset at power-up (or from the --initiator nodes), tree
+identify with any root contention, self identify, then every event the
+topology file scripts. Reports each bus initialisation (generation): its
+outcome, the root, every node's ports, the root-contention back-offs, the
+phase times, a timeline and the self-ID packets. Without --topology or --gen
+it runs the built-in default bus (examples/default.yaml). The same flags and
+seed always give the same output, and the same files.
+
+--vcd, --gtkw, --trace, --dot and --svg also write the run to files: a
+waveform for GTKWave with a save file that opens it on the handshake (or,
+with --vcd-dialect sigrok, a logic analyzer's channels for PulseView and
+sigrok-cli), every event as JSON lines, and the bus as Graphviz DOT or SVG
+(see docs/reading-a-bus-reset.md).
+
+Exit status: 0 every generation ended ok; 1 one did not (a loop, a stall, an
+exhausted budget ...); 2 usage or input error.`
+
+// runConfig is what the flags of "fwsim run" ask for.
+type runConfig struct {
+	bus            busFlags
+	jsonOutput     bool
+	views          viewFiles
+	maxTraceEvents int
+	replay         string // --replay: a counterexample file of fwsim explore
+}
+
+// defaultMaxTraceEvents bounds the trace behind --vcd and --trace: about
+// 150 bytes of JSON lines each, and many runs' worth of any real scenario.
+const defaultMaxTraceEvents = 1_000_000
+
+func runRun(ctx context.Context, e *env, args []string) int {
+	fs := newFlags("run", runIntro,
+		"fwsim run",
+		"fwsim run --gen pair --seed 7",
+		"fwsim run --gen tree:20:3 --policy larger-id-wins --timing max",
+		"fwsim run --topology examples/hotplug.yaml --json",
+		"fwsim run --gen chain:4 --initiator n3 --force-root n0 --clock ideal",
+		"fwsim run --gen pair --seed 7 --vcd pair.vcd --trace pair.jsonl --svg pair.svg",
+		"fwsim run --gen pair --seed 7 --vcd pair.vcd --gtkw pair.gtkw && gtkwave pair.vcd pair.gtkw",
+		"fwsim run --gen pair --seed 7 --vcd pair.sigrok.vcd --vcd-dialect sigrok",
+	)
+	var cfg runConfig
+	dialect := newChoice(bus.VCDGTKWave.String(), bus.VCDGTKWave.String(), bus.VCDSigrok.String())
+	order := cfg.bus.register(fs, "tree:20:3",
+		"seed every random draw (clock phases, coins, waits) with `N`, e.g. --seed 42")
+	fs.BoolVar(&cfg.jsonOutput, "json", false,
+		"write one JSON object instead of the text report, e.g. --json | jq .root")
+	fs.StringVar(&cfg.views.vcd, "vcd", "",
+		"write the run as a Value Change Dump to `FILE`: per node the PHY state, per port\nthe TPA/TPB drive and receive values and line states, e.g. --vcd reset.vcd")
+	fs.Var(dialect, "vcd-dialect",
+		"write the --vcd file for `TOOL`: gtkwave writes every signal, text (states, line\nstate names ...) as GTKWave string variables; sigrok writes what a logic\nanalyzer records, two channels per pair (node.pN.tpa.hi, .lo: driven 1, driven\n0), which PulseView and sigrok-cli read, e.g. --vcd-dialect sigrok")
+	fs.StringVar(&cfg.views.gtkw, "gtkw", "",
+		"with --vcd, also write a GTKWave save file to `FILE`: the signals grouped per node,\nzoomed to tree identify, the phase boundaries marked; open both with gtkwave\nrun.vcd run.gtkw, e.g. --gtkw run.gtkw")
+	fs.StringVar(&cfg.views.trace, "trace", "",
+		"write every event to `FILE`, one JSON object per line (time_ns, kind, node,\nport, from, to, ...), e.g. --trace reset.jsonl")
+	fs.StringVar(&cfg.views.dot, "dot", "",
+		"write the bus of every generation as Graphviz DOT to `FILE`, e.g. --dot bus.dot")
+	fs.StringVar(&cfg.views.svg, "svg", "",
+		"render the DOT to SVG in `FILE` with Graphviz's dot, which must be installed,\ne.g. --svg bus.svg")
+	fs.StringVar(&cfg.replay, "replay", "",
+		"run again the path in `FILE`, a counterexample of fwsim explore, with the bus\nand every option it records (no other bus flag), e.g. --replay cex/stalled.json")
+	fs.IntVar(&cfg.maxTraceEvents, "max-trace-events", defaultMaxTraceEvents,
+		"with --vcd or --trace, stop a run whose trace passes `N` events, which it\nholds in memory, and write no file, e.g. --max-trace-events 5000000")
+	fs.order(append(order, "replay", "json", "vcd", "vcd-dialect", "gtkw", "trace", "max-trace-events", "dot", "svg")...)
+
+	if code, done := fs.parse(e, args); done {
+		return code
+	}
+	if err := cfg.bus.check(); err != nil {
+		return fs.usageError(e, "%v", err)
+	}
+	if cfg.maxTraceEvents < 1 {
+		return fs.usageError(e, "--max-trace-events %d: want at least 1", cfg.maxTraceEvents)
+	}
+	if fs.isSet("vcd-dialect") && cfg.views.vcd == "" {
+		return fs.usageError(e, "--vcd-dialect needs --vcd FILE")
+	}
+	for _, d := range bus.VCDDialects() {
+		if dialect.value == d.String() {
+			cfg.views.vcdOptions.Dialect = d
+		}
+	}
+	switch {
+	case cfg.views.gtkw == "":
+	case cfg.views.vcd == "" || cfg.views.vcd == "-":
+		return fs.usageError(e, "--gtkw needs --vcd FILE: the save file names the waveform it opens")
+	case cfg.views.vcdOptions.Dialect != bus.VCDGTKWave:
+		return fs.usageError(e, "--gtkw goes with the gtkwave dialect of --vcd, not --vcd-dialect %s", cfg.views.vcdOptions.Dialect)
+	}
+	opts := cfg.bus.options()
+	topo, source, err := cfg.bus.load()
+	if cfg.replay != "" {
+		for _, name := range order {
+			if fs.isSet(name) {
+				return fs.usageError(e, "--replay takes the bus and every option of its run from %s: drop --%s", cfg.replay, name)
+			}
+		}
+		source = "replay " + cfg.replay
+		topo, opts, err = readPathFile(cfg.replay)
+	}
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	// Every output file is checked before the run, which may be long.
+	if err := cfg.views.open(); err != nil {
+		return fs.inputError(e, err)
+	}
+	defer cfg.views.out.abort()
+	// A trace lives in memory until the views are written: it is bounded,
+	// and a run that passes the bound stops as if interrupted.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	full := false
+	var trace bus.Trace
+	if cfg.views.traced() {
+		opts.Observer = func(ev bus.TraceEvent) {
+			if len(trace.Events) == cfg.maxTraceEvents {
+				full = true
+				stop()
+				return
+			}
+			trace.Record(ev)
+		}
+	}
+	opts.Interrupt = ctx.Done()
+	res, err := bus.Run(topo, opts)
+	if full { // whether or not the run saw the stop before it ended
+		return fs.inputError(e, fmt.Errorf("the run passed --max-trace-events %d, the bound on the trace the --vcd and --trace files are written from; no file was written: raise the bound, or lower --max-events", cfg.maxTraceEvents))
+	}
+	if err != nil {
+		return fs.inputError(e, cfg.bus.explain(topo, err))
+	}
+	if err := cfg.views.write(res, trace.Events); err != nil {
+		return fs.outputError(e, err)
+	}
+	if cfg.jsonOutput {
+		if err := writeRunJSON(e.stdout, source, res); err != nil {
+			return fs.inputError(e, err)
+		}
+	} else {
+		writeRunText(e.stdout, source, res)
+	}
+	if len(res.Generations) == 0 {
+		fmt.Fprintf(e.stderr, "fwsim run: the budget of --max-events %d ran out before the first bus reset began\n", opts.MaxEvents) // only a budget set so low runs out so soon
+		return exitFailure
+	}
+	if failed := failedGenerations(res); failed > 0 {
+		fmt.Fprintf(e.stderr, "fwsim run: %d of %d generations did not end ok\n", failed, len(res.Generations))
+		return exitFailure
+	}
+	return exitOK
+}
+
+func failedGenerations(res *bus.Result) int {
+	n := 0
+	for _, g := range res.Generations {
+		if g.Outcome != bus.OutcomeOK {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,148 @@
+package multicast
+
+import (
+	"fmt"
+
+	"github.com/fwsim/fwsim/lab/election"
+)
+
+// Result is everything one run produced. Times are in delays.
+type Result struct {
+	// How the run was set, so that an output reproduces its run.
+	Algo     string
+	Seed     uint64
+	Messages int
+	Loss     float64
+	Stop     bool
+	Sender   string
+	Crashes  []Crash
+	// Joins and Leaves (vsync) are the group's changes asked for.
+	Joins, Leaves []Event
+	// Members lists every node but the sender, in topology order.
+	Members []Member
+	// Sent counts every message sent, lost ones included, by type.
+	Sent election.Messages
+	// Lost counts the messages the links lost.
+	Lost int
+	// NACKsSpared (srm) counts the NACKs suppression spared: messages whose
+	// DATA was lost to a member and which it had repaired without sending a
+	// NACK of its own, because another's NACK called for the repair.
+	// RepairsSpared counts the repairs a holder dropped because another's
+	// came first.
+	NACKsSpared, RepairsSpared int
+	Guarantees                 []Guarantee
+	// Views (vsync) lists every view some node installed, by number.
+	Views []View
+	// Time is the last delivery.
+	Time  float64
+	Trace []election.TraceEntry
+}
+
+// Member is what one receiving node delivered.
+type Member struct {
+	Node      string
+	Delivered int // messages delivered, in order from 1
+	// Expected is the stream's length: what a member alive at the end must
+	// deliver when the sender stays alive. In vsync, it is the messages of
+	// the views the member saw to their end: those of every view it
+	// flushed (a view it crashed in does not count), and those of the last
+	// view when it is alive in it at the end.
+	Expected   int
+	Duplicates int // copies that arrived again and were dropped
+	// Missing lists the numbers not delivered.
+	Missing []int
+	// GaveUp: ack's sender stopped sending to it, or (nack) it stopped
+	// asking, after MaxTries.
+	GaveUp    bool
+	CrashedAt float64 // -1 when it did not crash
+	// Views (vsync) lists the numbers of the views it installed, in order.
+	Views []int
+}
+
+// View is one group view of vsync.
+type View struct {
+	Number int
+	// Members, oldest first; the first coordinates.
+	Members []string
+	// Coordinator is the node that proposed it.
+	Coordinator string
+	// Messages are the numbers of the messages sent in it: From to To,
+	// none when To < From. For every view but the last, that is the cut
+	// its flush agreed on.
+	From, To int
+	// Installed lists the nodes that installed it.
+	Installed []string
+}
+
+// Guarantee is one promise of the algorithm and whether the run kept it.
+type Guarantee struct {
+	Name string
+	// Promised is false when a fault puts the run outside the promise
+	// (the sender crashed), so that breaking it is no violation.
+	Promised bool
+	Held     bool
+	// Detail says why it did not hold, or why it was not promised.
+	Detail string
+}
+
+// Violated reports whether the run broke a promised guarantee.
+func (r *Result) Violated() bool {
+	for _, g := range r.Guarantees {
+		if g.Promised && !g.Held {
+			return true
+		}
+	}
+	return false
+}
+
+// Format renders a time in ticks as delays, to the tick.
+func Format(t int64) string { return fmt.Sprintf("%.3f", float64(t)/Delay) }
+
+func (w *world) result(out *election.Outcome) *Result {
+	o := w.opts
+	res := &Result{Algo: w.algo.Name, Seed: o.Seed, Messages: o.Messages, Loss: o.Loss, Stop: o.Stop,
+		Sender: w.names[w.sender], Crashes: o.Crashes, Joins: o.Joins, Leaves: o.Leaves, Sent: out.Messages, Lost: w.lost,
+		NACKsSpared: w.spared(), RepairsSpared: w.repairsSpared, Time: out.Time, Trace: out.Trace}
+	ordered := Guarantee{Name: "in order, once each", Promised: true, Held: true}
+	reliable := Guarantee{Name: "every live member delivered the whole stream", Promised: true, Held: true}
+	if c := w.members[w.sender]; c.crashed {
+		reliable.Promised = false
+		reliable.Detail = fmt.Sprintf("not promised: the sender %s crashed at %s", w.names[w.sender], Format(c.crashAt))
+	}
+	for v, m := range w.members {
+		if v == w.sender {
+			continue
+		}
+		r := Member{Node: w.names[v], Delivered: len(m.delivered), Expected: o.Messages, Duplicates: m.duplicates,
+			GaveUp: m.gaveUp, CrashedAt: -1}
+		if m.crashed {
+			r.CrashedAt = float64(m.crashAt) / Delay
+		}
+		if w.vs != nil {
+			res.Members = append(res.Members, r)
+			continue
+		}
+		for i, s := range m.delivered {
+			if s != i+1 && ordered.Held {
+				ordered.Held = false
+				ordered.Detail = fmt.Sprintf("%s delivered message %d in place %d", r.Node, s, i+1)
+			}
+		}
+		for s := len(m.delivered) + 1; s <= o.Messages; s++ {
+			r.Missing = append(r.Missing, s)
+		}
+		if len(r.Missing) > 0 && !m.crashed && reliable.Held {
+			reliable.Held = false
+			if reliable.Promised {
+				reliable.Detail = fmt.Sprintf("%s misses %d of %d messages, from %d", r.Node, len(r.Missing), o.Messages, r.Missing[0])
+			}
+		}
+		res.Members = append(res.Members, r)
+	}
+	if w.vs != nil {
+		w.checkViews(res)
+		return res
+	}
+	res.Guarantees = []Guarantee{ordered, reliable}
+	return res
+}

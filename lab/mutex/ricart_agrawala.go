@@ -1,0 +1,188 @@
+package mutex
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/fwsim/fwsim/lab/election"
+)
+
+var raTypes = []string{"REQUEST", "REPLY", "DEFER"}
+
+// Message types: a REQUEST carries its timestamp; a REPLY or DEFER the
+// timestamp of the request it answers, so that an answer to an old request
+// is never taken for one to the current.
+const (
+	raRequest uint8 = iota
+	raReply
+	raDefer // only with the request-reply remedy: "queued, and alive"
+)
+
+// tagSuspect is the remedy's timer: the answers to a REQUEST are due.
+const tagSuspect = tagAlgo
+
+type raState uint8
+
+const (
+	released raState = iota
+	wanted
+	held
+)
+
+// ra is one node of Ricart–Agrawala.
+type ra struct {
+	w     *world
+	v     int
+	clock int64 // the largest timestamp seen (Lamport's clock)
+	state raState
+	stamp int64 // the timestamp of the open request
+	// replied marks the nodes whose REPLY to the open request came (or,
+	// with the remedy, that were given up as crashed); need counts the rest.
+	replied []bool
+	need    int
+	// deferred are the requests answered only on release, in arrival order.
+	deferred []deferral
+	// The remedy: heard marks answers since the last REQUEST, dead the
+	// nodes taken for crashed, round the timer that counts, and patience
+	// the delays until the next look, doubled at every look so that a long
+	// wait costs few re-asks.
+	heard    []bool
+	dead     []bool
+	round    int64
+	patience int64
+}
+
+type deferral struct {
+	node  int
+	stamp int64
+}
+
+func newRA(w *world, v int) machine {
+	n := len(w.nodes)
+	return &ra{w: w, v: v, clock: w.nodes[v].clock, replied: make([]bool, n), heard: make([]bool, n), dead: make([]bool, n)}
+}
+
+func (r *ra) start(*election.Net) {}
+
+func (r *ra) lamport() int64 { return r.clock }
+
+func (r *ra) witness(ts int64) { r.clock = max(r.clock, ts) }
+
+func (r *ra) want(x *election.Net) {
+	r.clock++
+	r.stamp, r.state, r.patience = r.clock, wanted, 2
+	r.w.requests[r.w.nodes[r.v].current].stamp = r.stamp
+	r.need = 0
+	for u := range r.replied {
+		r.replied[u] = u == r.v || r.dead[u]
+		if !r.replied[u] {
+			r.need++
+			r.ask(x, u)
+		}
+	}
+	r.patience *= 2
+	r.suspectLater(x)
+	r.enterIfDone(x)
+}
+
+// ask sends u the open request.
+func (r *ra) ask(x *election.Net, u int) {
+	r.heard[u] = false
+	r.w.send(x, r.v, u, election.Message{Type: raRequest, Value: r.stamp})
+}
+
+// suspectLater sets the remedy's timer: an answer sent at once is in two
+// delays (and a tick) after the REQUEST, and patience is at least two.
+func (r *ra) suspectLater(x *election.Net) {
+	if r.w.opts.RequestReply && r.need > 0 {
+		r.round++
+		r.w.timer(x, r.v, r.patience*Delay+1, election.Message{Type: tagSuspect, Value: r.round})
+	}
+}
+
+func (r *ra) enterIfDone(x *election.Net) {
+	if r.state == wanted && r.need == 0 {
+		r.state = held
+		r.w.enter(x, r.v)
+	}
+}
+
+func (r *ra) release(x *election.Net) {
+	r.state = released
+	for _, d := range r.deferred {
+		r.w.send(x, r.v, d.node, election.Message{Type: raReply, Value: d.stamp})
+	}
+	r.deferred = r.deferred[:0]
+}
+
+func (r *ra) receive(x *election.Net, from int, m election.Message) {
+	switch m.Type {
+	case raRequest:
+		r.witness(m.Value)
+		mine := r.state == held || (r.state == wanted && (r.stamp < m.Value || (r.stamp == m.Value && r.v < from)))
+		if !mine {
+			r.w.send(x, r.v, from, election.Message{Type: raReply, Value: m.Value})
+			return
+		}
+		d := deferral{from, m.Value}
+		if !slices.Contains(r.deferred, d) {
+			r.deferred = append(r.deferred, d)
+		}
+		if r.w.opts.RequestReply {
+			r.w.send(x, r.v, from, election.Message{Type: raDefer, Value: m.Value})
+		}
+	case raReply:
+		if r.state == wanted && m.Value == r.stamp && !r.replied[from] {
+			r.replied[from], r.heard[from] = true, true
+			r.need--
+			r.enterIfDone(x)
+		}
+	case raDefer:
+		if r.state == wanted && m.Value == r.stamp {
+			r.heard[from] = true
+		}
+	}
+}
+
+// timer is the remedy's: a node that answered nothing since the last
+// REQUEST has crashed and is no longer waited for; one that deferred is
+// asked again, so that its crash is noticed too.
+func (r *ra) timer(x *election.Net, tag election.Message) {
+	if tag.Type != tagSuspect || tag.Value != r.round || r.state != wanted {
+		return
+	}
+	for u, ok := range r.replied {
+		switch {
+		case ok:
+		case !r.heard[u]:
+			r.dead[u], r.replied[u] = true, true
+			r.need--
+		default:
+			r.ask(x, u)
+		}
+	}
+	r.patience *= 2
+	r.suspectLater(x)
+	r.enterIfDone(x)
+}
+
+func (r *ra) why() string {
+	var crashed, waiting []string
+	for u, ok := range r.replied {
+		switch {
+		case ok:
+		case r.w.live(u):
+			waiting = append(waiting, r.w.g.Nodes[u])
+		default:
+			crashed = append(crashed, r.w.g.Nodes[u]+r.w.crashNote(u))
+		}
+	}
+	var parts []string
+	if crashed != nil {
+		parts = append(parts, "no REPLY from "+strings.Join(crashed, "; "))
+	}
+	if waiting != nil {
+		parts = append(parts, strings.Join(waiting, ", ")+" defer theirs while they wait too")
+	}
+	return strings.Join(parts, "; ")
+}
