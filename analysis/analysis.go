@@ -16,27 +16,13 @@ import (
 	"time"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/stats"
 	"github.com/fwsim/fwsim/phy"
 )
 
 // ErrInvalidConfig is the category of errors in a Config, a shard spec or a
 // set of summaries to merge.
 var ErrInvalidConfig = errors.New("invalid analysis")
-
-// Metric names: the keys of Summary.Metrics and the metric of a Deadline.
-const (
-	TreeID           = "tree_id_ns"
-	SelfID           = "self_id_ns"
-	Contention       = "contention_ns"
-	ContentionRounds = "contention_rounds"
-)
-
-// TimeMetrics are the metrics deadlines apply to, in the order
-// Summary.Deadlines lists them for each deadline.
-var TimeMetrics = []string{TreeID, SelfID, Contention}
-
-// MetricNames lists every metric, in the order reports show them.
-var MetricNames = []string{TreeID, SelfID, Contention, ContentionRounds}
 
 // failureOutcomes are listed in Summary.Failures even when no run ended so.
 var failureOutcomes = []bus.Outcome{bus.OutcomeConfigTimeout, bus.OutcomeInconsistent,
@@ -151,10 +137,6 @@ type Header struct {
 	// when each run draws its own.
 	SetupSeed *uint64 `json:"setup_seed"`
 }
-
-// SchemaVersion is the version of the JSON every fwsim command writes,
-// shards included (docs/schema/README.md says when it changes).
-const SchemaVersion = 4
 
 // Summary is the result of an analysis or of one shard of it.
 type Summary struct {
@@ -457,7 +439,7 @@ type accumulator struct {
 // every failure outcome is listed, at zero, before the first run.
 func newAccumulator(t *bus.Topology) *accumulator {
 	a := newEmptyAccumulator()
-	for _, name := range MetricNames {
+	for _, name := range bus.MetricNames {
 		a.hists[name] = newHistogram()
 	}
 	for _, n := range t.Nodes {
@@ -481,12 +463,12 @@ func (a *accumulator) add(m bus.Metrics) {
 	if m.Root != "" {
 		a.roots[m.Root]++
 	}
-	a.addTime(TreeID, m.TreeIDNs)
-	a.addTime(SelfID, m.SelfIDNs)
+	a.addTime(bus.MetricTreeID, m.TreeIDNs)
+	a.addTime(bus.MetricSelfID, m.SelfIDNs)
 	if m.Contended {
-		a.addTime(Contention, m.ContentionNs)
+		a.addTime(bus.MetricContention, m.ContentionNs)
 	}
-	a.hists[ContentionRounds].add(int64(m.ContentionRounds))
+	a.hists[bus.MetricContentionRounds].add(int64(m.ContentionRounds))
 }
 
 // addSummary folds in a summary's histograms and counts, as Merge does with
@@ -521,13 +503,13 @@ func (a *accumulator) addTime(name string, ns int64) {
 }
 
 func (a *accumulator) summary(h Header, deadlines []int64) *Summary {
-	s := &Summary{SchemaVersion: SchemaVersion, Header: h, Metrics: map[string]*Metric{}, Roots: a.roots, Failures: a.failures}
+	s := &Summary{SchemaVersion: bus.SchemaVersion, Header: h, Metrics: map[string]*Metric{}, Roots: a.roots, Failures: a.failures}
 	for name, hist := range a.hists {
 		s.Metrics[name] = hist.metric()
 	}
 	s.Deadlines = []Deadline{}
 	for _, d := range deadlines {
-		for _, name := range TimeMetrics {
+		for _, name := range bus.TimeMetrics {
 			s.Deadlines = append(s.Deadlines, deadlineOf(name, s.Metrics[name], d))
 		}
 	}
@@ -541,5 +523,5 @@ func deadlineOf(name string, m *Metric, ns int64) Deadline {
 	if of > 0 {
 		p = float64(met) / float64(of)
 	}
-	return Deadline{Metric: name, DeadlineNs: ns, Met: met, Of: of, P: p, CI95: Wilson(met, of)}
+	return Deadline{Metric: name, DeadlineNs: ns, Met: met, Of: of, P: p, CI95: stats.Wilson(met, of)}
 }

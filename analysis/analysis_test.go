@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/stats"
 	"github.com/fwsim/fwsim/treeid"
 )
 
@@ -168,13 +169,13 @@ func TestFailuresAreCountedNeverDropped(t *testing.T) {
 	assert.Equal(t, map[string]int64{"config-timeout": 10, "inconsistent": 0, "interrupted": 0, "stalled": 0, "budget-exhausted": 0}, sum.Failures)
 	assert.Equal(t, int64(10), sum.Failed())
 	assert.Equal(t, map[string]int64{"n0": 0, "n1": 0, "n2": 0}, sum.Roots)
-	tree := sum.Metrics[TreeID]
+	tree := sum.Metrics[bus.MetricTreeID]
 	assert.Equal(t, int64(0), tree.N)
 	assert.Equal(t, int64(10), tree.Missing)
 	// Missing values miss the deadline: they are not left out of it.
-	assert.Equal(t, Deadline{Metric: TreeID, DeadlineNs: int64(time.Second), Met: 0, Of: 10, P: 0, CI95: Wilson(0, 10)}, sum.Deadlines[0])
+	assert.Equal(t, Deadline{Metric: bus.MetricTreeID, DeadlineNs: int64(time.Second), Met: 0, Of: 10, P: 0, CI95: stats.Wilson(0, 10)}, sum.Deadlines[0])
 	// No contention: the metric applies to no run.
-	assert.Equal(t, Deadline{Metric: Contention, DeadlineNs: int64(time.Second), CI95: [2]float64{0, 1}}, sum.Deadlines[2])
+	assert.Equal(t, Deadline{Metric: bus.MetricContention, DeadlineNs: int64(time.Second), CI95: [2]float64{0, 1}}, sum.Deadlines[2])
 }
 
 func TestBadConfigs(t *testing.T) {

@@ -69,7 +69,7 @@ func Merge(parts []*Summary, names ...string) (*Summary, error) {
 		return nil, fmt.Errorf("%w: shard %d/%d is missing", ErrInvalidConfig, k, n)
 	}
 	var deadlines []int64
-	for i := 0; i < len(first.Deadlines); i += len(TimeMetrics) {
+	for i := 0; i < len(first.Deadlines); i += len(bus.TimeMetrics) {
 		deadlines = append(deadlines, first.Deadlines[i].DeadlineNs)
 	}
 	sum := acc.summary(first.Header, deadlines)
@@ -123,8 +123,8 @@ func ReadSummary(r io.Reader) (*Summary, error) {
 	switch {
 	case s.SchemaVersion == 0:
 		return nil, fmt.Errorf("%w: no schema_version: written by an fwsim older than schema version 1; run it again with this one", ErrInvalidConfig)
-	case s.SchemaVersion != SchemaVersion:
-		return nil, fmt.Errorf("%w: schema_version %d (fwsim %s), but this fwsim reads %d; run it again with the same fwsim", ErrInvalidConfig, s.SchemaVersion, s.FwsimVersion, SchemaVersion)
+	case s.SchemaVersion != bus.SchemaVersion:
+		return nil, fmt.Errorf("%w: schema_version %d (fwsim %s), but this fwsim reads %d; run it again with the same fwsim", ErrInvalidConfig, s.SchemaVersion, s.FwsimVersion, bus.SchemaVersion)
 	}
 	if err := s.check(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
@@ -190,11 +190,11 @@ func (s *Summary) checkRuns() error {
 // in every run, contention_rounds a value in every run, contention_ns one
 // in every run whose rounds are above 0.
 func (s *Summary) checkMetrics() error {
-	if len(s.Metrics) != len(MetricNames) {
-		return fmt.Errorf("metrics: %d, want %s", len(s.Metrics), strings.Join(MetricNames, ", "))
+	if len(s.Metrics) != len(bus.MetricNames) {
+		return fmt.Errorf("metrics: %d, want %s", len(s.Metrics), strings.Join(bus.MetricNames, ", "))
 	}
 	runs := int64(s.Runs)
-	for _, name := range MetricNames {
+	for _, name := range bus.MetricNames {
 		m := s.Metrics[name]
 		if m == nil {
 			return fmt.Errorf("metrics.%s is missing", name)
@@ -220,19 +220,19 @@ func (s *Summary) checkMetrics() error {
 			return fmt.Errorf("metrics.%s.%s, as the histogram gives", name, diff)
 		}
 	}
-	rounds := s.Metrics[ContentionRounds]
+	rounds := s.Metrics[bus.MetricContentionRounds]
 	if rounds.Missing != 0 {
-		return fmt.Errorf("metrics.%s.missing %d: want 0, as every run has its rounds", ContentionRounds, rounds.Missing)
+		return fmt.Errorf("metrics.%s.missing %d: want 0, as every run has its rounds", bus.MetricContentionRounds, rounds.Missing)
 	}
 	contended := runs - rounds.atOrBelow(0)
 	for _, c := range []struct {
 		name, which string
 		runs        int64
 	}{
-		{TreeID, "every run", runs},
-		{SelfID, "every run", runs},
-		{ContentionRounds, "every run", runs},
-		{Contention, "every run whose contention_rounds are above 0", contended},
+		{bus.MetricTreeID, "every run", runs},
+		{bus.MetricSelfID, "every run", runs},
+		{bus.MetricContentionRounds, "every run", runs},
+		{bus.MetricContention, "every run whose contention_rounds are above 0", contended},
 	} {
 		if m := s.Metrics[c.name]; m.N+m.Missing != c.runs {
 			return fmt.Errorf("metrics.%s: n %d and missing %d: want %d, one for %s", c.name, m.N, m.Missing, c.runs, c.which)
@@ -276,17 +276,17 @@ func figureDiff(figures ...figure) string {
 }
 
 // checkDeadlines checks that the deadlines come one entry per time metric
-// each, in the order of TimeMetrics, each deadline once, and that every
+// each, in the order of bus.TimeMetrics, each deadline once, and that every
 // entry is what the metric's histogram gives.
 func (s *Summary) checkDeadlines() error {
-	per := len(TimeMetrics)
+	per := len(bus.TimeMetrics)
 	if len(s.Deadlines)%per != 0 {
 		return fmt.Errorf("deadlines: %d entries, want %d per deadline", len(s.Deadlines), per)
 	}
 	seen := map[int64]bool{}
 	for i, d := range s.Deadlines {
 		first := s.Deadlines[i-i%per]
-		switch want := TimeMetrics[i%per]; {
+		switch want := bus.TimeMetrics[i%per]; {
 		case d.Metric != want:
 			return fmt.Errorf("deadlines[%d].metric %q: want %s", i, d.Metric, want)
 		case d.DeadlineNs != first.DeadlineNs:

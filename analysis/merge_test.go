@@ -63,26 +63,29 @@ func TestReadSummaryRejectsInconsistentFiles(t *testing.T) {
 		{func(s *Summary) { s.Shard = nil }, "total_runs 40 without a shard"},
 		// A count of 2^62 once merged into absurd statistics, and two of
 		// them overflowed into a negative n.
-		{func(s *Summary) { s.Metrics[Contention].Hist[0].Count = 1 << 62 },
+		{func(s *Summary) { s.Metrics[bus.MetricContention].Hist[0].Count = 1 << 62 },
 			"metrics.contention_ns.histogram[0]: count 4611686018427387904: want 1 to 20, the 20 runs less the 0 in the bins before"},
-		{func(s *Summary) { h := s.Metrics[Contention].Hist; h[0].Count, h[1].Count = 1<<62, 1<<62 },
+		{func(s *Summary) { h := s.Metrics[bus.MetricContention].Hist; h[0].Count, h[1].Count = 1<<62, 1<<62 },
 			"metrics.contention_ns.histogram[0]: count 4611686018427387904"},
-		{func(s *Summary) { s.Metrics[Contention].Hist[1].Count = 0 }, "metrics.contention_ns.histogram[1]: count 0: want 1 to"},
-		{func(s *Summary) { h := s.Metrics[TreeID].Hist; h[0].Value = -5 },
+		{func(s *Summary) { s.Metrics[bus.MetricContention].Hist[1].Count = 0 }, "metrics.contention_ns.histogram[1]: count 0: want 1 to"},
+		{func(s *Summary) { h := s.Metrics[bus.MetricTreeID].Hist; h[0].Value = -5 },
 			"metrics.tree_id_ns.histogram[0]: value -5: want 0 or more, as every metric is a duration or a count"},
-		{func(s *Summary) { h := s.Metrics[TreeID].Hist; h[1].Value = h[0].Value }, "metrics.tree_id_ns.histogram[1]: value"},
-		{func(s *Summary) { m := s.Metrics[SelfID]; m.Hist = append(m.Hist, Bin{1 << 40, 1}) },
+		{func(s *Summary) { h := s.Metrics[bus.MetricTreeID].Hist; h[1].Value = h[0].Value }, "metrics.tree_id_ns.histogram[1]: value"},
+		{func(s *Summary) { m := s.Metrics[bus.MetricSelfID]; m.Hist = append(m.Hist, Bin{1 << 40, 1}) },
 			"]: one bin too many: the bins before hold all 20 runs"},
-		{func(s *Summary) { s.Metrics[SelfID].Missing = -1 }, "metrics.self_id_ns.missing -1: want 0 to 0, the runs without a value"},
-		{func(s *Summary) { s.Metrics[TreeID].N++ }, "metrics.tree_id_ns.n 21: want 20, as the histogram gives"},
-		{func(s *Summary) { m := s.Metrics[TreeID]; m.Min = m.Max + 1 }, "metrics.tree_id_ns.min"},
-		{func(s *Summary) { s.Metrics[TreeID].Mean = 5 }, "metrics.tree_id_ns.mean 5: want"},
-		{func(s *Summary) { s.Metrics[ContentionRounds].CI95[0] = -0.004 }, "metrics.contention_rounds.ci95[0] -0.004: want"},
+		{func(s *Summary) { s.Metrics[bus.MetricSelfID].Missing = -1 }, "metrics.self_id_ns.missing -1: want 0 to 0, the runs without a value"},
+		{func(s *Summary) { s.Metrics[bus.MetricTreeID].N++ }, "metrics.tree_id_ns.n 21: want 20, as the histogram gives"},
+		{func(s *Summary) { m := s.Metrics[bus.MetricTreeID]; m.Min = m.Max + 1 }, "metrics.tree_id_ns.min"},
+		{func(s *Summary) { s.Metrics[bus.MetricTreeID].Mean = 5 }, "metrics.tree_id_ns.mean 5: want"},
+		{func(s *Summary) { s.Metrics[bus.MetricContentionRounds].CI95[0] = -0.004 }, "metrics.contention_rounds.ci95[0] -0.004: want"},
 		// Counts that hold together on their own but not with the runs.
-		{func(s *Summary) { dropOne(s.Metrics[TreeID]) }, "metrics.tree_id_ns: n 19 and missing 0: want 20, one for every run"},
-		{func(s *Summary) { dropOne(s.Metrics[ContentionRounds]); s.Metrics[ContentionRounds].Missing = 1 },
+		{func(s *Summary) { dropOne(s.Metrics[bus.MetricTreeID]) }, "metrics.tree_id_ns: n 19 and missing 0: want 20, one for every run"},
+		{func(s *Summary) {
+			dropOne(s.Metrics[bus.MetricContentionRounds])
+			s.Metrics[bus.MetricContentionRounds].Missing = 1
+		},
 			"metrics.contention_rounds.missing 1: want 0, as every run has its rounds"},
-		{func(s *Summary) { dropOne(s.Metrics[Contention]) },
+		{func(s *Summary) { dropOne(s.Metrics[bus.MetricContention]) },
 			"metrics.contention_ns: n 19 and missing 0: want 20, one for every run whose contention_rounds are above 0"},
 		{func(s *Summary) { s.Deadlines[0].Met++ }, "deadlines[0].met 1: want 0, as metrics.tree_id_ns gives"},
 		{func(s *Summary) { s.Deadlines[2].Of = 1 << 62 }, "deadlines[2].of 4611686018427387904: want 20"},
@@ -91,8 +94,11 @@ func TestReadSummaryRejectsInconsistentFiles(t *testing.T) {
 		{func(s *Summary) { s.Deadlines[1].DeadlineNs = 7 }, "deadlines[1].deadline_ns 7: want 1000, as deadlines[0]"},
 		{func(s *Summary) { s.Deadlines = append(s.Deadlines, s.Deadlines...) }, "deadlines[3].deadline_ns 1000: given before"},
 		{func(s *Summary) { s.Deadlines = s.Deadlines[:2] }, "deadlines: 2 entries, want 3 per deadline"},
-		{func(s *Summary) { delete(s.Metrics, Contention) }, "metrics: 3, want tree_id_ns, self_id_ns, contention_ns, contention_rounds"},
-		{func(s *Summary) { s.Metrics["x"] = s.Metrics[Contention]; delete(s.Metrics, Contention) }, "metrics.contention_ns is missing"},
+		{func(s *Summary) { delete(s.Metrics, bus.MetricContention) }, "metrics: 3, want tree_id_ns, self_id_ns, contention_ns, contention_rounds"},
+		{func(s *Summary) {
+			s.Metrics["x"] = s.Metrics[bus.MetricContention]
+			delete(s.Metrics, bus.MetricContention)
+		}, "metrics.contention_ns is missing"},
 		{func(s *Summary) { s.Failures["stalled"] = -1 }, "failures.stalled -1: want 0 to 20"},
 		{func(s *Summary) { s.Failures["stalled"], s.Failures["inconsistent"] = 15, 15 },
 			"failures.stalled 15: want 0 to 5, the 20 runs less the 15 counted before it (a run ends one way)"},
@@ -113,7 +119,7 @@ func TestReadSummaryRejectsInconsistentFiles(t *testing.T) {
 // the one expected; the fwsim that wrote it does not matter.
 func TestReadSummaryChecksTheSchemaVersion(t *testing.T) {
 	good := string(shardJSON(t, 1, 2))
-	field := fmt.Sprintf(`"schema_version":%d,`, SchemaVersion)
+	field := fmt.Sprintf(`"schema_version":%d,`, bus.SchemaVersion)
 	require.Contains(t, good, field)
 
 	s, err := ReadSummary(strings.NewReader(strings.Replace(good, `"fwsim_version":""`, `"fwsim_version":"v0.1.0 go1.20"`, 1)))
@@ -124,10 +130,10 @@ func TestReadSummaryChecksTheSchemaVersion(t *testing.T) {
 	assert.ErrorIs(t, err, ErrInvalidConfig)
 	assert.ErrorContains(t, err, "no schema_version: written by an fwsim older than schema version 1", "the field came with version 1")
 
-	newer := strings.Replace(good, field, fmt.Sprintf(`"schema_version":%d,`, SchemaVersion+1), 1)
+	newer := strings.Replace(good, field, fmt.Sprintf(`"schema_version":%d,`, bus.SchemaVersion+1), 1)
 	_, err = ReadSummary(strings.NewReader(strings.Replace(newer, `"fwsim_version":""`, `"fwsim_version":"v9.0.0"`, 1)))
 	assert.ErrorIs(t, err, ErrInvalidConfig)
-	assert.ErrorContains(t, err, fmt.Sprintf("schema_version %d (fwsim v9.0.0), but this fwsim reads %d", SchemaVersion+1, SchemaVersion))
+	assert.ErrorContains(t, err, fmt.Sprintf("schema_version %d (fwsim v9.0.0), but this fwsim reads %d", bus.SchemaVersion+1, bus.SchemaVersion))
 }
 
 // A mean, std or interval rounded otherwise in its last bits, as another
@@ -135,7 +141,7 @@ func TestReadSummaryChecksTheSchemaVersion(t *testing.T) {
 func TestReadSummaryAllowsOtherRounding(t *testing.T) {
 	var s Summary
 	require.NoError(t, json.Unmarshal(shardJSON(t, 1, 2), &s))
-	m := s.Metrics[TreeID]
+	m := s.Metrics[bus.MetricTreeID]
 	m.Mean, m.Std = math.Nextafter(m.Mean, 0), math.Nextafter(m.Std, math.Inf(1))
 	m.CI95[1] = math.Nextafter(m.CI95[1], 0)
 	s.Deadlines[2].CI95[0] = math.Nextafter(s.Deadlines[2].CI95[0], 1)
@@ -176,7 +182,7 @@ func TestMergeChecksEachPart(t *testing.T) {
 		require.NoError(t, err)
 		parts = append(parts, s)
 	}
-	parts[1].Metrics[TreeID].Hist[0].Count = 1 << 62
+	parts[1].Metrics[bus.MetricTreeID].Hist[0].Count = 1 << 62
 	_, err := Merge(parts, "a.json", "b.json")
 	assert.ErrorIs(t, err, ErrInvalidConfig)
 	assert.ErrorContains(t, err, "invalid analysis: b.json: metrics.tree_id_ns.histogram[0]: count 4611686018427387904")
@@ -243,7 +249,7 @@ func FuzzMerge(f *testing.F) {
 		require.NoError(t, sum.check(), "the merged summary is inconsistent")
 		assert.Nil(t, sum.Shard)
 		assert.Equal(t, parts[0].TotalRuns, sum.Runs)
-		for _, name := range MetricNames {
+		for _, name := range bus.MetricNames {
 			var n, missing int64
 			for _, p := range parts {
 				n += p.Metrics[name].N

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/stats"
 	"github.com/fwsim/fwsim/treeid"
 )
 
@@ -89,12 +90,12 @@ func TestPrismMaxCornerIsThePublishedWorstCase(t *testing.T) {
 			exact[d] += pathProbability(rounds, f)
 		}
 	}
-	m := sum.Metrics[Contention]
+	m := sum.Metrics[bus.MetricContention]
 	require.Equal(t, int64(cfg.Runs), m.N)
 	for _, b := range m.Hist {
 		require.Contains(t, exact, b.Value)
 		if p := exact[b.Value]; p >= 0.01 {
-			ci := Wilson(b.Count, m.N)
+			ci := stats.Wilson(b.Count, m.N)
 			assert.True(t, ci[0] <= p && p <= ci[1], "P(%d ns) = %v outside %v", b.Value, p, ci)
 		}
 	}
@@ -108,14 +109,14 @@ func TestPrismMaxCornerIsThePublishedWorstCase(t *testing.T) {
 		published float64
 	}{{2, 0.5}, {5, 0.78125}} {
 		d := sum.Deadlines[tc.index]
-		require.Equal(t, Contention, d.Metric)
+		require.Equal(t, bus.MetricContention, d.Metric)
 		assert.True(t, d.CI95[0] <= tc.published && tc.published <= d.CI95[1], "%d ns: %v outside %v", d.DeadlineNs, tc.published, d.CI95)
 		assert.Greater(t, d.CI95[0], tc.published-1.0/32)
 		assert.Less(t, d.CI95[1], tc.published+1.0/32)
 	}
 	assert.True(t, m.CI95[0] <= 2990 && 2990 <= m.CI95[1], "E[duration] interval %v", m.CI95)
 	assert.Less(t, m.CI95[1]-m.CI95[0], 2*30.0, "the interval must resolve a few 10 ns steps")
-	r := sum.Metrics[ContentionRounds]
+	r := sum.Metrics[bus.MetricContentionRounds]
 	assert.True(t, r.CI95[0] <= 2 && 2 <= r.CI95[1], "E[rounds] interval %v", r.CI95)
 	assert.Equal(t, float64(1700), m.Min)
 }
@@ -128,7 +129,7 @@ func TestPrismRandomTimingInsideThePublishedBounds(t *testing.T) {
 		sum, err := Run(context.Background(), prismConfig(t, treeid.CornerRandom, ideal), nil)
 		require.NoError(t, err)
 		assert.Zero(t, sum.Failed())
-		m := sum.Metrics[Contention]
+		m := sum.Metrics[bus.MetricContention]
 		assert.Greater(t, m.CI95[0], 1382.5, "ideal %v: E[duration] interval %v", ideal, m.CI95)
 		assert.Less(t, m.CI95[1], 2990.0, "ideal %v: E[duration] interval %v", ideal, m.CI95)
 		for _, tc := range []struct {
@@ -138,7 +139,7 @@ func TestPrismRandomTimingInsideThePublishedBounds(t *testing.T) {
 			d := sum.Deadlines[tc.index]
 			assert.Greater(t, d.CI95[0], tc.minimum, "ideal %v: P(≤ %d ns) interval %v", ideal, d.DeadlineNs, d.CI95)
 		}
-		r := sum.Metrics[ContentionRounds]
+		r := sum.Metrics[bus.MetricContentionRounds]
 		assert.Less(t, r.CI95[1], 2.0, "ideal %v: E[rounds] interval %v", ideal, r.CI95)
 	}
 }

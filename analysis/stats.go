@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
-)
 
-// z95 is the standard normal quantile of 0.975: two-sided 95% intervals.
-const z95 = 1.959963984540054
+	"github.com/fwsim/fwsim/internal/stats"
+)
 
 // Bin is one distinct value of a metric and how many runs had it. It is
 // written in JSON as [value, count].
@@ -133,12 +132,9 @@ func statsOf(hist []Bin) Stats {
 		}
 		s.Std = math.Sqrt(sq / float64(s.N-1))
 	}
-	half := z95 * s.Std / math.Sqrt(float64(s.N))
-	// A skewed count, mostly 0 (the rounds of a bus that rarely contends),
-	// or a handful of runs gives an interval reaching below 0, where no
-	// mean of these metrics can be: it is cut at 0, where the values
-	// themselves stop (ReadSummary refuses a negative one).
-	s.CI95 = [2]float64{max(s.Mean-half, 0), s.Mean + half}
+	// Cut at 0, where the values themselves stop (ReadSummary refuses a
+	// negative one).
+	s.CI95 = stats.MeanInterval(s.Mean, s.Std, s.N)
 	s.Min, s.Max = float64(hist[0].Value), float64(hist[len(hist)-1].Value)
 	for _, p := range []struct {
 		perMille int64
@@ -161,25 +157,4 @@ func nearestRank(hist []Bin, n, perMille int64) int64 {
 		}
 	}
 	return hist[len(hist)-1].Value
-}
-
-// Wilson is the Wilson score interval at 95% for a proportion of successes
-// out of n trials, 0 ≤ successes ≤ n. Unlike the normal approximation it
-// stays inside [0, 1] and is sound for proportions near 0 or 1, which
-// deadline probabilities often are. With n = 0 it is [0, 1].
-func Wilson(successes, n int64) [2]float64 {
-	if n == 0 {
-		return [2]float64{0, 1}
-	}
-	nf := float64(n)
-	p := float64(successes) / nf
-	z2 := z95 * z95
-	denom := 1 + z2/nf
-	center := (p + z2/(2*nf)) / denom
-	half := z95 / denom * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
-	// The interval holds p and lies in [0, 1], as it does in exact
-	// arithmetic; rounding alone leaves the low end of 0 of n a hair off 0
-	// (above for some n, below for others) and the high end of n of n a
-	// hair below 1: a probability outside its own interval.
-	return [2]float64{max(min(center-half, p), 0), min(max(center+half, p), 1)}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/fwsim/fwsim/internal/mdp"
 )
 
-// deadline is the probability that time metric m (TimeMetrics' index) is
+// deadline is the probability that time metric m (bus.TimeMetrics' index) is
 // reached within d ns. The graph's states forget how long the metric has
 // run, so each state needs a value per budget left. Two ways give them:
 // the unrolling, pairs of a state and a budget, is fast where every

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/fwsim/fwsim/bus"
-	"github.com/fwsim/fwsim/analysis"
 	"github.com/fwsim/fwsim/internal/mdp"
 	"github.com/fwsim/fwsim/treeid"
 )
@@ -85,24 +84,12 @@ type Options struct {
 	Interrupt <-chan struct{}
 }
 
-// Metric names, as fwsim analyze names them.
-const (
-	TreeID           = analysis.TreeID
-	SelfID           = analysis.SelfID
-	Contention       = analysis.Contention
-	ContentionRounds = analysis.ContentionRounds
-)
-
 // Deadline asks for the probability that a time metric is at most D.
 type Deadline struct {
-	// Metric is one of TimeMetrics, or "" for every one (in their order).
+	// Metric is one of bus.TimeMetrics, or "" for every one (in their order).
 	Metric string
 	D      time.Duration
 }
-
-// TimeMetrics are the metrics deadlines apply to, in the order
-// Result.Deadlines lists them for a deadline of every metric.
-var TimeMetrics = analysis.TimeMetrics
 
 // Interval holds an exact value (Min equal to Max) or the bounds of one:
 // [minimum, maximum] over every scheduler under nondeterminism, widened to
@@ -255,11 +242,11 @@ func checkOptions(o *Options) error {
 			return fmt.Errorf("%w: deadline %v: want a positive duration", ErrInvalidOptions, d.D)
 		}
 		if d.Metric != "" && metricIndex(d.Metric) < 0 {
-			return fmt.Errorf("%w: deadline %v: metric %q: want one of %s", ErrInvalidOptions, d.D, d.Metric, strings.Join(TimeMetrics, ", "))
+			return fmt.Errorf("%w: deadline %v: metric %q: want one of %s", ErrInvalidOptions, d.D, d.Metric, strings.Join(bus.TimeMetrics, ", "))
 		}
 	}
 	return nil
 }
 
-// metricIndex is name's index in TimeMetrics, -1 for none.
-func metricIndex(name string) int { return slices.Index(TimeMetrics, name) }
+// metricIndex is name's index in bus.TimeMetrics, -1 for none.
+func metricIndex(name string) int { return slices.Index(bus.TimeMetrics, name) }

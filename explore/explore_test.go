@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/analysis"
+	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/testenv"
 	"github.com/fwsim/fwsim/phy"
 	"github.com/fwsim/fwsim/treeid"
@@ -67,20 +67,20 @@ func TestPrismPublishedResults(t *testing.T) {
 	res, err := Explore(pair(t, 30), Options{
 		Bus:       bus.Options{Seed: 1394, Profile: "prism", AllowOutOfSpec: true, IdealClock: true},
 		Timing:    Max,
-		Deadlines: every(Contention, deadlines...),
+		Deadlines: every(bus.MetricContention, deadlines...),
 	})
 	require.NoError(t, err)
 	require.True(t, res.Complete)
 	require.False(t, res.Nondeterministic)
 	for i, want := range []string{"1/2", "25/32", "477/512", "31965/32768"} {
-		got := findDeadline(t, res, Contention, deadlines[i]).P
+		got := findDeadline(t, res, bus.MetricContention, deadlines[i]).P
 		require.True(t, got.Exact(), "%v", got)
 		assert.Equal(t, rat(t, want).RatString(), got.Min.RatString(), "P(contention ≤ %v)", deadlines[i])
 	}
-	x := findExpected(t, res, Contention)
+	x := findExpected(t, res, bus.MetricContention)
 	require.True(t, x.Defined, x.Why)
 	assert.Equal(t, "2990", x.Value.Max.RatString(), "the expected contention time")
-	assert.Equal(t, "2", findExpected(t, res, ContentionRounds).Value.Min.RatString(), "the expected rounds")
+	assert.Equal(t, "2", findExpected(t, res, bus.MetricContentionRounds).Value.Min.RatString(), "the expected rounds")
 	require.Len(t, res.Outcomes, 1)
 	assert.Equal(t, bus.OutcomeOK, res.Outcomes[0].Outcome)
 }
@@ -98,18 +98,18 @@ func TestPrismAdversary(t *testing.T) {
 	res, err := Explore(pair(t, 30), Options{
 		Bus:       bus.Options{Seed: 1394, Profile: "prism", AllowOutOfSpec: true, IdealClock: true},
 		Timing:    Nondet,
-		Deadlines: every(Contention, deadlines...),
+		Deadlines: every(bus.MetricContention, deadlines...),
 		MaxStates: 200_000,
 	})
 	require.NoError(t, err)
 	require.True(t, res.Complete)
 	require.True(t, res.Nondeterministic)
 	for i, want := range []string{"1/2", "25/32", "477/512", "31965/32768"} {
-		p := findDeadline(t, res, Contention, deadlines[i]).P
+		p := findDeadline(t, res, bus.MetricContention, deadlines[i]).P
 		assert.Equal(t, want, p.Min.RatString(), "min P(contention ≤ %v)", deadlines[i])
 		assert.Equal(t, "1", p.Max.RatString(), "max P(contention ≤ %v): a scheduler can settle the first round", deadlines[i])
 	}
-	x := findExpected(t, res, Contention)
+	x := findExpected(t, res, bus.MetricContention)
 	require.True(t, x.Defined, x.Why)
 	assert.Equal(t, "2990", x.Value.Max.RatString())
 }
@@ -122,7 +122,7 @@ func TestNondetBoundsEveryTiming(t *testing.T) {
 	topo, err := bus.Generate("pair")
 	require.NoError(t, err)
 	o := Options{Bus: bus.Options{Seed: 3, IdealClock: true, Timing: narrow(t)},
-		Deadlines: append(every(Contention, 600*time.Nanosecond, 900*time.Nanosecond, 1500*time.Nanosecond), every(SelfID, 169600*time.Nanosecond)...)}
+		Deadlines: append(every(bus.MetricContention, 600*time.Nanosecond, 900*time.Nanosecond, 1500*time.Nanosecond), every(bus.MetricSelfID, 169600*time.Nanosecond)...)}
 	o.Timing = Nondet
 	bounds, err := Explore(topo, o)
 	require.NoError(t, err)
@@ -166,7 +166,7 @@ func TestDeadlineWaysAgree(t *testing.T) {
 			require.NoError(t, e.build())
 			require.Empty(t, e.queue)
 			checked := 0
-			for m := range TimeMetrics {
+			for m := range bus.TimeMetrics {
 				for _, d := range []int64{700, 1500} {
 					d += e.initial[m]
 					if m != 2 {
@@ -177,8 +177,8 @@ func TestDeadlineWaysAgree(t *testing.T) {
 					require.True(t, done)
 					stepped, err := e.budgetBounds(m, d-e.initial[m])
 					require.NoError(t, err)
-					require.True(t, unrolled.Exact() && stepped.Exact(), "%s within %d ns: %v and %v", TimeMetrics[m], d, unrolled, stepped)
-					assert.Equal(t, unrolled.Min.RatString(), stepped.Min.RatString(), "%s within %d ns", TimeMetrics[m], d)
+					require.True(t, unrolled.Exact() && stepped.Exact(), "%s within %d ns: %v and %v", bus.TimeMetrics[m], d, unrolled, stepped)
+					assert.Equal(t, unrolled.Min.RatString(), stepped.Min.RatString(), "%s within %d ns", bus.TimeMetrics[m], d)
 					if unrolled.Min.Sign() > 0 && unrolled.Min.Cmp(one) < 0 {
 						checked++
 					}
@@ -224,14 +224,14 @@ func TestExactMatchesMonteCarlo(t *testing.T) {
 		long      bool // about 20 s: FWSIM_LONG=1 runs it
 		deadlines []Deadline
 	}{
-		{"cycle", "", false, false, append(every(Contention, us(0.8), us(1), us(2)),
-			append(every(TreeID, us(168), us(168.5)), every(SelfID, us(171.9), us(172.4))...)...)},
-		{"ideal", "", true, true, append(every(Contention, us(0.7), us(0.8), us(1)),
-			append(every(TreeID, us(167.3), us(167.6)), every(SelfID, us(171.1), us(171.4))...)...)},
+		{"cycle", "", false, false, append(every(bus.MetricContention, us(0.8), us(1), us(2)),
+			append(every(bus.MetricTreeID, us(168), us(168.5)), every(bus.MetricSelfID, us(171.9), us(172.4))...)...)},
+		{"ideal", "", true, true, append(every(bus.MetricContention, us(0.7), us(0.8), us(1)),
+			append(every(bus.MetricTreeID, us(167.3), us(167.6)), every(bus.MetricSelfID, us(171.1), us(171.4))...)...)},
 		// Two cycle counts a window: a contention cycle whose feedback set
 		// (266 states) was once bounded rather than solved.
-		{"1394a-2000", "1394a-2000", false, true, append(every(Contention, us(1), us(2), us(4)),
-			append(every(TreeID, us(168.5), us(170)), every(SelfID, us(172.4), us(173.9))...)...)},
+		{"1394a-2000", "1394a-2000", false, true, append(every(bus.MetricContention, us(1), us(2), us(4)),
+			append(every(bus.MetricTreeID, us(168.5), us(170)), every(bus.MetricSelfID, us(172.4), us(173.9))...)...)},
 	} {
 		if c.long && !testenv.Long() {
 			continue
@@ -280,7 +280,7 @@ func TestExactMatchesMonteCarlo(t *testing.T) {
 				}
 			}
 			assert.Equal(t, len(deadlines), checked, "every deadline splits the runs")
-			for _, name := range []string{TreeID, SelfID, Contention, ContentionRounds} {
+			for _, name := range []string{bus.MetricTreeID, bus.MetricSelfID, bus.MetricContention, bus.MetricContentionRounds} {
 				x := findExpected(t, res, name)
 				require.True(t, x.Defined, x.Why)
 				require.True(t, x.Value.Exact(), "E[%s] = %v", name, x.Value)
@@ -363,7 +363,7 @@ func TestRunsThatNeverEnd(t *testing.T) {
 func TestMissPathsMiss(t *testing.T) {
 	topo := generatedTopo(t, "pair")
 	o := Options{Bus: bus.Options{Seed: 1, IdealClock: true, Timing: narrow(t)}, MissPaths: true,
-		Deadlines: append(every(Contention, time.Microsecond), every(TreeID, 168*time.Microsecond)...)}
+		Deadlines: append(every(bus.MetricContention, time.Microsecond), every(bus.MetricTreeID, 168*time.Microsecond)...)}
 	res, err := Explore(topo, o)
 	require.NoError(t, err)
 	for _, d := range res.Deadlines {
@@ -375,7 +375,7 @@ func TestMissPathsMiss(t *testing.T) {
 		g := run.Generations[0]
 		assert.Equal(t, d.MissOutcome, g.Outcome)
 		got := g.Timing.TreeIDDone
-		if d.Metric == Contention {
+		if d.Metric == bus.MetricContention {
 			require.NotEmpty(t, g.Contention)
 			got = g.Contention[0].EndNs - g.Contention[0].StartNs
 		}
@@ -413,7 +413,7 @@ func TestPhaseCutShortIsNotReached(t *testing.T) {
 		run, err := bus.Run(topo, bus.Options{Seed: 1, Policy: treeid.LargerIDWins, Corner: treeid.CornerMin})
 		require.NoError(t, err)
 		want := run.Generations[0].Timing.TreeIDDone
-		got := findExpected(t, res, TreeID)
+		got := findExpected(t, res, bus.MetricTreeID)
 		if at < done {
 			require.Equal(t, int64(-1), want, "the reset at %d ns cuts tree identify short", at)
 			assert.False(t, got.Defined, "reset at %d ns", at)

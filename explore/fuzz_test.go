@@ -31,7 +31,7 @@ func FuzzExplore(f *testing.F) {
 			Timing:    Timing(timing % 4),
 			CoinBias:  big.NewRat(int64(biasNum%5), 4),
 			MaxStates: 1 + int(maxStates%400),
-			Deadlines: []Deadline{{D: 1000}, {Metric: Contention, D: 2500}},
+			Deadlines: []Deadline{{D: 1000}, {Metric: bus.MetricContention, D: 2500}},
 		}
 		res, err := Explore(topo, o)
 		if err != nil {

@@ -31,7 +31,7 @@ type edge struct {
 	to     int
 	option int
 	p      *big.Rat
-	// spent is, per time metric (TimeMetrics' order), the ns of the way
+	// spent is, per time metric (bus.TimeMetrics' order), the ns of the way
 	// that count toward it; rounds the contention rounds added.
 	spent  [3]int64
 	rounds int
@@ -202,7 +202,7 @@ const (
 	notContended             // contention_ns: it closed without a contention
 )
 
-// status is the progress of time metric m (TimeMetrics' index) at marks.
+// status is the progress of time metric m (bus.TimeMetrics' index) at marks.
 func status(marks bus.Marks, m int) byte {
 	f := marks.First
 	start, end := span(f, m)
@@ -239,7 +239,7 @@ func span(f bus.FirstMarks, m int) (start, end int64) {
 // rounds it adds next depend on it).
 func appendStatus(key []byte, marks bus.Marks) []byte {
 	key = append(key, 'M')
-	for m := range TimeMetrics {
+	for m := range bus.TimeMetrics {
 		key = append(key, status(marks, m))
 	}
 	key = append(key, marks.Outcome...)
@@ -253,7 +253,7 @@ func appendStatus(key []byte, marks bus.Marks) []byte {
 // time metric (the ns of it inside the metric's interval) and the
 // contention rounds it adds.
 func measured(a, b bus.Marks) (spent [3]int64, rounds int) {
-	for m := range TimeMetrics {
+	for m := range bus.TimeMetrics {
 		start, end := span(b.First, m)
 		if start < 0 {
 			continue

@@ -9,7 +9,7 @@ import (
 )
 
 // likeliestMiss finds a run, given the adversary's choices, in which time
-// metric m (TimeMetrics' index) exceeds d ns, or that ends without the
+// metric m (bus.TimeMetrics' index) exceeds d ns, or that ends without the
 // metric where it applies (for contention_ns, a contention that never
 // resolved), and how that run ends: a most probable way to the miss, then
 // a most probable way on to the run's end. It searches best first over

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwsim/fwsim/bus"
-	"github.com/fwsim/fwsim/analysis"
+	"github.com/fwsim/fwsim/internal/stats"
 	"github.com/fwsim/fwsim/internal/testenv"
 )
 
@@ -92,7 +92,7 @@ func TestRootsMatchMonteCarlo(t *testing.T) {
 		require.True(t, r.P.Exact(), "%s: %v", r.Root, r.P)
 		sum.Add(sum, r.P.Min)
 		p, _ := r.P.Min.Float64()
-		ci := analysis.Wilson(roots[r.Root], int64(runs))
+		ci := stats.Wilson(roots[r.Root], int64(runs))
 		assert.True(t, ci[0] <= p && p <= ci[1], "root %s: exact %v outside [%f, %f] of %d runs", r.Root, r.P, ci[0], ci[1], roots[r.Root])
 		if p > 0 && p < 1 {
 			split++
@@ -100,7 +100,7 @@ func TestRootsMatchMonteCarlo(t *testing.T) {
 		for _, o := range r.Orders {
 			key := r.Root + " " + strings.Join(o.Order, " ")
 			p, _ := o.P.Min.Float64()
-			ci := analysis.Wilson(orders[key], int64(runs))
+			ci := stats.Wilson(orders[key], int64(runs))
 			assert.True(t, ci[0] <= p && p <= ci[1], "%s: exact %v outside [%f, %f]", key, o.P, ci[0], ci[1])
 			listed++
 		}

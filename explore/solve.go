@@ -63,7 +63,7 @@ func (e *explorer) solve() (*Result, error) {
 		res.Outcomes = append(res.Outcomes, r)
 	}
 	for _, d := range e.o.Deadlines {
-		for m, name := range TimeMetrics {
+		for m, name := range bus.TimeMetrics {
 			if d.Metric != "" && d.Metric != name {
 				continue
 			}
@@ -80,7 +80,7 @@ func (e *explorer) solve() (*Result, error) {
 			res.Deadlines = append(res.Deadlines, r)
 		}
 	}
-	for m, name := range append(slices.Clone(TimeMetrics), ContentionRounds) {
+	for m, name := range append(slices.Clone(bus.TimeMetrics), bus.MetricContentionRounds) {
 		x, err := e.expected(m)
 		if err != nil {
 			return nil, err
@@ -265,17 +265,17 @@ func (e *explorer) likeliest(from int, target func(*state) bool) (path []int, en
 	return nil, -1
 }
 
-// expected is the expected value of metric m (TimeMetrics' index, or
-// len(TimeMetrics) for the contention rounds) over the runs that reach it.
+// expected is the expected value of metric m (bus.TimeMetrics' index, or
+// len(bus.TimeMetrics) for the contention rounds) over the runs that reach it.
 func (e *explorer) expected(m int) (ExpectedResult, error) {
 	if len(e.queue) > 0 {
 		return ExpectedResult{Why: "the exploration stopped at max states: unexplored states could add any amount"}, nil
 	}
 	reached := func(st *state) bool {
-		return m == len(TimeMetrics) || status(st.marks, m) == present
+		return m == len(bus.TimeMetrics) || status(st.marks, m) == present
 	}
 	gain := func(ed *edge) *big.Rat {
-		if m == len(TimeMetrics) {
+		if m == len(bus.TimeMetrics) {
 			return big.NewRat(int64(ed.rounds), 1)
 		}
 		return big.NewRat(ed.spent[m], 1)
@@ -357,7 +357,7 @@ func exactAll(sol *mdp.Solution) bool {
 
 // before is what metric m measured before the first state.
 func (e *explorer) before(m int) *big.Rat {
-	if m == len(TimeMetrics) {
+	if m == len(bus.TimeMetrics) {
 		return big.NewRat(int64(e.initialRounds), 1)
 	}
 	return big.NewRat(e.initial[m], 1)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/explore"
-	"github.com/fwsim/fwsim/analysis"
+	"github.com/fwsim/fwsim/internal/stats"
 )
 
 // DefaultOddsStates is OddsOptions.MaxStates when zero: a root contention
@@ -91,7 +91,7 @@ func (c Chance) P() float64 {
 // Interval is [Lo, Hi], or the 95% Wilson interval of an estimate.
 func (c Chance) Interval() [2]float64 {
 	if c.Lo == nil {
-		return analysis.Wilson(int64(c.Count), int64(c.Runs))
+		return stats.Wilson(int64(c.Count), int64(c.Runs))
 	}
 	lo, _ := c.Lo.Float64()
 	hi, _ := c.Hi.Float64()

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fwsim/fwsim/analysis"
+	"github.com/fwsim/fwsim/bus"
 )
 
 const analyzeIntro = `Usage: fwsim analyze [--topology FILE | --gen SPEC] [--runs N] [flags]
@@ -347,7 +348,7 @@ func writeSummaryText(w io.Writer, s *analysis.Summary) {
 		s.Topology, s.Runs, s.Seed, setup, s.Profile, s.Timing, s.Clock, s.Policy, s.CoinBias)
 	fmt.Fprintf(w, "\n%-17s %7s %10s %9s %9s %9s %9s %9s %9s %9s  %s\n",
 		"metric", "n", "mean", "std", "min", "p50", "p90", "p99", "p99.9", "max", "95% CI of the mean")
-	for _, name := range analysis.MetricNames {
+	for _, name := range bus.MetricNames {
 		m := s.Metrics[name]
 		fmt.Fprintf(w, "%-17s %7d", name, m.N)
 		if m.N > 0 {
@@ -453,8 +454,8 @@ type runCSV struct {
 func newRunCSV(w io.Writer, preamble string) *runCSV {
 	c := &runCSV{w: csv.NewWriter(w), row: make([]string, 8)}
 	_, _ = io.WriteString(w, preamble) // an error recurs at the first row
-	_ = c.w.Write([]string{"run", "seed", "outcome", analysis.TreeID, analysis.SelfID,
-		analysis.Contention, analysis.ContentionRounds, "root"})
+	_ = c.w.Write([]string{"run", "seed", "outcome", bus.MetricTreeID, bus.MetricSelfID,
+		bus.MetricContention, bus.MetricContentionRounds, "root"})
 	return c
 }
 

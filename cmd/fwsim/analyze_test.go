@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwsim/fwsim/analysis"
+	"github.com/fwsim/fwsim/bus"
 )
 
 const prismPair = "../../examples/prism-pair.yaml"
@@ -42,13 +43,13 @@ func TestAnalyzePrismAgreesWithThePublishedWorstCase(t *testing.T) {
 	var sum analysis.Summary
 	require.NoError(t, json.Unmarshal([]byte(stdout), &sum))
 	for _, d := range sum.Deadlines {
-		if d.Metric != analysis.Contention {
+		if d.Metric != bus.MetricContention {
 			continue
 		}
 		published := map[int64]float64{2000: 0.5, 4000: 0.78125}[d.DeadlineNs]
 		assert.True(t, d.CI95[0] <= published && published <= d.CI95[1], "%d ns: %v outside %v", d.DeadlineNs, published, d.CI95)
 	}
-	m := sum.Metrics[analysis.Contention]
+	m := sum.Metrics[bus.MetricContention]
 	assert.True(t, m.CI95[0] <= 2990 && 2990 <= m.CI95[1], "E[duration] interval %v", m.CI95)
 }
 
@@ -270,7 +271,7 @@ func TestMergeRefusesInconsistentShards(t *testing.T) {
 	require.NoError(t, err)
 	var s analysis.Summary
 	require.NoError(t, json.Unmarshal(b, &s))
-	s.Metrics[analysis.Contention].Hist[0].Count = 1 << 62
+	s.Metrics[bus.MetricContention].Hist[0].Count = 1 << 62
 	b, err = json.Marshal(&s)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(files[1], b, 0o644))
@@ -289,7 +290,7 @@ func TestMergeChecksTheSchemaVersion(t *testing.T) {
 	require.NoError(t, err)
 	var s analysis.Summary
 	require.NoError(t, json.Unmarshal(b, &s))
-	require.Equal(t, analysis.SchemaVersion, s.SchemaVersion)
+	require.Equal(t, bus.SchemaVersion, s.SchemaVersion)
 	require.Equal(t, fwsimVersion(), s.FwsimVersion)
 	rewrite := func(edit func(*analysis.Summary)) {
 		c := s
@@ -302,12 +303,12 @@ func TestMergeChecksTheSchemaVersion(t *testing.T) {
 	code, _, stderr := runCLI(t, append([]string{"merge"}, files...)...)
 	assert.Equal(t, exitOK, code, stderr)
 
-	rewrite(func(c *analysis.Summary) { c.SchemaVersion, c.FwsimVersion = analysis.SchemaVersion+1, "v9.0.0" })
+	rewrite(func(c *analysis.Summary) { c.SchemaVersion, c.FwsimVersion = bus.SchemaVersion+1, "v9.0.0" })
 	code, stdout, stderr := runCLI(t, append([]string{"merge"}, files...)...)
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, stdout)
 	assert.Equal(t, fmt.Sprintf("fwsim merge: %s: invalid analysis: schema_version %d (fwsim v9.0.0), but this fwsim reads %d; run it again with the same fwsim\n",
-		files[1], analysis.SchemaVersion+1, analysis.SchemaVersion), stderr)
+		files[1], bus.SchemaVersion+1, bus.SchemaVersion), stderr)
 
 	rewrite(func(c *analysis.Summary) { c.SchemaVersion = 0 })
 	code, _, stderr = runCLI(t, append([]string{"merge"}, files...)...)

@@ -371,8 +371,8 @@ func (l *metricDeadlines) Set(s string) error {
 	metric, dur, named := strings.Cut(s, "=")
 	if !named {
 		metric, dur = "", s
-	} else if !slices.Contains(explore.TimeMetrics, metric) {
-		return fmt.Errorf("metric %q: want %s, or no METRIC= for every one", metric, strings.Join(explore.TimeMetrics, ", "))
+	} else if !slices.Contains(bus.TimeMetrics, metric) {
+		return fmt.Errorf("metric %q: want %s, or no METRIC= for every one", metric, strings.Join(bus.TimeMetrics, ", "))
 	}
 	var ds durationList
 	if err := ds.Set(dur); err != nil {

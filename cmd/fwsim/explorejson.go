@@ -9,7 +9,6 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/explore"
-	"github.com/fwsim/fwsim/analysis"
 	"github.com/fwsim/fwsim/treeid"
 )
 
@@ -200,8 +199,8 @@ func readPathFile(name string) (*bus.Topology, bus.Options, error) {
 	if err := dec.Decode(&f); err != nil {
 		return nil, bus.Options{}, fmt.Errorf("%s: not a counterexample file of fwsim explore: %w", name, err)
 	}
-	if f.SchemaVersion != analysis.SchemaVersion {
-		return nil, bus.Options{}, fmt.Errorf("%s: schema_version %d (fwsim %s), but this fwsim reads %d", name, f.SchemaVersion, f.FwsimVersion, analysis.SchemaVersion)
+	if f.SchemaVersion != bus.SchemaVersion {
+		return nil, bus.Options{}, fmt.Errorf("%s: schema_version %d (fwsim %s), but this fwsim reads %d", name, f.SchemaVersion, f.FwsimVersion, bus.SchemaVersion)
 	}
 	if len(f.Topology) == 0 {
 		return nil, bus.Options{}, fmt.Errorf("%s: topology: missing", name)

@@ -13,11 +13,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/analysis"
-	"github.com/fwsim/fwsim/view/report"
 	"github.com/fwsim/fwsim/analysis/sweep"
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/stats"
 	"github.com/fwsim/fwsim/phy"
+	"github.com/fwsim/fwsim/view/report"
 )
 
 const reportIntro = `Usage: fwsim report --out DIR [analyze flags] [--param NAME=FROM..TO:STEP ...]
@@ -275,10 +276,10 @@ func provenance(ctx context.Context, s *analysis.Summary, r *sweepRun) []report.
 
 // metricTitles names the metrics in plots and tables.
 var metricTitles = map[string]string{
-	analysis.TreeID:           "tree identify done",
-	analysis.SelfID:           "bus initialisation (self-ID done)",
-	analysis.Contention:       "root-contention duration",
-	analysis.ContentionRounds: "root-contention rounds",
+	bus.MetricTreeID:           "tree identify done",
+	bus.MetricSelfID:           "bus initialisation (self-ID done)",
+	bus.MetricContention:       "root-contention duration",
+	bus.MetricContentionRounds: "root-contention rounds",
 }
 
 func metricUnit(name string) string {
@@ -291,11 +292,11 @@ func metricUnit(name string) string {
 // analysisSections are the plots and tables of one analysis.
 func analysisSections(s *analysis.Summary) []report.Section {
 	var figures []report.SVG
-	for _, name := range []string{analysis.Contention, analysis.SelfID} {
+	for _, name := range []string{bus.MetricContention, bus.MetricSelfID} {
 		figures = append(figures, cdfOf(s, name).SVG())
 	}
 	rounds := report.Histogram{Title: "Root-contention rounds", XLabel: "rounds (0: no contention)"}
-	for _, b := range s.Metrics[analysis.ContentionRounds].Hist {
+	for _, b := range s.Metrics[bus.MetricContentionRounds].Hist {
 		rounds.Bins = append(rounds.Bins, report.Bin{Value: int(b.Value), Count: int(b.Count)})
 	}
 	figures = append(figures, rounds.SVG())
@@ -340,7 +341,7 @@ func withUnit(name, unit string) string {
 // header.
 func statsTables(s *analysis.Summary) []report.Table {
 	var times, counts []string
-	for _, name := range analysis.MetricNames {
+	for _, name := range bus.MetricNames {
 		if metricUnit(name) == "ns" {
 			times = append(times, name)
 		} else {
@@ -440,12 +441,12 @@ func sweepSections(r *sweepRun) []report.Section {
 	figures := []report.SVG{
 		lines("Failed runs against "+x.Name, "share of runs failed", "", "95% Wilson", func(p gridPoint) report.Point {
 			failed, runs := p.summary.Failed(), int64(p.summary.Runs)
-			w := analysis.Wilson(failed, runs)
+			w := stats.Wilson(failed, runs)
 			return report.Point{Y: float64(failed) / float64(runs), Lo: w[0], Hi: w[1]}
 		}),
-		lines("Mean root-contention rounds against "+x.Name, "rounds (0: no contention)", "", "95% CI", metric(analysis.ContentionRounds)),
-		lines("Mean root-contention duration against "+x.Name, "contention duration", "ns", "95% CI", metric(analysis.Contention)),
-		lines("Mean bus initialisation time against "+x.Name, "self-ID done", "ns", "95% CI", metric(analysis.SelfID)),
+		lines("Mean root-contention rounds against "+x.Name, "rounds (0: no contention)", "", "95% CI", metric(bus.MetricContentionRounds)),
+		lines("Mean root-contention duration against "+x.Name, "contention duration", "ns", "95% CI", metric(bus.MetricContention)),
+		lines("Mean bus initialisation time against "+x.Name, "self-ID done", "ns", "95% CI", metric(bus.MetricSelfID)),
 	}
 	text := fmt.Sprintf("Conditions of root contention: 2·delay < FAST.min and 2·delay + FAST.max < SLOW.min, delay "+
 		"being the longest one-way cable delay. A cross marks a point where they fail. Bands are 95%% intervals: "+
@@ -523,9 +524,9 @@ func (r *sweepRun) pointTable() report.Table {
 	text("2·delay + FAST.max < SLOW.min", func(p gridPoint) string { return holdsText(p.conditions.Separation) })
 	text("runs", func(p gridPoint) string { return strconv.Itoa(p.summary.Runs) })
 	text("failed", func(p gridPoint) string { return failureText(p.summary) })
-	column("mean rounds", "", mean(analysis.ContentionRounds))
-	column("mean contention", "ns", mean(analysis.Contention))
-	column("mean self-ID done", "ns", mean(analysis.SelfID))
+	column("mean rounds", "", mean(bus.MetricContentionRounds))
+	column("mean contention", "ns", mean(bus.MetricContention))
+	column("mean self-ID done", "ns", mean(bus.MetricSelfID))
 	t := report.Table{Header: headers}
 	for i := range r.points {
 		row := make([]string, len(columns))

@@ -13,9 +13,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fwsim/fwsim/analysis"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/analysis"
 )
 
 // readReport returns the files of a report directory by name.

@@ -15,9 +15,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fwsim/fwsim/internal/vcd"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/internal/vcd"
 )
 
 const hotplugExample = "../../examples/hotplug.yaml"

@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwsim/fwsim/analysis"
+	"github.com/fwsim/fwsim/bus"
 )
 
 // The JSON Schemas in docs/schema are generated from the types each command
@@ -256,7 +257,7 @@ func schemaFor(t *testing.T, command string) []byte {
 		"$id":     "https://github.com/fwsim/fwsim/docs/schema/" + command + ".json",
 		"title":   outputTitles[command],
 		"description": fmt.Sprintf("Generated from the Go types of the output (schema_version %d); times ending in _ns are integer nanoseconds.",
-			analysis.SchemaVersion),
+			bus.SchemaVersion),
 	}
 	if len(variants) == 1 {
 		for k, v := range variants[0].(map[string]any) {
@@ -495,7 +496,7 @@ func assertVersions(t *testing.T, doc any, args []string) {
 	t.Helper()
 	top, ok := doc.(map[string]any)
 	require.True(t, ok, "%v: not an object", args)
-	assert.Equal(t, float64(analysis.SchemaVersion), top["schema_version"], "%v", args)
+	assert.Equal(t, float64(bus.SchemaVersion), top["schema_version"], "%v", args)
 	assert.NotEmpty(t, top["fwsim_version"], "%v", args)
 	assert.Equal(t, fwsimVersion(), top["fwsim_version"], "%v", args)
 }

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/analysis"
 	"github.com/fwsim/fwsim/analysis/sweep"
+	"github.com/fwsim/fwsim/bus"
 )
 
 var sweepIntro = `Usage: fwsim sweep --param NAME=FROM..TO:STEP [--param ...] [analyze flags] [--csv FILE] [--json]
@@ -372,7 +372,7 @@ func (r *sweepRun) csvHeader() []string {
 	for _, f := range sortedKeys(first.Failures) {
 		h = append(h, strings.ReplaceAll(f, "-", "_"))
 	}
-	for _, m := range analysis.MetricNames {
+	for _, m := range bus.MetricNames {
 		h = append(h, m+"_mean", m+"_ci_lo", m+"_ci_hi", m+"_p99", m+"_missing")
 	}
 	for _, d := range first.Deadlines {
@@ -413,7 +413,7 @@ func writeSweepCSV(w io.Writer, r *sweepRun, preamble string) error {
 		for _, name := range sortedKeys(s.Failures) {
 			row = append(row, d(s.Failures[name]))
 		}
-		for _, name := range analysis.MetricNames {
+		for _, name := range bus.MetricNames {
 			m := s.Metrics[name]
 			if m.N == 0 {
 				row = append(row, "", "", "", "", d(m.Missing))
@@ -454,8 +454,8 @@ func writeSweepText(w io.Writer, r *sweepRun) {
 		}
 		c, s := p.conditions, p.summary
 		fmt.Fprintf(w, "%8d %-7s %-5s %7d %8.3f %10s %10s %10s  %s\n", c.DelayNs, holdsText(c.RoundTrip), holdsText(c.Separation),
-			s.Runs, s.Metrics[analysis.ContentionRounds].Mean, meanOf(s.Metrics[analysis.Contention]),
-			meanOf(s.Metrics[analysis.TreeID]), meanOf(s.Metrics[analysis.SelfID]), failureText(s))
+			s.Runs, s.Metrics[bus.MetricContentionRounds].Mean, meanOf(s.Metrics[bus.MetricContention]),
+			meanOf(s.Metrics[bus.MetricTreeID]), meanOf(s.Metrics[bus.MetricSelfID]), failureText(s))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fwsim/fwsim/analysis"
+	"github.com/fwsim/fwsim/bus"
 )
 
 // fwsimVersion is the module version fwsim was built at, "(devel)" for a
@@ -30,7 +31,7 @@ type versionJSON struct {
 }
 
 func newVersionJSON() versionJSON {
-	return versionJSON{SchemaVersion: analysis.SchemaVersion, FwsimVersion: fwsimVersion()}
+	return versionJSON{SchemaVersion: bus.SchemaVersion, FwsimVersion: fwsimVersion()}
 }
 
 // csvPreamble is the comment lines every CSV file of fwsim starts with:
