@@ -13,6 +13,6 @@ profile() { # package, benchmarks, time
 		-cpuprofile "$tmp/$(basename "$1").prof" "$1" >/dev/null
 }
 profile ./bus 'Simulator(Pair|Init63)$|^BenchmarkInit63$' 3s            # Monte Carlo runs, and Run with its Result
-profile ./internal/analysis 'Analyze/.*/workers=1$' 2s                 # fwsim analyze
+profile ./analysis 'Analyze/.*/workers=1$' 2s                 # fwsim analyze
 profile ./explore 'Explore' 1x                                         # fwsim explore
 go tool pprof -proto "$tmp"/*.prof >cmd/fwsim/default.pgo
