@@ -129,8 +129,8 @@ func TestEveryFieldFile(t *testing.T) {
 // build buses that, together, set every field of the format.
 func TestScenarioSeedsReachEveryField(t *testing.T) {
 	var topos []*Topology
-	for _, seed := range scenarioSeeds {
-		topo, o := scenarioFromBytes(seed)
+	for _, seed := range ScenarioSeeds {
+		topo, o := ScenarioFromBytes(seed)
 		_, err := Run(topo, o)
 		require.NoError(t, err, "seed %x", seed)
 		topos = append(topos, topo)

@@ -59,10 +59,10 @@ func followCases(t *testing.T) []struct {
 		opts  bus.Options
 		space bus.ChoiceSpace
 	}{
-		{"pair", generated("pair")(t), bus.Options{Seed: 3}, bus.ChoiceSpace{}},
-		{"pair ideal", generated("pair")(t), bus.Options{Seed: 3, IdealClock: true}, bus.ChoiceSpace{}},
-		{"pair phases", generated("pair")(t), bus.Options{Seed: 3, Profile: "1394a-2000"}, bus.ChoiceSpace{PhaseGrid: 3}},
-		{"chain:4", generated("chain:4")(t), bus.Options{Seed: 5}, bus.ChoiceSpace{}},
+		{"pair", generate(t, "pair"), bus.Options{Seed: 3}, bus.ChoiceSpace{}},
+		{"pair ideal", generate(t, "pair"), bus.Options{Seed: 3, IdealClock: true}, bus.ChoiceSpace{}},
+		{"pair phases", generate(t, "pair"), bus.Options{Seed: 3, Profile: "1394a-2000"}, bus.ChoiceSpace{PhaseGrid: 3}},
+		{"chain:4", generate(t, "chain:4"), bus.Options{Seed: 5}, bus.ChoiceSpace{}},
 		{"hotplug window", hotplug, bus.Options{Seed: 1}, bus.ChoiceSpace{EventWindow: &bus.Window{From: 166_000, To: 171_000}}},
 	}
 }
@@ -202,11 +202,11 @@ func TestEdgeByEdgeWaitsMatchDrawnWaits(t *testing.T) {
 		topo *bus.Topology
 		opts bus.Options
 	}{
-		{"pair", generated("pair")(t), bus.Options{IdealClock: true}},
+		{"pair", generate(t, "pair"), bus.Options{IdealClock: true}},
 		{"prism pair", prismPair(t), bus.Options{IdealClock: true, AllowOutOfSpec: true}},
-		{"chain:4", generated("chain:4")(t), bus.Options{IdealClock: true}},
+		{"chain:4", generate(t, "chain:4"), bus.Options{IdealClock: true}},
 		{"prism pair, cycle clocks", prismPair(t), bus.Options{AllowOutOfSpec: true}},
-		{"chain:4, cycle clocks", generated("chain:4")(t), bus.Options{}},
+		{"chain:4, cycle clocks", generate(t, "chain:4"), bus.Options{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			setup := uint64(7)
@@ -274,6 +274,13 @@ func TestEdgeByEdgeWaitsMatchDrawnWaits(t *testing.T) {
 func prismPair(t *testing.T) *bus.Topology {
 	t.Helper()
 	topo, err := bus.LoadTopology("../examples/prism-pair.yaml")
+	require.NoError(t, err)
+	return topo
+}
+
+func generate(t *testing.T, spec string) *bus.Topology {
+	t.Helper()
+	topo, err := bus.Generate(spec)
 	require.NoError(t, err)
 	return topo
 }

@@ -48,23 +48,6 @@ const configGap = 20
 // lastNode is the node a scenario acts on where it needs one far from n0.
 func lastNode(topo *Topology) string { return topo.Nodes[len(topo.Nodes)-1].ID }
 
-// freePort adds a port to n0 when it has none free and returns one that is.
-func freePort(topo *Topology) string {
-	used := map[string]bool{}
-	for _, c := range topo.Cables {
-		used[c.From], used[c.To] = true, true
-	}
-	for _, n := range topo.Nodes {
-		for p := range n.Ports {
-			if ref := fmt.Sprintf("%s:%d", n.ID, p); !used[ref] {
-				return ref
-			}
-		}
-	}
-	topo.Nodes[0].Ports++
-	return fmt.Sprintf("%s:%d", topo.Nodes[0].ID, topo.Nodes[0].Ports-1)
-}
-
 func scenarioKinds() []scenarioKind {
 	return []scenarioKind{
 		{name: "long-reset", add: func(_ *testing.T, topo *Topology, at Duration) {
@@ -355,7 +338,7 @@ func TestIdleBusIsNeverStalled(t *testing.T) {
 // this bus (found by FuzzRunScenario) a node waits in S0 while resets keep
 // the rest of the bus busy, until MAX_ARB_STATE_TIME runs out.
 func TestWatchdogResetIsNamed(t *testing.T) {
-	topo, o := scenarioFromBytes([]byte("210000000\x1fz20X9a000100p0010200"))
+	topo, o := ScenarioFromBytes([]byte("210000000\x1fz20X9a000100p0010200"))
 	res, problems, err := runTraced(topo, o)
 	require.NoError(t, err)
 	assert.Empty(t, problems)

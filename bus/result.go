@@ -247,3 +247,23 @@ type Backoff struct {
 	Fast    bool
 	WaitNs  int64
 }
+
+// FailedGenerations counts the generations that did not end ok.
+func (r *Result) FailedGenerations() int {
+	n := 0
+	for _, g := range r.Generations {
+		if g.Outcome != OutcomeOK {
+			n++
+		}
+	}
+	return n
+}
+
+// Clock names the PHY clocks of the run as --clock does: "ideal" or
+// "cycle".
+func (r *Result) Clock() string {
+	if r.IdealClock {
+		return "ideal"
+	}
+	return "cycle"
+}

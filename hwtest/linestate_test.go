@@ -16,6 +16,7 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/phy"
+	"github.com/fwsim/fwsim/view"
 )
 
 // lineRun is an emulation whose line states the tests capture.
@@ -60,7 +61,7 @@ func emulate(t testing.TB, topo *bus.Topology, opts bus.Options) (*bus.Result, [
 func sigrokVCD(t testing.TB, res *bus.Result, trace []bus.TraceEvent) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, bus.WriteVCDWith(&buf, res, trace, bus.VCDOptions{Dialect: bus.VCDSigrok}))
+	require.NoError(t, view.WriteVCDWith(&buf, res, trace, view.VCDOptions{Dialect: view.VCDSigrok}))
 	return buf.Bytes()
 }
 

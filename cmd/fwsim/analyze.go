@@ -296,7 +296,7 @@ func writeSummary(w io.Writer, s *analysis.Summary, asJSON bool) error {
 		writeSummaryText(w, s)
 		return nil
 	}
-	s.FwsimVersion = fwsimVersion()
+	s.FwsimVersion = bus.FwsimVersion()
 	return writePairedJSON(w, s)
 }
 

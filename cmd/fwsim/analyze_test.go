@@ -291,7 +291,7 @@ func TestMergeChecksTheSchemaVersion(t *testing.T) {
 	var s analysis.Summary
 	require.NoError(t, json.Unmarshal(b, &s))
 	require.Equal(t, bus.SchemaVersion, s.SchemaVersion)
-	require.Equal(t, fwsimVersion(), s.FwsimVersion)
+	require.Equal(t, bus.FwsimVersion(), s.FwsimVersion)
 	rewrite := func(edit func(*analysis.Summary)) {
 		c := s
 		edit(&c)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -229,7 +228,7 @@ func runVersion(_ context.Context, e *env, args []string) int {
 	if code, done := fs.parse(e, args); done {
 		return code
 	}
-	fmt.Fprintf(e.stdout, "fwsim %s\n", fwsimVersion())
+	fmt.Fprintf(e.stdout, "fwsim %s\n", bus.FwsimVersion())
 	return exitOK
 }
 
@@ -515,17 +514,5 @@ func (v uint64Value) Set(s string) error {
 		return errors.New("want an unsigned integer")
 	}
 	*v.p = n
-	return nil
-}
-
-// writeJSON writes v as the --json output of every command: indented, with
-// "<", ">" and "&" left as they are.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("writing JSON: %w", err)
-	}
 	return nil
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/bus"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/ with the current output")
@@ -140,7 +142,7 @@ func parseCSV(t *testing.T, text string) [][]string {
 // The fwsim version in JSON, which names the Go release, reads VERSION.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	version, _ := json.Marshal(fwsimVersion())
+	version, _ := json.Marshal(bus.FwsimVersion())
 	got = strings.ReplaceAll(got, `"fwsim_version": `+string(version), `"fwsim_version": "VERSION"`)
 	path := filepath.Join("testdata", name)
 	if *update {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/hwtest"
+	"github.com/fwsim/fwsim/internal/jsonout"
 )
 
 const crosscheckIntro = `Usage: fwsim crosscheck (--capture FILE | --probe) [flags]
@@ -134,7 +135,7 @@ func runCrosscheck(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	if jsonOutput {
-		if err := writeJSON(e.stdout, newCrosscheckJSON(c, opts.Seed, results)); err != nil {
+		if err := jsonout.Write(e.stdout, newCrosscheckJSON(c, opts.Seed, results)); err != nil {
 			return fs.inputError(e, err)
 		}
 	} else {
@@ -246,7 +247,7 @@ func quadletAt[T ~uint32](s []T, index int) string {
 
 // crosscheckJSON is the --json output of crosscheck.
 type crosscheckJSON struct {
-	versionJSON
+	bus.VersionJSON
 	Source      string                `json:"source"`      // the capture file, "stdin" or the probed device
 	Format      string                `json:"format"`      // the capture's format, as decode --format names it
 	Seed        uint64                `json:"seed"`        // the seed of the emulations
@@ -334,7 +335,7 @@ func newChanceJSON(c hwtest.Chance) chanceJSON {
 }
 
 func newOrderOddsJSON(o hwtest.OrderOdds) orderOddsJSON {
-	return orderOddsJSON{Order: nonNil(o.Order), P: newChanceJSON(o.P)}
+	return orderOddsJSON{Order: jsonout.List(o.Order), P: newChanceJSON(o.P)}
 }
 
 func newRootOddsJSON(r hwtest.RootOdds) rootOddsJSON {
@@ -381,7 +382,7 @@ type diffJSON struct {
 }
 
 func newCrosscheckJSON(c *capture, seed uint64, rs []crossResult) crosscheckJSON {
-	out := crosscheckJSON{versionJSON: newVersionJSON(), Source: c.source, Format: string(c.format), Seed: seed, Generations: []crossGenerationJSON{}}
+	out := crosscheckJSON{VersionJSON: bus.NewVersionJSON(), Source: c.source, Format: string(c.format), Seed: seed, Generations: []crossGenerationJSON{}}
 	for _, r := range rs {
 		g := crossGenerationJSON{Match: r.match(), Initiators: []string{}, Notes: []string{}, Problems: []string{},
 			Diffs: []diffJSON{}, Real: quadletStrings(r.bus.SelfIDs), Emulated: []string{}}
@@ -392,8 +393,8 @@ func newCrosscheckJSON(c *capture, seed uint64, rs []crossResult) crosscheckJSON
 			continue
 		}
 		ch := r.check
-		g.Profile, g.ForceRoot, g.Initiators = ch.Profile, nullIfEmpty(ch.ForceRoot), nonNil(ch.Initiators)
-		g.Outcome, g.Notes, g.Problems = string(ch.Outcome), nonNil(ch.Notes), nonNil(ch.Problems)
+		g.Profile, g.ForceRoot, g.Initiators = ch.Profile, jsonout.NullIfEmpty(ch.ForceRoot), jsonout.List(ch.Initiators)
+		g.Outcome, g.Notes, g.Problems = string(ch.Outcome), jsonout.List(ch.Notes), jsonout.List(ch.Problems)
 		g.Emulated = quadletStrings(ch.Emulated)
 		if r := ch.Root; r != nil {
 			g.Root = &rootJSON{Real: r.Real, Emulated: r.Emulated, Contention: r.Contention, Forced: r.Forced}
@@ -402,7 +403,7 @@ func newCrosscheckJSON(c *capture, seed uint64, rs []crossResult) crosscheckJSON
 			g.Likelihood = newLikelihoodJSON(l)
 		}
 		for _, d := range ch.Diffs {
-			dj := diffJSON{Node: nullIfNegative(d.Node), NodeID: d.Name, Field: d.Field, Real: d.Real, Emulated: d.Emulated, Index: nullIfNegative(d.Index)}
+			dj := diffJSON{Node: jsonout.NullIfNegative(d.Node), NodeID: d.Name, Field: d.Field, Real: d.Real, Emulated: d.Emulated, Index: jsonout.NullIfNegative(d.Index)}
 			if d.Index >= 0 && d.Index < len(ch.Real) {
 				q := fmt.Sprintf("0x%08x", uint32(ch.Real[d.Index]))
 				dj.Quadlet = &q

@@ -10,8 +10,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/hwtest"
+	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/phy"
+	"github.com/fwsim/fwsim/view"
 )
 
 const decodeIntro = `Usage: fwsim decode [FILE|-] [--format F] [--json] [--emit-topology FILE [--force-observed-root]]
@@ -110,7 +113,7 @@ func runDecode(_ context.Context, e *env, args []string) int {
 // says whether every bus is consistent.
 func reportCapture(e *env, fs *flags, c *capture, jsonOutput bool) int {
 	if jsonOutput {
-		if err := writeJSON(e.stdout, newDecodeJSON(c)); err != nil {
+		if err := jsonout.Write(e.stdout, newDecodeJSON(c)); err != nil {
 			return fs.inputError(e, err)
 		}
 	} else {
@@ -338,7 +341,7 @@ func writeBusText(w io.Writer, index int, b *hwtest.Bus) {
 				parent = "root"
 			}
 			nodes.add(strconv.Itoa(n.PhyID), mark(n.LinkActive, "L"), strconv.Itoa(n.GapCount), n.Speed.String(),
-				mark(n.Contender, "c"), strconv.Itoa(n.PowerClass), mark(n.InitiatedReset, "i"), parent, portList(presentPorts(n.Ports)))
+				mark(n.Contender, "c"), strconv.Itoa(n.PowerClass), mark(n.InitiatedReset, "i"), parent, view.PortList(presentPorts(n.Ports)))
 		}
 		nodes.write(w, "  ")
 	}
@@ -407,7 +410,7 @@ func phyOrNone(id int) string {
 // decodeJSON is the --json output of decode. The first generation's fields
 // appear at the top level too, for the common one-reset capture.
 type decodeJSON struct {
-	versionJSON
+	bus.VersionJSON
 	Source string `json:"source"` // the capture file, "stdin" or the device
 	Format string `json:"format"` // the capture's format, as --format names it
 	busJSON
@@ -465,7 +468,7 @@ type problemJSON struct {
 }
 
 func newDecodeJSON(c *capture) decodeJSON {
-	out := decodeJSON{versionJSON: newVersionJSON(), Source: c.source, Format: string(c.format), Generations: []busJSON{}}
+	out := decodeJSON{VersionJSON: bus.NewVersionJSON(), Source: c.source, Format: string(c.format), Generations: []busJSON{}}
 	for _, b := range c.buses {
 		out.Generations = append(out.Generations, newBusJSON(b))
 	}
@@ -477,10 +480,10 @@ func newDecodeJSON(c *capture) decodeJSON {
 
 func newBusJSON(b *hwtest.Bus) busJSON {
 	out := busJSON{
-		Line: nullIfNegative(b.Line), Generation: nullIfNegative(b.Number), LocalPhyID: nullIfNegative(b.LocalPhyID),
+		Line: jsonout.NullIfNegative(b.Line), Generation: jsonout.NullIfNegative(b.Number), LocalPhyID: jsonout.NullIfNegative(b.LocalPhyID),
 		Consistent: b.Consistent(), Nodes: []busNodeJSON{},
-		Root: nullIfNegative(b.Root), Hops: nullIfNegative(b.Hops), IRM: nullIfNegative(b.IRM),
-		GapCount: b.GapCount, GapConsistent: b.GapConsistent, GapForHops: nullIfNegative(b.GapForHops),
+		Root: jsonout.NullIfNegative(b.Root), Hops: jsonout.NullIfNegative(b.Hops), IRM: jsonout.NullIfNegative(b.IRM),
+		GapCount: b.GapCount, GapConsistent: b.GapConsistent, GapForHops: jsonout.NullIfNegative(b.GapForHops),
 		Errors: []problemJSON{}, SelfIDs: quadletStrings(b.SelfIDs),
 	}
 	if b.Line == 0 {
@@ -494,7 +497,7 @@ func newBusJSON(b *hwtest.Bus) busJSON {
 		nj := busNodeJSON{
 			PhyID: n.PhyID, LinkActive: n.LinkActive, GapCount: n.GapCount, Speed: n.Speed.String(), Delay: n.Delay,
 			Contender: n.Contender, PowerClass: n.PowerClass, InitiatedReset: n.InitiatedReset, Ports: ports,
-			Parent: nullIfNegative(n.Parent), ParentPort: nullIfNegative(n.ParentPort), Children: []childJSON{},
+			Parent: jsonout.NullIfNegative(n.Parent), ParentPort: jsonout.NullIfNegative(n.ParentPort), Children: []childJSON{},
 			SelfIDs: quadletStrings(n.Packets),
 		}
 		for _, l := range n.Children {
@@ -503,7 +506,7 @@ func newBusJSON(b *hwtest.Bus) busJSON {
 		out.Nodes = append(out.Nodes, nj)
 	}
 	for _, p := range b.Problems {
-		pj := problemJSON{Check: p.Check, Node: nullIfNegative(p.Node), Index: nullIfNegative(p.Index), Message: p.Message}
+		pj := problemJSON{Check: p.Check, Node: jsonout.NullIfNegative(p.Node), Index: jsonout.NullIfNegative(p.Index), Message: p.Message}
 		if p.Index >= 0 {
 			q := fmt.Sprintf("0x%08x", p.Quadlet)
 			pj.Quadlet = &q

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/lab/election"
 	"github.com/fwsim/fwsim/lab/mutex"
 )
@@ -122,7 +123,7 @@ func runElect(ctx context.Context, e *env, args []string) int {
 		return fs.inputError(e, cfg.runError(err))
 	}
 	if cfg.jsonOutput {
-		err = writeJSON(e.stdout, newElectJSON(source, res))
+		err = jsonout.Write(e.stdout, newElectJSON(source, res))
 	} else {
 		writeElectText(e.stdout, source, res)
 	}
@@ -397,7 +398,7 @@ func orDash(s string) string {
 // electJSON is the --json output of one election. Field order is the order
 // of the struct fields; names are stable.
 type electJSON struct {
-	versionJSON
+	bus.VersionJSON
 	Algo       string           `json:"algo"`                 // the algorithm, as --algo names it
 	Mode       string           `json:"mode"`                 // async, sync or timed (1394, on the PHY's ns)
 	Topology   string           `json:"topology"`             // the file, "gen SPEC" or "default"
@@ -463,12 +464,12 @@ type electTraceJSON struct {
 
 func newElectJSON(source string, res *election.Result) electJSON {
 	out := electJSON{
-		versionJSON: newVersionJSON(),
+		VersionJSON: bus.NewVersionJSON(),
 		Algo:        res.Algo, Mode: res.Mode.String(), Topology: source, Seed: res.Seed, IDs: res.IDOrder,
 		Suppress: res.Suppress, Announce: res.Announce,
-		Initiators: nonNil(res.Initiators), Crashed: nonNil(res.Crashed),
+		Initiators: jsonout.List(res.Initiators), Crashed: jsonout.List(res.Crashed),
 		Crashes: eventsJSON(res.Crashes), Recoveries: eventsJSON(res.Recoveries),
-		Leader: nullIfEmpty(res.Leader), NoLeader: nullIfEmpty(res.NoLeader), Announced: res.Announced,
+		Leader: jsonout.NullIfEmpty(res.Leader), NoLeader: jsonout.NullIfEmpty(res.NoLeader), Announced: res.Announced,
 		Time: res.Time, TimeUnit: res.TimeUnit, Nodes: []electNodeJSON{},
 	}
 	if res.Mode == election.Async {
@@ -488,7 +489,7 @@ func newElectJSON(source string, res *election.Result) electJSON {
 		out.Rounds = &res.Rounds
 	}
 	for _, n := range res.Nodes {
-		nj := electNodeJSON{ID: n.Node, State: string(n.State), Leader: nullIfEmpty(n.Leader)}
+		nj := electNodeJSON{ID: n.Node, State: string(n.State), Leader: jsonout.NullIfEmpty(n.Leader)}
 		if hasIDs {
 			nj.ElectionID = &n.ID
 		}
@@ -543,7 +544,7 @@ func (c *electConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source s
 		}
 	}
 	if c.jsonOutput {
-		if err := writeJSON(e.stdout, c.compareJSON(source, rows)); err != nil {
+		if err := jsonout.Write(e.stdout, c.compareJSON(source, rows)); err != nil {
 			return fs.inputError(e, err)
 		}
 		return exitOK
@@ -614,7 +615,7 @@ func compareLeader(res *election.Result) string {
 
 // compareJSON is the --json output of elect --compare.
 type compareJSON struct {
-	versionJSON
+	bus.VersionJSON
 	Topology   string           `json:"topology"`             // the file, "gen SPEC" or "default"
 	Seed       uint64           `json:"seed"`                 // the seed of every algorithm's run
 	IDs        string           `json:"ids"`                  // ascending, descending, random, or "from FILE" for --ids FILE
@@ -643,16 +644,16 @@ type compareRowJSON struct {
 }
 
 func (c *electConfig) compareJSON(source string, rows []compareRow) compareJSON {
-	out := compareJSON{versionJSON: newVersionJSON(), Topology: source, Seed: c.opts.Seed, IDs: c.idsName(), Delays: delayName(c.opts.UnitDelays),
-		Initiators: nullIfEmpty(c.initiators), Suppress: c.opts.Suppress, Announce: c.opts.Announce,
-		Crashed: nonNil(c.opts.Crashed), Crashes: eventsJSON(c.opts.Crashes), Recoveries: eventsJSON(c.opts.Recoveries),
+	out := compareJSON{VersionJSON: bus.NewVersionJSON(), Topology: source, Seed: c.opts.Seed, IDs: c.idsName(), Delays: delayName(c.opts.UnitDelays),
+		Initiators: jsonout.NullIfEmpty(c.initiators), Suppress: c.opts.Suppress, Announce: c.opts.Announce,
+		Crashed: jsonout.List(c.opts.Crashed), Crashes: eventsJSON(c.opts.Crashes), Recoveries: eventsJSON(c.opts.Recoveries),
 		Results: []compareRowJSON{}}
 	for _, r := range rows {
-		rj := compareRowJSON{Algo: r.algo, Applicable: r.res != nil, Reason: nullIfEmpty(r.reason)}
+		rj := compareRowJSON{Algo: r.algo, Applicable: r.res != nil, Reason: jsonout.NullIfEmpty(r.reason)}
 		if res := r.res; res != nil {
 			mode := res.Mode.String()
 			rj.Mode, rj.Messages, rj.Time, rj.TimeUnit = &mode, &res.Messages.Total, &res.Time, &res.TimeUnit
-			rj.Leader = nullIfEmpty(res.Leader)
+			rj.Leader = jsonout.NullIfEmpty(res.Leader)
 			if res.Mode == election.Sync {
 				rj.Rounds = &res.Rounds
 			}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/lab/election"
 	"github.com/fwsim/fwsim/view/report"
 )
@@ -344,7 +345,7 @@ func (c *electConfig) runElectSweep(ctx context.Context, e *env, fs *flags, args
 		return fs.inputError(e, err)
 	}
 	if csvOut != nil {
-		err = writeElectSweepCSV(csvOut, rows, "# fwsim "+fwsimVersion()+"\n# command: "+commandLine("elect", args)+"\n# "+c.sweepHeader()+"\n")
+		err = writeElectSweepCSV(csvOut, rows, "# fwsim "+bus.FwsimVersion()+"\n# command: "+commandLine("elect", args)+"\n# "+c.sweepHeader()+"\n")
 	}
 	if err == nil && page != nil {
 		err = c.sweepPage(commandLine("elect", args), rows).Write(page)
@@ -352,7 +353,7 @@ func (c *electConfig) runElectSweep(ctx context.Context, e *env, fs *flags, args
 	switch {
 	case err != nil, s.csvFile == "-":
 	case c.jsonOutput:
-		err = writeJSON(e.stdout, c.sweepJSON(rows))
+		err = jsonout.Write(e.stdout, c.sweepJSON(rows))
 	default:
 		c.writeSweepText(e.stdout, rows)
 	}
@@ -466,7 +467,7 @@ func (c *electConfig) sweepPage(command string, rows []sweepRow) report.Page {
 	}
 	return report.Page{
 		Title: "fwsim elect --sweep",
-		Meta:  []report.Field{{Name: "command", Value: command}, {Name: "sweep", Value: c.sweepHeader()}, {Name: "fwsim version", Value: newVersionJSON().FwsimVersion}},
+		Meta:  []report.Field{{Name: "command", Value: command}, {Name: "sweep", Value: c.sweepHeader()}, {Name: "fwsim version", Value: bus.NewVersionJSON().FwsimVersion}},
 		Sections: []report.Section{{
 			Heading: "Message complexity",
 			Text: "Every node initiates (echo: the first); the dashed lines are the textbook counts (docs/election.md). " +
@@ -480,7 +481,7 @@ func (c *electConfig) sweepPage(command string, rows []sweepRow) report.Page {
 
 // electSweepJSON is the --json output of elect --sweep.
 type electSweepJSON struct {
-	versionJSON
+	bus.VersionJSON
 	Sweep       string              `json:"sweep"`        // --sweep as given
 	Sizes       []int               `json:"sizes"`        // the sizes run, in order
 	Seed        uint64              `json:"seed"`         // the seed of every run (random IDs: seed, seed+1, …)
@@ -507,11 +508,11 @@ type electSweepRowJSON struct {
 }
 
 func (c *electConfig) sweepJSON(rows []sweepRow) electSweepJSON {
-	out := electSweepJSON{versionJSON: newVersionJSON(), Sweep: c.sweep.spec, Sizes: c.sweep.sizes, Seed: c.opts.Seed,
+	out := electSweepJSON{VersionJSON: bus.NewVersionJSON(), Sweep: c.sweep.spec, Sizes: c.sweep.sizes, Seed: c.opts.Seed,
 		Delays: delayName(c.opts.UnitDelays), Runs: c.sweep.runs, MaxMessages: c.sweep.maxMessages, Rows: []electSweepRowJSON{}}
 	for _, r := range rows {
-		rj := electSweepRowJSON{Algo: r.c.algo, Case: nullIfEmpty(r.c.name), Graph: r.c.graph, N: r.n,
-			Formula: r.c.formula, FormulaValue: r.formula, Skipped: nullIfEmpty(r.skipped)}
+		rj := electSweepRowJSON{Algo: r.c.algo, Case: jsonout.NullIfEmpty(r.c.name), Graph: r.c.graph, N: r.n,
+			Formula: r.c.formula, FormulaValue: r.formula, Skipped: jsonout.NullIfEmpty(r.skipped)}
 		if r.skipped == "" {
 			rj.Runs, rj.Messages, rj.Time, rj.TimeUnit = r.runs, &r.messages, &r.time, &r.unit
 			if r.runs > 1 {

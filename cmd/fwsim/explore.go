@@ -17,6 +17,7 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/explore"
+	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/phy"
 )
 
@@ -142,7 +143,7 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		if err != nil {
 			return fs.inputError(e, err)
 		}
-		if err := writeJSON(f, file); err != nil {
+		if err := jsonout.Write(f, file); err != nil {
 			return fs.outputError(e, err)
 		}
 		files[key] = name
@@ -169,7 +170,7 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	if jsonOutput {
-		err = writeJSON(e.stdout, newExploreJSON(source, &b, o, res, files))
+		err = jsonout.Write(e.stdout, newExploreJSON(source, &b, o, res, files))
 	} else {
 		writeExploreText(e.stdout, source, &b, topo, o, res, files)
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/bus"
 )
 
 // Beyond the correctness conditions (a 300 ns wire, longer than the FAST
@@ -35,7 +37,7 @@ func TestExploreCounterexampleReplays(t *testing.T) {
 
 	code, stdout, stderr = runCLI(t, "run", "--replay", file, "--json")
 	require.Equal(t, exitFailure, code, stderr)
-	var run runJSON
+	var run bus.ResultJSON
 	require.NoError(t, json.Unmarshal([]byte(stdout), &run))
 	assert.Equal(t, "stalled", run.Generations[0].Outcome)
 
@@ -53,7 +55,7 @@ func TestExploreCounterexampleReplays(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &recorded))
 	assert.Equal(t, "all", recorded.PowerUp)
-	run = runJSON{}
+	run = bus.ResultJSON{}
 	code, stdout, stderr = runCLI(t, "run", "--replay", filepath.Join(all, "stalled.json"), "--json")
 	require.Equal(t, exitFailure, code, stderr)
 	require.NoError(t, json.Unmarshal([]byte(stdout), &run))

@@ -17,7 +17,7 @@ import (
 // exact fraction string (the *_exact fields): one value p when it is exact,
 // else the bounds pmin and pmax (min and max for expectations).
 type exploreJSON struct {
-	versionJSON
+	bus.VersionJSON
 	Topology         string               `json:"topology"`         // the file, "gen SPEC" or "default"
 	Seed             uint64               `json:"seed"`             // fixes what is not a choice: timer lengths, and clock phases without a phase grid
 	Profile          string               `json:"profile"`          // the --profile given, "" for the topology's
@@ -87,7 +87,7 @@ type expected struct {
 }
 
 func newExploreJSON(source string, b *busFlags, o explore.Options, res *explore.Result, files map[string]string) exploreJSON {
-	out := exploreJSON{versionJSON: newVersionJSON(), Topology: source, Seed: o.Bus.Seed, Profile: o.Bus.Profile,
+	out := exploreJSON{VersionJSON: bus.NewVersionJSON(), Topology: source, Seed: o.Bus.Seed, Profile: o.Bus.Profile,
 		Clock: b.clock.value, Timing: o.Timing.String(), Policy: b.policy.value, CoinBias: coinBias(o).RatString(),
 		PhaseGrid: o.Space.PhaseGrid, States: res.States, Terminals: res.Terminals, Complete: res.Complete,
 		Nondeterministic: res.Nondeterministic, Bounded: res.Bounded, Runs: res.Runs, Events: res.Events, ElapsedNs: int64(res.Elapsed),
@@ -137,7 +137,7 @@ func coinBias(o explore.Options) *big.Rat {
 // everything fwsim run --replay needs to run it again. Field names are
 // stable.
 type pathFile struct {
-	versionJSON
+	bus.VersionJSON
 	Outcome        string           `json:"outcome"`           // how the run ends
 	Misses         string           `json:"misses,omitempty"`  // the deadline the run misses, e.g. "contention_ns > 2000 ns"; absent for an outcome's counterexample
 	Probability    string           `json:"probability"`       // the product of its random choices' probabilities, a fraction
@@ -172,7 +172,7 @@ func newPathFile(b *busFlags, topo *bus.Topology, o explore.Options, outcome bus
 	var buf bytes.Buffer
 	// The topology was loaded and ran: it encodes.
 	_ = topo.Encode(&buf, "json")
-	f := pathFile{versionJSON: newVersionJSON(), Outcome: string(outcome), Probability: p.RatString(),
+	f := pathFile{VersionJSON: bus.NewVersionJSON(), Outcome: string(outcome), Probability: p.RatString(),
 		Seed: o.Bus.Seed, Profile: o.Bus.Profile, Clock: b.clock.value, Timing: o.Timing.String(), Policy: b.policy.value,
 		CoinBias: coinBias(o).RatString(), NominalTimers: o.Bus.NominalTimers, AllowOutOfSpec: o.Bus.AllowOutOfSpec,
 		ForceRoot: o.Bus.ForceRoot, Initiators: append([]string{}, o.Bus.Initiators...), PowerUp: o.Bus.PowerUp.String(), PhaseGrid: o.Space.PhaseGrid,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/hwtest"
+	"github.com/fwsim/fwsim/internal/jsonout"
 )
 
 const linestatesIntro = `Usage: fwsim linestates [FILE|-] [--channels MAP] [--topology FILE | --gen SPEC] [flags]
@@ -114,7 +115,7 @@ func runLinestates(ctx context.Context, e *env, args []string) int {
 		report.comparison = hwtest.CompareLines(lc, hwtest.EmulatedLines(res, trace.Events))
 	}
 	if jsonOutput {
-		if err := writeJSON(e.stdout, report.json()); err != nil {
+		if err := jsonout.Write(e.stdout, report.json()); err != nil {
 			return fs.inputError(e, err)
 		}
 	} else {
@@ -255,7 +256,7 @@ func formatNs(ns float64) string { return strconv.FormatFloat(math.Round(ns*1000
 
 // linestatesJSON is the --json output of linestates.
 type linestatesJSON struct {
-	versionJSON
+	bus.VersionJSON
 	Source string `json:"source"` // the capture file, or "stdin"
 	Format string `json:"format"` // sigrok-vcd or sigrok-csv
 	// SamplePeriodPs is the time between two samples, in ps: the
@@ -324,25 +325,25 @@ type lineRowJSON struct {
 
 func (r lineReport) json() linestatesJSON {
 	lc := r.capture
-	out := linestatesJSON{versionJSON: newVersionJSON(), Source: r.source, Format: string(lc.Format),
+	out := linestatesJSON{VersionJSON: bus.NewVersionJSON(), Source: r.source, Format: string(lc.Format),
 		SamplePeriodPs: int64(math.Round(lc.SamplePeriodNs * 1000)), EndNs: lc.EndNs, Ports: []linePortJSON{}}
 	for _, pl := range lc.Ports {
 		p := linePortJSON{Port: pl.Port.String(), Episodes: []episodeJSON{}}
 		for _, ep := range hwtest.Episodes(pl, lc.EndNs) {
 			p.Episodes = append(p.Episodes, episodeJSON{Kind: string(ep.Kind), Reset: ep.Reset, StartNs: ep.StartNs, EndNs: ep.EndNs,
-				HighNs: nullIfNegative(ep.HighNs), Begun: ep.Begun, Cut: ep.Cut})
+				HighNs: jsonout.NullIfNegative(ep.HighNs), Begun: ep.Begun, Cut: ep.Cut})
 		}
 		out.Ports = append(out.Ports, p)
 	}
 	if c := r.comparison; c != nil {
 		cj := &lineCompJSON{Emulated: r.emulated, Seed: r.seed, Match: c.Match(), TolerancePs: int64(math.Round(c.ToleranceNs * 1000)),
-			RealOriginNs: nullIfNegative(c.RealOriginNs), EmulatedOriginNs: nullIfNegative(c.EmulatedOriginNs), Missing: []string{}, Rows: []lineRowJSON{}}
+			RealOriginNs: jsonout.NullIfNegative(c.RealOriginNs), EmulatedOriginNs: jsonout.NullIfNegative(c.EmulatedOriginNs), Missing: []string{}, Rows: []lineRowJSON{}}
 		for _, p := range c.Missing {
 			cj.Missing = append(cj.Missing, p.String())
 		}
 		for _, row := range c.Rows {
 			cj.Rows = append(cj.Rows, lineRowJSON{Port: row.Port.String(), Reset: row.Reset, Event: row.Event, Measure: row.Measure,
-				Real: nullIfNegative(row.Real), Emulated: nullIfNegative(row.Emulated), Chance: row.Chance, Within: row.Within})
+				Real: jsonout.NullIfNegative(row.Real), Emulated: jsonout.NullIfNegative(row.Emulated), Chance: row.Chance, Within: row.Within})
 		}
 		out.Comparison = cj
 	}

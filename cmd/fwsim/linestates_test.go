@@ -11,7 +11,7 @@ import (
 )
 
 // sigrokPair is fwsim's own sigrok-dialect VCD of run --gen pair --seed 7.
-const sigrokPair = "../../bus/testdata/golden/pair-seed7.sigrok.vcd"
+const sigrokPair = "../../view/testdata/golden/pair-seed7.sigrok.vcd"
 
 // labCapture is the same run as a 24 MHz analyzer on D0–D7 records it,
 // with its channel map.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/lab/multicast"
 	"github.com/fwsim/fwsim/lab/mutex"
 )
@@ -8,7 +9,7 @@ import (
 // multicastJSON is the --json output of one multicast run. Times are in
 // message delays.
 type multicastJSON struct {
-	versionJSON
+	bus.VersionJSON
 	Algo          string                `json:"algo"`             // ack, nack, srm or vsync
 	Topology      string                `json:"topology"`         // the file, "gen SPEC" or "default"
 	Seed          uint64                `json:"seed"`             // the seed of the delays and losses
@@ -67,7 +68,7 @@ type multicastGuarantee struct {
 }
 
 func newMulticastJSON(source string, res *multicast.Result) multicastJSON {
-	out := multicastJSON{versionJSON: newVersionJSON(), Algo: res.Algo, Topology: source, Seed: res.Seed,
+	out := multicastJSON{VersionJSON: bus.NewVersionJSON(), Algo: res.Algo, Topology: source, Seed: res.Seed,
 		Messages: res.Messages, Loss: res.Loss, Stop: res.Stop, Sender: res.Sender, Crashes: crashesJSON(res.Crashes),
 		Joins: changesJSON(res.Joins), Leaves: changesJSON(res.Leaves), Members: membersJSON(res.Members),
 		Guarantees: guaranteesJSON(res.Guarantees), Sent: countJSON(res.Sent.Total, res.Sent.ByType), Lost: res.Lost,
@@ -123,7 +124,7 @@ func guaranteesJSON(gs []multicast.Guarantee) []multicastGuarantee {
 
 // multicastCompareJSON is the --json output of multicast --compare.
 type multicastCompareJSON struct {
-	versionJSON
+	bus.VersionJSON
 	Topology string                    `json:"topology"`         // the file, "gen SPEC" or "default"
 	Seed     uint64                    `json:"seed"`             // the seed of every run
 	Messages int                       `json:"messages"`         // the stream's length
@@ -152,7 +153,7 @@ type multicastCompareRowJSON struct {
 }
 
 func newMulticastCompareJSON(source string, o multicast.Options, results []*multicast.Result) multicastCompareJSON {
-	out := multicastCompareJSON{versionJSON: newVersionJSON(), Topology: source, Seed: o.Seed, Messages: results[0].Messages,
+	out := multicastCompareJSON{VersionJSON: bus.NewVersionJSON(), Topology: source, Seed: o.Seed, Messages: results[0].Messages,
 		Loss: o.Loss, Stop: o.Stop, Sender: results[0].Sender, Crashes: crashesJSON(o.Crashes), Joins: changesJSON(o.Joins),
 		Leaves: changesJSON(o.Leaves), Results: []multicastCompareRowJSON{}}
 	for _, r := range results {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/lab/election"
 	"github.com/fwsim/fwsim/lab/mutex"
 )
@@ -97,7 +98,7 @@ func reportLabRun[R any](e *env, fs *flags, res R, err error, jsonOutput bool,
 		return fs.inputError(e, err)
 	}
 	if jsonOutput {
-		if err := writeJSON(e.stdout, toJSON(res)); err != nil {
+		if err := jsonout.Write(e.stdout, toJSON(res)); err != nil {
 			return fs.inputError(e, err)
 		}
 	} else {
@@ -404,7 +405,7 @@ type comparison struct {
 // the table shows and stderr names.
 func (c *comparison) write(e *env, fs *flags, jsonOutput bool) int {
 	if jsonOutput {
-		if err := writeJSON(e.stdout, c.json); err != nil {
+		if err := jsonout.Write(e.stdout, c.json); err != nil {
 			return fs.inputError(e, err)
 		}
 	} else {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/lab/election"
 	"github.com/fwsim/fwsim/lab/mutex"
 )
@@ -8,7 +10,7 @@ import (
 // mutexJSON is the --json output of one mutual-exclusion run. Times are in
 // message delays.
 type mutexJSON struct {
-	versionJSON
+	bus.VersionJSON
 	Algo         string              `json:"algo"`            // central, ricart-agrawala or token-ring
 	Topology     string              `json:"topology"`        // the file, "gen SPEC" or "default"
 	Seed         uint64              `json:"seed"`            // the seed of the delays, the waits and the 1394 root
@@ -85,10 +87,10 @@ type mutexNodeJSON struct {
 }
 
 func newMutexJSON(source string, res *mutex.Result) mutexJSON {
-	out := mutexJSON{versionJSON: newVersionJSON(), Algo: res.Algo, Topology: source, Seed: res.Seed,
+	out := mutexJSON{VersionJSON: bus.NewVersionJSON(), Algo: res.Algo, Topology: source, Seed: res.Seed,
 		Requests: res.Requests, CSTime: res.CSTime, Think: res.Think, Notify: res.Notify, Crashes: crashesJSON(res.Crashes),
-		RequestReply: res.RequestReply, Coordinator: nullIfEmpty(res.Coordinator), ChosenBy: nullIfEmpty(res.CoordinatorBy),
-		Ring: nonNil(res.Ring), Safe: len(res.Violations) == 0, Violations: nonNil(res.Violations), Live: res.Live,
+		RequestReply: res.RequestReply, Coordinator: jsonout.NullIfEmpty(res.Coordinator), ChosenBy: jsonout.NullIfEmpty(res.CoordinatorBy),
+		Ring: jsonout.List(res.Ring), Safe: len(res.Violations) == 0, Violations: jsonout.List(res.Violations), Live: res.Live,
 		Unserved: []mutexUnservedJSON{}, Entries: []mutexEntryJSON{}, PerEntry: res.PerEntry,
 		MeanWait: res.MeanWait, MaxWait: res.MaxWait, Nodes: []mutexNodeJSON{}, Time: res.Time}
 	if res.LoseToken {
@@ -97,8 +99,8 @@ func newMutexJSON(source string, res *mutex.Result) mutexJSON {
 	for _, u := range res.Unserved {
 		out.Unserved = append(out.Unserved, mutexUnservedJSON{Node: u.Node, Requested: u.Requested, Reason: u.Reason, NeverMade: u.NeverMade})
 	}
-	out.Order = mutexOrderJSON{Pairs: res.Order.Pairs, Inversions: res.Order.Inversions, Inversion: nullIfEmpty(res.Order.Inversion),
-		CausalInversions: res.Order.CausalInversions, CausalInversion: nullIfEmpty(res.Order.CausalInversion)}
+	out.Order = mutexOrderJSON{Pairs: res.Order.Pairs, Inversions: res.Order.Inversions, Inversion: jsonout.NullIfEmpty(res.Order.Inversion),
+		CausalInversions: res.Order.CausalInversions, CausalInversion: jsonout.NullIfEmpty(res.Order.CausalInversion)}
 	for _, e := range res.Entries {
 		ej := mutexEntryJSON{Node: e.Node, Requested: e.Requested, Entered: e.Entered, Wait: e.Wait}
 		if !e.CrashedInside {
@@ -126,7 +128,7 @@ func newMutexJSON(source string, res *mutex.Result) mutexJSON {
 
 // mutexCompareJSON is the --json output of mutex --compare.
 type mutexCompareJSON struct {
-	versionJSON
+	bus.VersionJSON
 	Topology     string                `json:"topology"`      // the file, "gen SPEC" or "default"
 	Seed         uint64                `json:"seed"`          // the seed of every run
 	Requests     int                   `json:"requests"`      // entries every node asks for
@@ -156,7 +158,7 @@ type mutexCompareRowJSON struct {
 
 func newMutexCompareJSON(source string, o mutex.Options, results []*mutex.Result) mutexCompareJSON {
 	first := newMutexJSON(source, results[0])
-	out := mutexCompareJSON{versionJSON: first.versionJSON, Topology: source, Seed: o.Seed, Requests: o.Requests,
+	out := mutexCompareJSON{VersionJSON: first.VersionJSON, Topology: source, Seed: o.Seed, Requests: o.Requests,
 		CSTime: first.CSTime, Think: first.Think, Notify: o.Notify, Crashes: first.Crashes, RequestReply: o.RequestReply,
 		Results: []mutexCompareRowJSON{}}
 	if o.LoseToken {

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/hwtest"
+	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/phy"
 )
 
@@ -120,7 +122,7 @@ func runProbe(ctx context.Context, e *env, args []string) int {
 			code = exitFailure
 		}
 		if jsonOutput {
-			return writeJSON(e.stdout, newProbeJSON(s, b))
+			return jsonout.Write(e.stdout, newProbeJSON(s, b))
 		}
 		// The packet was for the first generation read: later ones are
 		// other resets'.
@@ -243,7 +245,7 @@ func nodeID(id uint32) string {
 // probeJSON is the --json output of probe: what the kernel says of the
 // bus, then the bus its self-IDs describe, as decode writes it.
 type probeJSON struct {
-	versionJSON
+	bus.VersionJSON
 	Device      string  `json:"device"`        // the /dev/fw* device read
 	Generation  uint32  `json:"generation"`    // the kernel's bus generation (GET_INFO), modulo 256
 	LocalNodeID uint32  `json:"local_node_id"` // this machine's node ID (bus number and phy_ID)
@@ -254,7 +256,7 @@ type probeJSON struct {
 }
 
 func newProbeJSON(s *hwtest.Snapshot, b *hwtest.Bus) probeJSON {
-	out := probeJSON{versionJSON: newVersionJSON(), Device: s.Path, Generation: s.Info.Generation, LocalNodeID: s.Info.LocalNodeID,
+	out := probeJSON{VersionJSON: bus.NewVersionJSON(), Device: s.Path, Generation: s.Info.Generation, LocalNodeID: s.Info.LocalNodeID,
 		RootNodeID: s.Info.RootNodeID, IRMNodeID: s.Info.IRMNodeID, busJSON: newBusJSON(b)}
 	if s.Info.BMNodeID&0xffff != 0xffff {
 		out.BMNodeID = &s.Info.BMNodeID
@@ -264,7 +266,7 @@ func newProbeJSON(s *hwtest.Snapshot, b *hwtest.Bus) probeJSON {
 
 // usbListJSON is the --json output of probe --usb list.
 type usbListJSON struct {
-	versionJSON
+	bus.VersionJSON
 	Devices []usbDeviceJSON `json:"devices"` // every USB device seen
 }
 
@@ -290,11 +292,11 @@ func probeUSB(ctx context.Context, e *env, fs *flags, list bool, vid, pid uint16
 			return fs.inputError(e, err)
 		}
 		if jsonOutput {
-			out := usbListJSON{versionJSON: newVersionJSON(), Devices: []usbDeviceJSON{}}
+			out := usbListJSON{VersionJSON: bus.NewVersionJSON(), Devices: []usbDeviceJSON{}}
 			for _, d := range devs {
 				out.Devices = append(out.Devices, usbDeviceJSON{d.Bus, d.Address, fmt.Sprintf("%04x", d.VID), fmt.Sprintf("%04x", d.PID), d.Class})
 			}
-			if err := writeJSON(e.stdout, out); err != nil {
+			if err := jsonout.Write(e.stdout, out); err != nil {
 				return fs.inputError(e, err)
 			}
 			return exitOK

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/hwtest"
 )
 
@@ -258,7 +259,7 @@ func TestProbeUSB(t *testing.T) {
 	assert.Contains(t, stdout, "1d50:6018")
 	assert.Contains(t, stdout, "None of them is a 1394 bus")
 	list := jsonOutput[usbListJSON](t, exitOK, "probe", "--usb", "list", "--json")
-	assert.Equal(t, newVersionJSON(), list.versionJSON)
+	assert.Equal(t, bus.NewVersionJSON(), list.VersionJSON)
 	require.NotEmpty(t, list.Devices)
 	assert.Equal(t, "1d50", list.Devices[0].VID)
 

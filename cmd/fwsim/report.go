@@ -18,6 +18,7 @@ import (
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/stats"
 	"github.com/fwsim/fwsim/phy"
+	"github.com/fwsim/fwsim/view"
 	"github.com/fwsim/fwsim/view/report"
 )
 
@@ -192,10 +193,10 @@ func writeFirstRun(cfg analysis.Config, waves, save io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := bus.WriteVCD(waves, res, trace.Events); err != nil {
+	if err := view.WriteVCD(waves, res, trace.Events); err != nil {
 		return err
 	}
-	return bus.WriteGTKW(save, res, trace.Events, bus.GTKWOptions{DumpFile: firstRunVCD})
+	return view.WriteGTKW(save, res, trace.Events, view.GTKWOptions{DumpFile: firstRunVCD})
 }
 
 // rowPrefixer writes prefix at the start of every line: it puts a sweep
@@ -270,7 +271,7 @@ func provenance(ctx context.Context, s *analysis.Summary, r *sweepRun) []report.
 		{Name: "policy", Value: s.Policy},
 		{Name: "coin bias", Value: strconv.FormatFloat(s.CoinBias, 'g', -1, 64)},
 		{Name: "config sha256", Value: s.ConfigSHA256},
-		{Name: "fwsim version", Value: fwsimVersion()},
+		{Name: "fwsim version", Value: bus.FwsimVersion()},
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/jsonout"
+	"github.com/fwsim/fwsim/view"
 )
 
 const runIntro = `Usage: fwsim run [--topology FILE | --gen SPEC] [flags]
@@ -51,7 +53,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		"fwsim run --gen pair --seed 7 --vcd pair.sigrok.vcd --vcd-dialect sigrok",
 	)
 	var cfg runConfig
-	dialect := newChoice(bus.VCDGTKWave.String(), bus.VCDGTKWave.String(), bus.VCDSigrok.String())
+	dialect := newChoice(view.VCDGTKWave.String(), view.VCDGTKWave.String(), view.VCDSigrok.String())
 	order := cfg.bus.register(fs, "tree:20:3",
 		"seed every random draw (clock phases, coins, waits) with `N`, e.g. --seed 42")
 	fs.BoolVar(&cfg.jsonOutput, "json", false,
@@ -86,7 +88,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if fs.isSet("vcd-dialect") && cfg.views.vcd == "" {
 		return fs.usageError(e, "--vcd-dialect needs --vcd FILE")
 	}
-	for _, d := range bus.VCDDialects() {
+	for _, d := range view.VCDDialects() {
 		if dialect.value == d.String() {
 			cfg.views.vcdOptions.Dialect = d
 		}
@@ -95,7 +97,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	case cfg.views.gtkw == "":
 	case cfg.views.vcd == "" || cfg.views.vcd == "-":
 		return fs.usageError(e, "--gtkw needs --vcd FILE: the save file names the waveform it opens")
-	case cfg.views.vcdOptions.Dialect != bus.VCDGTKWave:
+	case cfg.views.vcdOptions.Dialect != view.VCDGTKWave:
 		return fs.usageError(e, "--gtkw goes with the gtkwave dialect of --vcd, not --vcd-dialect %s", cfg.views.vcdOptions.Dialect)
 	}
 	opts := cfg.bus.options()
@@ -145,29 +147,19 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return fs.outputError(e, err)
 	}
 	if cfg.jsonOutput {
-		if err := writeRunJSON(e.stdout, source, res); err != nil {
+		if err := jsonout.Write(e.stdout, bus.NewResultJSON(source, res)); err != nil {
 			return fs.inputError(e, err)
 		}
 	} else {
-		writeRunText(e.stdout, source, res)
+		view.WriteRunText(e.stdout, source, res)
 	}
 	if len(res.Generations) == 0 {
 		fmt.Fprintf(e.stderr, "fwsim run: the budget of --max-events %d ran out before the first bus reset began\n", opts.MaxEvents) // only a budget set so low runs out so soon
 		return exitFailure
 	}
-	if failed := failedGenerations(res); failed > 0 {
+	if failed := res.FailedGenerations(); failed > 0 {
 		fmt.Fprintf(e.stderr, "fwsim run: %d of %d generations did not end ok\n", failed, len(res.Generations))
 		return exitFailure
 	}
 	return exitOK
-}
-
-func failedGenerations(res *bus.Result) int {
-	n := 0
-	for _, g := range res.Generations {
-		if g.Outcome != bus.OutcomeOK {
-			n++
-		}
-	}
-	return n
 }

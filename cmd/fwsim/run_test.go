@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/vcd"
 )
 
@@ -188,9 +189,9 @@ func TestRunOutputFitsIn100Columns(t *testing.T) {
 }
 
 // runJSONOutput runs "fwsim run" args with --json and decodes the output.
-func runJSONOutput(t *testing.T, wantCode int, args ...string) runJSON {
+func runJSONOutput(t *testing.T, wantCode int, args ...string) bus.ResultJSON {
 	t.Helper()
-	return jsonOutput[runJSON](t, wantCode, args...)
+	return jsonOutput[bus.ResultJSON](t, wantCode, args...)
 }
 
 func TestRunJSONFieldOrder(t *testing.T) {
@@ -234,7 +235,7 @@ func topLevelKeys(t *testing.T, data string) []string {
 func TestRunJSONTopLevelIsTheFirstGeneration(t *testing.T) {
 	out := runJSONOutput(t, exitOK, "run", "--topology", hotplugExample)
 	require.Greater(t, len(out.Generations), 1)
-	assert.Equal(t, out.Generations[0].generationJSON, out.generationJSON)
+	assert.Equal(t, out.Generations[0].GenerationJSON, out.GenerationJSON)
 	for i, g := range out.Generations {
 		assert.Equal(t, i, g.Index)
 		assert.Equal(t, "ok", g.Outcome)
@@ -276,7 +277,7 @@ func TestRunOptionsReachTheRun(t *testing.T) {
 	t.Run("coin bias 0 never picks fast", func(t *testing.T) {
 		code, stdout, stderr := runCLI(t, "run", "--gen", "pair", "--coin-bias", "0", "--max-events", "2000", "--json")
 		require.NotEqual(t, exitUsage, code, stderr)
-		var out runJSON
+		var out bus.ResultJSON
 		require.NoError(t, json.Unmarshal([]byte(stdout), &out))
 		require.NotEmpty(t, out.Contention)
 		for _, b := range out.Contention[0].Backoffs {
@@ -385,9 +386,9 @@ func TestRunViewFiles(t *testing.T) {
 	for path, golden := range map[string]string{vcdPath: "pair-seed7.vcd", tracePath: "pair-seed7.jsonl", dotPath: "pair-seed7.dot"} {
 		got, err := os.ReadFile(path)
 		require.NoError(t, err)
-		want, err := os.ReadFile(filepath.Join("..", "..", "bus", "testdata", "golden", golden))
+		want, err := os.ReadFile(filepath.Join("..", "..", "view", "testdata", "golden", golden))
 		require.NoError(t, err)
-		assert.Equal(t, string(want), string(got), "%s differs from the bus package's %s", filepath.Base(path), golden)
+		assert.Equal(t, string(want), string(got), "%s differs from the view package's %s", filepath.Base(path), golden)
 	}
 }
 
@@ -399,7 +400,7 @@ func TestRunVCDDialect(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
-	want, err := os.ReadFile(filepath.Join("..", "..", "bus", "testdata", "golden", "pair-seed7.sigrok.vcd"))
+	want, err := os.ReadFile(filepath.Join("..", "..", "view", "testdata", "golden", "pair-seed7.sigrok.vcd"))
 	require.NoError(t, err)
 	assert.Equal(t, string(want), string(got))
 
@@ -423,7 +424,7 @@ func TestReadingABusResetDoc(t *testing.T) {
 	require.NoError(t, err)
 	stamps, paths, values := map[int64]bool{}, map[string]bool{}, map[string]bool{}
 	for _, golden := range []string{"pair-seed7.vcd", "hotplug.vcd"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "bus", "testdata", "golden", golden))
+		data, err := os.ReadFile(filepath.Join("..", "..", "view", "testdata", "golden", golden))
 		require.NoError(t, err)
 		f, err := vcd.Parse(bytes.NewReader(data))
 		require.NoError(t, err)
@@ -626,7 +627,7 @@ func TestRunTimeline(t *testing.T) {
 			i := strings.Index(timeline, line)
 			require.GreaterOrEqual(t, i, 0, "seed %s: no %q", seed, line)
 			rest, _, _ := strings.Cut(timeline[i:], "\n")
-			assert.Contains(t, rest, fmt.Sprintf("%s %s %d", b.Node, fastSlow(b.Fast), b.WaitNs), "seed %s", seed)
+			assert.Contains(t, rest, fmt.Sprintf("%s %s %d", b.Node, map[bool]string{true: "fast", false: "slow"}[b.Fast], b.WaitNs), "seed %s", seed)
 		}
 	}
 }

@@ -37,7 +37,7 @@ const schemaDir = "../../docs/schema"
 // outputTypes are the values each command writes with --json (several for
 // a command with several kinds of output).
 var outputTypes = map[string][]any{
-	"run":        {runJSON{}},
+	"run":        {bus.ResultJSON{}},
 	"analyze":    {analysis.Summary{}},
 	"merge":      {analysis.Summary{}},
 	"sweep":      {sweepJSON{}},
@@ -498,7 +498,7 @@ func assertVersions(t *testing.T, doc any, args []string) {
 	require.True(t, ok, "%v: not an object", args)
 	assert.Equal(t, float64(bus.SchemaVersion), top["schema_version"], "%v", args)
 	assert.NotEmpty(t, top["fwsim_version"], "%v", args)
-	assert.Equal(t, fwsimVersion(), top["fwsim_version"], "%v", args)
+	assert.Equal(t, bus.FwsimVersion(), top["fwsim_version"], "%v", args)
 }
 
 // The check fails a document with a field the schema does not have, one

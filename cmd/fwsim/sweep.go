@@ -266,7 +266,7 @@ func sweepVerdict(e *env, fs *flags, r *sweepRun) int {
 
 // sweepJSON is the --json output; field names are stable.
 type sweepJSON struct {
-	versionJSON
+	bus.VersionJSON
 	Topology string      `json:"topology"` // the file, "gen SPEC" or "default"
 	Seed     uint64      `json:"seed"`     // the analysis seed, the same at every point
 	Runs     int         `json:"runs"`     // per point
@@ -343,7 +343,7 @@ func (r *sweepRun) pointJSON(p gridPoint) pointJSON {
 func writeSweepJSON(w io.Writer, r *sweepRun) error {
 	first := r.points[0].summary
 	out := sweepJSON{
-		versionJSON: newVersionJSON(),
+		VersionJSON: bus.NewVersionJSON(),
 		Topology:    first.Topology, Seed: first.Seed, Runs: r.cfg.Runs, Profile: first.Profile,
 		Timing: first.Timing, Clock: first.Clock, Policy: first.Policy,
 	}

@@ -1,4 +1,4 @@
-package bus
+package view
 
 import (
 	"cmp"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/vcd"
 	"github.com/fwsim/fwsim/phy"
 )
@@ -79,19 +80,19 @@ type VCDOptions struct {
 // Nodes come in phy_ID order of the first generation they belong to. A
 // node's scope is its id, with any character outside printable ASCII, and
 // '.', written as the %XX of its UTF-8 bytes ("caf%C3%A9" for café).
-func WriteVCD(w io.Writer, res *Result, trace []TraceEvent) error {
+func WriteVCD(w io.Writer, res *bus.Result, trace []bus.TraceEvent) error {
 	return WriteVCDWith(w, res, trace, VCDOptions{})
 }
 
 // WriteVCDWith is WriteVCD in the dialect opts asks for (see VCDDialect).
-func WriteVCDWith(w io.Writer, res *Result, trace []TraceEvent, opts VCDOptions) error {
+func WriteVCDWith(w io.Writer, res *bus.Result, trace []bus.TraceEvent, opts VCDOptions) error {
 	vw := vcd.NewWriter(w)
 	switch opts.Dialect {
 	case VCDGTKWave:
 	case VCDSigrok:
 		return writeSigrokVCD(vw, res, trace)
 	default:
-		return fmt.Errorf("%w: VCD dialect %d", ErrInvalidOptions, opts.Dialect)
+		return fmt.Errorf("%w: VCD dialect %d", bus.ErrInvalidOptions, opts.Dialect)
 	}
 	if err := vw.Comment(runSummary(res)); err != nil {
 		return err
@@ -123,7 +124,7 @@ type sigrokPair struct{ hi, lo vcd.Var }
 
 // writeSigrokVCD writes the sigrok dialect: the received levels of every
 // pair of every port, two channels each (see VCDSigrok).
-func writeSigrokVCD(vw *vcd.Writer, res *Result, trace []TraceEvent) error {
+func writeSigrokVCD(vw *vcd.Writer, res *bus.Result, trace []bus.TraceEvent) error {
 	if err := vw.Comment(runSummary(res)); err != nil {
 		return err
 	}
@@ -162,7 +163,7 @@ func writeSigrokVCD(vw *vcd.Writer, res *Result, trace []TraceEvent) error {
 	}
 	var changes []vcdChange
 	for _, e := range trace {
-		if e.Kind != TraceReceive {
+		if e.Kind != bus.TraceReceive {
 			continue
 		}
 		pp := pairs[e.Node][e.Port]
@@ -181,9 +182,9 @@ func writeSigrokVCD(vw *vcd.Writer, res *Result, trace []TraceEvent) error {
 }
 
 // runSummary is one line that reproduces the run: its seed and settings.
-func runSummary(res *Result) string {
+func runSummary(res *bus.Result) string {
 	s := fmt.Sprintf("fwsim run: seed %d, profile %s, policy %s, coin bias %g, timing %s, clock %s",
-		res.Seed, res.Profile, res.Policy, res.CoinBias, res.Corner, clockName(res.IdealClock))
+		res.Seed, res.Profile, res.Policy, res.CoinBias, res.Corner, res.Clock())
 	if res.ForceRoot != "" {
 		s += ", force root " + res.ForceRoot
 	}
@@ -213,7 +214,7 @@ type viewNode struct {
 
 // viewNodes lists the nodes of a run: in phy_ID order of the first
 // generation each belongs to, then any the trace alone names.
-func viewNodes(res *Result, trace []TraceEvent) []viewNode {
+func viewNodes(res *bus.Result, trace []bus.TraceEvent) []viewNode {
 	var out []viewNode
 	index := map[string]int{}
 	add := func(id string, ports int, state phy.State) {
@@ -238,7 +239,7 @@ func viewNodes(res *Result, trace []TraceEvent) []viewNode {
 	// from.
 	seen := map[string]bool{}
 	for _, e := range trace {
-		if e.Kind == TraceState && !seen[e.Node] {
+		if e.Kind == bus.TraceState && !seen[e.Node] {
 			seen[e.Node] = true
 			out[index[e.Node]].state = e.FromState
 		}
@@ -247,7 +248,7 @@ func viewNodes(res *Result, trace []TraceEvent) []viewNode {
 }
 
 // declareVCD declares the variables of the GTKWave dialect.
-func declareVCD(vw *vcd.Writer, res *Result, trace []TraceEvent) (*vcdVars, error) {
+func declareVCD(vw *vcd.Writer, res *bus.Result, trace []bus.TraceEvent) (*vcdVars, error) {
 	v := &vcdVars{nodes: map[string]*vcdNode{}}
 	var err error
 	declare := func(k vcd.Kind, name, initial string) vcd.Var {
@@ -324,7 +325,7 @@ type vcdChange struct {
 
 // changes lists every value change of the run in time order: the trace's,
 // and the generation phases and back-offs res holds.
-func (v *vcdVars) changes(res *Result, trace []TraceEvent) []vcdChange {
+func (v *vcdVars) changes(res *bus.Result, trace []bus.TraceEvent) []vcdChange {
 	out := make([]vcdChange, 0, 3*len(trace)) // a line state change is three
 	var scratch []byte
 	packets := map[string]string{}
@@ -332,27 +333,27 @@ func (v *vcdVars) changes(res *Result, trace []TraceEvent) []vcdChange {
 		out = append(out, vcdChange{at, x, value})
 	}
 	for i, e := range trace {
-		if e.Kind == TraceScenario {
+		if e.Kind == bus.TraceScenario {
 			add(e.TimeNs, v.scenario, vcd.Text(e.Detail))
 			continue
 		}
 		n := v.nodes[e.Node]
 		switch e.Kind {
-		case TraceState:
+		case bus.TraceState:
 			add(e.TimeNs, n.state, e.ToState.String())
-		case TraceTransmit:
+		case bus.TraceTransmit:
 			p := n.ports[e.Port]
 			add(e.TimeNs, p.tpaTx, e.ToLine.A().String())
 			add(e.TimeNs, p.tpbTx, e.ToLine.B().String())
 			add(e.TimeNs, p.lineTx, vcd.Text(e.ToLine.TxName()))
-		case TraceReceive:
+		case bus.TraceReceive:
 			p := n.ports[e.Port]
 			add(e.TimeNs, p.tpaRx, e.ToLine.A().String())
 			add(e.TimeNs, p.tpbRx, e.ToLine.B().String())
 			add(e.TimeNs, p.lineRx, vcd.Text(e.ToLine.RxName()))
-		case TracePacket:
+		case bus.TracePacket:
 			// The quadlets of one transmission arrive together: one value.
-			if prev := trace[max(i-1, 0)]; i > 0 && prev.Kind == TracePacket && prev.TimeNs == e.TimeNs &&
+			if prev := trace[max(i-1, 0)]; i > 0 && prev.Kind == bus.TracePacket && prev.TimeNs == e.TimeNs &&
 				prev.Node == e.Node && prev.Port == e.Port {
 				last := &out[len(out)-1]
 				last.value = string(appendHex32(append([]byte(last.value), '+'), uint32(e.Packet)))
@@ -401,7 +402,7 @@ type phaseStart struct {
 
 // generationPhases lists the phases g entered, in order: a generation that
 // stopped in a phase has no later ones, and no outcome.
-func generationPhases(g *Generation) []phaseStart {
+func generationPhases(g *bus.Generation) []phaseStart {
 	out := []phaseStart{{g.StartNs, "reset"}}
 	for _, ph := range []struct {
 		rel   int64
@@ -412,13 +413,6 @@ func generationPhases(g *Generation) []phaseStart {
 		}
 	}
 	return out
-}
-
-func clockName(ideal bool) string {
-	if ideal {
-		return "ideal"
-	}
-	return "cycle"
 }
 
 func fastOrSlow(fast bool) string {

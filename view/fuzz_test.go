@@ -1,4 +1,4 @@
-package bus_test
+package view_test
 
 import (
 	"bytes"
@@ -10,10 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fwsim/fwsim/bus"
-	"github.com/fwsim/fwsim/internal/vcd"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/vcd"
+	"github.com/fwsim/fwsim/view"
 )
 
 // checkViews writes every view of a run and reads each back as its
@@ -35,14 +37,14 @@ func checkViews(t *testing.T, res *bus.Result, trace []bus.TraceEvent) {
 			ids[e.Node] = true
 		}
 	}
-	for _, d := range bus.VCDDialects() {
+	for _, d := range view.VCDDialects() {
 		var buf bytes.Buffer
-		require.NoError(t, bus.WriteVCDWith(&buf, res, trace, bus.VCDOptions{Dialect: d}), "%s dialect", d)
+		require.NoError(t, view.WriteVCDWith(&buf, res, trace, view.VCDOptions{Dialect: d}), "%s dialect", d)
 		f, err := vcd.Parse(&buf)
 		require.NoError(t, err, "%s dialect", d)
 		nodes, names := map[string]bool{}, map[string]bool{}
 		for _, v := range f.Vars {
-			if d == bus.VCDSigrok {
+			if d == view.VCDSigrok {
 				// One scope; each channel named in full, <node>.p<n>.<pair>.<hi|lo>.
 				m := sigrokChannel.FindStringSubmatch(v.Name)
 				require.NotNil(t, m, "sigrok dialect: %s", v.Name)
@@ -53,14 +55,14 @@ func checkViews(t *testing.T, res *bus.Result, trace []bus.TraceEvent) {
 			}
 		}
 		want := len(ids)
-		if d == bus.VCDGTKWave {
+		if d == view.VCDGTKWave {
 			want++ // the bus scope
 		}
 		assert.Len(t, nodes, want, "%s dialect: want a scope or channels per node", d)
 	}
 
 	var buf bytes.Buffer
-	require.NoError(t, bus.WriteTraceJSONL(&buf, res, trace))
+	require.NoError(t, view.WriteTraceJSONL(&buf, res, trace))
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
 	require.Len(t, lines, 1+len(trace))
 	for i, line := range lines {
@@ -77,7 +79,7 @@ func checkViews(t *testing.T, res *bus.Result, trace []bus.TraceEvent) {
 	}
 
 	buf.Reset()
-	require.NoError(t, bus.WriteDOT(&buf, res))
+	require.NoError(t, view.WriteDOT(&buf, res))
 	g, err := parseDOT(buf.Bytes())
 	require.NoError(t, err, "%s", buf.Bytes())
 	require.True(t, g.directed)
@@ -139,7 +141,7 @@ func TestViewsOfUnusualIDs(t *testing.T) {
 	checkViews(t, res, trace.Events)
 
 	var buf bytes.Buffer
-	require.NoError(t, bus.WriteVCD(&buf, res, trace.Events))
+	require.NoError(t, view.WriteVCD(&buf, res, trace.Events))
 	f, err := vcd.Parse(&buf)
 	require.NoError(t, err)
 	var scopes []string
@@ -152,12 +154,12 @@ func TestViewsOfUnusualIDs(t *testing.T) {
 	t.Run("sigrok-cli", func(t *testing.T) {
 		sigrok := sigrokCLI(t)
 		buf.Reset()
-		require.NoError(t, bus.WriteVCDWith(&buf, res, trace.Events, bus.VCDOptions{Dialect: bus.VCDSigrok}))
+		require.NoError(t, view.WriteVCDWith(&buf, res, trace.Events, view.VCDOptions{Dialect: view.VCDSigrok}))
 		assertSigrokChannels(t, sigrok, buf.Bytes())
 	})
 
 	buf.Reset()
-	require.NoError(t, bus.WriteDOT(&buf, res))
+	require.NoError(t, view.WriteDOT(&buf, res))
 	renderDOT(t, buf.Bytes())
 }
 
@@ -167,7 +169,7 @@ func TestDOTLabelEscapes(t *testing.T) {
 	cause := `a "quoted" \ cause` + "\non two lines"
 	res := &bus.Result{Generations: []bus.Generation{{Cause: bus.Cause{Text: cause}, Outcome: bus.OutcomeStalled}}}
 	var buf bytes.Buffer
-	require.NoError(t, bus.WriteDOT(&buf, res))
+	require.NoError(t, view.WriteDOT(&buf, res))
 	g, err := parseDOT(buf.Bytes())
 	require.NoError(t, err, buf.String())
 	assert.Contains(t, buf.String(), `(a \"quoted\" \\ cause\non two lines)`)

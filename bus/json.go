@@ -1,17 +1,16 @@
-package main
+package bus
 
 import (
 	"fmt"
-	"io"
 
-	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/jsonout"
 )
 
-// runJSON is the --json output of "fwsim run". Field order is the order of
+// ResultJSON is the --json output of "fwsim run". Field order is the order of
 // the struct fields; names are stable. The first generation's fields appear
 // at the top level as well as in generations, for the common one-reset case.
-type runJSON struct {
-	versionJSON
+type ResultJSON struct {
+	VersionJSON
 	Topology string  `json:"topology"`  // the file, "gen SPEC" or "default"
 	Seed     uint64  `json:"seed"`      // the seed of the run's random choices
 	Profile  string  `json:"profile"`   // the PHY timing profile, e.g. 1394a-2000
@@ -31,18 +30,18 @@ type runJSON struct {
 	Clock           string   `json:"clock"`       // cycle or ideal
 	OutOfSpec       []string `json:"out_of_spec"` // why the configuration is outside the standard's limits; [] when within
 	// The first generation (a run always has one: the power-up reset).
-	generationJSON
+	GenerationJSON
 	// Generations lists every bus initialisation in the order they began,
 	// one per part when a disconnect splits the bus.
-	Generations []indexedGenerationJSON `json:"generations"`
+	Generations []IndexedGenerationJSON `json:"generations"`
 	// Events counts the emulator's events; EndNs is the instant in ns from
 	// power-up of the last one that changed anything.
 	Events uint64 `json:"events"`
 	EndNs  int64  `json:"end_ns"`
 }
 
-// indexedGenerationJSON is one element of "generations".
-type indexedGenerationJSON struct {
+// IndexedGenerationJSON is one element of "generations".
+type IndexedGenerationJSON struct {
 	Index   int   `json:"index"`    // the position in generations, from 0
 	StartNs int64 `json:"start_ns"` // the first node's entry into R0, in ns from power-up
 	EndNs   int64 `json:"end_ns"`   // when the outcome was decided, in ns from power-up
@@ -54,38 +53,38 @@ type indexedGenerationJSON struct {
 	CauseKind  string  `json:"cause_kind"`
 	CauseNode  *string `json:"cause_node"`
 	CauseEvent *int    `json:"cause_event"`
-	generationJSON
+	GenerationJSON
 }
 
-// generationJSON is what one generation produced.
-type generationJSON struct {
+// GenerationJSON is what one generation produced.
+type GenerationJSON struct {
 	Outcome    string           `json:"outcome"`    // ok, config-timeout, inconsistent, interrupted, stalled or budget-exhausted
 	Problems   []string         `json:"problems"`   // why a failed outcome failed, one finding each; [] when ok
 	Warnings   []string         `json:"warnings"`   // findings that do not fail it, such as gap counts that disagree; [] when none
 	Root       *string          `json:"root"`       // null when none was elected
-	Nodes      []nodeJSON       `json:"nodes"`      // in phy_ID order, then the nodes that took none
+	Nodes      []NodeJSON       `json:"nodes"`      // in phy_ID order, then the nodes that took none
 	SelfIDs    []string         `json:"self_ids"`   // "0x%08x", bus order, no inverses
-	TimingNs   timingJSON       `json:"timing_ns"`  // when each phase ended
-	Contention []contentionJSON `json:"contention"` // every root contention, one per contended cable
-	Links      []linkJSON       `json:"links"`      // the cables as wired when the generation began
+	TimingNs   TimingJSON       `json:"timing_ns"`  // when each phase ended
+	Contention []ContentionJSON `json:"contention"` // every root contention, one per contended cable
+	Links      []LinkJSON       `json:"links"`      // the cables as wired when the generation began
 	// ConfigTimeouts are the CONFIG_TIMEOUTs PHYs signalled to their links
 	// in tree identify, in time order; a bus without a loop can configure
 	// after them.
-	ConfigTimeouts []configTimeoutJSON `json:"config_timeouts"`
+	ConfigTimeouts []ConfigTimeoutJSON `json:"config_timeouts"`
 }
 
-// configTimeoutJSON is one PHY's CONFIG_TIMEOUT in T0.
-type configTimeoutJSON struct {
+// ConfigTimeoutJSON is one PHY's CONFIG_TIMEOUT in T0.
+type ConfigTimeoutJSON struct {
 	Node string `json:"node"`  // the node whose PHY signalled it
 	AtNs int64  `json:"at_ns"` // when, in ns from the generation's start
 }
 
-type linkJSON struct {
+type LinkJSON struct {
 	Nodes [2]string `json:"nodes"` // the nodes at the two ends
 	Ports [2]int    `json:"ports"` // the port of each end, from 0
 }
 
-type nodeJSON struct {
+type NodeJSON struct {
 	ID               string   `json:"id"`                // the node's name in the topology
 	PhyID            *int     `json:"phy_id"`            // null when the node took none
 	Root             bool     `json:"root"`              // the node ended as root
@@ -96,48 +95,50 @@ type nodeJSON struct {
 	State            string   `json:"state"`             // the PHY state at the end, "A0" when idle
 }
 
-// timingJSON holds phase ends in ns from the generation's start; null for a
+// TimingJSON holds phase ends in ns from the generation's start; null for a
 // phase not reached.
-type timingJSON struct {
+type TimingJSON struct {
 	ResetEnd   *int64 `json:"reset_end"`    // the last node left R1 for T0, in ns from the generation's start
 	TreeIDDone *int64 `json:"tree_id_done"` // the last node left tree identify, in ns from the generation's start
 	SelfIDDone *int64 `json:"self_id_done"` // the last node received the last self-ID, in ns from the generation's start
 }
 
-// contentionJSON is the root contention on one cable.
-type contentionJSON struct {
+// ContentionJSON is the root contention on one cable.
+type ContentionJSON struct {
 	Nodes    [2]string     `json:"nodes"`    // the two nodes that sent each other PARENT_NOTIFY
 	Ports    [2]int        `json:"ports"`    // their ports on the cable
 	Parent   *string       `json:"parent"`   // the node that became parent; null when unresolved
 	Rounds   int           `json:"rounds"`   // the most rounds either node entered
 	StartNs  int64         `json:"start_ns"` // the first ROOT_CONTENTION, in ns from the generation's start
 	EndNs    *int64        `json:"end_ns"`   // the child saw the parent's handshake, in ns from the generation's start; null when unresolved
-	Backoffs []backoffJSON `json:"backoffs"` // every wait of both nodes, in time order
+	Backoffs []BackoffJSON `json:"backoffs"` // every wait of both nodes, in time order
 }
 
-// backoffJSON is one node's wait in one round of root contention.
-type backoffJSON struct {
+// BackoffJSON is one node's wait in one round of root contention.
+type BackoffJSON struct {
 	Node    string `json:"node"`     // the node that waited
 	StartNs int64  `json:"start_ns"` // the wait began, in ns from the generation's start
 	Fast    bool   `json:"fast"`     // the node drew FAST (the short wait), not SLOW
 	WaitNs  int64  `json:"wait_ns"`  // the wait's length in ns
 }
 
-func writeRunJSON(w io.Writer, source string, res *bus.Result) error {
-	out := runJSON{
-		versionJSON:     newVersionJSON(),
+// NewResultJSON is the JSON form of res, fwsim run --json's output;
+// source names the topology as the output's "topology" says.
+func NewResultJSON(source string, res *Result) ResultJSON {
+	out := ResultJSON{
+		VersionJSON:     NewVersionJSON(),
 		Topology:        source,
 		Seed:            res.Seed,
 		Profile:         res.Profile,
 		Policy:          res.Policy.String(),
 		CoinBias:        res.CoinBias,
 		PowerUp:         res.PowerUp.String(),
-		Initiators:      nonNil(res.Initiators),
-		AwaitingConnect: nonNil(res.AwaitingConnect),
+		Initiators:      jsonout.List(res.Initiators),
+		AwaitingConnect: jsonout.List(res.AwaitingConnect),
 		Timing:          res.Corner.String(),
-		Clock:           clockName(res.IdealClock),
-		OutOfSpec:       nonNil(res.OutOfSpec),
-		Generations:     []indexedGenerationJSON{},
+		Clock:           res.Clock(),
+		OutOfSpec:       jsonout.List(res.OutOfSpec),
+		Generations:     []IndexedGenerationJSON{},
 		Events:          res.Events,
 		EndNs:           res.EndNs,
 	}
@@ -145,9 +146,9 @@ func writeRunJSON(w io.Writer, source string, res *bus.Result) error {
 		out.ForceRoot = &res.ForceRoot
 	}
 	for _, g := range res.Generations {
-		ig := indexedGenerationJSON{
+		ig := IndexedGenerationJSON{
 			Index: g.Index, StartNs: g.StartNs, EndNs: g.EndNs, Cause: g.Cause.String(), CauseKind: string(g.Cause.Kind),
-			generationJSON: newGenerationJSON(&g),
+			GenerationJSON: NewGenerationJSON(&g),
 		}
 		if g.Cause.Node != "" {
 			ig.CauseNode = &g.Cause.Node
@@ -158,26 +159,26 @@ func writeRunJSON(w io.Writer, source string, res *bus.Result) error {
 		out.Generations = append(out.Generations, ig)
 	}
 	if len(out.Generations) > 0 {
-		out.generationJSON = out.Generations[0].generationJSON
+		out.GenerationJSON = out.Generations[0].GenerationJSON
 	}
-	return writeJSON(w, out)
+	return out
 }
 
-func newGenerationJSON(g *bus.Generation) generationJSON {
-	out := generationJSON{
+func NewGenerationJSON(g *Generation) GenerationJSON {
+	out := GenerationJSON{
 		Outcome:        string(g.Outcome),
-		Problems:       nonNil(g.Problems),
-		Warnings:       nonNil(g.Warnings),
-		Root:           nullIfEmpty(g.Root),
-		Nodes:          []nodeJSON{},
+		Problems:       jsonout.List(g.Problems),
+		Warnings:       jsonout.List(g.Warnings),
+		Root:           jsonout.NullIfEmpty(g.Root),
+		Nodes:          []NodeJSON{},
 		SelfIDs:        []string{},
-		Contention:     []contentionJSON{},
-		Links:          []linkJSON{},
-		ConfigTimeouts: []configTimeoutJSON{},
-		TimingNs: timingJSON{
-			ResetEnd:   nullIfNegative(g.Timing.ResetEnd),
-			TreeIDDone: nullIfNegative(g.Timing.TreeIDDone),
-			SelfIDDone: nullIfNegative(g.Timing.SelfIDDone),
+		Contention:     []ContentionJSON{},
+		Links:          []LinkJSON{},
+		ConfigTimeouts: []ConfigTimeoutJSON{},
+		TimingNs: TimingJSON{
+			ResetEnd:   jsonout.NullIfNegative(g.Timing.ResetEnd),
+			TreeIDDone: jsonout.NullIfNegative(g.Timing.TreeIDDone),
+			SelfIDDone: jsonout.NullIfNegative(g.Timing.SelfIDDone),
 		},
 	}
 	for _, n := range g.Nodes {
@@ -185,11 +186,11 @@ func newGenerationJSON(g *bus.Generation) generationJSON {
 		for i, p := range n.Ports {
 			ports[i] = p.String()
 		}
-		out.Nodes = append(out.Nodes, nodeJSON{
+		out.Nodes = append(out.Nodes, NodeJSON{
 			ID:               n.ID,
-			PhyID:            nullIfNegative(n.PhyID),
+			PhyID:            jsonout.NullIfNegative(n.PhyID),
 			Root:             n.Root,
-			ParentPort:       nullIfNegative(n.ParentPort),
+			ParentPort:       jsonout.NullIfNegative(n.ParentPort),
 			Ports:            ports,
 			ContentionRounds: n.ContentionRounds,
 			Initiated:        n.Initiated,
@@ -200,41 +201,20 @@ func newGenerationJSON(g *bus.Generation) generationJSON {
 		out.SelfIDs = append(out.SelfIDs, fmt.Sprintf("0x%08x", uint32(q)))
 	}
 	for _, l := range g.Links {
-		out.Links = append(out.Links, linkJSON(l))
+		out.Links = append(out.Links, LinkJSON(l))
 	}
 	for _, c := range g.ConfigTimeouts {
-		out.ConfigTimeouts = append(out.ConfigTimeouts, configTimeoutJSON(c))
+		out.ConfigTimeouts = append(out.ConfigTimeouts, ConfigTimeoutJSON(c))
 	}
 	for _, c := range g.Contention {
-		cj := contentionJSON{
-			Nodes: c.Nodes, Ports: c.Ports, Parent: nullIfEmpty(c.Parent), Rounds: c.Rounds,
-			StartNs: c.StartNs, EndNs: nullIfNegative(c.EndNs), Backoffs: []backoffJSON{},
+		cj := ContentionJSON{
+			Nodes: c.Nodes, Ports: c.Ports, Parent: jsonout.NullIfEmpty(c.Parent), Rounds: c.Rounds,
+			StartNs: c.StartNs, EndNs: jsonout.NullIfNegative(c.EndNs), Backoffs: []BackoffJSON{},
 		}
 		for _, b := range c.Backoffs {
-			cj.Backoffs = append(cj.Backoffs, backoffJSON{Node: b.Node, StartNs: b.StartNs, Fast: b.Fast, WaitNs: b.WaitNs})
+			cj.Backoffs = append(cj.Backoffs, BackoffJSON{Node: b.Node, StartNs: b.StartNs, Fast: b.Fast, WaitNs: b.WaitNs})
 		}
 		out.Contention = append(out.Contention, cj)
 	}
 	return out
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-func nullIfEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func nullIfNegative[T int | int64](v T) *T {
-	if v < 0 {
-		return nil
-	}
-	return &v
 }

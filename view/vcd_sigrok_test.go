@@ -1,4 +1,4 @@
-package bus_test
+package view_test
 
 import (
 	"bufio"
@@ -13,16 +13,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fwsim/fwsim/bus"
-	"github.com/fwsim/fwsim/internal/vcd"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/vcd"
+	"github.com/fwsim/fwsim/view"
 )
 
-func writeVCD(t *testing.T, res *bus.Result, trace []bus.TraceEvent, d bus.VCDDialect) []byte {
+func writeVCD(t *testing.T, res *bus.Result, trace []bus.TraceEvent, d view.VCDDialect) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, bus.WriteVCDWith(&buf, res, trace, bus.VCDOptions{Dialect: d}))
+	require.NoError(t, view.WriteVCDWith(&buf, res, trace, view.VCDOptions{Dialect: d}))
 	return buf.Bytes()
 }
 
@@ -79,9 +81,9 @@ func TestVCDSigrokDialect(t *testing.T) {
 	for _, run := range viewRuns {
 		t.Run(run.name, func(t *testing.T) {
 			res, trace := runTraced(t, run)
-			gtk, err := vcd.Parse(bytes.NewReader(writeVCD(t, res, trace, bus.VCDGTKWave)))
+			gtk, err := vcd.Parse(bytes.NewReader(writeVCD(t, res, trace, view.VCDGTKWave)))
 			require.NoError(t, err)
-			sig, err := vcd.Parse(bytes.NewReader(writeVCD(t, res, trace, bus.VCDSigrok)))
+			sig, err := vcd.Parse(bytes.NewReader(writeVCD(t, res, trace, view.VCDSigrok)))
 			require.NoError(t, err)
 			assert.Equal(t, gtk.Comments[0], sig.Comments[0], "the run's settings")
 
@@ -132,10 +134,10 @@ func TestVCDSigrokCLI(t *testing.T) {
 				// hot-plug run, which TestVCDSigrokDialect checks alone.
 				t.Skipf("%d ns: too many samples for a quick test", res.EndNs)
 			}
-			data := writeVCD(t, res, trace, bus.VCDSigrok)
+			data := writeVCD(t, res, trace, view.VCDSigrok)
 			assertSigrokChannels(t, sigrok, data)
 
-			_, warnings := sigrok(t, writeVCD(t, res, trace, bus.VCDGTKWave), "-O", "null")
+			_, warnings := sigrok(t, writeVCD(t, res, trace, view.VCDGTKWave), "-O", "null")
 			assert.NotEmpty(t, warnings, "GTKWave dialect: string variables")
 
 			if len(res.Generations[0].Contention) == 0 {
@@ -211,7 +213,7 @@ func assertSigrokChannels(t *testing.T, sigrok func(t *testing.T, data []byte, a
 
 func TestVCDDialectRejected(t *testing.T) {
 	res, trace := runTraced(t, viewRuns[0])
-	err := bus.WriteVCDWith(&bytes.Buffer{}, res, trace, bus.VCDOptions{Dialect: 9})
+	err := view.WriteVCDWith(&bytes.Buffer{}, res, trace, view.VCDOptions{Dialect: 9})
 	assert.ErrorIs(t, err, bus.ErrInvalidOptions)
 	assert.ErrorContains(t, err, "VCD dialect 9")
 }

@@ -1,4 +1,4 @@
-package bus_test
+package view_test
 
 import (
 	"bytes"
@@ -12,10 +12,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fwsim/fwsim/bus"
-	"github.com/fwsim/fwsim/internal/vcd"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/vcd"
+	"github.com/fwsim/fwsim/view"
 )
 
 // gtkwSave is what a test reads back from a GTKWave save file.
@@ -85,8 +87,8 @@ func TestGTKWFitsItsVCD(t *testing.T) {
 		t.Run(run.name, func(t *testing.T) {
 			res, trace := runTraced(t, run)
 			var vb, gb bytes.Buffer
-			require.NoError(t, bus.WriteVCD(&vb, res, trace))
-			require.NoError(t, bus.WriteGTKW(&gb, res, trace, bus.GTKWOptions{DumpFile: "run.vcd"}))
+			require.NoError(t, view.WriteVCD(&vb, res, trace))
+			require.NoError(t, view.WriteGTKW(&gb, res, trace, view.GTKWOptions{DumpFile: "run.vcd"}))
 			f, err := vcd.Parse(&vb)
 			require.NoError(t, err)
 			declared := map[string]bool{}
@@ -165,7 +167,7 @@ func TestGTKWFitsItsVCD(t *testing.T) {
 
 func TestGTKWRejectsANarrowWindow(t *testing.T) {
 	res, trace := runTraced(t, viewRuns[0])
-	err := bus.WriteGTKW(&bytes.Buffer{}, res, trace, bus.GTKWOptions{WindowWidth: 300})
+	err := view.WriteGTKW(&bytes.Buffer{}, res, trace, view.GTKWOptions{WindowWidth: 300})
 	assert.ErrorIs(t, err, bus.ErrInvalidOptions)
 	assert.ErrorContains(t, err, "GTKWave window width 300")
 }
@@ -184,8 +186,8 @@ func TestGTKWaveOpensTheSaveFile(t *testing.T) {
 	res, trace := runTraced(t, viewRuns[0])
 	dir := t.TempDir()
 	var vb, gb bytes.Buffer
-	require.NoError(t, bus.WriteVCD(&vb, res, trace))
-	require.NoError(t, bus.WriteGTKW(&gb, res, trace, bus.GTKWOptions{DumpFile: "run.vcd"}))
+	require.NoError(t, view.WriteVCD(&vb, res, trace))
+	require.NoError(t, view.WriteGTKW(&gb, res, trace, view.GTKWOptions{DumpFile: "run.vcd"}))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "run.vcd"), vb.Bytes(), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "run.gtkw"), gb.Bytes(), 0o644))
 	s := parseGTKW(t, gb.String())

@@ -1,4 +1,4 @@
-package bus_test
+package view_test
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package bus
+package view
 
 import (
 	"bufio"
@@ -8,6 +8,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/fwsim/fwsim/bus"
 )
 
 // GTKWOptions sets what WriteGTKW writes.
@@ -58,13 +60,13 @@ const (
 //     first 26, each named after the generation and the value bus.gen<i>
 //     takes there: "g0 reset", "g0 tree_id", "g0 self_id", then its
 //     outcome ("g0 ok").
-func WriteGTKW(w io.Writer, res *Result, trace []TraceEvent, opts GTKWOptions) error {
+func WriteGTKW(w io.Writer, res *bus.Result, trace []bus.TraceEvent, opts GTKWOptions) error {
 	width := opts.WindowWidth
 	if width == 0 {
 		width = gtkwDefaultWidth
 	}
 	if width <= gtkwSignalsWidth {
-		return fmt.Errorf("%w: GTKWave window width %d: want more than the %d px of the signal names", ErrInvalidOptions, width, gtkwSignalsWidth)
+		return fmt.Errorf("%w: GTKWave window width %d: want more than the %d px of the signal names", bus.ErrInvalidOptions, width, gtkwSignalsWidth)
 	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "[*] fwsim: GTKWave save file for the VCD of this run\n[*] %s\n", runSummary(res))
@@ -126,7 +128,7 @@ type gtkwMarker struct {
 // gtkwMarkers lists the phase boundaries of every generation in time order
 // (the parts of a split bus run side by side), the first 26: as many as
 // GTKWave's named markers hold.
-func gtkwMarkers(res *Result) []gtkwMarker {
+func gtkwMarkers(res *bus.Result) []gtkwMarker {
 	var out []gtkwMarker
 	for i := range res.Generations {
 		for _, ph := range generationPhases(&res.Generations[i]) {
@@ -141,7 +143,7 @@ func gtkwMarkers(res *Result) []gtkwMarker {
 // marker goes: the first generation's tree identify with a margin, the
 // marker at its reset end. A generation that never left its reset shows
 // the reset.
-func gtkwWindow(res *Result) (from, to, primary int64) {
+func gtkwWindow(res *bus.Result) (from, to, primary int64) {
 	if len(res.Generations) == 0 {
 		return 0, max(res.EndNs, 1), -1
 	}
@@ -160,7 +162,7 @@ func gtkwWindow(res *Result) (from, to, primary int64) {
 
 // gtkwConnectedPorts lists, per node, the ports a cable joins in any
 // generation, ascending.
-func gtkwConnectedPorts(res *Result) map[string][]int {
+func gtkwConnectedPorts(res *bus.Result) map[string][]int {
 	out := map[string][]int{}
 	for _, g := range res.Generations {
 		for _, l := range g.Links {

@@ -1,4 +1,4 @@
-package bus_test
+package view_test
 
 import (
 	"bytes"
@@ -9,10 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fwsim/fwsim/bus"
-	"github.com/fwsim/fwsim/phy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/phy"
+	"github.com/fwsim/fwsim/view"
 )
 
 var dotEdge = regexp.MustCompile(`^\s*"g(\d+)/([^"]+)" -> "g(\d+)/([^"]+)" \[taillabel="p(\d+)", headlabel="p(\d+)"\];$`)
@@ -25,7 +27,7 @@ func TestDOT(t *testing.T) {
 		t.Run(run.name, func(t *testing.T) {
 			res, _ := runTraced(t, run)
 			var buf bytes.Buffer
-			require.NoError(t, bus.WriteDOT(&buf, res))
+			require.NoError(t, view.WriteDOT(&buf, res))
 			out := buf.String()
 			assert.Contains(t, out, fmt.Sprintf(`label="fwsim run: seed %d,`, res.Seed))
 
@@ -97,7 +99,7 @@ func TestDOTRenders(t *testing.T) {
 	for _, run := range viewRuns {
 		res, _ := runTraced(t, run)
 		var buf bytes.Buffer
-		require.NoError(t, bus.WriteDOT(&buf, res))
+		require.NoError(t, view.WriteDOT(&buf, res))
 		renderDOT(t, buf.Bytes())
 	}
 }
@@ -127,7 +129,7 @@ func TestDOTStacksGenerations(t *testing.T) {
 	res, _ := runTraced(t, viewRuns[2])
 	require.Equal(t, "hotplug", viewRuns[2].name)
 	var buf bytes.Buffer
-	require.NoError(t, bus.WriteDOT(&buf, res))
+	require.NoError(t, view.WriteDOT(&buf, res))
 	for i := 1; i < len(res.Generations); i++ {
 		assert.Contains(t, buf.String(), fmt.Sprintf("\"between g%d and g%d\"", i-1, i))
 	}

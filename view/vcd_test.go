@@ -1,4 +1,4 @@
-package bus_test
+package view_test
 
 import (
 	"bytes"
@@ -7,11 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/vcd"
 	"github.com/fwsim/fwsim/phy"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/fwsim/fwsim/view"
 )
 
 // replay is a parsed waveform with every variable's value history.
@@ -23,7 +25,7 @@ type replay struct {
 func parseVCD(t *testing.T, res *bus.Result, trace []bus.TraceEvent) replay {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, bus.WriteVCD(&buf, res, trace))
+	require.NoError(t, view.WriteVCD(&buf, res, trace))
 	f, err := vcd.Parse(&buf)
 	require.NoError(t, err, "our own VCD does not parse")
 	r := replay{file: f, byPath: map[string]string{}}

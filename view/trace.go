@@ -1,4 +1,4 @@
-package bus
+package view
 
 import (
 	"bufio"
@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/phy"
 )
 
@@ -32,13 +33,13 @@ type traceRunJSON struct {
 // time order, with the fields time_ns, kind, node, port, and from, to,
 // from_signals, to_signals, packet or detail as the kind needs. The output
 // suits jq (jq -c 'select(.kind == "state")') and diff.
-func WriteTraceJSONL(w io.Writer, res *Result, trace []TraceEvent) error {
+func WriteTraceJSONL(w io.Writer, res *bus.Result, trace []bus.TraceEvent) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	head := traceRunJSON{
 		Kind: "run", Seed: res.Seed, Profile: res.Profile, Policy: res.Policy.String(), CoinBias: res.CoinBias,
-		Timing: res.Corner.String(), Clock: clockName(res.IdealClock),
+		Timing: res.Corner.String(), Clock: res.Clock(),
 		PowerUp: res.PowerUp.String(), Initiators: append([]string{}, res.Initiators...),
 	}
 	if res.ForceRoot != "" {
@@ -72,7 +73,7 @@ func WriteTraceJSONL(w io.Writer, res *Result, trace []TraceEvent) error {
 // appendTraceJSON appends e as one line of JSON, as encoding/json would
 // write the fields in the order the comment in WriteTraceJSONL gives, with
 // empty strings left out.
-func appendTraceJSON(b []byte, e TraceEvent, quoted map[string][]byte) []byte {
+func appendTraceJSON(b []byte, e bus.TraceEvent, quoted map[string][]byte) []byte {
 	b = append(b, `{"time_ns":`...)
 	b = strconv.AppendInt(b, e.TimeNs, 10)
 	b = append(b, `,"kind":"`...)
@@ -89,7 +90,7 @@ func appendTraceJSON(b []byte, e TraceEvent, quoted map[string][]byte) []byte {
 		b = append(b, q...)
 	}
 	b = append(b, `,"port":`...)
-	if e.Port >= 0 && e.Kind != TraceState && e.Kind != TraceScenario && e.Kind != TraceLink {
+	if e.Port >= 0 && e.Kind != bus.TraceState && e.Kind != bus.TraceScenario && e.Kind != bus.TraceLink {
 		b = strconv.AppendInt(b, int64(e.Port), 10)
 	} else {
 		b = append(b, "null"...)
@@ -103,24 +104,24 @@ func appendTraceJSON(b []byte, e TraceEvent, quoted map[string][]byte) []byte {
 		}
 	}
 	switch e.Kind {
-	case TraceState:
+	case bus.TraceState:
 		field("from", e.FromState.String())
 		field("to", e.ToState.String())
-	case TraceTransmit:
+	case bus.TraceTransmit:
 		field("from", e.FromLine.TxName())
 		field("to", e.ToLine.TxName())
 		field("from_signals", lineSignals[e.FromLine%9])
 		field("to_signals", lineSignals[e.ToLine%9])
-	case TraceReceive:
+	case bus.TraceReceive:
 		field("from", e.FromLine.RxName())
 		field("to", e.ToLine.RxName())
 		field("from_signals", lineSignals[e.FromLine%9])
 		field("to_signals", lineSignals[e.ToLine%9])
-	case TracePacket:
+	case bus.TracePacket:
 		b = append(b, `,"packet":"0x`...)
 		b = appendHex32(b, uint32(e.Packet))
 		b = append(b, '"')
-	case TraceScenario, TraceLink:
+	case bus.TraceScenario, bus.TraceLink:
 		field("detail", e.Detail)
 	}
 	return append(b, "}\n"...)

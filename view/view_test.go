@@ -1,4 +1,4 @@
-package bus_test
+package view_test
 
 import (
 	"bytes"
@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/fwsim/fwsim/bus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/view"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden/ with the current output")
@@ -24,8 +26,8 @@ func goldenView(t *testing.T, name string, got []byte) {
 		return
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file; run go test ./bus -run Golden -update")
-	assert.Equal(t, string(want), string(got), "output differs from %s; if the change is intended, run go test ./bus -run Golden -update and review the diff", path)
+	require.NoError(t, err, "missing golden file; run go test ./view -run Golden -update")
+	assert.Equal(t, string(want), string(got), "output differs from %s; if the change is intended, run go test ./view -run Golden -update and review the diff", path)
 }
 
 // viewRun is a fixed (topology, seed) pair whose views the golden files pin.
@@ -82,14 +84,14 @@ func TestViewsGolden(t *testing.T) {
 				ext   string
 				write func(*bytes.Buffer) error
 			}{
-				{"vcd", func(b *bytes.Buffer) error { return bus.WriteVCD(b, res, trace) }},
+				{"vcd", func(b *bytes.Buffer) error { return view.WriteVCD(b, res, trace) }},
 				{"sigrok.vcd", func(b *bytes.Buffer) error {
-					return bus.WriteVCDWith(b, res, trace, bus.VCDOptions{Dialect: bus.VCDSigrok})
+					return view.WriteVCDWith(b, res, trace, view.VCDOptions{Dialect: view.VCDSigrok})
 				}},
-				{"jsonl", func(b *bytes.Buffer) error { return bus.WriteTraceJSONL(b, res, trace) }},
-				{"dot", func(b *bytes.Buffer) error { return bus.WriteDOT(b, res) }},
+				{"jsonl", func(b *bytes.Buffer) error { return view.WriteTraceJSONL(b, res, trace) }},
+				{"dot", func(b *bytes.Buffer) error { return view.WriteDOT(b, res) }},
 				{"gtkw", func(b *bytes.Buffer) error {
-					return bus.WriteGTKW(b, res, trace, bus.GTKWOptions{DumpFile: r.name + ".vcd"})
+					return view.WriteGTKW(b, res, trace, view.GTKWOptions{DumpFile: r.name + ".vcd"})
 				}},
 			} {
 				var first bytes.Buffer

@@ -1,4 +1,4 @@
-package bus_test
+package view_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/view"
 )
 
 // Save the waveform of a run, as a conformance test might for a failing
@@ -23,7 +24,7 @@ func ExampleWriteVCD() {
 		log.Fatal(err)
 	}
 	var vcd bytes.Buffer // an *os.File in a test that keeps it
-	if err := bus.WriteVCD(&vcd, res, trace.Events); err != nil {
+	if err := view.WriteVCD(&vcd, res, trace.Events); err != nil {
 		log.Fatal(err)
 	}
 	inA := false
@@ -59,7 +60,7 @@ func ExampleWriteVCDWith() {
 		log.Fatal(err)
 	}
 	var vcd bytes.Buffer
-	if err := bus.WriteVCDWith(&vcd, res, trace.Events, bus.VCDOptions{Dialect: bus.VCDSigrok}); err != nil {
+	if err := view.WriteVCDWith(&vcd, res, trace.Events, view.VCDOptions{Dialect: view.VCDSigrok}); err != nil {
 		log.Fatal(err)
 	}
 	for _, line := range strings.Split(vcd.String(), "\n") {
@@ -85,7 +86,7 @@ func ExampleWriteTraceJSONL() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := bus.WriteTraceJSONL(os.Stdout, res, trace.Events[:3]); err != nil {
+	if err := view.WriteTraceJSONL(os.Stdout, res, trace.Events[:3]); err != nil {
 		log.Fatal(err)
 	}
 	// Output:
@@ -105,7 +106,7 @@ func ExampleWriteDOT() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := bus.WriteDOT(os.Stdout, res); err != nil {
+	if err := view.WriteDOT(os.Stdout, res); err != nil {
 		log.Fatal(err)
 	}
 	// Output:

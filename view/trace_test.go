@@ -1,4 +1,4 @@
-package bus_test
+package view_test
 
 import (
 	"bufio"
@@ -8,10 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fwsim/fwsim/bus"
-	"github.com/fwsim/fwsim/phy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/phy"
+	"github.com/fwsim/fwsim/view"
 )
 
 // traceLine is every field a JSONL trace line may have; decoding with
@@ -41,7 +43,7 @@ type traceLine struct {
 func readTrace(t *testing.T, res *bus.Result, trace []bus.TraceEvent) []traceLine {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, bus.WriteTraceJSONL(&buf, res, trace))
+	require.NoError(t, view.WriteTraceJSONL(&buf, res, trace))
 	var out []traceLine
 	sc := bufio.NewScanner(&buf)
 	for sc.Scan() {
@@ -178,7 +180,7 @@ func TestTraceEscaping(t *testing.T) {
 		assert.Equal(t, want, *lines[1].Node)
 		assert.Equal(t, want, lines[2].Detail)
 		var buf bytes.Buffer
-		require.NoError(t, bus.WriteTraceJSONL(&buf, res, trace))
+		require.NoError(t, view.WriteTraceJSONL(&buf, res, trace))
 		if s == "<&>" {
 			assert.Contains(t, buf.String(), `"node":"<&>"`, "no HTML escapes")
 		}

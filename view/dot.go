@@ -1,4 +1,4 @@
-package bus
+package view
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/phy"
 )
 
@@ -17,7 +18,7 @@ import (
 // cables undirected and dashed, from Generation.Links, with every port
 // labelled with the role the PHY gave it. The graph's label records the
 // seed. Render it with dot -Tsvg.
-func WriteDOT(w io.Writer, res *Result) error {
+func WriteDOT(w io.Writer, res *bus.Result) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "digraph fwsim {\n  label=%s;\n  labelloc=t;\n  rankdir=BT;\n", dotQuote(runSummary(res)))
 	// Port labels stand beside the cable's ends, clear of the arrowheads.
@@ -33,7 +34,7 @@ func WriteDOT(w io.Writer, res *Result) error {
 	return nil
 }
 
-func writeDOTGeneration(bw *bufio.Writer, g *Generation) {
+func writeDOTGeneration(bw *bufio.Writer, g *bus.Generation) {
 	label := fmt.Sprintf("generation %d at %d ns (%s): %s", g.Index, g.StartNs, g.Cause, g.Outcome)
 	if g.Tree == nil {
 		label += "; no tree: cables as wired"
@@ -117,7 +118,7 @@ func writeDOTGeneration(bw *bufio.Writer, g *Generation) {
 // point between two generations lies below every node of the one and above
 // every node of the next, so that a run of many resets reads downwards
 // rather than spreading across the page.
-func writeDOTStacking(bw *bufio.Writer, gens []Generation) {
+func writeDOTStacking(bw *bufio.Writer, gens []bus.Generation) {
 	for i := 1; i < len(gens); i++ {
 		between := dotQuote(fmt.Sprintf("between g%d and g%d", i-1, i)) // no node id holds a blank
 		fmt.Fprintf(bw, "  %s [shape=point, style=invis, width=0];\n", between)

@@ -1,0 +1,186 @@
+package view
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/phy"
+)
+
+// WriteRunText writes the human report of a run: a header, each generation,
+// and a summary line. Every time is in integer nanoseconds since power-up,
+// as in the VCD and JSONL views; the timeline also gives each time after
+// its generation's start.
+func WriteRunText(w io.Writer, source string, res *bus.Result) {
+	fmt.Fprintf(w, "fwsim run: seed %d, profile %s, policy %s, coin bias %g, timing %s, clock %s\n",
+		res.Seed, res.Profile, res.Policy, res.CoinBias, res.Corner, res.Clock())
+	fmt.Fprintf(w, "topology: %s\n", source)
+	first := res.FirstReset()
+	if len(res.AwaitingConnect) > 0 {
+		first += "; " + strings.Join(res.AwaitingConnect, ", ") + " not yet: a scripted connect plugs it in later"
+	}
+	if res.ForceRoot != "" {
+		first += "; force root " + res.ForceRoot
+	}
+	fmt.Fprintf(w, "first reset: %s\n", first)
+	if len(res.OutOfSpec) > 0 {
+		fmt.Fprintf(w, "OUT OF SPEC: %s\n", strings.Join(res.OutOfSpec, "; "))
+	}
+	for _, g := range res.Generations {
+		fmt.Fprintln(w)
+		writeGenerationText(w, &g)
+	}
+	fmt.Fprintln(w)
+	ok := len(res.Generations) - res.FailedGenerations()
+	fmt.Fprintf(w, "%d generation%s, %d ok; %d events; end %d ns\n",
+		len(res.Generations), plural(len(res.Generations)), ok, res.Events, res.EndNs)
+}
+
+func writeGenerationText(w io.Writer, g *bus.Generation) {
+	fmt.Fprintf(w, "generation %d at %d ns (%s): %s\n", g.Index, g.StartNs, g.Cause, g.Outcome)
+	for _, p := range g.Problems {
+		fmt.Fprintf(w, "    problem: %s\n", p)
+	}
+	for _, p := range g.Warnings {
+		fmt.Fprintf(w, "    warning: %s\n", p)
+	}
+	fmt.Fprintf(w, "  root: %s\n", orNone(g.Root))
+
+	var nodes table
+	showState := false
+	for _, n := range g.Nodes {
+		showState = showState || n.State != phy.A0Idle
+	}
+	header := []string{"id", "phy_ID", "role", "parent", "rounds", "ports"}
+	if showState {
+		header = append(header, "state")
+	}
+	nodes.add(header...)
+	for _, n := range g.Nodes {
+		role := "-"
+		switch {
+		case n.Root:
+			role = "root"
+		case n.ParentPort >= 0:
+			role = "child"
+		}
+		row := []string{n.ID, intOrDash(n.PhyID), role, portOrDash(n.ParentPort), strconv.Itoa(n.ContentionRounds), PortList(n.Ports)}
+		if showState && n.State != phy.A0Idle {
+			row = append(row, n.State.String())
+		}
+		nodes.add(row...)
+	}
+	nodes.write(w, "  ")
+
+	if len(g.Contention) == 0 {
+		fmt.Fprintln(w, "  root contention: none")
+	} else {
+		fmt.Fprintln(w, "  root contention:")
+		for _, c := range g.Contention {
+			span := fmt.Sprintf("from %d ns, unresolved", g.StartNs+c.StartNs)
+			if c.EndNs >= 0 {
+				span = fmt.Sprintf("%d to %d ns (%d ns)", g.StartNs+c.StartNs, g.StartNs+c.EndNs, c.EndNs-c.StartNs)
+			}
+			fmt.Fprintf(w, "    %s:%d - %s:%d: %d round%s, %s, parent %s\n",
+				c.Nodes[0], c.Ports[0], c.Nodes[1], c.Ports[1], c.Rounds, plural(c.Rounds),
+				span, orNone(c.Parent))
+		}
+	}
+	writeTimeline(w, g)
+
+	if len(g.SelfIDs) == 0 {
+		fmt.Fprintln(w, "  self-IDs: none")
+		return
+	}
+	fmt.Fprintf(w, "  self-IDs (%d):\n", len(g.SelfIDs))
+	if len(g.Nodes) > phy.MaxNodes {
+		fmt.Fprintf(w, "    (phy_IDs from %d on do not fit the 6-bit field, whose %d is the broadcast address: those packets say %d, which names no node; the table above gives every PHY's ID)\n", phy.NoPhyID, phy.NoPhyID, phy.NoPhyID)
+	}
+	for _, q := range g.SelfIDs {
+		fmt.Fprintf(w, "    0x%08x  %s\n", uint32(q), q)
+	}
+}
+
+// writeTimeline writes the phase boundaries and every root-contention round,
+// with both nodes' coins and waits, in time order.
+func writeTimeline(w io.Writer, g *bus.Generation) {
+	type entry struct {
+		at   int64
+		what string
+	}
+	entries := []entry{{0, "reset starts"}}
+	if g.Timing.ResetEnd >= 0 {
+		entries = append(entries, entry{g.Timing.ResetEnd, "reset done; tree identify starts"})
+	}
+	for _, c := range g.Contention {
+		// Round k is each node's k-th wait.
+		var waits [2][]bus.Backoff
+		for _, b := range c.Backoffs {
+			i := 0
+			if b.Node == c.Nodes[1] {
+				i = 1
+			}
+			waits[i] = append(waits[i], b)
+		}
+		for k := range max(len(waits[0]), len(waits[1])) {
+			at := int64(-1)
+			var parts []string
+			for _, ws := range waits {
+				if k < len(ws) {
+					b := ws[k]
+					if at < 0 || b.StartNs < at {
+						at = b.StartNs
+					}
+					parts = append(parts, fmt.Sprintf("%s %s %d", b.Node, fastOrSlow(b.Fast), b.WaitNs))
+				}
+			}
+			entries = append(entries, entry{at, fmt.Sprintf("root contention %s:%d - %s:%d, round %d: %s",
+				c.Nodes[0], c.Ports[0], c.Nodes[1], c.Ports[1], k+1, strings.Join(parts, ", "))})
+		}
+	}
+	for _, c := range g.ConfigTimeouts {
+		entries = append(entries, entry{c.AtNs, c.Node + " signals CONFIG_TIMEOUT to its link, in T0"})
+	}
+	if g.Timing.TreeIDDone >= 0 {
+		entries = append(entries, entry{g.Timing.TreeIDDone, "tree identify done, root " + orNone(g.Root) + "; self identify starts"})
+	}
+	if g.Timing.SelfIDDone >= 0 {
+		entries = append(entries, entry{g.Timing.SelfIDDone, "self identify done: " + string(g.Outcome)})
+	}
+	slices.SortStableFunc(entries, func(a, b entry) int { return cmp.Compare(a.at, b.at) })
+	fmt.Fprintln(w, "  timeline (ns; waits in ns):")
+	var t table
+	t.add("at", "since start", "")
+	for _, e := range entries {
+		t.add(strconv.FormatInt(g.StartNs+e.at, 10), strconv.FormatInt(e.at, 10), e.what)
+	}
+	t.writeRight(w, "    ", 2)
+}
+
+func intOrDash(n int) string {
+	if n < 0 {
+		return "-"
+	}
+	return strconv.Itoa(n)
+}
+
+func portOrDash(p int) string {
+	if p < 0 {
+		return "-"
+	}
+	return "p" + strconv.Itoa(p)
+}
+
+// PortList renders port states as "p0:child p1:parent p2:ncon".
+func PortList(ports []phy.PortStatus) string {
+	parts := make([]string, len(ports))
+	for i, p := range ports {
+		parts[i] = fmt.Sprintf("p%d:%s", i, p)
+	}
+	return strings.Join(parts, " ")
+}
