@@ -16,7 +16,6 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/phy"
-	"github.com/fwsim/fwsim/view"
 )
 
 // lineRun is an emulation whose line states the tests capture.
@@ -61,7 +60,7 @@ func emulate(t testing.TB, topo *bus.Topology, opts bus.Options) (*bus.Result, [
 func sigrokVCD(t testing.TB, res *bus.Result, trace []bus.TraceEvent) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, view.WriteVCDWith(&buf, res, trace, view.VCDOptions{Dialect: view.VCDSigrok}))
+	require.NoError(t, WriteSigrokVCD(&buf, res, trace))
 	return buf.Bytes()
 }
 
