@@ -262,8 +262,11 @@ func (r *Result) FailedGenerations() int {
 
 // Clock names the PHY clocks of the run as --clock does: "ideal" or
 // "cycle".
-func (r *Result) Clock() string {
-	if r.IdealClock {
+func (r *Result) Clock() string { return ClockName(r.IdealClock) }
+
+// ClockName names PHY clocks as --clock does: "ideal" or "cycle".
+func ClockName(ideal bool) string {
+	if ideal {
 		return "ideal"
 	}
 	return "cycle"

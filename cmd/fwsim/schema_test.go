@@ -22,6 +22,7 @@ import (
 
 	"github.com/fwsim/fwsim/analysis"
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/explore"
 	"github.com/fwsim/fwsim/hwtest"
 )
 
@@ -46,7 +47,7 @@ var outputTypes = map[string][]any{
 	"decode":     {hwtest.DecodeJSON{}},
 	"crosscheck": {hwtest.CrosscheckJSON{}},
 	"probe":      {hwtest.ProbeJSON{}, hwtest.USBListJSON{}, hwtest.DecodeJSON{}},
-	"explore":    {exploreJSON{}},
+	"explore":    {explore.JSON{}},
 	"mutex":      {mutexJSON{}, mutexCompareJSON{}},
 	"multicast":  {multicastJSON{}, multicastCompareJSON{}},
 	"linestates": {hwtest.LinestatesJSON{}},
