@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwsim/fwsim/analysis"
+	"github.com/fwsim/fwsim/analysis/sweep"
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/explore"
 	"github.com/fwsim/fwsim/hwtest"
@@ -42,7 +43,7 @@ var outputTypes = map[string][]any{
 	"run":        {bus.ResultJSON{}},
 	"analyze":    {analysis.Summary{}},
 	"merge":      {analysis.Summary{}},
-	"sweep":      {sweepJSON{}},
+	"sweep":      {sweep.JSON{}},
 	"elect":      {electJSON{}, compareJSON{}, electSweepJSON{}},
 	"decode":     {hwtest.DecodeJSON{}},
 	"crosscheck": {hwtest.CrosscheckJSON{}},
