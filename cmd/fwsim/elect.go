@@ -123,7 +123,7 @@ func runElect(ctx context.Context, e *env, args []string) int {
 		return fs.inputError(e, cfg.runError(err))
 	}
 	if cfg.jsonOutput {
-		err = jsonout.Write(e.stdout, newElectJSON(source, res))
+		err = jsonout.Write(e.stdout, election.NewJSON(source, res))
 	} else {
 		writeElectText(e.stdout, source, res)
 	}
@@ -283,7 +283,7 @@ func withoutPath(err error) error {
 func electHeader(res *election.Result) string {
 	s := fmt.Sprintf("%s, %s, seed %d, ids %s", res.Algo, res.Mode, res.Seed, res.IDOrder)
 	if res.Mode == election.Async {
-		s += ", delays " + delayName(res.UnitDelays)
+		s += ", delays " + election.DelayName(res.UnitDelays)
 	}
 	return s + optionNames(res.Suppress, res.Announce)
 }
@@ -301,12 +301,6 @@ func optionNames(suppress, announce bool) string {
 	return s
 }
 
-func delayName(unit bool) string {
-	if unit {
-		return "unit"
-	}
-	return "random"
-}
 
 // formatTime renders a time with its unit: delays keep three decimals (a
 // delay is 1000 ticks), rounds and ns are integers.
@@ -395,116 +389,6 @@ func orDash(s string) string {
 	return s
 }
 
-// electJSON is the --json output of one election. Field order is the order
-// of the struct fields; names are stable.
-type electJSON struct {
-	bus.VersionJSON
-	Algo       string           `json:"algo"`                 // the algorithm, as --algo names it
-	Mode       string           `json:"mode"`                 // async, sync or timed (1394, on the PHY's ns)
-	Topology   string           `json:"topology"`             // the file, "gen SPEC" or "default"
-	Seed       uint64           `json:"seed"`                 // the seed of the delays, random IDs and directions
-	IDs        string           `json:"ids"`                  // ascending, descending, random, explicit or none
-	Delays     *string          `json:"delays"`               // random or unit; null unless the mode is async
-	Suppress   bool             `json:"suppress"`             // --suppress: chang-roberts sends no ID of its own once woken by a larger one
-	Announce   bool             `json:"announce"`             // --announce: the optional leader announcement was added
-	Initiators []string         `json:"initiators"`           // [] for every node
-	Crashed    []string         `json:"crashed"`              // the crashed nodes (bully)
-	Crashes    []electEventJSON `json:"crashes,omitempty"`    // crashes during the run (--crash), in time order
-	Recoveries []electEventJSON `json:"recoveries,omitempty"` // bully's recoveries (--recover), in time order
-	Leader     *string          `json:"leader"`               // null when none was elected
-	LeaderID   *int64           `json:"leader_id"`            // null when there is no leader or no IDs
-	NoLeader   *string          `json:"no_leader"`            // why there is none; null when there is one
-	Announced  bool             `json:"announced"`            // every node learns the leader
-	Messages   electCountJSON   `json:"messages"`             // every message sent, lost ones included
-	Time       float64          `json:"time"`                 // the last delivery or decision, in time_unit
-	TimeUnit   string           `json:"time_unit"`            // delays, rounds or ns
-	Rounds     *int             `json:"rounds"`               // null unless the mode is sync
-	Nodes      []electNodeJSON  `json:"nodes"`                // every node, in topology order
-	Trace      []electTraceJSON `json:"trace,omitempty"`      // with --trace only
-}
-
-// electEventJSON is a crash or a recovery during the run.
-type electEventJSON struct {
-	Node string  `json:"node"` // the node
-	At   float64 `json:"at"`   // when, in delays
-}
-
-// eventsJSON is the JSON of crashes or recoveries.
-func eventsJSON(events []election.NodeEvent) []electEventJSON {
-	var out []electEventJSON
-	for _, e := range events {
-		out = append(out, electEventJSON{Node: e.Node, At: float64(e.At) / election.TicksPerDelay})
-	}
-	return out
-}
-
-// electCountJSON counts an election's messages.
-type electCountJSON struct {
-	Total  int            `json:"total"`   // every message
-	ByType map[string]int `json:"by_type"` // by type, every type of the algorithm, zero counts included
-}
-
-// electNodeJSON is one node at the end of an election.
-type electNodeJSON struct {
-	ID         string  `json:"id"`          // the node's name in the topology
-	ElectionID *int64  `json:"election_id"` // null when the algorithm has no IDs
-	State      string  `json:"state"`       // leader, follower, undecided, asleep or crashed
-	Leader     *string `json:"leader"`      // whom it knows as leader, null if nobody
-}
-
-// electTraceJSON is one message of --trace.
-type electTraceJSON struct {
-	Sent    float64  `json:"sent"`    // when it was sent, in time_unit
-	Arrived *float64 `json:"arrived"` // when it arrived, in time_unit; null when lost
-	From    string   `json:"from"`    // the sender
-	To      string   `json:"to"`      // the receiver
-	Type    string   `json:"type"`    // the message type, e.g. ELECTION
-	Payload string   `json:"payload"` // its content; for 1394 the port that drives it, or the self-ID packet in hex
-}
-
-func newElectJSON(source string, res *election.Result) electJSON {
-	out := electJSON{
-		VersionJSON: bus.NewVersionJSON(),
-		Algo:        res.Algo, Mode: res.Mode.String(), Topology: source, Seed: res.Seed, IDs: res.IDOrder,
-		Suppress: res.Suppress, Announce: res.Announce,
-		Initiators: jsonout.List(res.Initiators), Crashed: jsonout.List(res.Crashed),
-		Crashes: eventsJSON(res.Crashes), Recoveries: eventsJSON(res.Recoveries),
-		Leader: jsonout.NullIfEmpty(res.Leader), NoLeader: jsonout.NullIfEmpty(res.NoLeader), Announced: res.Announced,
-		Time: res.Time, TimeUnit: res.TimeUnit, Nodes: []electNodeJSON{},
-	}
-	if res.Mode == election.Async {
-		d := delayName(res.UnitDelays)
-		out.Delays = &d
-	}
-	hasIDs := res.IDOrder != "none"
-	if res.Leader != "" && hasIDs {
-		out.LeaderID = &res.LeaderID
-	}
-	out.Messages.Total = res.Messages.Total
-	out.Messages.ByType = map[string]int{}
-	for _, c := range res.Messages.ByType {
-		out.Messages.ByType[c.Type] = c.Count
-	}
-	if res.Mode == election.Sync {
-		out.Rounds = &res.Rounds
-	}
-	for _, n := range res.Nodes {
-		nj := electNodeJSON{ID: n.Node, State: string(n.State), Leader: jsonout.NullIfEmpty(n.Leader)}
-		if hasIDs {
-			nj.ElectionID = &n.ID
-		}
-		out.Nodes = append(out.Nodes, nj)
-	}
-	for _, m := range res.Trace {
-		tj := electTraceJSON{Sent: m.Sent, From: m.From, To: m.To, Type: m.Type, Payload: m.Payload}
-		if !m.Lost {
-			tj.Arrived = &m.Arrived
-		}
-		out.Trace = append(out.Trace, tj)
-	}
-	return out
-}
-
 // compareRow is one algorithm of --compare: its result, or why it does
 // not apply.
 type compareRow struct {
@@ -550,7 +434,7 @@ func (c *electConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source s
 		return exitOK
 	}
 	fmt.Fprintf(e.stdout, "fwsim elect --compare: seed %d, ids %s, delays %s, initiators %s\n",
-		c.opts.Seed, c.idsName(), delayName(c.opts.UnitDelays), orDefault(c.initiators))
+		c.opts.Seed, c.idsName(), election.DelayName(c.opts.UnitDelays), orDefault(c.initiators))
 	opts := optionNames(c.opts.Suppress, c.opts.Announce)
 	if c.opts.Crashed != nil {
 		opts += ", crashed " + strings.Join(c.opts.Crashed, " ")
@@ -613,43 +497,13 @@ func compareLeader(res *election.Result) string {
 	return fmt.Sprintf("%s (id %d)", res.Leader, res.LeaderID)
 }
 
-// compareJSON is the --json output of elect --compare.
-type compareJSON struct {
-	bus.VersionJSON
-	Topology   string           `json:"topology"`             // the file, "gen SPEC" or "default"
-	Seed       uint64           `json:"seed"`                 // the seed of every algorithm's run
-	IDs        string           `json:"ids"`                  // ascending, descending, random, or "from FILE" for --ids FILE
-	Delays     string           `json:"delays"`               // random or unit, for the asynchronous runs
-	Initiators *string          `json:"initiators"`           // --initiators; null: each algorithm's own
-	Suppress   bool             `json:"suppress"`             // --suppress was given
-	Announce   bool             `json:"announce"`             // --announce was given
-	Crashed    []string         `json:"crashed"`              // bully's; [] for its default
-	Crashes    []electEventJSON `json:"crashes,omitempty"`    // crashes during the run (--crash: bully, virtual-tree), as given
-	Recoveries []electEventJSON `json:"recoveries,omitempty"` // bully's recoveries (--recover), as given
-	Results    []compareRowJSON `json:"results"`              // one per algorithm
-}
-
-// compareRowJSON is one algorithm's election; every field but algo,
-// applicable and reason is null when the algorithm does not apply.
-type compareRowJSON struct {
-	Algo       string   `json:"algo"`       // the algorithm, as --algo names it
-	Applicable bool     `json:"applicable"` // it runs on this topology
-	Reason     *string  `json:"reason"`     // why not applicable; null when it is
-	Mode       *string  `json:"mode"`       // async, sync or timed
-	Messages   *int     `json:"messages"`   // every message sent, lost ones included
-	Time       *float64 `json:"time"`       // the last delivery or decision, in time_unit
-	TimeUnit   *string  `json:"time_unit"`  // delays, rounds or ns
-	Rounds     *int     `json:"rounds"`     // null unless the mode is sync
-	Leader     *string  `json:"leader"`     // null when none was elected
-}
-
-func (c *electConfig) compareJSON(source string, rows []compareRow) compareJSON {
-	out := compareJSON{VersionJSON: bus.NewVersionJSON(), Topology: source, Seed: c.opts.Seed, IDs: c.idsName(), Delays: delayName(c.opts.UnitDelays),
+func (c *electConfig) compareJSON(source string, rows []compareRow) election.CompareJSON {
+	out := election.CompareJSON{VersionJSON: bus.NewVersionJSON(), Topology: source, Seed: c.opts.Seed, IDs: c.idsName(), Delays: election.DelayName(c.opts.UnitDelays),
 		Initiators: jsonout.NullIfEmpty(c.initiators), Suppress: c.opts.Suppress, Announce: c.opts.Announce,
-		Crashed: jsonout.List(c.opts.Crashed), Crashes: eventsJSON(c.opts.Crashes), Recoveries: eventsJSON(c.opts.Recoveries),
-		Results: []compareRowJSON{}}
+		Crashed: jsonout.List(c.opts.Crashed), Crashes: election.NodeEventsJSON(c.opts.Crashes), Recoveries: election.NodeEventsJSON(c.opts.Recoveries),
+		Results: []election.CompareRowJSON{}}
 	for _, r := range rows {
-		rj := compareRowJSON{Algo: r.algo, Applicable: r.res != nil, Reason: jsonout.NullIfEmpty(r.reason)}
+		rj := election.CompareRowJSON{Algo: r.algo, Applicable: r.res != nil, Reason: jsonout.NullIfEmpty(r.reason)}
 		if res := r.res; res != nil {
 			mode := res.Mode.String()
 			rj.Mode, rj.Messages, rj.Time, rj.TimeUnit = &mode, &res.Messages.Total, &res.Time, &res.TimeUnit

@@ -224,7 +224,7 @@ func (c *electConfig) runElectSweep(ctx context.Context, e *env, fs *flags, args
 // sweepHeader says how the sweep was set, so that the output reproduces it.
 func (c *electConfig) sweepHeader() string {
 	return fmt.Sprintf("sizes %s, seed %d, delays %s, %d run%s for random IDs, at most %d messages a run",
-		joinInts(c.sweep.sizes), c.opts.Seed, delayName(c.opts.UnitDelays), c.sweep.runs, plural(c.sweep.runs), c.sweep.maxMessages)
+		joinInts(c.sweep.sizes), c.opts.Seed, election.DelayName(c.opts.UnitDelays), c.sweep.runs, plural(c.sweep.runs), c.sweep.maxMessages)
 }
 
 // count writes a message count: whole when it is one, to a tenth when it is
@@ -319,39 +319,11 @@ func (c *electConfig) sweepPage(command string, rows []election.SweepRow) report
 	}
 }
 
-// electSweepJSON is the --json output of elect --sweep.
-type electSweepJSON struct {
-	bus.VersionJSON
-	Sweep       string              `json:"sweep"`        // --sweep as given
-	Sizes       []int               `json:"sizes"`        // the sizes run, in order
-	Seed        uint64              `json:"seed"`         // the seed of every run (random IDs: seed, seed+1, …)
-	Delays      string              `json:"delays"`       // random or unit
-	Runs        int                 `json:"runs"`         // seeds averaged for random IDs
-	MaxMessages uint64              `json:"max_messages"` // sizes whose formula gives more are skipped
-	Rows        []electSweepRowJSON `json:"rows"`         // one per case and size
-}
-
-// electSweepRowJSON is one case at one size.
-type electSweepRowJSON struct {
-	Algo         string      `json:"algo"`          // chang-roberts, echo or floodmax
-	Case         *string     `json:"case"`          // best, average or worst; null when the IDs do not change the count
-	Graph        string      `json:"graph"`         // ring or tree
-	N            int         `json:"n"`             // nodes
-	Runs         int         `json:"runs"`          // runs averaged; 0 when skipped
-	Messages     *float64    `json:"messages"`      // mean over the runs; null when skipped
-	MessagesCI95 *[2]float64 `json:"messages_ci95"` // null unless runs > 1
-	Time         *float64    `json:"time"`          // mean, in time_unit; null when skipped
-	TimeUnit     *string     `json:"time_unit"`     // delays or rounds; null when skipped
-	Formula      string      `json:"formula"`       // the textbook count, e.g. n(n+1)/2
-	FormulaValue float64     `json:"formula_value"` // its value at n
-	Skipped      *string     `json:"skipped"`       // why it was not run; null when it was
-}
-
-func (c *electConfig) sweepJSON(rows []election.SweepRow) electSweepJSON {
-	out := electSweepJSON{VersionJSON: bus.NewVersionJSON(), Sweep: c.sweep.spec, Sizes: c.sweep.sizes, Seed: c.opts.Seed,
-		Delays: delayName(c.opts.UnitDelays), Runs: c.sweep.runs, MaxMessages: c.sweep.maxMessages, Rows: []electSweepRowJSON{}}
+func (c *electConfig) sweepJSON(rows []election.SweepRow) election.SweepJSON {
+	out := election.SweepJSON{VersionJSON: bus.NewVersionJSON(), Sweep: c.sweep.spec, Sizes: c.sweep.sizes, Seed: c.opts.Seed,
+		Delays: election.DelayName(c.opts.UnitDelays), Runs: c.sweep.runs, MaxMessages: c.sweep.maxMessages, Rows: []election.SweepRowJSON{}}
 	for _, r := range rows {
-		rj := electSweepRowJSON{Algo: r.Case.Algo, Case: jsonout.NullIfEmpty(r.Case.Name), Graph: r.Case.Graph, N: r.N,
+		rj := election.SweepRowJSON{Algo: r.Case.Algo, Case: jsonout.NullIfEmpty(r.Case.Name), Graph: r.Case.Graph, N: r.N,
 			Formula: r.Case.Formula, FormulaValue: r.Formula, Skipped: jsonout.NullIfEmpty(r.Skipped)}
 		if r.Skipped == "" {
 			rj.Runs, rj.Messages, rj.Time, rj.TimeUnit = r.Runs, &r.Messages, &r.Time, &r.Unit

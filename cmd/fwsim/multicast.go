@@ -91,7 +91,7 @@ func runMulticast(ctx context.Context, e *env, args []string) int {
 	}
 	res, err := multicast.Run(topo, cfg.opts)
 	return reportLabRun(e, fs, res, err, cfg.jsonOutput,
-		func(res *multicast.Result) any { return newMulticastJSON(source, res) },
+		func(res *multicast.Result) any { return multicast.NewJSON(source, res) },
 		func(w io.Writer, res *multicast.Result) { writeMulticastText(w, source, res) },
 		func(res *multicast.Result) string {
 			for _, g := range res.Guarantees {
@@ -273,7 +273,7 @@ func (c *multicastConfig) runCompare(e *env, fs *flags, topo *bus.Topology, sour
 	if c.opts.Stop {
 		header += ", stop signal (nack, srm)"
 	}
-	js := newMulticastCompareJSON(source, c.opts, results)
+	js := multicast.NewCompareJSON(source, c.opts, results)
 	cmp := comparison{command: "multicast", header: header, source: source,
 		lines: append([]string{"sender: " + js.Sender}, eventLines(c.opts.Crashes, c.opts.Joins, c.opts.Leaves, " (vsync)")...),
 		json:  js}

@@ -76,7 +76,7 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 	}
 	res, err := mutex.Run(topo, cfg.opts)
 	return reportLabRun(e, fs, res, err, cfg.jsonOutput,
-		func(res *mutex.Result) any { return newMutexJSON(source, res) },
+		func(res *mutex.Result) any { return mutex.NewJSON(source, res) },
 		func(w io.Writer, res *mutex.Result) { writeMutexText(w, source, cfg.opts, res) },
 		func(res *mutex.Result) string {
 			switch {
@@ -374,7 +374,7 @@ func (c *mutexConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source s
 		results = append(results, res)
 	}
 	cmp := comparison{command: "mutex", header: mutexHeader(c.opts), source: source,
-		lines: eventLines(c.opts.Crashes, nil, nil, ""), json: newMutexCompareJSON(source, c.opts, results)}
+		lines: eventLines(c.opts.Crashes, nil, nil, ""), json: mutex.NewCompareJSON(source, c.opts, results)}
 	cmp.table.add("algorithm      ", "entries", "messages", "per entry", "mean wait", "max wait", "unserved", "out of order", "causal", "safety")
 	for _, r := range results {
 		safety := "held"

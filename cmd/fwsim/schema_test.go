@@ -25,6 +25,9 @@ import (
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/explore"
 	"github.com/fwsim/fwsim/hwtest"
+	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/lab/multicast"
+	"github.com/fwsim/fwsim/lab/mutex"
 )
 
 // The JSON Schemas in docs/schema are generated from the types each command
@@ -44,13 +47,13 @@ var outputTypes = map[string][]any{
 	"analyze":    {analysis.Summary{}},
 	"merge":      {analysis.Summary{}},
 	"sweep":      {sweep.JSON{}},
-	"elect":      {electJSON{}, compareJSON{}, electSweepJSON{}},
+	"elect":      {election.JSON{}, election.CompareJSON{}, election.SweepJSON{}},
 	"decode":     {hwtest.DecodeJSON{}},
 	"crosscheck": {hwtest.CrosscheckJSON{}},
 	"probe":      {hwtest.ProbeJSON{}, hwtest.USBListJSON{}, hwtest.DecodeJSON{}},
 	"explore":    {explore.JSON{}},
-	"mutex":      {mutexJSON{}, mutexCompareJSON{}},
-	"multicast":  {multicastJSON{}, multicastCompareJSON{}},
+	"mutex":      {mutex.JSON{}, mutex.CompareJSON{}},
+	"multicast":  {multicast.JSON{}, multicast.CompareJSON{}},
 	"linestates": {hwtest.LinestatesJSON{}},
 }
 
