@@ -301,7 +301,6 @@ func optionNames(suppress, announce bool) string {
 	return s
 }
 
-
 // formatTime renders a time with its unit: delays keep three decimals (a
 // delay is 1000 ticks), rounds and ns are integers.
 func formatTime(t float64, unit string) string {
