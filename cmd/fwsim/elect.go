@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -13,7 +12,7 @@ import (
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/lab/election"
-	"github.com/fwsim/fwsim/lab/mutex"
+	"github.com/fwsim/fwsim/view"
 )
 
 const electIntro = `Usage: fwsim elect --algo NAME [--topology FILE | --gen SPEC] [flags]
@@ -125,7 +124,7 @@ func runElect(ctx context.Context, e *env, args []string) int {
 	if cfg.jsonOutput {
 		err = jsonout.Write(e.stdout, election.NewJSON(source, res))
 	} else {
-		writeElectText(e.stdout, source, res)
+		view.WriteElectText(e.stdout, source, res)
 	}
 	if err != nil {
 		return fs.inputError(e, err)
@@ -279,115 +278,6 @@ func withoutPath(err error) error {
 	return err
 }
 
-// electHeader describes how the run was set, so that the output reproduces it.
-func electHeader(res *election.Result) string {
-	s := fmt.Sprintf("%s, %s, seed %d, ids %s", res.Algo, res.Mode, res.Seed, res.IDOrder)
-	if res.Mode == election.Async {
-		s += ", delays " + election.DelayName(res.UnitDelays)
-	}
-	return s + optionNames(res.Suppress, res.Announce)
-}
-
-// optionNames lists the options that only some algorithms take, for a
-// header.
-func optionNames(suppress, announce bool) string {
-	var s string
-	if suppress {
-		s += ", suppress"
-	}
-	if announce {
-		s += ", announce"
-	}
-	return s
-}
-
-// formatTime renders a time with its unit: delays keep three decimals (a
-// delay is 1000 ticks), rounds and ns are integers.
-func formatTime(t float64, unit string) string {
-	if unit == "delays" {
-		return strconv.FormatFloat(t, 'f', 3, 64) + " delays"
-	}
-	return strconv.FormatFloat(t, 'f', 0, 64) + " " + unit
-}
-
-func writeElectText(out io.Writer, source string, res *election.Result) {
-	// A line per node and per traced message: a million nodes would be a
-	// million writes to an unbuffered standard output.
-	w := bufio.NewWriter(out)
-	defer w.Flush()
-	fmt.Fprintf(w, "fwsim elect: %s\n", electHeader(res))
-	fmt.Fprintf(w, "topology: %s\n", source)
-	initiators := "all nodes"
-	if res.Initiators != nil {
-		initiators = strings.Join(res.Initiators, ", ")
-	}
-	fmt.Fprintf(w, "initiators: %s\n", initiators)
-	if len(res.Crashed) > 0 {
-		fmt.Fprintf(w, "crashed: %s\n", strings.Join(res.Crashed, ", "))
-	}
-	if len(res.Crashes) > 0 {
-		fmt.Fprintf(w, "crashes: %s\n", nodeTimes(res.Crashes, ", "))
-	}
-	if len(res.Recoveries) > 0 {
-		fmt.Fprintf(w, "recoveries: %s\n", nodeTimes(res.Recoveries, ", "))
-	}
-	fmt.Fprintln(w)
-	if res.Leader != "" {
-		fmt.Fprintf(w, "leader: %s", res.Leader)
-		if res.IDOrder != "none" {
-			fmt.Fprintf(w, " (id %d)", res.LeaderID)
-		}
-		fmt.Fprintln(w)
-	} else {
-		fmt.Fprintf(w, "leader: none (%s)\n", res.NoLeader)
-	}
-	var nodes table
-	nodes.add("node", "id", "state", "knows leader")
-	for _, n := range res.Nodes {
-		id := strconv.FormatInt(n.ID, 10)
-		if res.IDOrder == "none" {
-			id = "-"
-		}
-		nodes.add(n.Node, id, string(n.State), orDash(n.Leader))
-	}
-	nodes.write(w, "  ")
-	parts := make([]string, len(res.Messages.ByType))
-	for i, c := range res.Messages.ByType {
-		parts[i] = fmt.Sprintf("%s %d", c.Type, c.Count)
-	}
-	fmt.Fprintf(w, "messages: %d (%s)\n", res.Messages.Total, strings.Join(parts, ", "))
-	fmt.Fprintf(w, "time: %s\n", formatTime(res.Time, res.TimeUnit))
-	if res.Trace != nil {
-		fmt.Fprintf(w, "\ntrace (%s):\n", res.TimeUnit)
-		var tr table
-		tr.add("sent", "arrived", "from", "to", "type", "payload")
-		for _, m := range res.Trace {
-			arrived := strconv.FormatFloat(m.Arrived, 'f', -1, 64)
-			if m.Lost {
-				arrived = "lost"
-			}
-			tr.add(strconv.FormatFloat(m.Sent, 'f', -1, 64), arrived, m.From, m.To, m.Type, m.Payload)
-		}
-		tr.write(w, "  ")
-	}
-}
-
-// nodeTimes lists crashes or recoveries as NODE at TIME, separated by sep.
-func nodeTimes(events []election.NodeEvent, sep string) string {
-	parts := make([]string, len(events))
-	for i, e := range events {
-		parts[i] = e.Node + " at " + mutex.Format(e.At)
-	}
-	return strings.Join(parts, sep)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // compareRow is one algorithm of --compare: its result, or why it does
 // not apply.
 type compareRow struct {
@@ -434,7 +324,7 @@ func (c *electConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source s
 	}
 	fmt.Fprintf(e.stdout, "fwsim elect --compare: seed %d, ids %s, delays %s, initiators %s\n",
 		c.opts.Seed, c.idsName(), election.DelayName(c.opts.UnitDelays), orDefault(c.initiators))
-	opts := optionNames(c.opts.Suppress, c.opts.Announce)
+	opts := view.OptionNames(c.opts.Suppress, c.opts.Announce)
 	if c.opts.Crashed != nil {
 		opts += ", crashed " + strings.Join(c.opts.Crashed, " ")
 	}
@@ -457,7 +347,7 @@ func (c *electConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source s
 	for _, r := range rows {
 		if r.res != nil {
 			t.add(r.algo, r.res.Mode.String(), strconv.Itoa(r.res.Messages.Total),
-				formatTime(r.res.Time, r.res.TimeUnit), compareLeader(r.res))
+				view.FormatTime(r.res.Time, r.res.TimeUnit), compareLeader(r.res))
 		}
 	}
 	t.write(e.stdout, "")

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/view"
 	"github.com/fwsim/fwsim/view/report"
 )
 
@@ -224,27 +224,16 @@ func (c *electConfig) runElectSweep(ctx context.Context, e *env, fs *flags, args
 // sweepHeader says how the sweep was set, so that the output reproduces it.
 func (c *electConfig) sweepHeader() string {
 	return fmt.Sprintf("sizes %s, seed %d, delays %s, %d run%s for random IDs, at most %d messages a run",
-		joinInts(c.sweep.sizes), c.opts.Seed, election.DelayName(c.opts.UnitDelays), c.sweep.runs, plural(c.sweep.runs), c.sweep.maxMessages)
+		view.JoinInts(c.sweep.sizes), c.opts.Seed, election.DelayName(c.opts.UnitDelays), c.sweep.runs, plural(c.sweep.runs), c.sweep.maxMessages)
 }
-
-// count writes a message count: whole when it is one, to a tenth when it is
-// a mean or the formula's n·H(n).
-func count(v float64) string {
-	if v == math.Trunc(v) {
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64)
-}
-
-var sweepColumns = []string{"algorithm", "case", "graph", "n", "messages", "95% CI", "time", "formula", "value", "ratio"}
 
 func (c *electConfig) writeSweepText(w io.Writer, rows []election.SweepRow) {
 	fmt.Fprintf(w, "fwsim elect --sweep: %s\n\n", strings.Replace(c.sweepHeader(), ", ", "\n", 1))
 	var t table
-	t.add(sweepColumns...)
+	t.add(view.SweepColumns...)
 	skipped := false
 	for _, r := range rows {
-		t.add(sweepCells(&r)...)
+		t.add(view.SweepCells(&r)...)
 		skipped = skipped || r.Skipped != ""
 	}
 	t.write(w, "")
@@ -267,10 +256,10 @@ func writeElectSweepCSV(w io.Writer, rows []election.SweepRow, preamble string) 
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"algo", "case", "graph", "n", "runs", "messages", "messages_ci_lo", "messages_ci_hi", "time", "time_unit", "formula", "formula_value", "skipped"})
 	for _, r := range rows {
-		rec := []string{r.Case.Algo, r.Case.Name, r.Case.Graph, strconv.Itoa(r.N), "", "", "", "", "", "", r.Case.Formula, csvFloat(r.Formula), r.Skipped}
+		rec := []string{r.Case.Algo, r.Case.Name, r.Case.Graph, strconv.Itoa(r.N), "", "", "", "", "", "", r.Case.Formula, view.CSVFloat(r.Formula), r.Skipped}
 		if r.Skipped == "" {
-			rec[4], rec[5], rec[6], rec[7] = strconv.Itoa(r.Runs), csvFloat(r.Messages), csvFloat(r.Lo), csvFloat(r.Hi)
-			rec[8], rec[9] = csvFloat(r.Time), r.Unit
+			rec[4], rec[5], rec[6], rec[7] = strconv.Itoa(r.Runs), view.CSVFloat(r.Messages), view.CSVFloat(r.Lo), view.CSVFloat(r.Hi)
+			rec[8], rec[9] = view.CSVFloat(r.Time), r.Unit
 		}
 		cw.Write(rec)
 	}
@@ -278,13 +267,11 @@ func writeElectSweepCSV(w io.Writer, rows []election.SweepRow, preamble string) 
 	return cw.Error()
 }
 
-func csvFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
 // sweepPage is the HTML page: the log–log plot of every case against its
 // formula, and the table.
 func (c *electConfig) sweepPage(command string, rows []election.SweepRow) report.Page {
 	plot := report.LogLog{Title: "Messages against the number of nodes", XLabel: "nodes n", YLabel: "messages"}
-	t := report.Table{Header: sweepColumns}
+	t := report.Table{Header: view.SweepColumns}
 	for _, k := range c.sweep.cases {
 		measured := " (measured)"
 		if k.IDs == election.Random {
@@ -303,7 +290,7 @@ func (c *electConfig) sweepPage(command string, rows []election.SweepRow) report
 		plot.Curves = append(plot.Curves, cv)
 	}
 	for _, r := range rows {
-		t.Rows = append(t.Rows, sweepCells(&r))
+		t.Rows = append(t.Rows, view.SweepCells(&r))
 	}
 	return report.Page{
 		Title: "fwsim elect --sweep",
@@ -334,19 +321,4 @@ func (c *electConfig) sweepJSON(rows []election.SweepRow) election.SweepJSON {
 		out.Rows = append(out.Rows, rj)
 	}
 	return out
-}
-
-// cells are a row's columns for the table and the page; the CI is "-"
-// when the count does not depend on the seed.
-func sweepCells(r *election.SweepRow) []string {
-	caseName := orDash(r.Case.Name)
-	if r.Skipped != "" {
-		return []string{r.Case.Algo, caseName, r.Case.Graph, strconv.Itoa(r.N), "-", "-", "-", r.Case.Formula, count(r.Formula), "skipped"}
-	}
-	ci := "-"
-	if r.Runs > 1 {
-		ci = strconv.FormatFloat(r.Lo, 'f', 1, 64) + "–" + strconv.FormatFloat(r.Hi, 'f', 1, 64)
-	}
-	return []string{r.Case.Algo, caseName, r.Case.Graph, strconv.Itoa(r.N), count(r.Messages), ci,
-		formatTime(r.Time, r.Unit), r.Case.Formula, count(r.Formula), fmt.Sprintf("%.3f", r.Messages/r.Formula)}
 }
