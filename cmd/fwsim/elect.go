@@ -278,51 +278,12 @@ func withoutPath(err error) error {
 	return err
 }
 
-// compareRow is one algorithm of --compare: its result, or why it does
-// not apply.
-type compareRow struct {
-	algo   string
-	res    *election.Result
-	reason string
-}
-
 func (c *electConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source string) int {
-	var rows []compareRow
-	for _, a := range election.Algorithms() {
-		o := c.opts
-		o.Algo = a.Name
-		// --crashed, --crash and --recover go to the algorithms that take them.
-		if !a.Crashes {
-			o.Crashed = nil
-		}
-		if !a.Faults {
-			o.Crashes = nil
-		}
-		if !a.Recovers {
-			o.Recoveries = nil
-		}
-		res, err := election.Run(topo, o)
-		switch {
-		case errors.Is(err, election.ErrUnsupportedTopology), errors.Is(err, election.ErrUnsupportedMode),
-			errors.Is(err, election.ErrBadOptions):
-			reason := err.Error()
-			if _, rest, ok := strings.Cut(reason, ": "+a.Name+" "); ok {
-				reason = rest // the table names the algorithm
-			}
-			rows = append(rows, compareRow{algo: a.Name, reason: reason})
-		case err != nil:
-			return fs.inputError(e, c.runError(err))
-		default:
-			rows = append(rows, compareRow{algo: a.Name, res: res})
-		}
+	rows, err := election.Compare(topo, c.opts)
+	if err != nil {
+		return fs.inputError(e, c.runError(err))
 	}
-	if c.jsonOutput {
-		if err := jsonout.Write(e.stdout, c.compareJSON(source, rows)); err != nil {
-			return fs.inputError(e, err)
-		}
-		return exitOK
-	}
-	fmt.Fprintf(e.stdout, "fwsim elect --compare: seed %d, ids %s, delays %s, initiators %s\n",
+	header := fmt.Sprintf("seed %d, ids %s, delays %s, initiators %s",
 		c.opts.Seed, c.idsName(), election.DelayName(c.opts.UnitDelays), orDefault(c.initiators))
 	opts := view.OptionNames(c.opts.Suppress, c.opts.Announce)
 	if c.opts.Crashed != nil {
@@ -334,31 +295,8 @@ func (c *electConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source s
 	if c.recoveries != nil {
 		opts += ", recover " + strings.Join(c.recoveries, " ")
 	}
-	if opts != "" { // a line of its own: the header is long already
-		fmt.Fprintf(e.stdout, "options: %s\n", opts[len(", "):])
-	}
-	fmt.Fprintf(e.stdout, "topology: %s\n\n", source)
-	width := len("algorithm")
-	for _, r := range rows {
-		width = max(width, len(r.algo))
-	}
-	var t table
-	t.add(fmt.Sprintf("%-*s", width, "algorithm"), "mode", "messages", "time", "leader")
-	for _, r := range rows {
-		if r.res != nil {
-			t.add(r.algo, r.res.Mode.String(), strconv.Itoa(r.res.Messages.Total),
-				view.FormatTime(r.res.Time, r.res.TimeUnit), compareLeader(r.res))
-		}
-	}
-	t.write(e.stdout, "")
-	// The algorithms that do not apply follow, their reason in place of
-	// the columns, which it would widen.
-	for _, r := range rows {
-		if r.res == nil {
-			fmt.Fprintf(e.stdout, "%-*s  not applicable: %s\n", width, r.algo, r.reason)
-		}
-	}
-	return exitOK
+	opts = strings.TrimPrefix(opts, ", ")
+	return writeComparison(e, fs, c.jsonOutput, election.NewCompareJSON(source, c.opts, c.idsName(), c.initiators, rows), view.ElectComparison(header, opts, source, rows), nil)
 }
 
 func (c *electConfig) idsName() string {
@@ -373,35 +311,4 @@ func orDefault(s string) string {
 		return "each algorithm's own"
 	}
 	return s
-}
-
-// compareLeader names the leader with its ID, or says why there is none.
-func compareLeader(res *election.Result) string {
-	switch {
-	case res.Leader == "":
-		return "none"
-	case res.IDOrder == "none":
-		return res.Leader
-	}
-	return fmt.Sprintf("%s (id %d)", res.Leader, res.LeaderID)
-}
-
-func (c *electConfig) compareJSON(source string, rows []compareRow) election.CompareJSON {
-	out := election.CompareJSON{VersionJSON: bus.NewVersionJSON(), Topology: source, Seed: c.opts.Seed, IDs: c.idsName(), Delays: election.DelayName(c.opts.UnitDelays),
-		Initiators: jsonout.NullIfEmpty(c.initiators), Suppress: c.opts.Suppress, Announce: c.opts.Announce,
-		Crashed: jsonout.List(c.opts.Crashed), Crashes: election.NodeEventsJSON(c.opts.Crashes), Recoveries: election.NodeEventsJSON(c.opts.Recoveries),
-		Results: []election.CompareRowJSON{}}
-	for _, r := range rows {
-		rj := election.CompareRowJSON{Algo: r.algo, Applicable: r.res != nil, Reason: jsonout.NullIfEmpty(r.reason)}
-		if res := r.res; res != nil {
-			mode := res.Mode.String()
-			rj.Mode, rj.Messages, rj.Time, rj.TimeUnit = &mode, &res.Messages.Total, &res.Time, &res.TimeUnit
-			rj.Leader = jsonout.NullIfEmpty(res.Leader)
-			if res.Mode == election.Sync {
-				rj.Rounds = &res.Rounds
-			}
-		}
-		out.Results = append(out.Results, rj)
-	}
-	return out
 }

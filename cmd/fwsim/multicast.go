@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/lab/multicast"
@@ -146,43 +145,16 @@ func (c *multicastConfig) register(fs *flags) {
 }
 
 func (c *multicastConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source string) int {
-	var results []*multicast.Result
-	for _, a := range multicast.Algorithms() {
-		o := c.opts
-		o.Algo = a.Name
-		o.Stop = o.Stop && (a.Name == "nack" || a.Name == "srm")
-		if a.Name != "vsync" {
-			o.Joins, o.Leaves = nil, nil
-		}
-		res, err := multicast.Run(topo, o)
-		if err != nil {
-			return fs.inputError(e, err)
-		}
-		results = append(results, res)
+	results, err := multicast.Compare(topo, c.opts)
+	if err != nil {
+		return fs.inputError(e, err)
 	}
-	header := fmt.Sprintf("seed %d, messages %d, loss %g", c.opts.Seed, c.opts.Messages, c.opts.Loss)
-	if c.opts.Stop {
-		header += ", stop signal (nack, srm)"
+	var failed []string
+	for _, r := range results {
+		if r.Violated() {
+			failed = append(failed, r.Algo)
+		}
 	}
 	js := multicast.NewCompareJSON(source, c.opts, results)
-	cmp := comparison{command: "multicast", header: header, source: source,
-		lines: append([]string{"sender: " + js.Sender}, view.EventLines(c.opts.Crashes, c.opts.Joins, c.opts.Leaves, " (vsync)")...),
-		json:  js}
-	cmp.table.add("algorithm", "delivered", "expected", "duplicates", "messages", "lost", "time", "guarantees", "by type")
-	for i, r := range results {
-		row := js.Results[i]
-		// The types a run did not use would only widen the line.
-		var types []string
-		for _, t := range r.Sent.ByType {
-			if t.Count > 0 {
-				types = append(types, fmt.Sprintf("%s %d", t.Type, t.Count))
-			}
-		}
-		cmp.table.add(r.Algo, strconv.Itoa(row.Delivered), strconv.Itoa(row.Expected), strconv.Itoa(row.Duplicates), strconv.Itoa(r.Sent.Total),
-			strconv.Itoa(r.Lost), fmt.Sprintf("%.3f", r.Time), view.GuaranteesCell(r.Guarantees), strings.Join(types, ", "))
-		if r.Violated() {
-			cmp.failed = append(cmp.failed, r.Algo)
-		}
-	}
-	return cmp.write(e, fs, c.jsonOutput)
+	return writeComparison(e, fs, c.jsonOutput, js, view.MulticastComparison(c.opts, source, results, js), failed)
 }

@@ -82,7 +82,7 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 			switch {
 			case len(res.Violations) > 0:
 				return fmt.Sprintf("fwsim mutex: %s broke mutual exclusion: %s", res.Algo, res.Violations[0])
-			case !res.Live && !faulty(res):
+			case !res.Live && !res.Faulty():
 				return fmt.Sprintf("fwsim mutex: %s left requests unserved without a fault", res.Algo)
 			}
 			return ""
@@ -171,9 +171,6 @@ func (t *topologyFlags) loadForLab() (*bus.Topology, string, error) {
 	return topo, source, err
 }
 
-// faulty reports whether the run had a fault injected.
-func faulty(res *mutex.Result) bool { return len(res.Crashes) > 0 || res.LoseToken }
-
 // register adds the flags of mutex to fs.
 func (c *mutexConfig) register(fs *flags) {
 	c.opts.Requests, c.opts.CSTime, c.opts.Think = 1, mutex.Delay, 2*mutex.Delay
@@ -231,67 +228,36 @@ func durationFlag(p *int64) func(string) error {
 }
 
 func (c *mutexConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source string) int {
-	var results []*mutex.Result
-	for _, a := range mutex.Algorithms() {
-		o := c.opts
-		o.Algo = a.Name
-		o.LoseToken = o.LoseToken && a.Name == "token-ring"
-		o.RequestReply = o.RequestReply && a.Name == "ricart-agrawala"
-		res, err := mutex.Run(topo, o)
-		if err != nil {
-			return fs.inputError(e, err)
-		}
-		results = append(results, res)
+	results, err := mutex.Compare(topo, c.opts)
+	if err != nil {
+		return fs.inputError(e, err)
 	}
-	cmp := comparison{command: "mutex", header: view.MutexHeader(c.opts), source: source,
-		lines: view.EventLines(c.opts.Crashes, nil, nil, ""), json: mutex.NewCompareJSON(source, c.opts, results)}
-	cmp.table.add("algorithm      ", "entries", "messages", "per entry", "mean wait", "max wait", "unserved", "out of order", "causal", "safety")
+	var failed []string
 	for _, r := range results {
-		safety := "held"
-		if len(r.Violations) > 0 {
-			safety = "VIOLATED"
-		}
-		cmp.table.add(r.Algo, strconv.Itoa(len(r.Entries)), strconv.Itoa(r.Messages.Total), fmt.Sprintf("%.3f", r.PerEntry),
-			fmt.Sprintf("%.3f", r.MeanWait), fmt.Sprintf("%.3f", r.MaxWait), strconv.Itoa(len(r.Unserved)),
-			fmt.Sprintf("%d/%d", r.Order.Inversions, r.Order.Pairs), strconv.Itoa(r.Order.CausalInversions), safety)
-		if len(r.Violations) > 0 || (!r.Live && !faulty(r)) {
-			cmp.failed = append(cmp.failed, r.Algo)
+		if r.Failed() {
+			failed = append(failed, r.Algo)
 		}
 	}
-	return cmp.write(e, fs, c.jsonOutput)
+	return writeComparison(e, fs, c.jsonOutput, mutex.NewCompareJSON(source, c.opts, results), view.MutexComparison(c.opts, source, results), failed)
 }
 
-// comparison is what mutex --compare and multicast --compare write: a row
-// per algorithm, as a table or as JSON, and the algorithms whose run failed.
-type comparison struct {
-	command, header, source string
-	lines                   []string // settings beyond the header, such as the faults asked for
-	table                   table
-	json                    any
-	failed                  []string
-}
-
-// write prints c and returns the exit status: 1 when a run failed, which
-// the table shows and stderr names.
-func (c *comparison) write(e *env, fs *flags, jsonOutput bool) int {
+// writeComparison is the one way every lab's --compare ends: its JSON or
+// its table on stdout, then, when an algorithm's run failed, which on
+// stderr and exit 1.
+func writeComparison(e *env, fs *flags, jsonOutput bool, js any, text *view.Comparison, failed []string) int {
 	if jsonOutput {
-		if err := jsonout.Write(e.stdout, c.json); err != nil {
+		if err := jsonout.Write(e.stdout, js); err != nil {
 			return fs.inputError(e, err)
 		}
 	} else {
-		fmt.Fprintf(e.stdout, "fwsim %s --compare: %s\n", c.command, c.header)
-		for _, l := range c.lines {
-			fmt.Fprintln(e.stdout, l)
-		}
-		fmt.Fprintf(e.stdout, "topology: %s\n\n", c.source)
-		c.table.write(e.stdout, "")
+		text.WriteText(e.stdout)
 	}
-	if len(c.failed) > 0 {
+	if len(failed) > 0 {
 		which := "it"
-		if len(c.failed) > 1 {
+		if len(failed) > 1 {
 			which = "each"
 		}
-		fmt.Fprintf(e.stderr, "fwsim %s: %s failed; run %s alone for the details\n", c.command, strings.Join(c.failed, ", "), which)
+		fmt.Fprintf(e.stderr, "fwsim %s: %s failed; run %s alone for the details\n", text.Command, strings.Join(failed, ", "), which)
 		return exitFailure
 	}
 	return exitOK

@@ -205,3 +205,26 @@ func CrashesJSON(crashes []Crash) []CrashJSON {
 	}
 	return out
 }
+
+// NewCompareJSON is the rows of Compare with o as fwsim elect --compare
+// --json writes them; ids and initiators name the ID order and the
+// initiators as the command line gave them ("" for each algorithm's own).
+func NewCompareJSON(source string, o Options, ids, initiators string, rows []CompareRow) CompareJSON {
+	out := CompareJSON{VersionJSON: bus.NewVersionJSON(), Topology: source, Seed: o.Seed, IDs: ids, Delays: DelayName(o.UnitDelays),
+		Initiators: jsonout.NullIfEmpty(initiators), Suppress: o.Suppress, Announce: o.Announce,
+		Crashed: jsonout.List(o.Crashed), Crashes: NodeEventsJSON(o.Crashes), Recoveries: NodeEventsJSON(o.Recoveries),
+		Results: []CompareRowJSON{}}
+	for _, r := range rows {
+		rj := CompareRowJSON{Algo: r.Algo, Applicable: r.Result != nil, Reason: jsonout.NullIfEmpty(r.Reason)}
+		if res := r.Result; res != nil {
+			mode := res.Mode.String()
+			rj.Mode, rj.Messages, rj.Time, rj.TimeUnit = &mode, &res.Messages.Total, &res.Time, &res.TimeUnit
+			rj.Leader = jsonout.NullIfEmpty(res.Leader)
+			if res.Mode == Sync {
+				rj.Rounds = &res.Rounds
+			}
+		}
+		out.Results = append(out.Results, rj)
+	}
+	return out
+}
