@@ -8,8 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/lab/election"
 	"github.com/fwsim/fwsim/lab/mutex"
+	"github.com/fwsim/fwsim/view/report"
 )
 
 // ElectHeader describes how the run was set, so that the output reproduces it.
@@ -132,8 +134,6 @@ func Count(v float64) string {
 
 var SweepColumns = []string{"algorithm", "case", "graph", "n", "messages", "95% CI", "time", "formula", "value", "ratio"}
 
-func CSVFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
 // cells are a row's columns for the table and the page; the CI is "-"
 // when the count does not depend on the seed.
 func SweepCells(r *election.SweepRow) []string {
@@ -147,4 +147,71 @@ func SweepCells(r *election.SweepRow) []string {
 	}
 	return []string{r.Case.Algo, caseName, r.Case.Graph, strconv.Itoa(r.N), Count(r.Messages), ci,
 		FormatTime(r.Time, r.Unit), r.Case.Formula, Count(r.Formula), fmt.Sprintf("%.3f", r.Messages/r.Formula)}
+}
+
+// ElectSweepHeader says how the sweep o was set, so that its outputs
+// reproduce it.
+func ElectSweepHeader(o election.SweepOptions) string {
+	return fmt.Sprintf("sizes %s, seed %d, delays %s, %d run%s for random IDs, at most %d messages a run",
+		JoinInts(o.Sizes), o.Seed, election.DelayName(o.UnitDelays), o.Runs, plural(o.Runs), o.MaxMessages)
+}
+
+// WriteElectSweepText writes the rows of the sweep o as a table.
+func WriteElectSweepText(w io.Writer, o election.SweepOptions, rows []election.SweepRow) {
+	fmt.Fprintf(w, "fwsim elect --sweep: %s\n\n", strings.Replace(ElectSweepHeader(o), ", ", "\n", 1))
+	var t table
+	t.add(SweepColumns...)
+	skipped := false
+	for _, r := range rows {
+		t.add(SweepCells(&r)...)
+		skipped = skipped || r.Skipped != ""
+	}
+	t.write(w, "")
+	if skipped {
+		fmt.Fprintf(w, "\n%s\n", skippedNote(o))
+	}
+}
+
+// skippedNote explains the rows marked skipped, once for the whole table.
+func skippedNote(o election.SweepOptions) string {
+	return fmt.Sprintf("skipped: the formula gives more than --max-messages %d messages; raise it to run them", o.MaxMessages)
+}
+
+// ElectSweepPage is the HTML page of the sweep o: the log–log plot of every case against its
+// formula, and the table.
+func ElectSweepPage(command string, o election.SweepOptions, rows []election.SweepRow) report.Page {
+	plot := report.LogLog{Title: "Messages against the number of nodes", XLabel: "nodes n", YLabel: "messages"}
+	t := report.Table{Header: SweepColumns}
+	for _, k := range o.Cases {
+		measured := " (measured)"
+		if k.IDs == election.Random {
+			measured = fmt.Sprintf(" (mean of %d runs; band: 95%% CI)", o.Runs)
+		}
+		cv := report.Curve{Name: k.Label() + measured, RefName: k.Label() + ": " + k.Formula}
+		for _, r := range rows {
+			if r.Case != k {
+				continue
+			}
+			cv.Reference = append(cv.Reference, report.Point{X: float64(r.N), Y: r.Formula, Lo: r.Formula, Hi: r.Formula})
+			if r.Skipped == "" {
+				cv.Points = append(cv.Points, report.Point{X: float64(r.N), Y: r.Messages, Lo: r.Lo, Hi: r.Hi})
+			}
+		}
+		plot.Curves = append(plot.Curves, cv)
+	}
+	for _, r := range rows {
+		t.Rows = append(t.Rows, SweepCells(&r))
+	}
+	return report.Page{
+		Title: "fwsim elect --sweep",
+		Meta:  []report.Field{{Name: "command", Value: command}, {Name: "sweep", Value: ElectSweepHeader(o)}, {Name: "fwsim version", Value: bus.NewVersionJSON().FwsimVersion}},
+		Sections: []report.Section{{
+			Heading: "Message complexity",
+			Text: "Every node initiates (echo: the first); the dashed lines are the textbook counts (docs/election.md). " +
+				"Chang–Roberts: best is IDs ascending along the ring, worst descending, average random IDs over the runs. " +
+				"Sizes whose formula exceeds the message cap are skipped and listed in the table (" + skippedNote(o) + ").",
+			Figures: []report.SVG{plot.SVG()},
+			Tables:  []report.Table{t},
+		}},
+	}
 }

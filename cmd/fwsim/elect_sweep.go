@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"flag"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,7 +12,6 @@ import (
 	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/lab/election"
 	"github.com/fwsim/fwsim/view"
-	"github.com/fwsim/fwsim/view/report"
 )
 
 // sweepFlagNames are the flags elect --sweep takes besides its own; the
@@ -194,23 +191,24 @@ func (c *electConfig) runElectSweep(ctx context.Context, e *env, fs *flags, args
 			return fs.inputError(e, err)
 		}
 	}
-	rows, err := election.Sweep(ctx, election.SweepOptions{Cases: c.sweep.cases, Sizes: c.sweep.sizes, Seed: c.opts.Seed,
-		Runs: c.sweep.runs, UnitDelays: c.opts.UnitDelays, MaxMessages: c.sweep.maxMessages})
+	so := election.SweepOptions{Cases: c.sweep.cases, Sizes: c.sweep.sizes, Seed: c.opts.Seed,
+		Runs: c.sweep.runs, UnitDelays: c.opts.UnitDelays, MaxMessages: c.sweep.maxMessages}
+	rows, err := election.Sweep(ctx, so)
 	if err != nil {
 		return fs.inputError(e, err)
 	}
 	if csvOut != nil {
-		err = writeElectSweepCSV(csvOut, rows, "# fwsim "+bus.FwsimVersion()+"\n# command: "+commandLine("elect", args)+"\n# "+c.sweepHeader()+"\n")
+		err = election.WriteSweepCSV(csvOut, rows, "# fwsim "+bus.FwsimVersion()+"\n# command: "+commandLine("elect", args)+"\n# "+view.ElectSweepHeader(so)+"\n")
 	}
 	if err == nil && page != nil {
-		err = c.sweepPage(commandLine("elect", args), rows).Write(page)
+		err = view.ElectSweepPage(commandLine("elect", args), so, rows).Write(page)
 	}
 	switch {
 	case err != nil, s.csvFile == "-":
 	case c.jsonOutput:
-		err = jsonout.Write(e.stdout, c.sweepJSON(rows))
+		err = jsonout.Write(e.stdout, election.NewSweepJSON(c.sweep.spec, so, rows))
 	default:
-		c.writeSweepText(e.stdout, rows)
+		view.WriteElectSweepText(e.stdout, so, rows)
 	}
 	if err == nil {
 		err = files.commit()
@@ -219,106 +217,4 @@ func (c *electConfig) runElectSweep(ctx context.Context, e *env, fs *flags, args
 		return fs.outputError(e, err)
 	}
 	return exitOK
-}
-
-// sweepHeader says how the sweep was set, so that the output reproduces it.
-func (c *electConfig) sweepHeader() string {
-	return fmt.Sprintf("sizes %s, seed %d, delays %s, %d run%s for random IDs, at most %d messages a run",
-		view.JoinInts(c.sweep.sizes), c.opts.Seed, election.DelayName(c.opts.UnitDelays), c.sweep.runs, plural(c.sweep.runs), c.sweep.maxMessages)
-}
-
-func (c *electConfig) writeSweepText(w io.Writer, rows []election.SweepRow) {
-	fmt.Fprintf(w, "fwsim elect --sweep: %s\n\n", strings.Replace(c.sweepHeader(), ", ", "\n", 1))
-	var t table
-	t.add(view.SweepColumns...)
-	skipped := false
-	for _, r := range rows {
-		t.add(view.SweepCells(&r)...)
-		skipped = skipped || r.Skipped != ""
-	}
-	t.write(w, "")
-	if skipped {
-		fmt.Fprintf(w, "\n%s\n", c.skippedNote())
-	}
-}
-
-// skippedNote explains the rows marked skipped, once for the whole table.
-func (c *electConfig) skippedNote() string {
-	return fmt.Sprintf("skipped: the formula gives more than --max-messages %d messages; raise it to run them", c.sweep.maxMessages)
-}
-
-// writeElectSweepCSV writes the preamble of comment lines, which says what
-// made the file, then a row per case and size.
-func writeElectSweepCSV(w io.Writer, rows []election.SweepRow, preamble string) error {
-	if _, err := io.WriteString(w, preamble); err != nil {
-		return err
-	}
-	cw := csv.NewWriter(w)
-	cw.Write([]string{"algo", "case", "graph", "n", "runs", "messages", "messages_ci_lo", "messages_ci_hi", "time", "time_unit", "formula", "formula_value", "skipped"})
-	for _, r := range rows {
-		rec := []string{r.Case.Algo, r.Case.Name, r.Case.Graph, strconv.Itoa(r.N), "", "", "", "", "", "", r.Case.Formula, view.CSVFloat(r.Formula), r.Skipped}
-		if r.Skipped == "" {
-			rec[4], rec[5], rec[6], rec[7] = strconv.Itoa(r.Runs), view.CSVFloat(r.Messages), view.CSVFloat(r.Lo), view.CSVFloat(r.Hi)
-			rec[8], rec[9] = view.CSVFloat(r.Time), r.Unit
-		}
-		cw.Write(rec)
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// sweepPage is the HTML page: the log–log plot of every case against its
-// formula, and the table.
-func (c *electConfig) sweepPage(command string, rows []election.SweepRow) report.Page {
-	plot := report.LogLog{Title: "Messages against the number of nodes", XLabel: "nodes n", YLabel: "messages"}
-	t := report.Table{Header: view.SweepColumns}
-	for _, k := range c.sweep.cases {
-		measured := " (measured)"
-		if k.IDs == election.Random {
-			measured = fmt.Sprintf(" (mean of %d runs; band: 95%% CI)", c.sweep.runs)
-		}
-		cv := report.Curve{Name: k.Label() + measured, RefName: k.Label() + ": " + k.Formula}
-		for _, r := range rows {
-			if r.Case != k {
-				continue
-			}
-			cv.Reference = append(cv.Reference, report.Point{X: float64(r.N), Y: r.Formula, Lo: r.Formula, Hi: r.Formula})
-			if r.Skipped == "" {
-				cv.Points = append(cv.Points, report.Point{X: float64(r.N), Y: r.Messages, Lo: r.Lo, Hi: r.Hi})
-			}
-		}
-		plot.Curves = append(plot.Curves, cv)
-	}
-	for _, r := range rows {
-		t.Rows = append(t.Rows, view.SweepCells(&r))
-	}
-	return report.Page{
-		Title: "fwsim elect --sweep",
-		Meta:  []report.Field{{Name: "command", Value: command}, {Name: "sweep", Value: c.sweepHeader()}, {Name: "fwsim version", Value: bus.NewVersionJSON().FwsimVersion}},
-		Sections: []report.Section{{
-			Heading: "Message complexity",
-			Text: "Every node initiates (echo: the first); the dashed lines are the textbook counts (docs/election.md). " +
-				"Chang–Roberts: best is IDs ascending along the ring, worst descending, average random IDs over the runs. " +
-				"Sizes whose formula exceeds the message cap are skipped and listed in the table (" + c.skippedNote() + ").",
-			Figures: []report.SVG{plot.SVG()},
-			Tables:  []report.Table{t},
-		}},
-	}
-}
-
-func (c *electConfig) sweepJSON(rows []election.SweepRow) election.SweepJSON {
-	out := election.SweepJSON{VersionJSON: bus.NewVersionJSON(), Sweep: c.sweep.spec, Sizes: c.sweep.sizes, Seed: c.opts.Seed,
-		Delays: election.DelayName(c.opts.UnitDelays), Runs: c.sweep.runs, MaxMessages: c.sweep.maxMessages, Rows: []election.SweepRowJSON{}}
-	for _, r := range rows {
-		rj := election.SweepRowJSON{Algo: r.Case.Algo, Case: jsonout.NullIfEmpty(r.Case.Name), Graph: r.Case.Graph, N: r.N,
-			Formula: r.Case.Formula, FormulaValue: r.Formula, Skipped: jsonout.NullIfEmpty(r.Skipped)}
-		if r.Skipped == "" {
-			rj.Runs, rj.Messages, rj.Time, rj.TimeUnit = r.Runs, &r.Messages, &r.Time, &r.Unit
-			if r.Runs > 1 {
-				rj.MessagesCI95 = &[2]float64{r.Lo, r.Hi}
-			}
-		}
-		out.Rows = append(out.Rows, rj)
-	}
-	return out
 }

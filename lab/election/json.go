@@ -228,3 +228,22 @@ func NewCompareJSON(source string, o Options, ids, initiators string, rows []Com
 	}
 	return out
 }
+
+// NewSweepJSON is the rows of the sweep o, asked for as spec (n=FROM..TO),
+// as fwsim elect --sweep --json writes them.
+func NewSweepJSON(spec string, o SweepOptions, rows []SweepRow) SweepJSON {
+	out := SweepJSON{VersionJSON: bus.NewVersionJSON(), Sweep: spec, Sizes: o.Sizes, Seed: o.Seed,
+		Delays: DelayName(o.UnitDelays), Runs: o.Runs, MaxMessages: o.MaxMessages, Rows: []SweepRowJSON{}}
+	for _, r := range rows {
+		rj := SweepRowJSON{Algo: r.Case.Algo, Case: jsonout.NullIfEmpty(r.Case.Name), Graph: r.Case.Graph, N: r.N,
+			Formula: r.Case.Formula, FormulaValue: r.Formula, Skipped: jsonout.NullIfEmpty(r.Skipped)}
+		if r.Skipped == "" {
+			rj.Runs, rj.Messages, rj.Time, rj.TimeUnit = r.Runs, &r.Messages, &r.Time, &r.Unit
+			if r.Runs > 1 {
+				rj.MessagesCI95 = &[2]float64{r.Lo, r.Hi}
+			}
+		}
+		out.Rows = append(out.Rows, rj)
+	}
+	return out
+}

@@ -2,7 +2,9 @@ package election
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 
@@ -169,3 +171,26 @@ func sweepPoint(ctx context.Context, o SweepOptions, k *SweepCase, n int) (Sweep
 	}
 	return row, nil
 }
+
+// WriteSweepCSV writes the preamble of comment lines, which says what
+// made the file, then a row per case and size.
+func WriteSweepCSV(w io.Writer, rows []SweepRow, preamble string) error {
+	if _, err := io.WriteString(w, preamble); err != nil {
+		return err
+	}
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"algo", "case", "graph", "n", "runs", "messages", "messages_ci_lo", "messages_ci_hi", "time", "time_unit", "formula", "formula_value", "skipped"})
+	for _, r := range rows {
+		rec := []string{r.Case.Algo, r.Case.Name, r.Case.Graph, strconv.Itoa(r.N), "", "", "", "", "", "", r.Case.Formula, csvFloat(r.Formula), r.Skipped}
+		if r.Skipped == "" {
+			rec[4], rec[5], rec[6], rec[7] = strconv.Itoa(r.Runs), csvFloat(r.Messages), csvFloat(r.Lo), csvFloat(r.Hi)
+			rec[8], rec[9] = csvFloat(r.Time), r.Unit
+		}
+		cw.Write(rec)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// csvFloat writes v as the shortest decimal that reads back as v.
+func csvFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
