@@ -75,3 +75,23 @@ func Estimate(ctx context.Context, cfg Config) (d time.Duration, atLeast bool, e
 	}
 	return time.Duration(ns), atLeast, nil
 }
+
+// EstimateTotal is the time the analyses cfgs would take here, summed, as
+// Estimate times each; it stops adding once the sum passes limit, and
+// saturates at the largest Duration. atLeast says the sum is a lower
+// bound. When an estimate fails, failed is the index of its Config.
+func EstimateTotal(ctx context.Context, limit time.Duration, cfgs ...Config) (total time.Duration, atLeast bool, failed int, err error) {
+	for i, cfg := range cfgs {
+		if total > limit {
+			return total, true, 0, nil
+		}
+		d, lower, err := Estimate(ctx, cfg)
+		if err != nil {
+			return 0, false, i, err
+		}
+		// Both are at most MaxInt64; their sum saturates there.
+		total = time.Duration(min(uint64(total)+uint64(d), math.MaxInt64))
+		atLeast = atLeast || lower || total == math.MaxInt64
+	}
+	return total, atLeast, 0, nil
+}

@@ -5,11 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"math/big"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -103,7 +99,7 @@ func (a *analyzeFlags) config(e *env, fs *flags) (analysis.Config, int) {
 		return analysis.Config{}, fs.usageError(e, "--workers %d: want 0 (every core) or more", a.workers)
 	}
 	if a.maxDuration < 0 {
-		return analysis.Config{}, fs.usageError(e, "--max-duration %s: want 0 (no limit) or a positive duration", shortDuration(a.maxDuration))
+		return analysis.Config{}, fs.usageError(e, "--max-duration %s: want 0 (no limit) or a positive duration", view.ShortDuration(a.maxDuration))
 	}
 	topo, source, err := a.bus.load()
 	if err != nil {
@@ -126,20 +122,9 @@ func (a *analyzeFlags) checkDuration(ctx context.Context, e *env, fs *flags, wha
 	if a.maxDuration == 0 {
 		return exitOK
 	}
-	var total time.Duration
-	lowerBound := false
-	for _, cfg := range cfgs {
-		if total > a.maxDuration {
-			lowerBound = true
-			break
-		}
-		d, atLeast, err := analysis.Estimate(ctx, cfg)
-		if err != nil {
-			return a.runError(e, fs, cfg, err)
-		}
-		// Both are at most MaxInt64; their sum saturates there.
-		total = time.Duration(min(uint64(total)+uint64(d), math.MaxInt64))
-		lowerBound = lowerBound || atLeast || total == math.MaxInt64
+	total, lowerBound, failed, err := analysis.EstimateTotal(ctx, a.maxDuration, cfgs...)
+	if err != nil {
+		return a.runError(e, fs, cfgs[failed], err)
 	}
 	if total <= a.maxDuration {
 		return exitOK
@@ -149,41 +134,7 @@ func (a *analyzeFlags) checkDuration(ctx context.Context, e *env, fs *flags, wha
 		about = "at least"
 	}
 	return fs.usageError(e, "%s would take %s %s here (timed from the first runs), more than --max-duration %s; give a longer --max-duration, or 0 for no limit",
-		what, about, roughly(total), shortDuration(a.maxDuration))
-}
-
-// shortDuration writes d as time.Duration does, less zero minutes and
-// seconds at the end: "24h", not "24h0m0s".
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
-// roughly writes an estimate in the largest unit it holds two of, to a
-// tenth below 100: "39.4 days", "5.2 hours", "350 milliseconds".
-func roughly(d time.Duration) string {
-	units := []struct {
-		size time.Duration
-		name string
-	}{{24 * time.Hour, "days"}, {time.Hour, "hours"}, {time.Minute, "minutes"}, {time.Second, "seconds"}, {time.Millisecond, "milliseconds"}}
-	u := units[len(units)-1]
-	for _, u = range units {
-		if d >= 2*u.size {
-			break
-		}
-	}
-	v := float64(d) / float64(u.size)
-	decimals := 1
-	if v >= 100 {
-		decimals = 0
-	}
-	return strconv.FormatFloat(v, 'f', decimals, 64) + " " + u.name
+		what, about, view.Roughly(total), view.ShortDuration(a.maxDuration))
 }
 
 // runError reports an error of analysis.Run as an input error, explained as
@@ -325,7 +276,7 @@ func (l *durationList) Set(s string) error {
 	switch {
 	case err != nil || d <= 0:
 		return errors.New("want a positive duration such as 2us or 1.5ms")
-	case !wholeNs(s):
+	case !bus.WholeNs(s):
 		// time.ParseDuration drops a fraction of a nanosecond.
 		return fmt.Errorf("want a whole number of nanoseconds, not %s and a fraction", d)
 	case slices.Contains(*l, d):
@@ -333,25 +284,4 @@ func (l *durationList) Set(s string) error {
 	}
 	*l = append(*l, d)
 	return nil
-}
-
-// durationPart is one number and unit of a duration that time.ParseDuration
-// accepted.
-var durationPart = regexp.MustCompile(`([0-9.]+)(ns|us|µs|μs|ms|s|m|h)`)
-
-// durationUnitNs is the length of each unit of durationPart in ns.
-var durationUnitNs = map[string]int64{"ns": 1, "us": 1e3, "µs": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9, "m": 60e9, "h": 3600e9}
-
-// wholeNs reports whether a duration time.ParseDuration accepted is a whole
-// number of nanoseconds, exactly.
-func wholeNs(s string) bool {
-	sum := new(big.Rat)
-	for _, m := range durationPart.FindAllStringSubmatch(s, -1) {
-		v, ok := new(big.Rat).SetString(m[1])
-		if !ok {
-			return false
-		}
-		sum.Add(sum, v.Mul(v, big.NewRat(durationUnitNs[m[2]], 1)))
-	}
-	return sum.IsInt()
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -103,11 +102,11 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		return fs.usageError(e, "--timing: %v", err)
 	}
 	o.Timing = timing
-	if o.Space.PhaseGrid, err = parsePhases(phases); err != nil {
+	if o.Space.PhaseGrid, err = bus.ParsePhaseGrid(phases); err != nil {
 		return fs.usageError(e, "--phases %s: %v", phases, err)
 	}
 	if window != "" {
-		win, err := parseWindow(window)
+		win, err := bus.ParseWindow(window)
 		if err != nil {
 			return fs.usageError(e, "--event-window %s: %v", window, err)
 		}
@@ -191,43 +190,6 @@ func without(names []string, drop ...string) []string {
 		}
 	}
 	return out
-}
-
-// parsePhases reads --phases: fixed, or grid:K.
-func parsePhases(s string) (int, error) {
-	if s == "fixed" {
-		return 0, nil
-	}
-	k, ok := strings.CutPrefix(s, "grid:")
-	n, err := strconv.Atoi(k)
-	if !ok || err != nil || n < 1 {
-		return 0, errors.New("want fixed or grid:K with K ≥ 1, e.g. grid:4")
-	}
-	return n, nil
-}
-
-// parseWindow reads FROM..TO, two durations from power-up.
-func parseWindow(s string) (bus.Window, error) {
-	from, to, ok := strings.Cut(s, "..")
-	if !ok {
-		return bus.Window{}, errors.New("want FROM..TO, two times since power-up, e.g. 166us..171us")
-	}
-	var w bus.Window
-	for i, part := range []string{from, to} {
-		d, err := time.ParseDuration(part)
-		if err != nil || d < 0 || !wholeNs(part) {
-			return bus.Window{}, fmt.Errorf("%q: want a time such as 166us or 170500ns, in whole ns", part)
-		}
-		if i == 0 {
-			w.From = int64(d)
-		} else {
-			w.To = int64(d)
-		}
-	}
-	if w.To < w.From {
-		return bus.Window{}, errors.New("TO is before FROM")
-	}
-	return w, nil
 }
 
 // metricDeadlines reads explore's --deadline: DUR for every time metric,
