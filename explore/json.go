@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"time"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/treeid"
@@ -276,4 +277,33 @@ func (res *Result) AllGood() bool {
 // MissKey names a deadline's counterexample in NewJSON's files map.
 func MissKey(d DeadlineResult) string {
 	return fmt.Sprintf("miss %s %d", d.Metric, d.DeadlineNs)
+}
+
+// Counterexample is one counterexample file of an exploration: its key in
+// NewJSON's files map (an outcome, or MissKey of a deadline), the name to
+// write it as, and its content.
+type Counterexample struct {
+	Key, Name string
+	File      ReplayFile
+}
+
+// Counterexamples are the files of every run res found that fails
+// (OUTCOME.json) or misses a deadline (miss-METRIC-DEADLINE.json), res being
+// the exploration o of topo.
+func (res *Result) Counterexamples(topo *bus.Topology, o Options) []Counterexample {
+	var out []Counterexample
+	for _, r := range res.Outcomes {
+		if r.Path != nil {
+			out = append(out, Counterexample{string(r.Outcome), string(r.Outcome) + ".json", NewReplayFile(topo, o, r.Outcome, r.Path, r.PathP)})
+		}
+	}
+	for _, d := range res.Deadlines {
+		if d.Miss == nil {
+			continue
+		}
+		file := NewReplayFile(topo, o, d.MissOutcome, d.Miss, d.MissP)
+		file.Misses = fmt.Sprintf("%s > %d ns", d.Metric, d.DeadlineNs)
+		out = append(out, Counterexample{MissKey(d), fmt.Sprintf("miss-%s-%s.json", d.Metric, time.Duration(d.DeadlineNs)), file})
+	}
+	return out
 }

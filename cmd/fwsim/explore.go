@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/explore"
@@ -145,21 +144,8 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		return exitOK
 	}
 	if cexDir != "" {
-		for _, r := range res.Outcomes {
-			if r.Path == nil {
-				continue
-			}
-			if code := write(string(r.Outcome), string(r.Outcome)+".json", explore.NewReplayFile(topo, o, r.Outcome, r.Path, r.PathP)); code != exitOK {
-				return code
-			}
-		}
-		for _, d := range res.Deadlines {
-			if d.Miss == nil {
-				continue
-			}
-			file := explore.NewReplayFile(topo, o, d.MissOutcome, d.Miss, d.MissP)
-			file.Misses = fmt.Sprintf("%s > %d ns", d.Metric, d.DeadlineNs)
-			if code := write(explore.MissKey(d), fmt.Sprintf("miss-%s-%s.json", d.Metric, time.Duration(d.DeadlineNs)), file); code != exitOK {
+		for _, c := range res.Counterexamples(topo, o) {
+			if code := write(c.Key, c.Name, c.File); code != exitOK {
 				return code
 			}
 		}
