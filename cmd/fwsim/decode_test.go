@@ -152,7 +152,7 @@ profile: 1394-1995
 	code, stdout, stderr := runCLI(t, "crosscheck", "--capture", captures+"ohci-two-resets.log",
 		"--topology", path, "--max-states", "0", "--json")
 	assert.Equal(t, exitFailure, code, stderr)
-	var out crosscheckJSON
+	var out hwtest.CrosscheckJSON
 	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
 	require.Len(t, out.Generations, 2)
 	g := out.Generations[1]
@@ -164,7 +164,7 @@ profile: 1394-1995
 	diffs := out.Generations[0].Diffs
 	require.Len(t, diffs, 6, "generation 1 differs in the gap count of every node, and only there")
 	for i, d := range diffs {
-		assert.Equal(t, diffJSON{Node: new(i), NodeID: hwtest.NodeName(i), Field: "gap_count", Real: "63", Emulated: "10", Index: d.Index, Quadlet: d.Quadlet}, d)
+		assert.Equal(t, hwtest.DiffJSON{Node: new(i), NodeID: hwtest.NodeName(i), Field: "gap_count", Real: "63", Emulated: "10", Index: d.Index, Quadlet: d.Quadlet}, d)
 	}
 
 	// With --force-observed-root the file forces node-f: the emulation
@@ -183,7 +183,7 @@ profile: 1394-1995
 	code, stdout, stderr = runCLI(t, "crosscheck", "--capture", captures+"ohci-two-resets.log",
 		"--topology", forced, "--max-states", "0", "--json")
 	assert.Equal(t, exitFailure, code, stderr)
-	out = crosscheckJSON{}
+	out = hwtest.CrosscheckJSON{}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
 	g = out.Generations[1]
 	assert.True(t, g.Match)
@@ -238,7 +238,7 @@ profile: 1394a-2000
 // with advice, not read into gigabytes.
 func TestDecodeBoundsTheResets(t *testing.T) {
 	oneNode := "0x807f8c56\n\n" // a one-node bus, then a blank line: the next reset
-	code, stdout, stderr := runCLIInput(t, strings.Repeat(oneNode, maxCaptureResets+1), "decode")
+	code, stdout, stderr := runCLIInput(t, strings.Repeat(oneNode, hwtest.MaxCaptureResets+1), "decode")
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, stdout)
 	assert.Equal(t, "fwsim decode: stdin: more than 10000 bus resets: the report keeps every one, so split the capture (e.g. with csplit at the resets)\n", stderr)

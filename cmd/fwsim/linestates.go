@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
-	"math"
 	"os"
-	"strconv"
 	"strings"
 
-	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/hwtest"
 	"github.com/fwsim/fwsim/internal/jsonout"
+	"github.com/fwsim/fwsim/view"
 )
 
 const linestatesIntro = `Usage: fwsim linestates [FILE|-] [--channels MAP] [--topology FILE | --gen SPEC] [flags]
@@ -88,41 +86,35 @@ func runLinestates(ctx context.Context, e *env, args []string) int {
 	lc, err := hwtest.ReadLines(r, hwtest.Format(format), opts)
 	closeFile()
 	if err != nil {
-		return fs.inputError(e, captureError(source, err))
+		return fs.inputError(e, hwtest.CaptureError(source, err))
 	}
-	report := lineReport{source: source, capture: lc}
+	report := hwtest.LineReport{Source: source, Capture: lc}
 	if compare {
 		topo, name, err := emulation.load()
 		if err != nil {
 			return fs.inputError(e, err)
 		}
 		runOpts := emulation.options()
-		var trace bus.Trace
-		runOpts.Observer = func(ev bus.TraceEvent) {
-			if ev.Kind == bus.TraceReceive { // all the comparison reads: a long run's trace stays small
-				trace.Record(ev)
-			}
-		}
 		runOpts.Interrupt = ctx.Done()
-		res, err := bus.Run(topo, runOpts)
+		emulated, err := hwtest.EmulateLines(topo, runOpts)
 		if ctx.Err() != nil {
 			return fs.interrupt(e)
 		}
 		if err != nil {
 			return fs.inputError(e, emulation.explain(topo, err))
 		}
-		report.emulated, report.seed = name, runOpts.Seed
-		report.comparison = hwtest.CompareLines(lc, hwtest.EmulatedLines(res, trace.Events))
+		report.Emulated, report.Seed = name, runOpts.Seed
+		report.Comparison = hwtest.CompareLines(lc, emulated)
 	}
 	if jsonOutput {
-		if err := jsonout.Write(e.stdout, report.json()); err != nil {
+		if err := jsonout.Write(e.stdout, hwtest.NewLinestatesJSON(report)); err != nil {
 			return fs.inputError(e, err)
 		}
 	} else {
-		report.writeText(e.stdout)
+		view.WriteLinestatesText(e.stdout, report)
 	}
-	if c := report.comparison; c != nil && !c.Match() {
-		fmt.Fprintf(e.stderr, "fwsim linestates: the capture does not match the emulation of %s\n", report.emulated)
+	if c := report.Comparison; c != nil && !c.Match() {
+		fmt.Fprintf(e.stderr, "fwsim linestates: the capture does not match the emulation of %s\n", report.Emulated)
 		return exitFailure
 	}
 	return exitOK
@@ -143,10 +135,6 @@ func (f *lineFormat) Set(s string) error {
 	return fmt.Errorf("want %s or %s", hwtest.FormatSigrokVCD, hwtest.FormatSigrokCSV)
 }
 
-// maxChannelMapSize bounds a channel map file: 63 nodes of 27 ports take
-// a few hundred KiB.
-const maxChannelMapSize = 1 << 20
-
 // readChannelMap reads --channels: the map, or @FILE holding it (on one
 // line or several).
 func readChannelMap(s string) (hwtest.ChannelMap, error) {
@@ -159,193 +147,12 @@ func readChannelMap(s string) (hwtest.ChannelMap, error) {
 		return nil, fmt.Errorf("--channels %s: %w", name, withoutPath(err))
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxChannelMapSize+1))
-	if err == nil && len(data) > maxChannelMapSize {
-		err = fmt.Errorf("larger than %d KiB: no channel map", maxChannelMapSize>>10)
+	m, err := hwtest.ReadChannelMap(f)
+	if _, bad := errors.AsType[*hwtest.ParseError](err); bad {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--channels %s: %w", name, withoutPath(err))
 	}
-	m, err := hwtest.ParseChannelMap(strings.Join(strings.Fields(strings.ReplaceAll(string(data), ",", " ")), ","))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
 	return m, nil
-}
-
-// lineReport is what linestates found: the capture, and its comparison
-// with an emulation when one was asked for.
-type lineReport struct {
-	source     string
-	capture    *hwtest.LineCapture
-	emulated   string // the bus emulated, as busFlags.load names it
-	seed       uint64
-	comparison *hwtest.LineComparison
-}
-
-func (r lineReport) writeText(w io.Writer) {
-	lc := r.capture
-	fmt.Fprintf(w, "fwsim linestates: %s (%s), %d port%s, sample period %s ns, %d ns long\n",
-		r.source, lc.Format, len(lc.Ports), plural(len(lc.Ports)), formatNs(lc.SamplePeriodNs), lc.EndNs)
-	for _, pl := range lc.Ports {
-		fmt.Fprintf(w, "\n%s\n", pl.Port)
-		var t table
-		t.add("episode", "reset", "start ns", "end ns", "duration ns", "first 1 after ns")
-		for _, ep := range hwtest.Episodes(pl, lc.EndNs) {
-			start, end := strconv.FormatInt(ep.StartNs, 10), strconv.FormatInt(ep.EndNs, 10)
-			if ep.Begun {
-				start += " (capture begins)"
-			}
-			if ep.Cut {
-				end += " (capture ends)"
-			}
-			high := "-"
-			if ep.HighNs >= 0 {
-				high = "+" + strconv.FormatInt(ep.HighNs-ep.StartNs, 10)
-			}
-			t.add(string(ep.Kind), strconv.Itoa(ep.Reset), start, end, strconv.FormatInt(ep.EndNs-ep.StartNs, 10), high)
-		}
-		t.write(w, "  ")
-	}
-	c := r.comparison
-	if c == nil {
-		return
-	}
-	verdict := "match"
-	if !c.Match() {
-		verdict = "MISMATCH"
-	}
-	fmt.Fprintf(w, "\nagainst the emulation of %s, seed %d: %s\n", r.emulated, r.seed, verdict)
-	fmt.Fprintf(w, "  tolerance %s ns (the sample period); starts count from the first reset, at %d ns in the capture and %d ns in the emulation\n",
-		formatNs(c.ToleranceNs), c.RealOriginNs, c.EmulatedOriginNs)
-	for _, p := range c.Missing {
-		fmt.Fprintf(w, "  %s: not a port of the emulated bus\n", p)
-	}
-	var t table
-	t.add("port", "reset", "event", "measure", "real", "emulated", "verdict")
-	differ, chance := 0, 0
-	for _, row := range c.Rows {
-		v := "ok"
-		switch {
-		case row.Within:
-		case row.Chance:
-			v, chance = "chance", chance+1
-		default:
-			v, differ = "DIFFERS", differ+1
-		}
-		t.add(row.Port.String(), strconv.Itoa(row.Reset), row.Event, row.Measure, rowValue(row, row.Real), rowValue(row, row.Emulated), v)
-	}
-	t.write(w, "  ")
-	fmt.Fprintf(w, "%d compared: %d within the tolerance, %d differ, %d differ by chance (the back-offs the PHYs draw)\n",
-		len(c.Rows), len(c.Rows)-differ-chance, differ, chance)
-}
-
-// rowValue shows a compared quantity: ns or a count, "none" when absent.
-func rowValue(row hwtest.LineRow, v int64) string {
-	switch {
-	case v < 0:
-		return "none"
-	case row.Measure == "count":
-		return strconv.FormatInt(v, 10)
-	}
-	return strconv.FormatInt(v, 10) + " ns"
-}
-
-// formatNs shows a time in ns to the ps.
-func formatNs(ns float64) string { return strconv.FormatFloat(math.Round(ns*1000)/1000, 'f', -1, 64) }
-
-// linestatesJSON is the --json output of linestates.
-type linestatesJSON struct {
-	bus.VersionJSON
-	Source string `json:"source"` // the capture file, or "stdin"
-	Format string `json:"format"` // sigrok-vcd or sigrok-csv
-	// SamplePeriodPs is the time between two samples, in ps: the
-	// resolution of every time of the capture.
-	SamplePeriodPs int64          `json:"sample_period_ps"`
-	EndNs          int64          `json:"end_ns"`     // the last instant the capture covers, ns from its start
-	Ports          []linePortJSON `json:"ports"`      // every port the channels record, in node then port order
-	Comparison     *lineCompJSON  `json:"comparison"` // against the emulation; null without --topology or --gen
-}
-
-// linePortJSON is one port's line states, as episodes.
-type linePortJSON struct {
-	Port     string        `json:"port"`     // NODE.pPORT
-	Episodes []episodeJSON `json:"episodes"` // in time order
-}
-
-// episodeJSON is a stretch of a port's line states between idle lines.
-type episodeJSON struct {
-	Kind    string `json:"kind"`     // reset, contention, handshake or self-id
-	Reset   int    `json:"reset"`    // the resets the port has received up to it, its own included; 0 before the first
-	StartNs int64  `json:"start_ns"` // ns from the capture's start
-	EndNs   int64  `json:"end_ns"`   // ns from the capture's start: the next idle line, or the capture's end
-	// HighNs is when a pair is first driven to 1 in the episode (in a
-	// handshake, the parent's CHILD_NOTIFY), ns from the capture's start;
-	// null if never.
-	HighNs *int64 `json:"high_ns"`
-	Begun  bool   `json:"begun"` // the capture begins during the episode: start_ns is its start
-	Cut    bool   `json:"cut"`   // the capture ends during the episode: end_ns is its end
-}
-
-// lineCompJSON is a capture against the emulation of its bus.
-type lineCompJSON struct {
-	Emulated string `json:"emulated"` // the bus emulated: the topology file, or gen SPEC
-	Seed     uint64 `json:"seed"`     // the emulation's seed
-	// Match: every captured port is emulated, and every quantity the
-	// emulator predicts is within the tolerance.
-	Match       bool  `json:"match"`
-	TolerancePs int64 `json:"tolerance_ps"` // the capture's sample period, in ps
-	// RealOriginNs is the start of the capture's first reset, ns from the
-	// capture's start, which the starts of its resets count from; null
-	// without a reset.
-	RealOriginNs *int64 `json:"real_origin_ns"`
-	// EmulatedOriginNs is the start of the emulation's first reset, ns
-	// from power-up; null without a reset.
-	EmulatedOriginNs *int64        `json:"emulated_origin_ns"`
-	Missing          []string      `json:"missing_ports"` // captured ports the emulated bus does not have
-	Rows             []lineRowJSON `json:"rows"`          // every quantity compared
-}
-
-// lineRowJSON is one quantity compared.
-type lineRowJSON struct {
-	Port  string `json:"port"`  // NODE.pPORT
-	Reset int    `json:"reset"` // the reset it follows, 1 for the first the port receives; 0 for the count of resets
-	// Event is reset, handshake, "contention N" or "back-off N" (the Nth
-	// round), resets or "contention rounds".
-	Event string `json:"event"`
-	// Measure is start (since the first reset's start, or for a handshake
-	// since its reset's end), duration, count, or answer (from the
-	// child's PARENT_NOTIFY to the parent's CHILD_NOTIFY).
-	Measure  string `json:"measure"`
-	Real     *int64 `json:"real"`     // ns, or a count; null when the capture has no such event
-	Emulated *int64 `json:"emulated"` // ns, or a count; null when the emulation has no such event
-	Chance   bool   `json:"chance"`   // the emulator draws it at random: a difference is no mismatch
-	Within   bool   `json:"within"`   // equal counts, times within the tolerance, or absent on both sides
-}
-
-func (r lineReport) json() linestatesJSON {
-	lc := r.capture
-	out := linestatesJSON{VersionJSON: bus.NewVersionJSON(), Source: r.source, Format: string(lc.Format),
-		SamplePeriodPs: int64(math.Round(lc.SamplePeriodNs * 1000)), EndNs: lc.EndNs, Ports: []linePortJSON{}}
-	for _, pl := range lc.Ports {
-		p := linePortJSON{Port: pl.Port.String(), Episodes: []episodeJSON{}}
-		for _, ep := range hwtest.Episodes(pl, lc.EndNs) {
-			p.Episodes = append(p.Episodes, episodeJSON{Kind: string(ep.Kind), Reset: ep.Reset, StartNs: ep.StartNs, EndNs: ep.EndNs,
-				HighNs: jsonout.NullIfNegative(ep.HighNs), Begun: ep.Begun, Cut: ep.Cut})
-		}
-		out.Ports = append(out.Ports, p)
-	}
-	if c := r.comparison; c != nil {
-		cj := &lineCompJSON{Emulated: r.emulated, Seed: r.seed, Match: c.Match(), TolerancePs: int64(math.Round(c.ToleranceNs * 1000)),
-			RealOriginNs: jsonout.NullIfNegative(c.RealOriginNs), EmulatedOriginNs: jsonout.NullIfNegative(c.EmulatedOriginNs), Missing: []string{}, Rows: []lineRowJSON{}}
-		for _, p := range c.Missing {
-			cj.Missing = append(cj.Missing, p.String())
-		}
-		for _, row := range c.Rows {
-			cj.Rows = append(cj.Rows, lineRowJSON{Port: row.Port.String(), Reset: row.Reset, Event: row.Event, Measure: row.Measure,
-				Real: jsonout.NullIfNegative(row.Real), Emulated: jsonout.NullIfNegative(row.Emulated), Chance: row.Chance, Within: row.Within})
-		}
-		out.Comparison = cj
-	}
-	return out
 }

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"strings"
 	"time"
 
-	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/hwtest"
 	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/phy"
+	"github.com/fwsim/fwsim/view"
 )
 
 const probeIntro = `Usage: fwsim probe [--device /dev/fwN] [--reset short|long [--force-root N] [--gap-count N]]
@@ -122,11 +120,11 @@ func runProbe(ctx context.Context, e *env, args []string) int {
 			code = exitFailure
 		}
 		if jsonOutput {
-			return jsonout.Write(e.stdout, newProbeJSON(s, b))
+			return jsonout.Write(e.stdout, hwtest.NewProbeJSON(s, b))
 		}
 		// The packet was for the first generation read: later ones are
 		// other resets'.
-		writeSnapshotText(e.stdout, s, b, config)
+		view.WriteSnapshotText(e.stdout, s, b, config)
 		config = nil
 		return nil
 	}
@@ -175,7 +173,7 @@ func openProbe(device string) (*hwtest.Probe, error) {
 }
 
 // probeCapture reads the bus now as a one-generation capture.
-func probeCapture(device string) (*capture, error) {
+func probeCapture(device string) (*hwtest.Capture, error) {
 	if !probeSupported {
 		return nil, hwtest.ErrNeedsLinux
 	}
@@ -188,95 +186,7 @@ func probeCapture(device string) (*capture, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newCapture(s.Path, "probe", []hwtest.Generation{s.Generation}), nil
-}
-
-func writeSnapshotText(w io.Writer, s *hwtest.Snapshot, b *hwtest.Bus, sent *phy.PhyConfig) {
-	i := s.Info
-	fmt.Fprintf(w, "fwsim probe: %s, generation %d: local node %s, root %s, IRM %s, bus manager %s\n",
-		s.Path, i.Generation, nodeID(i.LocalNodeID), nodeID(i.RootNodeID), nodeID(i.IRMNodeID), nodeID(i.BMNodeID))
-	if sent != nil {
-		fmt.Fprintf(w, "before this reset fwsim sent the PHY configuration packet 0x%08x (%s): %s\n", uint32(*sent), phyConfigFields(*sent), phyConfigOutcome(*sent, b))
-	}
-	fmt.Fprintln(w)
-	writeBusText(w, 1, b)
-	fmt.Fprintln(w)
-}
-
-// phyConfigFields says what c forces: "root phy 2, gap count 5".
-func phyConfigFields(c phy.PhyConfig) string {
-	var fields []string
-	if c.ForceRoot() {
-		fields = append(fields, fmt.Sprintf("root phy %d", c.RootID()))
-	}
-	if c.SetGapCount() {
-		fields = append(fields, fmt.Sprintf("gap count %d", c.GapCount()))
-	}
-	return strings.Join(fields, ", ")
-}
-
-// phyConfigOutcome says whether bus shows what the PHY configuration
-// packet c forced. An emulation compares with the bus only when it does:
-// crosscheck forces the root the bus shows, and the topology the gap count
-// the nodes report.
-func phyConfigOutcome(c phy.PhyConfig, b *hwtest.Bus) string {
-	var differ []string
-	if c.ForceRoot() && b.Root != c.RootID() {
-		differ = append(differ, fmt.Sprintf("root phy %d", b.Root))
-	}
-	if c.SetGapCount() && (!b.GapConsistent || b.GapCount != c.GapCount()) {
-		differ = append(differ, "gap counts that differ from it")
-	}
-	if len(differ) == 0 {
-		return "the bus shows it"
-	}
-	return "the bus shows " + strings.Join(differ, " and ") + ": another PHY configuration followed, perhaps the Linux bus manager's"
-}
-
-// nodeID shows a node ID with its phy_ID; 0xffff is "none" (no bus manager
-// yet).
-func nodeID(id uint32) string {
-	if id&0xffff == 0xffff {
-		return "none"
-	}
-	return fmt.Sprintf("%#04x (phy %d)", id, hwtest.PhyID(id))
-}
-
-// probeJSON is the --json output of probe: what the kernel says of the
-// bus, then the bus its self-IDs describe, as decode writes it.
-type probeJSON struct {
-	bus.VersionJSON
-	Device      string  `json:"device"`        // the /dev/fw* device read
-	Generation  uint32  `json:"generation"`    // the kernel's bus generation (GET_INFO), modulo 256
-	LocalNodeID uint32  `json:"local_node_id"` // this machine's node ID (bus number and phy_ID)
-	RootNodeID  uint32  `json:"root_node_id"`  // the root's node ID
-	IRMNodeID   uint32  `json:"irm_node_id"`   // the isochronous resource manager's node ID
-	BMNodeID    *uint32 `json:"bm_node_id"`    // null while no bus manager is elected
-	busJSON
-}
-
-func newProbeJSON(s *hwtest.Snapshot, b *hwtest.Bus) probeJSON {
-	out := probeJSON{VersionJSON: bus.NewVersionJSON(), Device: s.Path, Generation: s.Info.Generation, LocalNodeID: s.Info.LocalNodeID,
-		RootNodeID: s.Info.RootNodeID, IRMNodeID: s.Info.IRMNodeID, busJSON: newBusJSON(b)}
-	if s.Info.BMNodeID&0xffff != 0xffff {
-		out.BMNodeID = &s.Info.BMNodeID
-	}
-	return out
-}
-
-// usbListJSON is the --json output of probe --usb list.
-type usbListJSON struct {
-	bus.VersionJSON
-	Devices []usbDeviceJSON `json:"devices"` // every USB device seen
-}
-
-// usbDeviceJSON is one USB device.
-type usbDeviceJSON struct {
-	Bus     int    `json:"bus"`     // the USB bus number
-	Address int    `json:"address"` // the device's address on that bus
-	VID     string `json:"vid"`     // the vendor ID, four hex digits
-	PID     string `json:"pid"`     // the product ID, four hex digits
-	Class   string `json:"class"`   // the device class
+	return hwtest.NewCapture(s.Path, "probe", []hwtest.Generation{s.Generation}), nil
 }
 
 // probeUSB lists USB devices or reads a capture device's stream.
@@ -292,20 +202,12 @@ func probeUSB(ctx context.Context, e *env, fs *flags, list bool, vid, pid uint16
 			return fs.inputError(e, err)
 		}
 		if jsonOutput {
-			out := usbListJSON{VersionJSON: bus.NewVersionJSON(), Devices: []usbDeviceJSON{}}
-			for _, d := range devs {
-				out.Devices = append(out.Devices, usbDeviceJSON{d.Bus, d.Address, fmt.Sprintf("%04x", d.VID), fmt.Sprintf("%04x", d.PID), d.Class})
-			}
-			if err := jsonout.Write(e.stdout, out); err != nil {
+			if err := jsonout.Write(e.stdout, hwtest.NewUSBListJSON(devs)); err != nil {
 				return fs.inputError(e, err)
 			}
 			return exitOK
 		}
-		fmt.Fprintf(e.stdout, "%d USB device%s attached:\n", len(devs), plural(len(devs)))
-		for _, d := range devs {
-			fmt.Fprintf(e.stdout, "  %s\n", d)
-		}
-		fmt.Fprintln(e.stdout, "None of them is a 1394 bus: fwsim reads only capture devices that stream self-IDs (docs/hardware.md).")
+		view.WriteUSBListText(e.stdout, devs)
 		return exitOK
 	}
 	stream, err := host.Open(vid, pid, ep)
@@ -317,6 +219,6 @@ func probeUSB(ctx context.Context, e *env, fs *flags, list bool, vid, pid uint16
 	if err != nil {
 		return fs.inputError(e, fmt.Errorf("USB %04x:%04x endpoint %d: %w", vid, pid, ep, err))
 	}
-	c := newCapture(fmt.Sprintf("usb %04x:%04x endpoint %d", vid, pid, ep), "usb", gens)
+	c := hwtest.NewCapture(fmt.Sprintf("usb %04x:%04x endpoint %d", vid, pid, ep), "usb", gens)
 	return reportCapture(e, fs, c, jsonOutput)
 }

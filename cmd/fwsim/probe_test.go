@@ -258,7 +258,7 @@ func TestProbeUSB(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "1d50:6018")
 	assert.Contains(t, stdout, "None of them is a 1394 bus")
-	list := jsonOutput[usbListJSON](t, exitOK, "probe", "--usb", "list", "--json")
+	list := jsonOutput[hwtest.USBListJSON](t, exitOK, "probe", "--usb", "list", "--json")
 	assert.Equal(t, bus.NewVersionJSON(), list.VersionJSON)
 	require.NotEmpty(t, list.Devices)
 	assert.Equal(t, "1d50", list.Devices[0].VID)

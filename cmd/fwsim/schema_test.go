@@ -22,6 +22,7 @@ import (
 
 	"github.com/fwsim/fwsim/analysis"
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/hwtest"
 )
 
 // The JSON Schemas in docs/schema are generated from the types each command
@@ -42,13 +43,13 @@ var outputTypes = map[string][]any{
 	"merge":      {analysis.Summary{}},
 	"sweep":      {sweepJSON{}},
 	"elect":      {electJSON{}, compareJSON{}, electSweepJSON{}},
-	"decode":     {decodeJSON{}},
-	"crosscheck": {crosscheckJSON{}},
-	"probe":      {probeJSON{}, usbListJSON{}, decodeJSON{}},
+	"decode":     {hwtest.DecodeJSON{}},
+	"crosscheck": {hwtest.CrosscheckJSON{}},
+	"probe":      {hwtest.ProbeJSON{}, hwtest.USBListJSON{}, hwtest.DecodeJSON{}},
 	"explore":    {exploreJSON{}},
 	"mutex":      {mutexJSON{}, mutexCompareJSON{}},
 	"multicast":  {multicastJSON{}, multicastCompareJSON{}},
-	"linestates": {linestatesJSON{}},
+	"linestates": {hwtest.LinestatesJSON{}},
 }
 
 var outputTitles = map[string]string{

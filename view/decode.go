@@ -1,0 +1,111 @@
+package view
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/fwsim/fwsim/hwtest"
+)
+
+// WriteDecodeText writes the report of a decoded capture: every
+// generation's nodes, tree, gap counts, problems and self-IDs, and how
+// many are consistent.
+func WriteDecodeText(w io.Writer, c *hwtest.Capture) {
+	fmt.Fprintf(w, "fwsim decode: %s (%s), %d generation%s\n", c.Source, c.Format, len(c.Buses), plural(len(c.Buses)))
+	for i, b := range c.Buses {
+		fmt.Fprintln(w)
+		writeBusText(w, i+1, b)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%d generation%s, %d consistent\n", len(c.Buses), plural(len(c.Buses)), len(c.Buses)-c.Inconsistent())
+}
+
+// writeBusText writes one generation of a capture.
+func writeBusText(w io.Writer, index int, b *hwtest.Bus) {
+	var about []string
+	if b.Line > 0 {
+		about = append(about, "line "+strconv.Itoa(b.Line))
+	}
+	if b.Number >= 0 {
+		about = append(about, "bus generation "+strconv.Itoa(b.Number))
+	}
+	if b.Format == hwtest.FormatTopologyMap {
+		about = append(about, "map update counter "+strconv.FormatUint(uint64(b.MapCounter), 10))
+	}
+	if b.LocalPhyID >= 0 {
+		about = append(about, "captured at phy "+strconv.Itoa(b.LocalPhyID))
+	}
+	verdict := "consistent"
+	if !b.Consistent() {
+		verdict = "INCONSISTENT"
+	}
+	fmt.Fprintf(w, "generation %d (%s): %d node%s, %s\n", index, strings.Join(about, ", "), len(b.Nodes), plural(len(b.Nodes)), verdict)
+	if len(b.Nodes) > 0 {
+		var nodes table
+		nodes.add("phy", "L", "gap", "speed", "c", "pwr", "i", "parent", "ports")
+		for _, n := range b.Nodes {
+			parent := "-"
+			if n.Parent >= 0 {
+				parent = fmt.Sprintf("phy %d via p%d", n.Parent, n.ParentPort)
+			} else if b.Tree != nil {
+				parent = "root"
+			}
+			nodes.add(strconv.Itoa(n.PhyID), mark(n.LinkActive, "L"), strconv.Itoa(n.GapCount), n.Speed.String(),
+				mark(n.Contender, "c"), strconv.Itoa(n.PowerClass), mark(n.InitiatedReset, "i"), parent, PortList(hwtest.PresentPorts(n.Ports)))
+		}
+		nodes.write(w, "  ")
+	}
+	if b.Tree != nil {
+		fmt.Fprintf(w, "  root: phy %d; hops: %d; IRM: %s\n", b.Root, b.Hops, phyOrNone(b.IRM))
+		fmt.Fprintln(w, "  cables (parent port - child port):")
+		for _, n := range b.Nodes {
+			for _, l := range n.Children {
+				fmt.Fprintf(w, "    phy %d p%d - phy %d p%d\n", n.PhyID, l.Port, l.Child, l.ChildPort)
+			}
+		}
+		if len(b.Nodes) == 1 {
+			fmt.Fprintln(w, "    none: a lone node")
+		}
+	}
+	switch {
+	case len(b.Nodes) == 0:
+	case b.GapConsistent && b.Tree != nil:
+		fmt.Fprintf(w, "  gap count: %d on every node; a bus manager would set %d for %d hop%s\n", b.GapCount, b.GapForHops, b.Hops, plural(b.Hops))
+	case b.GapConsistent:
+		fmt.Fprintf(w, "  gap count: %d on every node\n", b.GapCount)
+	default:
+		fmt.Fprintln(w, "  gap count: MISMATCHED (see problems)")
+	}
+	if c := b.PhyConfig; c != nil {
+		fmt.Fprintf(w, "  before this reset the bus manager forced root phy %d and gap count %d (line %d)\n", c.Root, c.GapCount, c.Line)
+	}
+	if len(b.Problems) == 0 {
+		fmt.Fprintln(w, "  problems: none")
+	} else {
+		fmt.Fprintf(w, "  problems (%d):\n", len(b.Problems))
+		for _, p := range b.Problems {
+			fmt.Fprintf(w, "    %s\n", p)
+		}
+	}
+	fmt.Fprintf(w, "  self-IDs (%d):\n", len(b.SelfIDs))
+	for _, q := range b.SelfIDs {
+		fmt.Fprintf(w, "    0x%08x  %s\n", uint32(q), q)
+	}
+}
+
+// mark is a set flag's name, "-" when clear.
+func mark(set bool, name string) string {
+	if set {
+		return name
+	}
+	return "-"
+}
+
+func phyOrNone(id int) string {
+	if id < 0 {
+		return "none"
+	}
+	return "phy " + strconv.Itoa(id)
+}
