@@ -525,3 +525,19 @@ func deadlineOf(name string, m *Metric, ns int64) Deadline {
 	}
 	return Deadline{Metric: name, DeadlineNs: ns, Met: met, Of: of, P: p, CI95: stats.Wilson(met, of)}
 }
+
+// Shortfalls says what makes the analysis a failure, one finding each:
+// runs that did not end ok, and every deadline some run missed (a missed
+// deadline is a failure). None when it passed.
+func (s *Summary) Shortfalls() []string {
+	var why []string
+	if failed := s.Failed(); failed > 0 {
+		why = append(why, fmt.Sprintf("%d of %d runs did not end ok", failed, s.Runs))
+	}
+	for _, d := range s.Deadlines {
+		if d.Met < d.Of {
+			why = append(why, fmt.Sprintf("%s > %v in %d of %d runs", d.Metric, time.Duration(d.DeadlineNs), d.Of-d.Met, d.Of))
+		}
+	}
+	return why
+}

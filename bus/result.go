@@ -1,6 +1,7 @@
 package bus
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/fwsim/fwsim/phy"
@@ -261,9 +262,30 @@ func (r *Result) FailedGenerations() int {
 
 // Clock names the PHY clocks of the run as --clock does: "ideal" or
 // "cycle".
-func (r *Result) Clock() string {
-	if r.IdealClock {
+func (r *Result) Clock() string { return ClockName(r.IdealClock) }
+
+// ClockName names PHY clocks as --clock does: "ideal" or "cycle".
+func ClockName(ideal bool) string {
+	if ideal {
 		return "ideal"
 	}
 	return "cycle"
+}
+
+// Settings names how the run was made, as every view heads it: "seed 7,
+// profile 1394-1995, policy coin, coin bias 0.5, timing random, clock
+// cycle".
+func (r *Result) Settings() string {
+	return fmt.Sprintf("seed %d, profile %s, policy %s, coin bias %g, timing %s, clock %s",
+		r.Seed, r.Profile, r.Policy, r.CoinBias, r.Corner, r.Clock())
+}
+
+// Summary is one line that reproduces the run: its seed and settings, the
+// forced root and the first reset.
+func (r *Result) Summary() string {
+	s := "fwsim run: " + r.Settings()
+	if r.ForceRoot != "" {
+		s += ", force root " + r.ForceRoot
+	}
+	return s + ", first reset " + r.FirstReset()
 }

@@ -43,6 +43,19 @@ func ParseTiming(s string) (Timing, error) {
 	return 0, fmt.Errorf("timing %q: want random, nondet, min or max", s)
 }
 
+// Corner is where the waits of a run fall for bus.Run: at a window's
+// bound for Min and Max, drawn for Random and Nondet (whose choices the
+// explorer makes).
+func (t Timing) Corner() treeid.Corner {
+	switch t {
+	case Min:
+		return treeid.CornerMin
+	case Max:
+		return treeid.CornerMax
+	}
+	return treeid.CornerRandom
+}
+
 // DefaultMaxStates is Options.MaxStates when zero.
 const DefaultMaxStates = 50_000
 
@@ -221,14 +234,7 @@ func checkOptions(o *Options) error {
 	if o.Bus.Observer != nil || o.Bus.Replay != nil {
 		return fmt.Errorf("%w: Bus.Observer and Bus.Replay must be nil", ErrInvalidOptions)
 	}
-	switch o.Timing {
-	case Min:
-		o.Bus.Corner = treeid.CornerMin
-	case Max:
-		o.Bus.Corner = treeid.CornerMax
-	default:
-		o.Bus.Corner = treeid.CornerRandom
-	}
+	o.Bus.Corner = o.Timing.Corner()
 	f, _ := bias.Float64()
 	o.Bus.CoinBias = &f
 	if o.MaxStates == 0 {

@@ -1,7 +1,6 @@
 package hwtest
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -421,48 +420,4 @@ func compareQuadlets(real, emulated []phy.SelfID) []Diff {
 		diffs = append(diffs, Diff{Node: node, Index: index, Field: "quadlet", Real: show(real, i), Emulated: show(emulated, i)})
 	}
 	return diffs
-}
-
-// CrossResult is the cross-check of one generation of a capture: a
-// comparison, or why there is none.
-type CrossResult struct {
-	Bus   *Bus
-	Check *CrossCheck
-	Err   error // why the generation was not emulated; Check is then nil
-}
-
-// Match reports a generation emulated without a difference.
-func (r CrossResult) Match() bool { return r.Err == nil && r.Check.Match() }
-
-// Mismatches counts the results that do not match.
-func Mismatches(rs []CrossResult) int {
-	n := 0
-	for _, r := range rs {
-		if !r.Match() {
-			n++
-		}
-	}
-	return n
-}
-
-// CrossCapture cross-checks every generation of c under o. A generation
-// that cannot be emulated has its error in its result; an error that
-// concerns every generation ends the check and is returned:
-// bus.ErrInterrupted once o.Interrupt closes, and bus.ErrInvalidOptions
-// for a ForceRoot or an initiator the topology lacks.
-func CrossCapture(c *Capture, o CrossOptions) ([]CrossResult, error) {
-	results := make([]CrossResult, len(c.Buses))
-	for i, b := range c.Buses {
-		select {
-		case <-o.Interrupt:
-			return nil, bus.ErrInterrupted
-		default:
-		}
-		results[i].Bus = b
-		results[i].Check, results[i].Err = Cross(b, o)
-		if err := results[i].Err; errors.Is(err, bus.ErrInterrupted) || errors.Is(err, bus.ErrInvalidOptions) {
-			return nil, err
-		}
-	}
-	return results, nil
 }

@@ -24,11 +24,9 @@
 //
 // Decode splits the self-IDs into nodes with package phy and builds the
 // tree with treeid.Build, the checks Linux's firewire core makes (docs/protocol.md §9.3);
-// it adds the gap-count and hop-count checks. ReadCapture reads and
-// decodes a whole capture as a Capture, the bus of each reset;
-// Capture.LastTree is the bus of its last generation that forms a tree
-// as a topology file (CapturedTopology.Encode), what decode
-// --emit-topology writes.
+// it adds the gap-count and hop-count checks. A Capture holds the decoded
+// bus of each reset of a capture; WriteTopologyOf writes the last one that
+// forms a tree as a topology file, what decode --emit-topology writes.
 //
 // # Cross-check
 //
@@ -43,17 +41,18 @@
 // the Likelihood of the captured root and self-ID order, the Odds of the
 // bus with no root forced: exact, from an exploration (package explore)
 // within OddsOptions.MaxStates, or estimated from OddsRuns Monte Carlo
-// runs with their Wilson intervals. CrossCapture cross-checks every
-// generation of a Capture, a CrossResult each.
+// runs with their Wilson intervals. A CrossResult is the cross-check of
+// one generation of a capture.
 //
 // # Line states
 //
 // ReadLines reads a logic analyzer's capture of the TPA/TPB comparators as
 // sigrok exports it (a VCD, read through internal/vcd's Scanner, or a CSV)
-// into each port's received line states, a LineCapture; ReadChannelMap
-// reads which channel records which comparator. EmulateLines gives the
-// line states of an emulated run, CompareLines compares the two reset by
-// reset, and a LineReport holds the capture and its comparison.
+// into each port's received line states, a LineCapture; WriteSigrokVCD
+// writes fwsim's own sigrok-dialect VCD of a run, which ReadLines reads
+// back. EmulatedLines gives the line states of an emulated run,
+// CompareLines compares the two reset by reset, and a LineReport holds a
+// capture and its comparison.
 //
 // # Devices
 //

@@ -8,10 +8,6 @@ import (
 	"github.com/fwsim/fwsim/internal/jsonout"
 )
 
-// The JSON outputs of the hardware path: decode, crosscheck, probe and
-// linestates --json. docs/schema is generated from these types and the
-// comments of their fields.
-
 // DecodeJSON is the --json output of decode. The first generation's fields
 // appear at the top level too, for the common one-reset capture.
 type DecodeJSON struct {
@@ -72,11 +68,10 @@ type ProblemJSON struct {
 	Message string  `json:"message"` // what is wrong, in words
 }
 
-// NewDecodeJSON is the JSON form of a decoded capture.
 func NewDecodeJSON(c *Capture) DecodeJSON {
 	out := DecodeJSON{VersionJSON: bus.NewVersionJSON(), Source: c.Source, Format: string(c.Format), Generations: []BusJSON{}}
 	for _, b := range c.Buses {
-		out.Generations = append(out.Generations, NewBusJSON(b))
+		out.Generations = append(out.Generations, newBusJSON(b))
 	}
 	if len(out.Generations) > 0 {
 		out.BusJSON = out.Generations[0]
@@ -84,8 +79,7 @@ func NewDecodeJSON(c *Capture) DecodeJSON {
 	return out
 }
 
-// NewBusJSON is the JSON form of one decoded generation.
-func NewBusJSON(b *Bus) BusJSON {
+func newBusJSON(b *Bus) BusJSON {
 	out := BusJSON{
 		Line: jsonout.NullIfNegative(b.Line), Generation: jsonout.NullIfNegative(b.Number), LocalPhyID: jsonout.NullIfNegative(b.LocalPhyID),
 		Consistent: b.Consistent(), Nodes: []BusNodeJSON{},
@@ -142,15 +136,15 @@ type CrosscheckJSON struct {
 
 // CrossGenerationJSON is one captured generation against its emulation.
 type CrossGenerationJSON struct {
-	Match      bool          `json:"match"`      // the emulation ended ok and its self-IDs equal the capture's
-	Error      *string       `json:"error"`      // why there was no emulation, null otherwise
-	Profile    string        `json:"profile"`    // the PHY timing profile of the emulation, "" without one
-	ForceRoot  *string       `json:"force_root"` // the node given RHB in the emulation (the captured root when the emulation elected another), null if none
-	Initiators []string      `json:"initiators"` // the nodes that started the emulated reset: by default those whose i bit is set, else the root, or the one PHY drawn from the seed
-	Outcome    string        `json:"outcome"`    // how the emulation ended, as run's outcome; "" without one
-	Notes      []string      `json:"notes"`      // what the comparison could not take from the capture
-	Problems   []string      `json:"problems"`   // why the emulation's outcome failed, one finding each
-	Root       *RootDiffJSON `json:"root"`       // the emulation elected or forced another root than the capture shows, null otherwise
+	Match      bool      `json:"match"`      // the emulation ended ok and its self-IDs equal the capture's
+	Error      *string   `json:"error"`      // why there was no emulation, null otherwise
+	Profile    string    `json:"profile"`    // the PHY timing profile of the emulation, "" without one
+	ForceRoot  *string   `json:"force_root"` // the node given RHB in the emulation (the captured root when the emulation elected another), null if none
+	Initiators []string  `json:"initiators"` // the nodes that started the emulated reset: by default those whose i bit is set, else the root, or the one PHY drawn from the seed
+	Outcome    string    `json:"outcome"`    // how the emulation ended, as run's outcome; "" without one
+	Notes      []string  `json:"notes"`      // what the comparison could not take from the capture
+	Problems   []string  `json:"problems"`   // why the emulation's outcome failed, one finding each
+	Root       *RootJSON `json:"root"`       // the emulation elected or forced another root than the capture shows, null otherwise
 	// Likelihood is the odds of the captured root and self-ID order; null
 	// when the topology does not name the captured nodes or there is no
 	// emulation.
@@ -160,9 +154,9 @@ type CrossGenerationJSON struct {
 	Emulated   []string        `json:"emulated_self_ids"` // the emulated self-IDs, "0x%08x"; [] without an emulation
 }
 
-// RootDiffJSON is a captured root the emulation at the seed did not elect;
+// RootJSON is a captured root the emulation at the seed did not elect;
 // the diffs then come from an emulation with the captured root forced.
-type RootDiffJSON struct {
+type RootJSON struct {
 	Real       string `json:"real"`       // the captured root, as a topology node
 	Emulated   string `json:"emulated"`   // the root the emulation at the seed elected or forced
 	Contention bool   `json:"contention"` // a root contention decided the emulated root
@@ -210,21 +204,6 @@ type OrderOddsJSON struct {
 	P     ChanceJSON `json:"p"`     // its chance
 }
 
-// DiffJSON is one difference of a captured self-ID from the emulated one.
-type DiffJSON struct {
-	Node   *int   `json:"node"`    // the captured phy_ID, null for an emulated node the capture lacks
-	NodeID string `json:"node_id"` // the emulated topology node compared, "" when none
-	// Field is the self-ID field (phy_id, link_active, gap_count, speed,
-	// delay, contender, power_class, initiated_reset, "port N"), or
-	// "packets", "reserved bits", "node" or "quadlet" when whole packets
-	// differ.
-	Field    string  `json:"field"`
-	Real     string  `json:"real"`     // the captured value
-	Emulated string  `json:"emulated"` // the emulated value
-	Index    *int    `json:"index"`    // the real quadlet's position, null when it has none
-	Quadlet  *string `json:"quadlet"`  // the real quadlet, null when it has none
-}
-
 func newChanceJSON(c Chance) ChanceJSON {
 	out := ChanceJSON{P: c.P(), Interval: c.Interval()}
 	if exact := c.Exact(); exact != "" {
@@ -247,9 +226,7 @@ func newRootOddsJSON(r RootOdds) RootOddsJSON {
 	return out
 }
 
-// NewLikelihoodJSON is the JSON form of the odds of a captured root and
-// self-ID order.
-func NewLikelihoodJSON(l *Likelihood) *LikelihoodJSON {
+func newLikelihoodJSON(l *Likelihood) *LikelihoodJSON {
 	out := &LikelihoodJSON{Method: "exact", Root: l.Root, Order: l.Order,
 		PRoot: newChanceJSON(l.PRoot), POrder: newChanceJSON(l.POrder), Roots: []RootOddsJSON{}}
 	if l.Exact {
@@ -269,8 +246,21 @@ func NewLikelihoodJSON(l *Likelihood) *LikelihoodJSON {
 	return out
 }
 
-// NewCrosscheckJSON is the JSON form of the cross-check of capture c's
-// generations with emulations at seed.
+// DiffJSON is one difference of a captured self-ID from the emulated one.
+type DiffJSON struct {
+	Node   *int   `json:"node"`    // the captured phy_ID, null for an emulated node the capture lacks
+	NodeID string `json:"node_id"` // the emulated topology node compared, "" when none
+	// Field is the self-ID field (phy_id, link_active, gap_count, speed,
+	// delay, contender, power_class, initiated_reset, "port N"), or
+	// "packets", "reserved bits", "node" or "quadlet" when whole packets
+	// differ.
+	Field    string  `json:"field"`
+	Real     string  `json:"real"`     // the captured value
+	Emulated string  `json:"emulated"` // the emulated value
+	Index    *int    `json:"index"`    // the real quadlet's position, null when it has none
+	Quadlet  *string `json:"quadlet"`  // the real quadlet, null when it has none
+}
+
 func NewCrosscheckJSON(c *Capture, seed uint64, rs []CrossResult) CrosscheckJSON {
 	out := CrosscheckJSON{VersionJSON: bus.NewVersionJSON(), Source: c.Source, Format: string(c.Format), Seed: seed, Generations: []CrossGenerationJSON{}}
 	for _, r := range rs {
@@ -287,10 +277,10 @@ func NewCrosscheckJSON(c *Capture, seed uint64, rs []CrossResult) CrosscheckJSON
 		g.Outcome, g.Notes, g.Problems = string(ch.Outcome), jsonout.List(ch.Notes), jsonout.List(ch.Problems)
 		g.Emulated = quadletStrings(ch.Emulated)
 		if r := ch.Root; r != nil {
-			g.Root = &RootDiffJSON{Real: r.Real, Emulated: r.Emulated, Contention: r.Contention, Forced: r.Forced}
+			g.Root = &RootJSON{Real: r.Real, Emulated: r.Emulated, Contention: r.Contention, Forced: r.Forced}
 		}
 		if l := ch.Likelihood; l != nil {
-			g.Likelihood = NewLikelihoodJSON(l)
+			g.Likelihood = newLikelihoodJSON(l)
 		}
 		for _, d := range ch.Diffs {
 			dj := DiffJSON{Node: jsonout.NullIfNegative(d.Node), NodeID: d.Name, Field: d.Field, Real: d.Real, Emulated: d.Emulated, Index: jsonout.NullIfNegative(d.Index)}
@@ -318,6 +308,15 @@ type ProbeJSON struct {
 	BusJSON
 }
 
+func NewProbeJSON(s *Snapshot, b *Bus) ProbeJSON {
+	out := ProbeJSON{VersionJSON: bus.NewVersionJSON(), Device: s.Path, Generation: s.Info.Generation, LocalNodeID: s.Info.LocalNodeID,
+		RootNodeID: s.Info.RootNodeID, IRMNodeID: s.Info.IRMNodeID, BusJSON: newBusJSON(b)}
+	if s.Info.BMNodeID&0xffff != 0xffff {
+		out.BMNodeID = &s.Info.BMNodeID
+	}
+	return out
+}
+
 // USBListJSON is the --json output of probe --usb list.
 type USBListJSON struct {
 	bus.VersionJSON
@@ -333,26 +332,6 @@ type USBDeviceJSON struct {
 	Class   string `json:"class"`   // the device class
 }
 
-// NewProbeJSON is the JSON form of a probe's snapshot s and its decoded
-// bus b.
-func NewProbeJSON(s *Snapshot, b *Bus) ProbeJSON {
-	out := ProbeJSON{VersionJSON: bus.NewVersionJSON(), Device: s.Path, Generation: s.Info.Generation, LocalNodeID: s.Info.LocalNodeID,
-		RootNodeID: s.Info.RootNodeID, IRMNodeID: s.Info.IRMNodeID, BusJSON: NewBusJSON(b)}
-	if s.Info.BMNodeID&0xffff != 0xffff {
-		out.BMNodeID = &s.Info.BMNodeID
-	}
-	return out
-}
-
-// NewUSBListJSON is the JSON form of the USB devices seen.
-func NewUSBListJSON(devs []USBDeviceInfo) USBListJSON {
-	out := USBListJSON{VersionJSON: bus.NewVersionJSON(), Devices: []USBDeviceJSON{}}
-	for _, d := range devs {
-		out.Devices = append(out.Devices, USBDeviceJSON{d.Bus, d.Address, fmt.Sprintf("%04x", d.VID), fmt.Sprintf("%04x", d.PID), d.Class})
-	}
-	return out
-}
-
 // LinestatesJSON is the --json output of linestates.
 type LinestatesJSON struct {
 	bus.VersionJSON
@@ -360,10 +339,10 @@ type LinestatesJSON struct {
 	Format string `json:"format"` // sigrok-vcd or sigrok-csv
 	// SamplePeriodPs is the time between two samples, in ps: the
 	// resolution of every time of the capture.
-	SamplePeriodPs int64               `json:"sample_period_ps"`
-	EndNs          int64               `json:"end_ns"`     // the last instant the capture covers, ns from its start
-	Ports          []LinePortJSON      `json:"ports"`      // every port the channels record, in node then port order
-	Comparison     *LineComparisonJSON `json:"comparison"` // against the emulation; null without --topology or --gen
+	SamplePeriodPs int64          `json:"sample_period_ps"`
+	EndNs          int64          `json:"end_ns"`     // the last instant the capture covers, ns from its start
+	Ports          []LinePortJSON `json:"ports"`      // every port the channels record, in node then port order
+	Comparison     *LineCompJSON  `json:"comparison"` // against the emulation; null without --topology or --gen
 }
 
 // LinePortJSON is one port's line states, as episodes.
@@ -386,8 +365,8 @@ type EpisodeJSON struct {
 	Cut    bool   `json:"cut"`   // the capture ends during the episode: end_ns is its end
 }
 
-// LineComparisonJSON is a capture against the emulation of its bus.
-type LineComparisonJSON struct {
+// LineCompJSON is a capture against the emulation of its bus.
+type LineCompJSON struct {
 	Emulated string `json:"emulated"` // the bus emulated: the topology file, or gen SPEC
 	Seed     uint64 `json:"seed"`     // the emulation's seed
 	// Match: every captured port is emulated, and every quantity the
@@ -422,7 +401,7 @@ type LineRowJSON struct {
 	Within   bool   `json:"within"`   // equal counts, times within the tolerance, or absent on both sides
 }
 
-// NewLinestatesJSON is the JSON form of a line-state report.
+// NewLinestatesJSON is r as fwsim linestates --json writes it.
 func NewLinestatesJSON(r LineReport) LinestatesJSON {
 	lc := r.Capture
 	out := LinestatesJSON{VersionJSON: bus.NewVersionJSON(), Source: r.Source, Format: string(lc.Format),
@@ -436,7 +415,7 @@ func NewLinestatesJSON(r LineReport) LinestatesJSON {
 		out.Ports = append(out.Ports, p)
 	}
 	if c := r.Comparison; c != nil {
-		cj := &LineComparisonJSON{Emulated: r.Emulated, Seed: r.Seed, Match: c.Match(), TolerancePs: int64(math.Round(c.ToleranceNs * 1000)),
+		cj := &LineCompJSON{Emulated: r.Emulated, Seed: r.Seed, Match: c.Match(), TolerancePs: int64(math.Round(c.ToleranceNs * 1000)),
 			RealOriginNs: jsonout.NullIfNegative(c.RealOriginNs), EmulatedOriginNs: jsonout.NullIfNegative(c.EmulatedOriginNs), Missing: []string{}, Rows: []LineRowJSON{}}
 		for _, p := range c.Missing {
 			cj.Missing = append(cj.Missing, p.String())

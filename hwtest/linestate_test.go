@@ -3,7 +3,6 @@ package hwtest
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -58,15 +57,10 @@ func emulate(t testing.TB, topo *bus.Topology, opts bus.Options) (*bus.Result, [
 	return res, trace.Events
 }
 
-// writeSigrokVCD writes fwsim's sigrok-dialect VCD of a run. The writer is
-// view's, and view imports hwtest: the external tests set it
-// (sigrokvcd_test.go), since an internal test cannot import view.
-var writeSigrokVCD func(w io.Writer, res *bus.Result, trace []bus.TraceEvent) error
-
 func sigrokVCD(t testing.TB, res *bus.Result, trace []bus.TraceEvent) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, writeSigrokVCD(&buf, res, trace))
+	require.NoError(t, WriteSigrokVCD(&buf, res, trace))
 	return buf.Bytes()
 }
 

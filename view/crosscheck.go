@@ -8,9 +8,6 @@ import (
 	"github.com/fwsim/fwsim/hwtest"
 )
 
-// WriteCrosscheckText writes the cross-check of capture c's generations
-// with emulations at seed: each generation's verdict, emulation, odds and
-// differences, and how many match.
 func WriteCrosscheckText(w io.Writer, c *hwtest.Capture, seed uint64, rs []hwtest.CrossResult) {
 	fmt.Fprintf(w, "fwsim crosscheck: %s (%s), seed %d\n", c.Source, c.Format, seed)
 	for i, r := range rs {
@@ -31,7 +28,7 @@ func WriteCrosscheckText(w io.Writer, c *hwtest.Capture, seed uint64, rs []hwtes
 			fmt.Fprintf(w, "  root: %s; the nodes are compared with %s forced\n", ch.Root, ch.Root.Real)
 		}
 		if l := ch.Likelihood; l != nil {
-			writeLikelihoodText(w, l, seed)
+			WriteLikelihoodText(w, l, seed)
 		}
 		for _, n := range ch.Notes {
 			fmt.Fprintf(w, "  note: %s\n", n)
@@ -52,13 +49,12 @@ func WriteCrosscheckText(w io.Writer, c *hwtest.Capture, seed uint64, rs []hwtes
 		t.write(w, "    ")
 	}
 	fmt.Fprintln(w)
-	matches := len(rs) - hwtest.Mismatches(rs)
-	fmt.Fprintf(w, "%d generation%s, %d match%s\n", len(rs), plural(len(rs)), matches, esPlural(matches))
+	fmt.Fprintf(w, "%d generation%s, %d match%s\n", len(rs), plural(len(rs)), len(rs)-hwtest.Mismatches(rs), esPlural(len(rs)-hwtest.Mismatches(rs)))
 }
 
-// writeLikelihoodText writes the odds of the captured root and order, how
+// WriteLikelihoodText writes the odds of the captured root and order, how
 // they were computed, and the likeliest root and order when likelier.
-func writeLikelihoodText(w io.Writer, l *hwtest.Likelihood, seed uint64) {
+func WriteLikelihoodText(w io.Writer, l *hwtest.Likelihood, seed uint64) {
 	if l.Exact {
 		fmt.Fprintf(w, "  odds (exact: every run explored, %d state%s; seed %d's timers and clock phases):\n", l.States, plural(l.States), seed)
 	} else {
@@ -74,7 +70,6 @@ func writeLikelihoodText(w io.Writer, l *hwtest.Likelihood, seed uint64) {
 	}
 }
 
-// esPlural is the "es" of n matches.
 func esPlural(n int) string {
 	if n == 1 {
 		return ""

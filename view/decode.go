@@ -7,11 +7,10 @@ import (
 	"strings"
 
 	"github.com/fwsim/fwsim/hwtest"
+	"github.com/fwsim/fwsim/phy"
 )
 
-// WriteDecodeText writes the report of a decoded capture: every
-// generation's nodes, tree, gap counts, problems and self-IDs, and how
-// many are consistent.
+// WriteDecodeText writes the human report of a decoded capture.
 func WriteDecodeText(w io.Writer, c *hwtest.Capture) {
 	fmt.Fprintf(w, "fwsim decode: %s (%s), %d generation%s\n", c.Source, c.Format, len(c.Buses), plural(len(c.Buses)))
 	for i, b := range c.Buses {
@@ -19,7 +18,7 @@ func WriteDecodeText(w io.Writer, c *hwtest.Capture) {
 		writeBusText(w, i+1, b)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "%d generation%s, %d consistent\n", len(c.Buses), plural(len(c.Buses)), len(c.Buses)-c.Inconsistent())
+	fmt.Fprintf(w, "%d generation%s, %d consistent\n", len(c.Buses), plural(len(c.Buses)), len(c.Buses)-hwtest.Inconsistent(c.Buses))
 }
 
 // writeBusText writes one generation of a capture.
@@ -53,7 +52,7 @@ func writeBusText(w io.Writer, index int, b *hwtest.Bus) {
 				parent = "root"
 			}
 			nodes.add(strconv.Itoa(n.PhyID), mark(n.LinkActive, "L"), strconv.Itoa(n.GapCount), n.Speed.String(),
-				mark(n.Contender, "c"), strconv.Itoa(n.PowerClass), mark(n.InitiatedReset, "i"), parent, PortList(hwtest.PresentPorts(n.Ports)))
+				mark(n.Contender, "c"), strconv.Itoa(n.PowerClass), mark(n.InitiatedReset, "i"), parent, PortList(presentPorts(n.Ports)))
 		}
 		nodes.write(w, "  ")
 	}
@@ -95,7 +94,16 @@ func writeBusText(w io.Writer, index int, b *hwtest.Bus) {
 	}
 }
 
-// mark is a set flag's name, "-" when clear.
+// presentPorts drops the absent ports after the last present one: the
+// packets always carry 3, 11, 19 or 27 port fields.
+func presentPorts(ports []phy.PortStatus) []phy.PortStatus {
+	n := len(ports)
+	for n > 1 && ports[n-1] == phy.PortAbsent {
+		n--
+	}
+	return ports[:n]
+}
+
 func mark(set bool, name string) string {
 	if set {
 		return name

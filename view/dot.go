@@ -20,7 +20,7 @@ import (
 // seed. Render it with dot -Tsvg.
 func WriteDOT(w io.Writer, res *bus.Result) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "digraph fwsim {\n  label=%s;\n  labelloc=t;\n  rankdir=BT;\n", dotQuote(runSummary(res)))
+	fmt.Fprintf(bw, "digraph fwsim {\n  label=%s;\n  labelloc=t;\n  rankdir=BT;\n", dotQuote(res.Summary()))
 	// Port labels stand beside the cable's ends, clear of the arrowheads.
 	bw.WriteString("  node [shape=box, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10, labeldistance=2, labelangle=35];\n")
 	for gi := range res.Generations {

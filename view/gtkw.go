@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/vcd"
 )
 
 // GTKWOptions sets what WriteGTKW writes.
@@ -69,7 +70,7 @@ func WriteGTKW(w io.Writer, res *bus.Result, trace []bus.TraceEvent, opts GTKWOp
 		return fmt.Errorf("%w: GTKWave window width %d: want more than the %d px of the signal names", bus.ErrInvalidOptions, width, gtkwSignalsWidth)
 	}
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "[*] fwsim: GTKWave save file for the VCD of this run\n[*] %s\n", runSummary(res))
+	fmt.Fprintf(bw, "[*] fwsim: GTKWave save file for the VCD of this run\n[*] %s\n", res.Summary())
 	if opts.DumpFile != "" {
 		fmt.Fprintf(bw, "[dumpfile] %s\n", strconv.Quote(opts.DumpFile))
 	}
@@ -107,10 +108,10 @@ func WriteGTKW(w io.Writer, res *bus.Result, trace []bus.TraceEvent, opts GTKWOp
 	}
 	group("bus", append(busSignals, "bus.scenario"))
 	connected := gtkwConnectedPorts(res)
-	for _, n := range viewNodes(res, trace) {
-		scope := vcdScope(n.id)
+	for _, n := range bus.TracedNodes(res, trace) {
+		scope := vcd.ScopeName(n.ID)
 		signals := []string{scope + ".state", scope + ".backoff"}
-		for _, p := range connected[n.id] {
+		for _, p := range connected[n.ID] {
 			prefix := scope + ".p" + strconv.Itoa(p)
 			signals = append(signals, prefix+".line_tx", prefix+".line_rx")
 		}

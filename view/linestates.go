@@ -9,9 +9,21 @@ import (
 	"github.com/fwsim/fwsim/hwtest"
 )
 
-// WriteLinestatesText writes a line-state report: each port's episodes,
-// then, with a comparison, every quantity compared with the emulation and
-// its verdict.
+// rowValue shows a compared quantity: ns or a count, "none" when absent.
+func rowValue(row hwtest.LineRow, v int64) string {
+	switch {
+	case v < 0:
+		return "none"
+	case row.Measure == "count":
+		return strconv.FormatInt(v, 10)
+	}
+	return strconv.FormatInt(v, 10) + " ns"
+}
+
+// formatNs shows a time in ns to the ps.
+func formatNs(ns float64) string { return strconv.FormatFloat(math.Round(ns*1000)/1000, 'f', -1, 64) }
+
+// WriteLinestatesText writes what fwsim linestates found.
 func WriteLinestatesText(w io.Writer, r hwtest.LineReport) {
 	lc := r.Capture
 	fmt.Fprintf(w, "fwsim linestates: %s (%s), %d port%s, sample period %s ns, %d ns long\n",
@@ -68,17 +80,3 @@ func WriteLinestatesText(w io.Writer, r hwtest.LineReport) {
 	fmt.Fprintf(w, "%d compared: %d within the tolerance, %d differ, %d differ by chance (the back-offs the PHYs draw)\n",
 		len(c.Rows), len(c.Rows)-differ-chance, differ, chance)
 }
-
-// rowValue shows a compared quantity: ns or a count, "none" when absent.
-func rowValue(row hwtest.LineRow, v int64) string {
-	switch {
-	case v < 0:
-		return "none"
-	case row.Measure == "count":
-		return strconv.FormatInt(v, 10)
-	}
-	return strconv.FormatInt(v, 10) + " ns"
-}
-
-// formatNs shows a time in ns to the ps.
-func formatNs(ns float64) string { return strconv.FormatFloat(math.Round(ns*1000)/1000, 'f', -1, 64) }

@@ -17,8 +17,7 @@ import (
 // as in the VCD and JSONL views; the timeline also gives each time after
 // its generation's start.
 func WriteRunText(w io.Writer, source string, res *bus.Result) {
-	fmt.Fprintf(w, "fwsim run: seed %d, profile %s, policy %s, coin bias %g, timing %s, clock %s\n",
-		res.Seed, res.Profile, res.Policy, res.CoinBias, res.Corner, res.Clock())
+	fmt.Fprintf(w, "fwsim run: %s\n", res.Settings())
 	fmt.Fprintf(w, "topology: %s\n", source)
 	first := res.FirstReset()
 	if len(res.AwaitingConnect) > 0 {

@@ -6,9 +6,9 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/hwtest"
 	"github.com/fwsim/fwsim/internal/vcd"
 	"github.com/fwsim/fwsim/phy"
 )
@@ -90,11 +90,11 @@ func WriteVCDWith(w io.Writer, res *bus.Result, trace []bus.TraceEvent, opts VCD
 	switch opts.Dialect {
 	case VCDGTKWave:
 	case VCDSigrok:
-		return writeSigrokVCD(vw, res, trace)
+		return hwtest.WriteSigrokVCD(w, res, trace)
 	default:
 		return fmt.Errorf("%w: VCD dialect %d", bus.ErrInvalidOptions, opts.Dialect)
 	}
-	if err := vw.Comment(runSummary(res)); err != nil {
+	if err := vw.Comment(res.Summary()); err != nil {
 		return err
 	}
 	v, err := declareVCD(vw, res, trace)
@@ -104,91 +104,7 @@ func WriteVCDWith(w io.Writer, res *bus.Result, trace []bus.TraceEvent, opts VCD
 	if err := vw.EndDefinitions(); err != nil {
 		return err
 	}
-	return writeChanges(vw, v.changes(res, trace), res.EndNs)
-}
-
-// writeChanges writes changes, in time order, and ends the file at the
-// last of them or end.
-func writeChanges(vw *vcd.Writer, changes []vcdChange, end int64) error {
-	for _, c := range changes {
-		if err := vw.Change(c.at, c.v, c.value); err != nil {
-			return err
-		}
-		end = max(end, c.at)
-	}
-	return vw.Finish(end)
-}
-
-// sigrokPair is the two channels of one pair in the sigrok dialect.
-type sigrokPair struct{ hi, lo vcd.Var }
-
-// writeSigrokVCD writes the sigrok dialect: the received levels of every
-// pair of every port, two channels each (see VCDSigrok).
-func writeSigrokVCD(vw *vcd.Writer, res *bus.Result, trace []bus.TraceEvent) error {
-	if err := vw.Comment(runSummary(res)); err != nil {
-		return err
-	}
-	if err := vw.Comment("sigrok dialect: per port and pair, <node>.p<n>.tpa.hi is 1 while the pair port n receives is driven to 1 " +
-		"and .lo while it is driven to 0; both 0 is Z (undriven, or two drivers cancelling). States, phases and self-IDs " +
-		"are in the GTKWave dialect."); err != nil {
-		return err
-	}
-	if err := vw.Scope("fwsim"); err != nil {
-		return err
-	}
-	pairs := map[string][][2]sigrokPair{} // by node, per port: TPA, TPB
-	for _, n := range viewNodes(res, trace) {
-		for p := range n.ports {
-			var pp [2]sigrokPair
-			for k, pair := range [2]string{"tpa", "tpb"} {
-				name := fmt.Sprintf("%s.p%d.%s", vcdScope(n.id), p, pair)
-				hi, err := vw.Declare(vcd.Wire, name+".hi", "0")
-				if err != nil {
-					return err
-				}
-				lo, err := vw.Declare(vcd.Wire, name+".lo", "0")
-				if err != nil {
-					return err
-				}
-				pp[k] = sigrokPair{hi, lo}
-			}
-			pairs[n.id] = append(pairs[n.id], pp)
-		}
-	}
-	if err := vw.Upscope(); err != nil {
-		return err
-	}
-	if err := vw.EndDefinitions(); err != nil {
-		return err
-	}
-	var changes []vcdChange
-	for _, e := range trace {
-		if e.Kind != bus.TraceReceive {
-			continue
-		}
-		pp := pairs[e.Node][e.Port]
-		for k, sig := range [2]phy.Signal{e.ToLine.A(), e.ToLine.B()} {
-			hi, lo := "0", "0"
-			switch sig {
-			case phy.Sig1:
-				hi = "1"
-			case phy.Sig0:
-				lo = "1"
-			}
-			changes = append(changes, vcdChange{e.TimeNs, pp[k].hi, hi}, vcdChange{e.TimeNs, pp[k].lo, lo})
-		}
-	}
-	return writeChanges(vw, changes, res.EndNs)
-}
-
-// runSummary is one line that reproduces the run: its seed and settings.
-func runSummary(res *bus.Result) string {
-	s := fmt.Sprintf("fwsim run: seed %d, profile %s, policy %s, coin bias %g, timing %s, clock %s",
-		res.Seed, res.Profile, res.Policy, res.CoinBias, res.Corner, res.Clock())
-	if res.ForceRoot != "" {
-		s += ", force root " + res.ForceRoot
-	}
-	return s + ", first reset " + res.FirstReset()
+	return vw.WriteChanges(v.changes(res, trace), res.EndNs)
 }
 
 // vcdPort holds the variables of one port.
@@ -203,48 +119,6 @@ type vcdVars struct {
 	scenario vcd.Var
 	gens     []vcd.Var
 	nodes    map[string]*vcdNode
-}
-
-// viewNode is a node as the views list it.
-type viewNode struct {
-	id    string
-	ports int
-	state phy.State // before the first trace event
-}
-
-// viewNodes lists the nodes of a run: in phy_ID order of the first
-// generation each belongs to, then any the trace alone names.
-func viewNodes(res *bus.Result, trace []bus.TraceEvent) []viewNode {
-	var out []viewNode
-	index := map[string]int{}
-	add := func(id string, ports int, state phy.State) {
-		if i, ok := index[id]; ok {
-			out[i].ports = max(out[i].ports, ports)
-			return
-		}
-		index[id] = len(out)
-		out = append(out, viewNode{id: id, ports: ports, state: state})
-	}
-	for _, g := range res.Generations {
-		for _, n := range g.Nodes {
-			add(n.ID, len(n.Ports), n.State)
-		}
-	}
-	for _, e := range trace {
-		if e.Node != "" {
-			add(e.Node, e.Port+1, e.FromState)
-		}
-	}
-	// A node's state before the run is where its first state change left
-	// from.
-	seen := map[string]bool{}
-	for _, e := range trace {
-		if e.Kind == bus.TraceState && !seen[e.Node] {
-			seen[e.Node] = true
-			out[index[e.Node]].state = e.FromState
-		}
-	}
-	return out
 }
 
 // declareVCD declares the variables of the GTKWave dialect.
@@ -276,14 +150,14 @@ func declareVCD(vw *vcd.Writer, res *bus.Result, trace []bus.TraceEvent) (*vcdVa
 		v.gens = append(v.gens, text("gen"+strconv.Itoa(i), "-"))
 	}
 	upscope()
-	for _, n := range viewNodes(res, trace) {
+	for _, n := range bus.TracedNodes(res, trace) {
 		vn := &vcdNode{}
-		v.nodes[n.id] = vn
-		scope(vcdScope(n.id))
-		vn.state = text("state", n.state.String())
+		v.nodes[n.ID] = vn
+		scope(vcd.ScopeName(n.ID))
+		vn.state = text("state", n.State.String())
 		vn.backoff = text("backoff", "-")
 		vn.selfID = text("self_id", "-")
-		for p := range n.ports {
+		for p := range n.Ports {
 			scope("p" + strconv.Itoa(p))
 			vn.ports = append(vn.ports, vcdPort{
 				tpaTx:  declare(vcd.Wire, "tpa_tx", "z"),
@@ -300,37 +174,14 @@ func declareVCD(vw *vcd.Writer, res *bus.Result, trace []bus.TraceEvent) (*vcdVa
 	return v, err
 }
 
-// vcdScope is the VCD scope name of a node id. Scope names are printable
-// ASCII without '$', and viewers split paths at '.', so each byte of the id
-// outside that set, '.', and '%' itself, are written %XX as in a URL: "café"
-// is "caf%C3%A9". Distinct ids keep distinct scopes.
-func vcdScope(id string) string {
-	var b strings.Builder
-	for i := 0; i < len(id); i++ {
-		if c := id[i]; c > ' ' && c <= '~' && !strings.ContainsRune(".%$", rune(c)) {
-			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
-}
-
-// vcdChange is one value change before the changes are put in time order.
-type vcdChange struct {
-	at    int64
-	v     vcd.Var
-	value string
-}
-
 // changes lists every value change of the run in time order: the trace's,
 // and the generation phases and back-offs res holds.
-func (v *vcdVars) changes(res *bus.Result, trace []bus.TraceEvent) []vcdChange {
-	out := make([]vcdChange, 0, 3*len(trace)) // a line state change is three
+func (v *vcdVars) changes(res *bus.Result, trace []bus.TraceEvent) []vcd.VarChange {
+	out := make([]vcd.VarChange, 0, 3*len(trace)) // a line state change is three
 	var scratch []byte
 	packets := map[string]string{}
 	add := func(at int64, x vcd.Var, value string) {
-		out = append(out, vcdChange{at, x, value})
+		out = append(out, vcd.VarChange{At: at, Var: x, Value: value})
 	}
 	for i, e := range trace {
 		if e.Kind == bus.TraceScenario {
@@ -356,7 +207,7 @@ func (v *vcdVars) changes(res *bus.Result, trace []bus.TraceEvent) []vcdChange {
 			if prev := trace[max(i-1, 0)]; i > 0 && prev.Kind == bus.TracePacket && prev.TimeNs == e.TimeNs &&
 				prev.Node == e.Node && prev.Port == e.Port {
 				last := &out[len(out)-1]
-				last.value = string(appendHex32(append([]byte(last.value), '+'), uint32(e.Packet)))
+				last.Value = string(appendHex32(append([]byte(last.Value), '+'), uint32(e.Packet)))
 				continue
 			}
 			// A packet reaches every node: thousands of values on a large
@@ -390,7 +241,7 @@ func (v *vcdVars) changes(res *bus.Result, trace []bus.TraceEvent) []vcdChange {
 			}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b vcdChange) int { return cmp.Compare(a.at, b.at) })
+	slices.SortStableFunc(out, func(a, b vcd.VarChange) int { return cmp.Compare(a.At, b.At) })
 	return out
 }
 

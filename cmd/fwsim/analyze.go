@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"math/big"
 	"regexp"
@@ -18,6 +15,7 @@ import (
 
 	"github.com/fwsim/fwsim/analysis"
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/view"
 )
 
 const analyzeIntro = `Usage: fwsim analyze [--topology FILE | --gen SPEC] [--runs N] [flags]
@@ -254,7 +252,7 @@ func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 	}
 	out := outputs{stdout: e.stdout}
 	defer out.abort()
-	var rows *runCSV
+	var rows *analysis.RunCSV
 	if csvFile != "" {
 		f, err := out.create("csv", csvFile)
 		if err != nil {
@@ -264,15 +262,15 @@ func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 		if err != nil {
 			return fs.inputError(e, err)
 		}
-		rows = newRunCSV(f, csvPreamble(commandLine("analyze", args), h))
-		cfg.Each = rows.write
+		rows = analysis.NewRunCSV(f, analysis.CSVPreamble(commandLine("analyze", args), h))
+		cfg.Each = rows.Write
 	}
 	sum, err := analysis.Run(ctx, cfg, a.progress(e))
 	if err != nil {
 		return a.runError(e, fs, cfg, err)
 	}
 	if rows != nil {
-		if err := rows.close(); err != nil {
+		if err := rows.Close(); err != nil {
 			return fs.outputError(e, err)
 		}
 	}
@@ -293,108 +291,22 @@ func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 // writeSummary writes the summary as text or as one indented JSON object.
 func writeSummary(w io.Writer, s *analysis.Summary, asJSON bool) error {
 	if !asJSON {
-		writeSummaryText(w, s)
+		view.WriteSummaryText(w, s)
 		return nil
 	}
 	s.FwsimVersion = bus.FwsimVersion()
-	return writePairedJSON(w, s)
-}
-
-// numberPair is a two-number JSON array as indented by json.MarshalIndent:
-// a histogram bin or an interval.
-var numberPair = regexp.MustCompile(`\[\s+([-+.0-9eE]+),\s+([-+.0-9eE]+)\s+\]`)
-
-// writePairedJSON writes v indented, as writeJSON does, but with each
-// two-number array (a histogram bin, an interval) on one line, which keeps
-// a histogram of thousands of bins readable; unlike writeJSON it escapes
-// "<", ">" and "&".
-func writePairedJSON(w io.Writer, v any) error {
-	out, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	out = numberPair.ReplaceAll(out, []byte("[$1, $2]"))
-	_, err = w.Write(append(out, '\n'))
-	return err
+	return analysis.WriteJSON(w, s)
 }
 
 // verdict says on stderr what failed and returns the exit code: 1 when a run
 // failed or missed a deadline, as a missed deadline is a failure.
 func verdict(e *env, fs *flags, s *analysis.Summary) int {
-	var why []string
-	if failed := s.Failed(); failed > 0 {
-		why = append(why, fmt.Sprintf("%d of %d runs did not end ok", failed, s.Runs))
-	}
-	for _, d := range s.Deadlines {
-		if d.Met < d.Of {
-			why = append(why, fmt.Sprintf("%s > %v in %d of %d runs", d.Metric, time.Duration(d.DeadlineNs), d.Of-d.Met, d.Of))
-		}
-	}
+	why := s.Shortfalls()
 	if len(why) == 0 {
 		return exitOK
 	}
 	fmt.Fprintf(e.stderr, "fwsim %s: %s\n", fs.name, strings.Join(why, "; "))
 	return exitFailure
-}
-
-// writeSummaryText is the text report: a header, a table of metrics, the
-// deadlines, the roots and the failures.
-func writeSummaryText(w io.Writer, s *analysis.Summary) {
-	setup := ""
-	if s.SetupSeed != nil {
-		setup = fmt.Sprintf(", setup seed %d", *s.SetupSeed)
-	}
-	fmt.Fprintf(w, "analysis of %s: %d runs, seed %d%s, profile %s, timing %s, clock %s, policy %s, coin bias %v\n",
-		s.Topology, s.Runs, s.Seed, setup, s.Profile, s.Timing, s.Clock, s.Policy, s.CoinBias)
-	fmt.Fprintf(w, "\n%-17s %7s %10s %9s %9s %9s %9s %9s %9s %9s  %s\n",
-		"metric", "n", "mean", "std", "min", "p50", "p90", "p99", "p99.9", "max", "95% CI of the mean")
-	for _, name := range bus.MetricNames {
-		m := s.Metrics[name]
-		fmt.Fprintf(w, "%-17s %7d", name, m.N)
-		if m.N > 0 {
-			// Nanoseconds to a tenth; rounds, a count near 1, to a thousandth.
-			prec := 1
-			if !strings.HasSuffix(name, "_ns") {
-				prec = 3
-			}
-			fmt.Fprintf(w, " %10.*f %9.*f %9.0f %9.0f %9.0f %9.0f %9.0f %9.0f  [%.*f, %.*f]",
-				prec, m.Mean, prec, m.Std, m.Min, m.P50, m.P90, m.P99, m.P999, m.Max, prec, m.CI95[0], prec, m.CI95[1])
-		}
-		if m.Missing > 0 {
-			fmt.Fprintf(w, "  (%d not reached)", m.Missing)
-		}
-		fmt.Fprintln(w)
-	}
-	if len(s.Deadlines) > 0 {
-		fmt.Fprintf(w, "\n%-10s %-15s %8s  %-18s  %s\n", "deadline", "metric", "p", "95% Wilson", "met")
-		for _, d := range s.Deadlines {
-			fmt.Fprintf(w, "%-10v %-15s %8.5f  [%.5f, %.5f]  %d of %d\n",
-				time.Duration(d.DeadlineNs), d.Metric, d.P, d.CI95[0], d.CI95[1], d.Met, d.Of)
-		}
-	}
-	roots, never := counts(s.Roots)
-	if never > 0 && never < len(s.Roots) {
-		roots += fmt.Sprintf("; the other %d nodes never", never)
-	}
-	failures, _ := counts(s.Failures)
-	fmt.Fprintf(w, "\nroots:    %s\nfailures: %s\n", roots, failures)
-}
-
-// counts lists the non-zero counts of a map as "key n, key n" in key order
-// ("none" if there is none) and says how many keys have a zero count.
-func counts(m map[string]int64) (list string, zeros int) {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if m[k] == 0 {
-			zeros++
-			continue
-		}
-		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
-	}
-	if len(parts) == 0 {
-		return "none", zeros
-	}
-	return strings.Join(parts, ", "), zeros
 }
 
 // durationList is a repeatable duration flag.
@@ -442,41 +354,4 @@ func wholeNs(s string) bool {
 		sum.Add(sum, v.Mul(v, big.NewRat(durationUnitNs[m[2]], 1)))
 	}
 	return sum.IsInt()
-}
-
-// runCSV writes one row per run.
-type runCSV struct {
-	w   *csv.Writer
-	row []string
-}
-
-// newRunCSV starts the CSV with preamble (csvPreamble) and the header row.
-func newRunCSV(w io.Writer, preamble string) *runCSV {
-	c := &runCSV{w: csv.NewWriter(w), row: make([]string, 8)}
-	_, _ = io.WriteString(w, preamble) // an error recurs at the first row
-	_ = c.w.Write([]string{"run", "seed", "outcome", bus.MetricTreeID, bus.MetricSelfID,
-		bus.MetricContention, bus.MetricContentionRounds, "root"})
-	return c
-}
-
-func (c *runCSV) write(s analysis.Sample) error {
-	ns := func(v int64) string {
-		if v < 0 {
-			return "" // not reached
-		}
-		return strconv.FormatInt(v, 10)
-	}
-	contention := ""
-	if s.Contended {
-		contention = ns(s.ContentionNs)
-	}
-	c.row[0], c.row[1], c.row[2] = strconv.Itoa(s.Run), strconv.FormatUint(s.Seed, 10), string(s.Outcome)
-	c.row[3], c.row[4], c.row[5] = ns(s.TreeIDNs), ns(s.SelfIDNs), contention
-	c.row[6], c.row[7] = strconv.Itoa(s.ContentionRounds), s.Root
-	return c.w.Write(c.row)
-}
-
-func (c *runCSV) close() error {
-	c.w.Flush()
-	return c.w.Error()
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/view"
 )
 
 // Exit codes.
@@ -64,12 +65,12 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 // the user gave, and that must never drive the terminal.
 type messageWriter struct {
 	w   io.Writer
-	bar *progressBar
+	bar *view.ProgressBar
 }
 
 func (m *messageWriter) Write(p []byte) (int, error) {
 	if m.bar != nil {
-		m.bar.clear()
+		m.bar.Clear()
 	}
 	if !bytes.ContainsFunc(p, isEscaped) {
 		return m.w.Write(p)

@@ -119,12 +119,19 @@ func runCrosscheck(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fs.inputError(e, err)
 	}
-	results, err := hwtest.CrossCapture(c, opts)
-	switch {
-	case errors.Is(err, bus.ErrInterrupted):
-		return fs.interrupt(e)
-	case err != nil:
-		return fs.inputError(e, err) // a --force-root or --initiator the topology lacks
+	results := make([]hwtest.CrossResult, len(c.Buses))
+	for i, b := range c.Buses {
+		if ctx.Err() != nil {
+			return fs.interrupt(e)
+		}
+		results[i].Bus = b
+		results[i].Check, results[i].Err = hwtest.Cross(b, opts)
+		switch err := results[i].Err; {
+		case errors.Is(err, bus.ErrInterrupted):
+			return fs.interrupt(e)
+		case errors.Is(err, bus.ErrInvalidOptions):
+			return fs.inputError(e, err) // a --force-root or --initiator the topology lacks
+		}
 	}
 	if jsonOutput {
 		if err := jsonout.Write(e.stdout, hwtest.NewCrosscheckJSON(c, opts.Seed, results)); err != nil {

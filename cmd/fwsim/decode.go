@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/fwsim/fwsim/hwtest"
@@ -87,15 +86,11 @@ func runDecode(_ context.Context, e *env, args []string) int {
 		return fs.inputError(e, err)
 	}
 	if emit != nil {
-		t, err := c.LastTree(forceRoot)
+		gen, nodes, initiators, err := hwtest.WriteTopologyOf(c.Buses, emit, emit.path, forceRoot)
+		if errors.Is(err, hwtest.ErrNoTree) {
+			err = fmt.Errorf("--emit-topology: %w", err)
+		}
 		if err != nil {
-			return fs.inputError(e, fmt.Errorf("--emit-topology: %w", err))
-		}
-		format := "yaml"
-		if strings.EqualFold(filepath.Ext(emit.path), ".json") {
-			format = "json"
-		}
-		if err := t.Encode(emit, format); err != nil {
 			return fs.inputError(e, err)
 		}
 		if err := files.commit(); err != nil {
@@ -104,12 +99,11 @@ func runDecode(_ context.Context, e *env, args []string) int {
 		// On stderr: stdout holds the report, perhaps JSON. The initiators
 		// are on the command line because a topology file cannot hold them.
 		run := "fwsim run --topology " + emit.path
-		for _, n := range t.Initiators {
+		for _, n := range initiators {
 			run += " --initiator " + n
 		}
-		nodes := len(t.Topology.Nodes)
 		fmt.Fprintf(e.stderr, "fwsim decode: wrote %s: the bus of generation %d (%d node%s); run it with %s\n",
-			emit.path, t.Generation, nodes, plural(nodes), run)
+			emit.path, gen, nodes, plural(nodes), run)
 	}
 	return reportCapture(e, fs, c, jsonOutput)
 }
@@ -124,7 +118,7 @@ func reportCapture(e *env, fs *flags, c *hwtest.Capture, jsonOutput bool) int {
 	} else {
 		view.WriteDecodeText(e.stdout, c)
 	}
-	if bad := c.Inconsistent(); bad > 0 {
+	if bad := hwtest.Inconsistent(c.Buses); bad > 0 {
 		fmt.Fprintf(e.stderr, "fwsim %s: %d of %d generations show an inconsistent bus\n", fs.name, bad, len(c.Buses))
 		return exitFailure
 	}
@@ -155,14 +149,27 @@ func parseFileArg(fs *flags, e *env, args []string) (file string, code int, done
 	return file, code, done
 }
 
-// loadCapture reads and decodes a capture file ("" or "-" for stdin).
+// loadCapture reads and decodes a capture file ("" or "-" for stdin). The
+// capture streams through the parser a line at a time: what stays in memory
+// is the decoded bus of each bus reset, which the report needs.
 func loadCapture(e *env, file string, format hwtest.Format) (*hwtest.Capture, error) {
 	source, r, closeFile, err := openCapture(e, file)
 	if err != nil {
 		return nil, err
 	}
 	defer closeFile()
-	return hwtest.ReadCapture(r, source, format)
+	c := hwtest.NewCapture(source, format, nil)
+	c.Format, err = hwtest.Read(r, format, func(g hwtest.Generation) error {
+		if len(c.Buses) == hwtest.MaxCaptureResets {
+			return fmt.Errorf("more than %d bus resets: the report keeps every one, so split the capture (e.g. with csplit at the resets)", hwtest.MaxCaptureResets)
+		}
+		c.Buses = append(c.Buses, hwtest.Decode(g))
+		return nil
+	})
+	if err != nil {
+		return nil, captureError(source, err)
+	}
+	return c, nil
 }
 
 // openCapture opens a capture file, "" or "-" for stdin, and names it as
@@ -173,7 +180,16 @@ func openCapture(e *env, file string) (source string, r io.Reader, closeFile fun
 	}
 	f, err := os.Open(file)
 	if err != nil {
-		return "", nil, nil, hwtest.CaptureError(file, err)
+		return "", nil, nil, captureError(file, err)
 	}
 	return file, interruptible{e.ctx, f}, func() { f.Close() }, nil
+}
+
+// captureError names the capture an error of reading it concerns. Both
+// opening and reading (a directory opens) fail with a PathError.
+func captureError(source string, err error) error {
+	if pe, ok := errors.AsType[*os.PathError](err); ok {
+		return fmt.Errorf("capture %s: %w", pe.Path, pe.Err)
+	}
+	return fmt.Errorf("%s: %w", source, err)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -13,7 +12,7 @@ import (
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/lab/election"
-	"github.com/fwsim/fwsim/lab/mutex"
+	"github.com/fwsim/fwsim/view"
 )
 
 const electIntro = `Usage: fwsim elect --algo NAME [--topology FILE | --gen SPEC] [flags]
@@ -123,9 +122,9 @@ func runElect(ctx context.Context, e *env, args []string) int {
 		return fs.inputError(e, cfg.runError(err))
 	}
 	if cfg.jsonOutput {
-		err = jsonout.Write(e.stdout, newElectJSON(source, res))
+		err = jsonout.Write(e.stdout, election.NewJSON(source, res))
 	} else {
-		writeElectText(e.stdout, source, res)
+		view.WriteElectText(e.stdout, source, res)
 	}
 	if err != nil {
 		return fs.inputError(e, err)
@@ -279,279 +278,14 @@ func withoutPath(err error) error {
 	return err
 }
 
-// electHeader describes how the run was set, so that the output reproduces it.
-func electHeader(res *election.Result) string {
-	s := fmt.Sprintf("%s, %s, seed %d, ids %s", res.Algo, res.Mode, res.Seed, res.IDOrder)
-	if res.Mode == election.Async {
-		s += ", delays " + delayName(res.UnitDelays)
-	}
-	return s + optionNames(res.Suppress, res.Announce)
-}
-
-// optionNames lists the options that only some algorithms take, for a
-// header.
-func optionNames(suppress, announce bool) string {
-	var s string
-	if suppress {
-		s += ", suppress"
-	}
-	if announce {
-		s += ", announce"
-	}
-	return s
-}
-
-func delayName(unit bool) string {
-	if unit {
-		return "unit"
-	}
-	return "random"
-}
-
-// formatTime renders a time with its unit: delays keep three decimals (a
-// delay is 1000 ticks), rounds and ns are integers.
-func formatTime(t float64, unit string) string {
-	if unit == "delays" {
-		return strconv.FormatFloat(t, 'f', 3, 64) + " delays"
-	}
-	return strconv.FormatFloat(t, 'f', 0, 64) + " " + unit
-}
-
-func writeElectText(out io.Writer, source string, res *election.Result) {
-	// A line per node and per traced message: a million nodes would be a
-	// million writes to an unbuffered standard output.
-	w := bufio.NewWriter(out)
-	defer w.Flush()
-	fmt.Fprintf(w, "fwsim elect: %s\n", electHeader(res))
-	fmt.Fprintf(w, "topology: %s\n", source)
-	initiators := "all nodes"
-	if res.Initiators != nil {
-		initiators = strings.Join(res.Initiators, ", ")
-	}
-	fmt.Fprintf(w, "initiators: %s\n", initiators)
-	if len(res.Crashed) > 0 {
-		fmt.Fprintf(w, "crashed: %s\n", strings.Join(res.Crashed, ", "))
-	}
-	if len(res.Crashes) > 0 {
-		fmt.Fprintf(w, "crashes: %s\n", nodeTimes(res.Crashes, ", "))
-	}
-	if len(res.Recoveries) > 0 {
-		fmt.Fprintf(w, "recoveries: %s\n", nodeTimes(res.Recoveries, ", "))
-	}
-	fmt.Fprintln(w)
-	if res.Leader != "" {
-		fmt.Fprintf(w, "leader: %s", res.Leader)
-		if res.IDOrder != "none" {
-			fmt.Fprintf(w, " (id %d)", res.LeaderID)
-		}
-		fmt.Fprintln(w)
-	} else {
-		fmt.Fprintf(w, "leader: none (%s)\n", res.NoLeader)
-	}
-	var nodes table
-	nodes.add("node", "id", "state", "knows leader")
-	for _, n := range res.Nodes {
-		id := strconv.FormatInt(n.ID, 10)
-		if res.IDOrder == "none" {
-			id = "-"
-		}
-		nodes.add(n.Node, id, string(n.State), orDash(n.Leader))
-	}
-	nodes.write(w, "  ")
-	parts := make([]string, len(res.Messages.ByType))
-	for i, c := range res.Messages.ByType {
-		parts[i] = fmt.Sprintf("%s %d", c.Type, c.Count)
-	}
-	fmt.Fprintf(w, "messages: %d (%s)\n", res.Messages.Total, strings.Join(parts, ", "))
-	fmt.Fprintf(w, "time: %s\n", formatTime(res.Time, res.TimeUnit))
-	if res.Trace != nil {
-		fmt.Fprintf(w, "\ntrace (%s):\n", res.TimeUnit)
-		var tr table
-		tr.add("sent", "arrived", "from", "to", "type", "payload")
-		for _, m := range res.Trace {
-			arrived := strconv.FormatFloat(m.Arrived, 'f', -1, 64)
-			if m.Lost {
-				arrived = "lost"
-			}
-			tr.add(strconv.FormatFloat(m.Sent, 'f', -1, 64), arrived, m.From, m.To, m.Type, m.Payload)
-		}
-		tr.write(w, "  ")
-	}
-}
-
-// nodeTimes lists crashes or recoveries as NODE at TIME, separated by sep.
-func nodeTimes(events []election.NodeEvent, sep string) string {
-	parts := make([]string, len(events))
-	for i, e := range events {
-		parts[i] = e.Node + " at " + mutex.Format(e.At)
-	}
-	return strings.Join(parts, sep)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// electJSON is the --json output of one election. Field order is the order
-// of the struct fields; names are stable.
-type electJSON struct {
-	bus.VersionJSON
-	Algo       string           `json:"algo"`                 // the algorithm, as --algo names it
-	Mode       string           `json:"mode"`                 // async, sync or timed (1394, on the PHY's ns)
-	Topology   string           `json:"topology"`             // the file, "gen SPEC" or "default"
-	Seed       uint64           `json:"seed"`                 // the seed of the delays, random IDs and directions
-	IDs        string           `json:"ids"`                  // ascending, descending, random, explicit or none
-	Delays     *string          `json:"delays"`               // random or unit; null unless the mode is async
-	Suppress   bool             `json:"suppress"`             // --suppress: chang-roberts sends no ID of its own once woken by a larger one
-	Announce   bool             `json:"announce"`             // --announce: the optional leader announcement was added
-	Initiators []string         `json:"initiators"`           // [] for every node
-	Crashed    []string         `json:"crashed"`              // the crashed nodes (bully)
-	Crashes    []electEventJSON `json:"crashes,omitempty"`    // crashes during the run (--crash), in time order
-	Recoveries []electEventJSON `json:"recoveries,omitempty"` // bully's recoveries (--recover), in time order
-	Leader     *string          `json:"leader"`               // null when none was elected
-	LeaderID   *int64           `json:"leader_id"`            // null when there is no leader or no IDs
-	NoLeader   *string          `json:"no_leader"`            // why there is none; null when there is one
-	Announced  bool             `json:"announced"`            // every node learns the leader
-	Messages   electCountJSON   `json:"messages"`             // every message sent, lost ones included
-	Time       float64          `json:"time"`                 // the last delivery or decision, in time_unit
-	TimeUnit   string           `json:"time_unit"`            // delays, rounds or ns
-	Rounds     *int             `json:"rounds"`               // null unless the mode is sync
-	Nodes      []electNodeJSON  `json:"nodes"`                // every node, in topology order
-	Trace      []electTraceJSON `json:"trace,omitempty"`      // with --trace only
-}
-
-// electEventJSON is a crash or a recovery during the run.
-type electEventJSON struct {
-	Node string  `json:"node"` // the node
-	At   float64 `json:"at"`   // when, in delays
-}
-
-// eventsJSON is the JSON of crashes or recoveries.
-func eventsJSON(events []election.NodeEvent) []electEventJSON {
-	var out []electEventJSON
-	for _, e := range events {
-		out = append(out, electEventJSON{Node: e.Node, At: float64(e.At) / election.TicksPerDelay})
-	}
-	return out
-}
-
-// electCountJSON counts an election's messages.
-type electCountJSON struct {
-	Total  int            `json:"total"`   // every message
-	ByType map[string]int `json:"by_type"` // by type, every type of the algorithm, zero counts included
-}
-
-// electNodeJSON is one node at the end of an election.
-type electNodeJSON struct {
-	ID         string  `json:"id"`          // the node's name in the topology
-	ElectionID *int64  `json:"election_id"` // null when the algorithm has no IDs
-	State      string  `json:"state"`       // leader, follower, undecided, asleep or crashed
-	Leader     *string `json:"leader"`      // whom it knows as leader, null if nobody
-}
-
-// electTraceJSON is one message of --trace.
-type electTraceJSON struct {
-	Sent    float64  `json:"sent"`    // when it was sent, in time_unit
-	Arrived *float64 `json:"arrived"` // when it arrived, in time_unit; null when lost
-	From    string   `json:"from"`    // the sender
-	To      string   `json:"to"`      // the receiver
-	Type    string   `json:"type"`    // the message type, e.g. ELECTION
-	Payload string   `json:"payload"` // its content; for 1394 the port that drives it, or the self-ID packet in hex
-}
-
-func newElectJSON(source string, res *election.Result) electJSON {
-	out := electJSON{
-		VersionJSON: bus.NewVersionJSON(),
-		Algo:        res.Algo, Mode: res.Mode.String(), Topology: source, Seed: res.Seed, IDs: res.IDOrder,
-		Suppress: res.Suppress, Announce: res.Announce,
-		Initiators: jsonout.List(res.Initiators), Crashed: jsonout.List(res.Crashed),
-		Crashes: eventsJSON(res.Crashes), Recoveries: eventsJSON(res.Recoveries),
-		Leader: jsonout.NullIfEmpty(res.Leader), NoLeader: jsonout.NullIfEmpty(res.NoLeader), Announced: res.Announced,
-		Time: res.Time, TimeUnit: res.TimeUnit, Nodes: []electNodeJSON{},
-	}
-	if res.Mode == election.Async {
-		d := delayName(res.UnitDelays)
-		out.Delays = &d
-	}
-	hasIDs := res.IDOrder != "none"
-	if res.Leader != "" && hasIDs {
-		out.LeaderID = &res.LeaderID
-	}
-	out.Messages.Total = res.Messages.Total
-	out.Messages.ByType = map[string]int{}
-	for _, c := range res.Messages.ByType {
-		out.Messages.ByType[c.Type] = c.Count
-	}
-	if res.Mode == election.Sync {
-		out.Rounds = &res.Rounds
-	}
-	for _, n := range res.Nodes {
-		nj := electNodeJSON{ID: n.Node, State: string(n.State), Leader: jsonout.NullIfEmpty(n.Leader)}
-		if hasIDs {
-			nj.ElectionID = &n.ID
-		}
-		out.Nodes = append(out.Nodes, nj)
-	}
-	for _, m := range res.Trace {
-		tj := electTraceJSON{Sent: m.Sent, From: m.From, To: m.To, Type: m.Type, Payload: m.Payload}
-		if !m.Lost {
-			tj.Arrived = &m.Arrived
-		}
-		out.Trace = append(out.Trace, tj)
-	}
-	return out
-}
-
-// compareRow is one algorithm of --compare: its result, or why it does
-// not apply.
-type compareRow struct {
-	algo   string
-	res    *election.Result
-	reason string
-}
-
 func (c *electConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source string) int {
-	var rows []compareRow
-	for _, a := range election.Algorithms() {
-		o := c.opts
-		o.Algo = a.Name
-		// --crashed, --crash and --recover go to the algorithms that take them.
-		if !a.Crashes {
-			o.Crashed = nil
-		}
-		if !a.Faults {
-			o.Crashes = nil
-		}
-		if !a.Recovers {
-			o.Recoveries = nil
-		}
-		res, err := election.Run(topo, o)
-		switch {
-		case errors.Is(err, election.ErrUnsupportedTopology), errors.Is(err, election.ErrUnsupportedMode),
-			errors.Is(err, election.ErrBadOptions):
-			reason := err.Error()
-			if _, rest, ok := strings.Cut(reason, ": "+a.Name+" "); ok {
-				reason = rest // the table names the algorithm
-			}
-			rows = append(rows, compareRow{algo: a.Name, reason: reason})
-		case err != nil:
-			return fs.inputError(e, c.runError(err))
-		default:
-			rows = append(rows, compareRow{algo: a.Name, res: res})
-		}
+	rows, err := election.Compare(topo, c.opts)
+	if err != nil {
+		return fs.inputError(e, c.runError(err))
 	}
-	if c.jsonOutput {
-		if err := jsonout.Write(e.stdout, c.compareJSON(source, rows)); err != nil {
-			return fs.inputError(e, err)
-		}
-		return exitOK
-	}
-	fmt.Fprintf(e.stdout, "fwsim elect --compare: seed %d, ids %s, delays %s, initiators %s\n",
-		c.opts.Seed, c.idsName(), delayName(c.opts.UnitDelays), orDefault(c.initiators))
-	opts := optionNames(c.opts.Suppress, c.opts.Announce)
+	header := fmt.Sprintf("seed %d, ids %s, delays %s, initiators %s",
+		c.opts.Seed, c.idsName(), election.DelayName(c.opts.UnitDelays), orDefault(c.initiators))
+	opts := view.OptionNames(c.opts.Suppress, c.opts.Announce)
 	if c.opts.Crashed != nil {
 		opts += ", crashed " + strings.Join(c.opts.Crashed, " ")
 	}
@@ -561,31 +295,8 @@ func (c *electConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source s
 	if c.recoveries != nil {
 		opts += ", recover " + strings.Join(c.recoveries, " ")
 	}
-	if opts != "" { // a line of its own: the header is long already
-		fmt.Fprintf(e.stdout, "options: %s\n", opts[len(", "):])
-	}
-	fmt.Fprintf(e.stdout, "topology: %s\n\n", source)
-	width := len("algorithm")
-	for _, r := range rows {
-		width = max(width, len(r.algo))
-	}
-	var t table
-	t.add(fmt.Sprintf("%-*s", width, "algorithm"), "mode", "messages", "time", "leader")
-	for _, r := range rows {
-		if r.res != nil {
-			t.add(r.algo, r.res.Mode.String(), strconv.Itoa(r.res.Messages.Total),
-				formatTime(r.res.Time, r.res.TimeUnit), compareLeader(r.res))
-		}
-	}
-	t.write(e.stdout, "")
-	// The algorithms that do not apply follow, their reason in place of
-	// the columns, which it would widen.
-	for _, r := range rows {
-		if r.res == nil {
-			fmt.Fprintf(e.stdout, "%-*s  not applicable: %s\n", width, r.algo, r.reason)
-		}
-	}
-	return exitOK
+	opts = strings.TrimPrefix(opts, ", ")
+	return writeComparison(e, fs, c.jsonOutput, election.NewCompareJSON(source, c.opts, c.idsName(), c.initiators, rows), view.ElectComparison(header, opts, source, rows), nil)
 }
 
 func (c *electConfig) idsName() string {
@@ -600,65 +311,4 @@ func orDefault(s string) string {
 		return "each algorithm's own"
 	}
 	return s
-}
-
-// compareLeader names the leader with its ID, or says why there is none.
-func compareLeader(res *election.Result) string {
-	switch {
-	case res.Leader == "":
-		return "none"
-	case res.IDOrder == "none":
-		return res.Leader
-	}
-	return fmt.Sprintf("%s (id %d)", res.Leader, res.LeaderID)
-}
-
-// compareJSON is the --json output of elect --compare.
-type compareJSON struct {
-	bus.VersionJSON
-	Topology   string           `json:"topology"`             // the file, "gen SPEC" or "default"
-	Seed       uint64           `json:"seed"`                 // the seed of every algorithm's run
-	IDs        string           `json:"ids"`                  // ascending, descending, random, or "from FILE" for --ids FILE
-	Delays     string           `json:"delays"`               // random or unit, for the asynchronous runs
-	Initiators *string          `json:"initiators"`           // --initiators; null: each algorithm's own
-	Suppress   bool             `json:"suppress"`             // --suppress was given
-	Announce   bool             `json:"announce"`             // --announce was given
-	Crashed    []string         `json:"crashed"`              // bully's; [] for its default
-	Crashes    []electEventJSON `json:"crashes,omitempty"`    // crashes during the run (--crash: bully, virtual-tree), as given
-	Recoveries []electEventJSON `json:"recoveries,omitempty"` // bully's recoveries (--recover), as given
-	Results    []compareRowJSON `json:"results"`              // one per algorithm
-}
-
-// compareRowJSON is one algorithm's election; every field but algo,
-// applicable and reason is null when the algorithm does not apply.
-type compareRowJSON struct {
-	Algo       string   `json:"algo"`       // the algorithm, as --algo names it
-	Applicable bool     `json:"applicable"` // it runs on this topology
-	Reason     *string  `json:"reason"`     // why not applicable; null when it is
-	Mode       *string  `json:"mode"`       // async, sync or timed
-	Messages   *int     `json:"messages"`   // every message sent, lost ones included
-	Time       *float64 `json:"time"`       // the last delivery or decision, in time_unit
-	TimeUnit   *string  `json:"time_unit"`  // delays, rounds or ns
-	Rounds     *int     `json:"rounds"`     // null unless the mode is sync
-	Leader     *string  `json:"leader"`     // null when none was elected
-}
-
-func (c *electConfig) compareJSON(source string, rows []compareRow) compareJSON {
-	out := compareJSON{VersionJSON: bus.NewVersionJSON(), Topology: source, Seed: c.opts.Seed, IDs: c.idsName(), Delays: delayName(c.opts.UnitDelays),
-		Initiators: jsonout.NullIfEmpty(c.initiators), Suppress: c.opts.Suppress, Announce: c.opts.Announce,
-		Crashed: jsonout.List(c.opts.Crashed), Crashes: eventsJSON(c.opts.Crashes), Recoveries: eventsJSON(c.opts.Recoveries),
-		Results: []compareRowJSON{}}
-	for _, r := range rows {
-		rj := compareRowJSON{Algo: r.algo, Applicable: r.res != nil, Reason: jsonout.NullIfEmpty(r.reason)}
-		if res := r.res; res != nil {
-			mode := res.Mode.String()
-			rj.Mode, rj.Messages, rj.Time, rj.TimeUnit = &mode, &res.Messages.Total, &res.Time, &res.TimeUnit
-			rj.Leader = jsonout.NullIfEmpty(res.Leader)
-			if res.Mode == election.Sync {
-				rj.Rounds = &res.Rounds
-			}
-		}
-		out.Results = append(out.Results, rj)
-	}
-	return out
 }

@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"flag"
 	"fmt"
-	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,7 +11,7 @@ import (
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/lab/election"
-	"github.com/fwsim/fwsim/view/report"
+	"github.com/fwsim/fwsim/view"
 )
 
 // sweepFlagNames are the flags elect --sweep takes besides its own; the
@@ -24,70 +21,11 @@ var sweepFlagNames = []string{"sweep", "algo", "compare", "gen", "ids", "seed", 
 // maxSweepSize is the largest ring or tree the generators build.
 const maxSweepSize = 1 << 24
 
-// sweepCase is one curve of elect --sweep: an algorithm on one family of
-// graphs with one ID order, and the textbook's count of its messages.
-type sweepCase struct {
-	algo    string
-	name    string // best, average or worst for Chang–Roberts; "" when the IDs do not change the count
-	graph   string // ring or tree
-	ids     election.IDOrder
-	formula string
-	// predict is the formula's value on topo of n nodes.
-	predict func(n int, topo *bus.Topology) (float64, error)
-}
-
-// sweepCases are the curves, in the order of the table. Every node
-// initiates, as each algorithm does by default except echo, which starts
-// from one; no LEADER round is added, so each formula counts what
-// docs/election.md's table does.
-var sweepCases = []sweepCase{
-	{"chang-roberts", "best", "ring", election.Ascending, "2n−1", byN(func(n float64) float64 { return 2*n - 1 })},
-	{"chang-roberts", "average", "ring", election.Random, "n·H(n)", byN(func(n float64) float64 { return n * harmonic(int(n)) })},
-	{"chang-roberts", "worst", "ring", election.Descending, "n(n+1)/2", byN(func(n float64) float64 { return n * (n + 1) / 2 })},
-	{"echo", "", "tree", election.Ascending, "3(n−1)", byN(func(n float64) float64 { return 3 * (n - 1) })},
-	{"floodmax", "", "ring", election.Ascending, "2·E·D", floodMaxCount},
-	{"floodmax", "", "tree", election.Ascending, "2·E·D", floodMaxCount},
-}
-
-func byN(f func(n float64) float64) func(int, *bus.Topology) (float64, error) {
-	return func(n int, _ *bus.Topology) (float64, error) { return f(float64(n)), nil }
-}
-
-// harmonic is H(n) = 1 + 1/2 + … + 1/n: the expected messages of
-// Chang–Roberts with random IDs are n·H(n), as the ID k-th largest travels
-// until it meets a larger one.
-func harmonic(n int) float64 {
-	h := 0.0
-	for k := n; k >= 1; k-- { // smallest terms first, for accuracy
-		h += 1 / float64(k)
-	}
-	return h
-}
-
-// floodMaxCount is 2·E·D: every node sends on every cable in each of D
-// rounds.
-func floodMaxCount(_ int, topo *bus.Topology) (float64, error) {
-	g, err := election.NewGraph(topo)
-	if err != nil {
-		return 0, err
-	}
-	return 2 * float64(g.Edges) * float64(g.Diameter()), nil
-}
-
-// label names a case in tables and legends.
-func (c *sweepCase) label() string {
-	s := c.algo
-	if c.name != "" {
-		s += " " + c.name
-	}
-	return s + " on a " + c.graph
-}
-
 // electSweep is what --sweep and the flags that go with it ask for.
 type electSweep struct {
 	spec        string
 	sizes       []int
-	cases       []*sweepCase
+	cases       []*election.SweepCase
 	runs        int
 	maxMessages uint64
 	csvFile     string
@@ -191,12 +129,12 @@ func (c *electConfig) prepareSweep(fs *flags) string {
 			return fmt.Sprintf("--ids %s with --sweep: want best, average or worst (or ascending, random, descending)", c.ids)
 		}
 	}
-	for i := range sweepCases {
-		k := &sweepCases[i]
+	for i := range election.SweepCases {
+		k := &election.SweepCases[i]
 		switch {
-		case c.opts.Algo != "" && k.algo != c.opts.Algo,
-			gen != "" && k.graph != gen,
-			byIDs && k.name != order:
+		case c.opts.Algo != "" && k.Algo != c.opts.Algo,
+			gen != "" && k.Graph != gen,
+			byIDs && k.Name != order:
 			continue
 		}
 		s.cases = append(s.cases, k)
@@ -205,7 +143,7 @@ func (c *electConfig) prepareSweep(fs *flags) string {
 		return ""
 	}
 	switch {
-	case c.opts.Algo != "" && !slices.ContainsFunc(sweepCases, func(k sweepCase) bool { return k.algo == c.opts.Algo }):
+	case c.opts.Algo != "" && !slices.ContainsFunc(election.SweepCases, func(k election.SweepCase) bool { return k.Algo == c.opts.Algo }):
 		return fmt.Sprintf("--algo %s with --sweep: want chang-roberts, echo or floodmax, the algorithms with a textbook count", c.opts.Algo)
 	case byIDs && c.opts.Algo != "" && c.opts.Algo != "chang-roberts":
 		return fmt.Sprintf("--ids with --sweep picks Chang–Roberts's case; %s's count does not depend on the IDs", c.opts.Algo)
@@ -235,93 +173,6 @@ func sweepIDOrder(ids string) string {
 	return ""
 }
 
-// sweepRow is one (case, n) of a sweep.
-type sweepRow struct {
-	c    *sweepCase
-	n    int
-	runs int
-	// messages is the mean over the runs; lo and hi its 95% confidence
-	// interval, equal to it when the count does not depend on the seed.
-	messages, lo, hi float64
-	time             float64 // mean, in unit
-	unit             string
-	formula          float64
-	skipped          string // why the size was not run; "" when it was
-}
-
-// runSweep runs every case at every size, smallest first.
-func (c *electConfig) runSweep(ctx context.Context) ([]sweepRow, error) {
-	s := &c.sweep
-	var rows []sweepRow
-	for _, k := range s.cases {
-		for _, n := range s.sizes {
-			// Building a large graph does not look at ctx: look between
-			// points.
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			row, err := c.sweepPoint(ctx, k, n)
-			if err != nil {
-				return nil, fmt.Errorf("%s, n=%d: %w", k.label(), n, err)
-			}
-			rows = append(rows, row)
-		}
-	}
-	return rows, nil
-}
-
-func (c *electConfig) sweepPoint(ctx context.Context, k *sweepCase, n int) (sweepRow, error) {
-	spec := k.graph + ":" + strconv.Itoa(n)
-	if k.graph == "tree" {
-		spec += ":" + strconv.FormatUint(c.opts.Seed, 10)
-	}
-	topo, err := bus.Generate(spec)
-	if err != nil {
-		return sweepRow{}, err
-	}
-	row := sweepRow{c: k, n: n}
-	if row.formula, err = k.predict(n, topo); err != nil {
-		return sweepRow{}, err
-	}
-	if row.formula > float64(c.sweep.maxMessages) {
-		row.skipped = fmt.Sprintf("the formula gives %.4g messages, more than --max-messages %d", row.formula, c.sweep.maxMessages)
-		return row, nil
-	}
-	runs := 1
-	if k.ids == election.Random {
-		runs = c.sweep.runs
-	}
-	// The runtime's default budget of events stops runs of more than ten
-	// million messages; here the formula says how many to expect. Each
-	// message is one event, and each node's start and timers a few more.
-	budget := 2*uint64(row.formula) + 4*uint64(n) + 1024
-	var sum, sumSq, times float64
-	for r := range runs {
-		res, err := election.Run(topo, election.Options{Algo: k.algo, IDOrder: k.ids, Seed: c.opts.Seed + uint64(r),
-			UnitDelays: c.opts.UnitDelays, MaxEvents: budget, Interrupt: ctx.Done()})
-		if err != nil {
-			return sweepRow{}, err
-		}
-		if res.Leader == "" {
-			return sweepRow{}, fmt.Errorf("seed %d elected no leader: %s", res.Seed, res.NoLeader)
-		}
-		m := float64(res.Messages.Total)
-		sum, sumSq, times = sum+m, sumSq+m*m, times+res.Time
-		row.unit = res.TimeUnit
-	}
-	row.runs = runs
-	row.messages, row.time = sum/float64(runs), times/float64(runs)
-	row.lo, row.hi = row.messages, row.messages
-	if runs > 1 {
-		// The normal approximation: a mean of many runs of a sum of many
-		// messages.
-		sd := math.Sqrt(max(sumSq-sum*sum/float64(runs), 0) / float64(runs-1))
-		half := 1.96 * sd / math.Sqrt(float64(runs))
-		row.lo, row.hi = row.messages-half, row.messages+half
-	}
-	return row, nil
-}
-
 // runElectSweep is elect --sweep: the rows as a table, CSV or JSON, and the
 // HTML page.
 func (c *electConfig) runElectSweep(ctx context.Context, e *env, fs *flags, args []string) int {
@@ -340,22 +191,24 @@ func (c *electConfig) runElectSweep(ctx context.Context, e *env, fs *flags, args
 			return fs.inputError(e, err)
 		}
 	}
-	rows, err := c.runSweep(ctx)
+	so := election.SweepOptions{Cases: c.sweep.cases, Sizes: c.sweep.sizes, Seed: c.opts.Seed,
+		Runs: c.sweep.runs, UnitDelays: c.opts.UnitDelays, MaxMessages: c.sweep.maxMessages}
+	rows, err := election.Sweep(ctx, so)
 	if err != nil {
 		return fs.inputError(e, err)
 	}
 	if csvOut != nil {
-		err = writeElectSweepCSV(csvOut, rows, "# fwsim "+bus.FwsimVersion()+"\n# command: "+commandLine("elect", args)+"\n# "+c.sweepHeader()+"\n")
+		err = election.WriteSweepCSV(csvOut, rows, "# fwsim "+bus.FwsimVersion()+"\n# command: "+commandLine("elect", args)+"\n# "+view.ElectSweepHeader(so)+"\n")
 	}
 	if err == nil && page != nil {
-		err = c.sweepPage(commandLine("elect", args), rows).Write(page)
+		err = view.ElectSweepPage(commandLine("elect", args), so, rows).Write(page)
 	}
 	switch {
 	case err != nil, s.csvFile == "-":
 	case c.jsonOutput:
-		err = jsonout.Write(e.stdout, c.sweepJSON(rows))
+		err = jsonout.Write(e.stdout, election.NewSweepJSON(c.sweep.spec, so, rows))
 	default:
-		c.writeSweepText(e.stdout, rows)
+		view.WriteElectSweepText(e.stdout, so, rows)
 	}
 	if err == nil {
 		err = files.commit()
@@ -364,162 +217,4 @@ func (c *electConfig) runElectSweep(ctx context.Context, e *env, fs *flags, args
 		return fs.outputError(e, err)
 	}
 	return exitOK
-}
-
-// sweepHeader says how the sweep was set, so that the output reproduces it.
-func (c *electConfig) sweepHeader() string {
-	return fmt.Sprintf("sizes %s, seed %d, delays %s, %d run%s for random IDs, at most %d messages a run",
-		joinInts(c.sweep.sizes), c.opts.Seed, delayName(c.opts.UnitDelays), c.sweep.runs, plural(c.sweep.runs), c.sweep.maxMessages)
-}
-
-// count writes a message count: whole when it is one, to a tenth when it is
-// a mean or the formula's n·H(n).
-func count(v float64) string {
-	if v == math.Trunc(v) {
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64)
-}
-
-// cells are a row's columns for the table and the page; the CI is "-"
-// when the count does not depend on the seed.
-func (r *sweepRow) cells() []string {
-	caseName := orDash(r.c.name)
-	if r.skipped != "" {
-		return []string{r.c.algo, caseName, r.c.graph, strconv.Itoa(r.n), "-", "-", "-", r.c.formula, count(r.formula), "skipped"}
-	}
-	ci := "-"
-	if r.runs > 1 {
-		ci = strconv.FormatFloat(r.lo, 'f', 1, 64) + "–" + strconv.FormatFloat(r.hi, 'f', 1, 64)
-	}
-	return []string{r.c.algo, caseName, r.c.graph, strconv.Itoa(r.n), count(r.messages), ci,
-		formatTime(r.time, r.unit), r.c.formula, count(r.formula), fmt.Sprintf("%.3f", r.messages/r.formula)}
-}
-
-var sweepColumns = []string{"algorithm", "case", "graph", "n", "messages", "95% CI", "time", "formula", "value", "ratio"}
-
-func (c *electConfig) writeSweepText(w io.Writer, rows []sweepRow) {
-	fmt.Fprintf(w, "fwsim elect --sweep: %s\n\n", strings.Replace(c.sweepHeader(), ", ", "\n", 1))
-	var t table
-	t.add(sweepColumns...)
-	skipped := false
-	for _, r := range rows {
-		t.add(r.cells()...)
-		skipped = skipped || r.skipped != ""
-	}
-	t.write(w, "")
-	if skipped {
-		fmt.Fprintf(w, "\n%s\n", c.skippedNote())
-	}
-}
-
-// skippedNote explains the rows marked skipped, once for the whole table.
-func (c *electConfig) skippedNote() string {
-	return fmt.Sprintf("skipped: the formula gives more than --max-messages %d messages; raise it to run them", c.sweep.maxMessages)
-}
-
-// writeElectSweepCSV writes the preamble of comment lines, which says what
-// made the file, then a row per case and size.
-func writeElectSweepCSV(w io.Writer, rows []sweepRow, preamble string) error {
-	if _, err := io.WriteString(w, preamble); err != nil {
-		return err
-	}
-	cw := csv.NewWriter(w)
-	cw.Write([]string{"algo", "case", "graph", "n", "runs", "messages", "messages_ci_lo", "messages_ci_hi", "time", "time_unit", "formula", "formula_value", "skipped"})
-	for _, r := range rows {
-		rec := []string{r.c.algo, r.c.name, r.c.graph, strconv.Itoa(r.n), "", "", "", "", "", "", r.c.formula, csvFloat(r.formula), r.skipped}
-		if r.skipped == "" {
-			rec[4], rec[5], rec[6], rec[7] = strconv.Itoa(r.runs), csvFloat(r.messages), csvFloat(r.lo), csvFloat(r.hi)
-			rec[8], rec[9] = csvFloat(r.time), r.unit
-		}
-		cw.Write(rec)
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-func csvFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
-// sweepPage is the HTML page: the log–log plot of every case against its
-// formula, and the table.
-func (c *electConfig) sweepPage(command string, rows []sweepRow) report.Page {
-	plot := report.LogLog{Title: "Messages against the number of nodes", XLabel: "nodes n", YLabel: "messages"}
-	t := report.Table{Header: sweepColumns}
-	for _, k := range c.sweep.cases {
-		measured := " (measured)"
-		if k.ids == election.Random {
-			measured = fmt.Sprintf(" (mean of %d runs; band: 95%% CI)", c.sweep.runs)
-		}
-		cv := report.Curve{Name: k.label() + measured, RefName: k.label() + ": " + k.formula}
-		for _, r := range rows {
-			if r.c != k {
-				continue
-			}
-			cv.Reference = append(cv.Reference, report.Point{X: float64(r.n), Y: r.formula, Lo: r.formula, Hi: r.formula})
-			if r.skipped == "" {
-				cv.Points = append(cv.Points, report.Point{X: float64(r.n), Y: r.messages, Lo: r.lo, Hi: r.hi})
-			}
-		}
-		plot.Curves = append(plot.Curves, cv)
-	}
-	for _, r := range rows {
-		t.Rows = append(t.Rows, r.cells())
-	}
-	return report.Page{
-		Title: "fwsim elect --sweep",
-		Meta:  []report.Field{{Name: "command", Value: command}, {Name: "sweep", Value: c.sweepHeader()}, {Name: "fwsim version", Value: bus.NewVersionJSON().FwsimVersion}},
-		Sections: []report.Section{{
-			Heading: "Message complexity",
-			Text: "Every node initiates (echo: the first); the dashed lines are the textbook counts (docs/election.md). " +
-				"Chang–Roberts: best is IDs ascending along the ring, worst descending, average random IDs over the runs. " +
-				"Sizes whose formula exceeds the message cap are skipped and listed in the table (" + c.skippedNote() + ").",
-			Figures: []report.SVG{plot.SVG()},
-			Tables:  []report.Table{t},
-		}},
-	}
-}
-
-// electSweepJSON is the --json output of elect --sweep.
-type electSweepJSON struct {
-	bus.VersionJSON
-	Sweep       string              `json:"sweep"`        // --sweep as given
-	Sizes       []int               `json:"sizes"`        // the sizes run, in order
-	Seed        uint64              `json:"seed"`         // the seed of every run (random IDs: seed, seed+1, …)
-	Delays      string              `json:"delays"`       // random or unit
-	Runs        int                 `json:"runs"`         // seeds averaged for random IDs
-	MaxMessages uint64              `json:"max_messages"` // sizes whose formula gives more are skipped
-	Rows        []electSweepRowJSON `json:"rows"`         // one per case and size
-}
-
-// electSweepRowJSON is one case at one size.
-type electSweepRowJSON struct {
-	Algo         string      `json:"algo"`          // chang-roberts, echo or floodmax
-	Case         *string     `json:"case"`          // best, average or worst; null when the IDs do not change the count
-	Graph        string      `json:"graph"`         // ring or tree
-	N            int         `json:"n"`             // nodes
-	Runs         int         `json:"runs"`          // runs averaged; 0 when skipped
-	Messages     *float64    `json:"messages"`      // mean over the runs; null when skipped
-	MessagesCI95 *[2]float64 `json:"messages_ci95"` // null unless runs > 1
-	Time         *float64    `json:"time"`          // mean, in time_unit; null when skipped
-	TimeUnit     *string     `json:"time_unit"`     // delays or rounds; null when skipped
-	Formula      string      `json:"formula"`       // the textbook count, e.g. n(n+1)/2
-	FormulaValue float64     `json:"formula_value"` // its value at n
-	Skipped      *string     `json:"skipped"`       // why it was not run; null when it was
-}
-
-func (c *electConfig) sweepJSON(rows []sweepRow) electSweepJSON {
-	out := electSweepJSON{VersionJSON: bus.NewVersionJSON(), Sweep: c.sweep.spec, Sizes: c.sweep.sizes, Seed: c.opts.Seed,
-		Delays: delayName(c.opts.UnitDelays), Runs: c.sweep.runs, MaxMessages: c.sweep.maxMessages, Rows: []electSweepRowJSON{}}
-	for _, r := range rows {
-		rj := electSweepRowJSON{Algo: r.c.algo, Case: jsonout.NullIfEmpty(r.c.name), Graph: r.c.graph, N: r.n,
-			Formula: r.c.formula, FormulaValue: r.formula, Skipped: jsonout.NullIfEmpty(r.skipped)}
-		if r.skipped == "" {
-			rj.Runs, rj.Messages, rj.Time, rj.TimeUnit = r.runs, &r.messages, &r.time, &r.unit
-			if r.runs > 1 {
-				rj.MessagesCI95 = &[2]float64{r.lo, r.hi}
-			}
-		}
-		out.Rows = append(out.Rows, rj)
-	}
-	return out
 }

@@ -13,12 +13,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/lab/election"
 )
 
 // The sweep's counts at small sizes are the textbook's, counted here from
 // the formulas themselves rather than taken from the sweep's own column.
 func TestElectSweepCountsAreTheFormulas(t *testing.T) {
-	out := jsonOutput[electSweepJSON](t, exitOK, "elect", "--sweep", "n=2..60", "--runs", "200")
+	out := jsonOutput[election.SweepJSON](t, exitOK, "elect", "--sweep", "n=2..60", "--runs", "200")
 	assert.Equal(t, []int{2, 5, 10, 20, 50, 60}, out.Sizes)
 	require.Len(t, out.Rows, 6*len(out.Sizes))
 	for _, r := range out.Rows {
@@ -64,7 +66,7 @@ func TestElectSweepCountsAreTheFormulas(t *testing.T) {
 // The worst case is quadratic: sizes whose formula passes --max-messages
 // are listed as skipped, not run.
 func TestElectSweepSkipsPastTheCap(t *testing.T) {
-	out := jsonOutput[electSweepJSON](t, exitOK, "elect", "--sweep", "n=10..100000", "--algo", "chang-roberts",
+	out := jsonOutput[election.SweepJSON](t, exitOK, "elect", "--sweep", "n=10..100000", "--algo", "chang-roberts",
 		"--ids", "worst", "--max-messages", "100000")
 	require.Len(t, out.Rows, 13) // 10, 20, 50, …, 50000, 100000
 	for _, r := range out.Rows {

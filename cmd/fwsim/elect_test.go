@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/lab/election"
 )
 
 // electGoldens are the runs whose output the golden files in testdata/elect
@@ -52,7 +54,7 @@ func TestElectOutputFitsATerminal(t *testing.T) {
 
 func TestElectJSON(t *testing.T) {
 	// Chang–Roberts, all starting, IDs descending: n(n+1)/2 messages.
-	out := jsonOutput[electJSON](t, exitOK, "elect", "--algo", "chang-roberts", "--gen", "ring:6", "--ids", "descending")
+	out := jsonOutput[election.JSON](t, exitOK, "elect", "--algo", "chang-roberts", "--gen", "ring:6", "--ids", "descending")
 	assert.Equal(t, "chang-roberts", out.Algo)
 	require.NotNil(t, out.Leader)
 	assert.Equal(t, "n0", *out.Leader)
@@ -71,14 +73,14 @@ func TestElectJSON(t *testing.T) {
 	}
 
 	// Synchronous: rounds are reported.
-	out = jsonOutput[electJSON](t, exitOK, "elect", "--algo", "chang-roberts", "--gen", "ring:6", "--sync")
+	out = jsonOutput[election.JSON](t, exitOK, "elect", "--algo", "chang-roberts", "--gen", "ring:6", "--sync")
 	require.NotNil(t, out.Rounds)
 	assert.Equal(t, 7, *out.Rounds, "the largest ID is back in round n+1")
 	assert.Equal(t, "sync", out.Mode)
 	assert.Nil(t, out.Delays)
 
 	// Announced algorithms tell every node.
-	out = jsonOutput[electJSON](t, exitOK, "elect", "--algo", "echo", "--gen", "tree:9:4", "--ids", "random", "--seed", "8")
+	out = jsonOutput[election.JSON](t, exitOK, "elect", "--algo", "echo", "--gen", "tree:9:4", "--ids", "random", "--seed", "8")
 	require.NotNil(t, out.Leader)
 	assert.True(t, out.Announced)
 	for _, n := range out.Nodes {
@@ -90,7 +92,7 @@ func TestElectJSON(t *testing.T) {
 func TestElectTopologyFile(t *testing.T) {
 	// IDs ascend in file order, so the last node (audio) has the largest,
 	// which echo elects.
-	out := jsonOutput[electJSON](t, exitOK, "elect", "--algo", "echo", "--topology", "../../examples/default.yaml")
+	out := jsonOutput[election.JSON](t, exitOK, "elect", "--algo", "echo", "--topology", "../../examples/default.yaml")
 	assert.Equal(t, "../../examples/default.yaml", out.Topology)
 	require.NotNil(t, out.Leader)
 	assert.Equal(t, "audio", *out.Leader)
@@ -99,10 +101,10 @@ func TestElectTopologyFile(t *testing.T) {
 
 func TestElectIDsFile(t *testing.T) {
 	// IDs 7, 3, 9, 1 on n0…n3: the largest is n2's, the smallest n3's.
-	out := jsonOutput[electJSON](t, exitOK, "elect", "--algo", "lelann", "--gen", "ring:4", "--ids", "testdata/elect/ids-ring4.txt")
+	out := jsonOutput[election.JSON](t, exitOK, "elect", "--algo", "lelann", "--gen", "ring:4", "--ids", "testdata/elect/ids-ring4.txt")
 	assert.Equal(t, "n2", *out.Leader)
 	assert.Equal(t, "explicit", out.IDs)
-	out = jsonOutput[electJSON](t, exitOK, "elect", "--algo", "sync-ring", "--gen", "ring:4", "--ids", "testdata/elect/ids-ring4.txt")
+	out = jsonOutput[election.JSON](t, exitOK, "elect", "--algo", "sync-ring", "--gen", "ring:4", "--ids", "testdata/elect/ids-ring4.txt")
 	assert.Equal(t, "n3", *out.Leader)
 	assert.Equal(t, 1*4+1+4, *out.Rounds, "ID 1 speaks in round 1·n+1, its message is back n rounds later")
 }
@@ -116,7 +118,7 @@ func TestElectInitiators(t *testing.T) {
 		{"3", []string{"n0", "n1", "n2"}},
 		{"all", []string{"n0", "n1", "n2", "n3", "n4"}},
 	} {
-		out := jsonOutput[electJSON](t, exitOK, "elect", "--algo", "lelann", "--gen", "ring:5", "--initiators", tc.flag)
+		out := jsonOutput[election.JSON](t, exitOK, "elect", "--algo", "lelann", "--gen", "ring:5", "--initiators", tc.flag)
 		assert.Equal(t, tc.want, out.Initiators, tc.flag)
 		// LeLann: N + M·N messages for M initiators.
 		assert.Equal(t, 5+len(tc.want)*5, out.Messages.Total, tc.flag)
@@ -212,7 +214,7 @@ func TestElectErrors(t *testing.T) {
 }
 
 func TestElectCompareListsEveryAlgorithm(t *testing.T) {
-	out := jsonOutput[compareJSON](t, exitOK, "elect", "--compare", "--gen", "ring:6")
+	out := jsonOutput[election.CompareJSON](t, exitOK, "elect", "--compare", "--gen", "ring:6")
 	applicable := map[string]bool{}
 	for _, r := range out.Results {
 		applicable[r.Algo] = r.Applicable
@@ -247,12 +249,12 @@ func TestElectHelp(t *testing.T) {
 // 1394 runs on the PHY model's virtual time: its mode is neither async nor
 // sync, so it reports neither message delays nor rounds.
 func TestElect1394IsTimed(t *testing.T) {
-	out := jsonOutput[electJSON](t, exitOK, "elect", "--algo", "1394", "--gen", "chain:4")
+	out := jsonOutput[election.JSON](t, exitOK, "elect", "--algo", "1394", "--gen", "chain:4")
 	assert.Equal(t, "timed", out.Mode)
 	assert.Equal(t, "ns", out.TimeUnit)
 	assert.Nil(t, out.Delays)
 	assert.Nil(t, out.Rounds)
-	cmp := jsonOutput[compareJSON](t, exitOK, "elect", "--compare", "--gen", "chain:4")
+	cmp := jsonOutput[election.CompareJSON](t, exitOK, "elect", "--compare", "--gen", "chain:4")
 	for _, r := range cmp.Results {
 		if r.Algo == "1394" {
 			require.NotNil(t, r.Mode)
@@ -264,7 +266,7 @@ func TestElect1394IsTimed(t *testing.T) {
 // --crashed sets bully's crashed nodes; in --compare the other algorithms,
 // which know no crashes, run on every node.
 func TestElectCrashed(t *testing.T) {
-	out := jsonOutput[electJSON](t, exitOK, "elect", "--algo", "bully", "--gen", "complete:6", "--crashed", "n5, n2")
+	out := jsonOutput[election.JSON](t, exitOK, "elect", "--algo", "bully", "--gen", "complete:6", "--crashed", "n5, n2")
 	assert.Equal(t, []string{"n2", "n5"}, out.Crashed, "listed in topology order")
 	require.NotNil(t, out.Leader)
 	assert.Equal(t, "n4", *out.Leader, "the largest live ID")
@@ -274,10 +276,10 @@ func TestElectCrashed(t *testing.T) {
 		}
 	}
 	// Without the flag, the coordinator (the largest ID) has crashed.
-	out = jsonOutput[electJSON](t, exitOK, "elect", "--algo", "bully", "--gen", "complete:6", "--ids", "descending")
+	out = jsonOutput[election.JSON](t, exitOK, "elect", "--algo", "bully", "--gen", "complete:6", "--ids", "descending")
 	assert.Equal(t, []string{"n0"}, out.Crashed)
 
-	cmp := jsonOutput[compareJSON](t, exitOK, "elect", "--compare", "--gen", "complete:6", "--crashed", "n5,n4")
+	cmp := jsonOutput[election.CompareJSON](t, exitOK, "elect", "--compare", "--gen", "complete:6", "--crashed", "n5,n4")
 	assert.Equal(t, []string{"n5", "n4"}, cmp.Crashed)
 	leaders := map[string]string{}
 	for _, r := range cmp.Results {
@@ -293,10 +295,10 @@ func TestElectCrashed(t *testing.T) {
 // them in time order, and a leader that crashes after winning leaves none
 // (exit 1).
 func TestElectCrashAndRecover(t *testing.T) {
-	out := jsonOutput[electJSON](t, exitOK, "elect", "--algo", "bully", "--gen", "complete:6", "--initiators", "one", "--unit-delays",
+	out := jsonOutput[election.JSON](t, exitOK, "elect", "--algo", "bully", "--gen", "complete:6", "--initiators", "one", "--unit-delays",
 		"--recover", "n5@12", "--crash", "n4@2.5", "--crash", "n0@20")
-	assert.Equal(t, []electEventJSON{{Node: "n4", At: 2.5}, {Node: "n0", At: 20}}, out.Crashes)
-	assert.Equal(t, []electEventJSON{{Node: "n5", At: 12}}, out.Recoveries)
+	assert.Equal(t, []election.NodeEventJSON{{Node: "n4", At: 2.5}, {Node: "n0", At: 20}}, out.Crashes)
+	assert.Equal(t, []election.NodeEventJSON{{Node: "n5", At: 12}}, out.Recoveries)
 	require.NotNil(t, out.Leader)
 	assert.Equal(t, "n5", *out.Leader, "the recovered coordinator bullies")
 
@@ -305,8 +307,8 @@ func TestElectCrashAndRecover(t *testing.T) {
 	assert.Contains(t, stdout, "leader: none (the leader n4 crashed after winning")
 	assert.Equal(t, "fwsim elect: bully elected no leader: the leader n4 crashed after winning, and nobody holds an election until a node notices\n", stderr)
 
-	cmp := jsonOutput[compareJSON](t, exitOK, "elect", "--compare", "--gen", "complete:6", "--crash", "n4@2.5", "--unit-delays")
-	assert.Equal(t, []electEventJSON{{Node: "n4", At: 2.5}}, cmp.Crashes)
+	cmp := jsonOutput[election.CompareJSON](t, exitOK, "elect", "--compare", "--gen", "complete:6", "--crash", "n4@2.5", "--unit-delays")
+	assert.Equal(t, []election.NodeEventJSON{{Node: "n4", At: 2.5}}, cmp.Crashes)
 	for _, r := range cmp.Results {
 		if r.Algo == "bully" {
 			require.NotNil(t, r.Leader)

@@ -1,24 +1,20 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"math/big"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/explore"
 	"github.com/fwsim/fwsim/internal/jsonout"
-	"github.com/fwsim/fwsim/phy"
+	"github.com/fwsim/fwsim/view"
 )
 
 const exploreIntro = `Usage: fwsim explore [--topology FILE | --gen SPEC] [--timing random|nondet|min|max]
@@ -135,9 +131,9 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 	}
 	out := outputs{stdout: e.stdout}
 	defer out.abort()
-	files := map[string]string{} // an outcome, or missKey of a deadline → its file
+	files := map[string]string{} // an outcome, or explore.MissKey of a deadline → its file
 	// write writes a counterexample file as name in cexDir, for key.
-	write := func(key, name string, file pathFile) int {
+	write := func(key, name string, file explore.ReplayFile) int {
 		name = filepath.Join(cexDir, name)
 		f, err := out.create("counterexamples", name)
 		if err != nil {
@@ -154,7 +150,7 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 			if r.Path == nil {
 				continue
 			}
-			if code := write(string(r.Outcome), string(r.Outcome)+".json", newPathFile(&b, topo, o, r.Outcome, r.Path, r.PathP)); code != exitOK {
+			if code := write(string(r.Outcome), string(r.Outcome)+".json", explore.NewReplayFile(topo, o, r.Outcome, r.Path, r.PathP)); code != exitOK {
 				return code
 			}
 		}
@@ -162,17 +158,17 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 			if d.Miss == nil {
 				continue
 			}
-			file := newPathFile(&b, topo, o, d.MissOutcome, d.Miss, d.MissP)
+			file := explore.NewReplayFile(topo, o, d.MissOutcome, d.Miss, d.MissP)
 			file.Misses = fmt.Sprintf("%s > %d ns", d.Metric, d.DeadlineNs)
-			if code := write(missKey(d), fmt.Sprintf("miss-%s-%s.json", d.Metric, time.Duration(d.DeadlineNs)), file); code != exitOK {
+			if code := write(explore.MissKey(d), fmt.Sprintf("miss-%s-%s.json", d.Metric, time.Duration(d.DeadlineNs)), file); code != exitOK {
 				return code
 			}
 		}
 	}
 	if jsonOutput {
-		err = jsonout.Write(e.stdout, newExploreJSON(source, &b, o, res, files))
+		err = jsonout.Write(e.stdout, explore.NewJSON(source, o, res, files))
 	} else {
-		writeExploreText(e.stdout, source, &b, topo, o, res, files)
+		view.WriteExploreText(e.stdout, source, topo, o, res, files)
 	}
 	if err != nil {
 		return fs.outputError(e, err)
@@ -180,7 +176,7 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 	if err := out.commit(); err != nil {
 		return fs.outputError(e, err)
 	}
-	if !allGood(res) {
+	if !res.AllGood() {
 		return exitFailure
 	}
 	return exitOK
@@ -232,125 +228,6 @@ func parseWindow(s string) (bus.Window, error) {
 		return bus.Window{}, errors.New("TO is before FROM")
 	}
 	return w, nil
-}
-
-// allGood reports whether no run can fail or miss a deadline.
-func allGood(res *explore.Result) bool {
-	for _, r := range res.Outcomes {
-		if r.Outcome != bus.OutcomeOK && r.P.Max.Sign() > 0 {
-			return false
-		}
-	}
-	for _, d := range res.Deadlines {
-		if d.P.Min.Cmp(big.NewRat(1, 1)) < 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// ratText writes an exact value as a fraction with its rounded decimal;
-// a fraction too long to read is left to --json.
-func ratText(r *big.Rat) string {
-	if r.IsInt() {
-		return r.RatString()
-	}
-	if f := r.RatString(); len(f) <= maxFractionText {
-		return f + " (" + r.FloatString(6) + ")"
-	}
-	return r.FloatString(6)
-}
-
-// maxFractionText is the longest fraction the text report prints.
-const maxFractionText = 40
-
-// intervalText writes a value, or the bounds of one: an interval too
-// narrow for six decimals to tell apart is written as its midpoint and
-// width.
-func intervalText(i explore.Interval) string {
-	if i.Exact() {
-		return ratText(i.Min)
-	}
-	if i.Min.FloatString(6) == i.Max.FloatString(6) {
-		width, _ := new(big.Rat).Sub(i.Max, i.Min).Float64()
-		return fmt.Sprintf("%s (bounds %.1e apart)", i.Min.FloatString(6), width)
-	}
-	return "[" + ratText(i.Min) + ", " + ratText(i.Max) + "]"
-}
-
-// missKey names a deadline's miss file in the files map.
-func missKey(d explore.DeadlineResult) string {
-	return fmt.Sprintf("miss %s %d", d.Metric, d.DeadlineNs)
-}
-
-func writeExploreText(w io.Writer, source string, b *busFlags, topo *bus.Topology, o explore.Options, res *explore.Result, files map[string]string) {
-	fmt.Fprintf(w, "fwsim explore: %s, %s\n", source, exploreSettings(b, topo, o))
-	complete := "every state explored"
-	if !res.Complete {
-		complete = fmt.Sprintf("stopped at --max-states %d: every answer is an interval that holds the exact value", o.MaxStates)
-	}
-	fmt.Fprintf(w, "%d states, %d run ends (%s); %d partial runs, %d events, %s\n",
-		res.States, res.Terminals, complete, res.Runs, res.Events, res.Elapsed.Round(time.Millisecond))
-	if res.Nondeterministic {
-		fmt.Fprintln(w, "Choices are left to an adversary: [a, b] is the minimum and maximum over all schedulers.")
-	}
-	if res.Bounded {
-		fmt.Fprintln(w, "Some cycles were too large to solve exactly: the values they reach are bounded by sound value iteration (--json has the bounds as fractions).")
-	}
-	fmt.Fprintln(w, "\nOutcomes")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, r := range res.Outcomes {
-		line := "  " + string(r.Outcome) + "\t" + intervalText(r.P)
-		switch name := files[string(r.Outcome)]; {
-		case name != "":
-			line += "\tcounterexample " + name + " (its random choices: " + r.PathP.RatString() + ")"
-		case r.Outcome == bus.OutcomeBudgetExhausted && r.Path == nil:
-			line += "\truns that never end (fwsim run stops them at its event budget)"
-		}
-		fmt.Fprintln(tw, line)
-	}
-	tw.Flush()
-	if len(res.Deadlines) > 0 {
-		fmt.Fprintln(w, "\nDeadlines (contention_ns over the contended runs unless choices are left to an adversary)")
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, d := range res.Deadlines {
-			line := fmt.Sprintf("  %s ≤ %s\t%s", d.Metric, time.Duration(d.DeadlineNs), intervalText(d.P))
-			if name := files[missKey(d)]; name != "" {
-				line += "\ta likeliest miss " + name + " (its random choices: " + d.MissP.RatString() + ")"
-			}
-			fmt.Fprintln(tw, line)
-		}
-		tw.Flush()
-	}
-	fmt.Fprintln(w, "\nExpected values (over the runs that reach each metric; times in ns)")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, x := range res.Expected {
-		if x.Defined {
-			fmt.Fprintf(tw, "  %s\t%s\n", x.Metric, intervalText(x.Value))
-		} else {
-			fmt.Fprintf(tw, "  %s\t-\t%s\n", x.Metric, x.Why)
-		}
-	}
-	tw.Flush()
-}
-
-// exploreSettings says how the bus was explored, for the report's header.
-func exploreSettings(b *busFlags, topo *bus.Topology, o explore.Options) string {
-	profile := cmp.Or(o.Bus.Profile, topo.Profile, phy.DefaultProfile)
-	bias := big.NewRat(1, 2)
-	if o.CoinBias != nil {
-		bias = o.CoinBias
-	}
-	phases := "fixed by the seed"
-	if o.Space.PhaseGrid > 0 {
-		phases = "grid:" + strconv.Itoa(o.Space.PhaseGrid)
-	}
-	s := fmt.Sprintf("profile %s, clock %s, timing %s, policy %s, coin bias %s, phases %s, seed %d",
-		profile, b.clock.value, o.Timing, b.policy.value, bias.RatString(), phases, o.Bus.Seed)
-	if win := o.Space.EventWindow; win != nil {
-		s += fmt.Sprintf(", events from %d to %d ns", win.From, win.To)
-	}
-	return s
 }
 
 // metricDeadlines reads explore's --deadline: DUR for every time metric,

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/explore"
 )
 
 // Beyond the correctness conditions (a 300 ns wire, longer than the FAST
@@ -23,9 +24,9 @@ func TestExploreCounterexampleReplays(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "explore", "--topology", topo, "--allow-out-of-spec", "--clock", "ideal",
 		"--timing", "max", "--counterexamples", cex, "--json")
 	require.Equal(t, exitFailure, code, stderr)
-	var out exploreJSON
+	var out explore.JSON
 	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
-	byOutcome := map[string]exploreOutcomeJSON{}
+	byOutcome := map[string]explore.OutcomeJSON{}
 	for _, o := range out.Outcomes {
 		byOutcome[o.Outcome] = o
 	}
@@ -50,7 +51,7 @@ func TestExploreCounterexampleReplays(t *testing.T) {
 	code, _, stderr = runCLI(t, "explore", "--topology", topo, "--allow-out-of-spec", "--clock", "ideal",
 		"--timing", "max", "--power-up", "all", "--counterexamples", all)
 	require.Equal(t, exitFailure, code, stderr)
-	var recorded pathFile
+	var recorded explore.ReplayFile
 	data, err := os.ReadFile(filepath.Join(all, "stalled.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &recorded))
@@ -63,7 +64,7 @@ func TestExploreCounterexampleReplays(t *testing.T) {
 	assert.Equal(t, "stalled", run.Generations[0].Outcome)
 
 	// A path cut short no longer fits the run.
-	var f pathFile
+	var f explore.ReplayFile
 	data, err = os.ReadFile(file)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &f))

@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
+	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/hwtest"
 	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/view"
@@ -86,7 +87,7 @@ func runLinestates(ctx context.Context, e *env, args []string) int {
 	lc, err := hwtest.ReadLines(r, hwtest.Format(format), opts)
 	closeFile()
 	if err != nil {
-		return fs.inputError(e, hwtest.CaptureError(source, err))
+		return fs.inputError(e, captureError(source, err))
 	}
 	report := hwtest.LineReport{Source: source, Capture: lc}
 	if compare {
@@ -95,8 +96,14 @@ func runLinestates(ctx context.Context, e *env, args []string) int {
 			return fs.inputError(e, err)
 		}
 		runOpts := emulation.options()
+		var trace bus.Trace
+		runOpts.Observer = func(ev bus.TraceEvent) {
+			if ev.Kind == bus.TraceReceive { // all the comparison reads: a long run's trace stays small
+				trace.Record(ev)
+			}
+		}
 		runOpts.Interrupt = ctx.Done()
-		emulated, err := hwtest.EmulateLines(topo, runOpts)
+		res, err := bus.Run(topo, runOpts)
 		if ctx.Err() != nil {
 			return fs.interrupt(e)
 		}
@@ -104,7 +111,7 @@ func runLinestates(ctx context.Context, e *env, args []string) int {
 			return fs.inputError(e, emulation.explain(topo, err))
 		}
 		report.Emulated, report.Seed = name, runOpts.Seed
-		report.Comparison = hwtest.CompareLines(lc, emulated)
+		report.Comparison = hwtest.CompareLines(lc, hwtest.EmulatedLines(res, trace.Events))
 	}
 	if jsonOutput {
 		if err := jsonout.Write(e.stdout, hwtest.NewLinestatesJSON(report)); err != nil {
@@ -135,6 +142,10 @@ func (f *lineFormat) Set(s string) error {
 	return fmt.Errorf("want %s or %s", hwtest.FormatSigrokVCD, hwtest.FormatSigrokCSV)
 }
 
+// maxChannelMapSize bounds a channel map file: 63 nodes of 27 ports take
+// a few hundred KiB.
+const maxChannelMapSize = 1 << 20
+
 // readChannelMap reads --channels: the map, or @FILE holding it (on one
 // line or several).
 func readChannelMap(s string) (hwtest.ChannelMap, error) {
@@ -147,12 +158,16 @@ func readChannelMap(s string) (hwtest.ChannelMap, error) {
 		return nil, fmt.Errorf("--channels %s: %w", name, withoutPath(err))
 	}
 	defer f.Close()
-	m, err := hwtest.ReadChannelMap(f)
-	if _, bad := errors.AsType[*hwtest.ParseError](err); bad {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	data, err := io.ReadAll(io.LimitReader(f, maxChannelMapSize+1))
+	if err == nil && len(data) > maxChannelMapSize {
+		err = fmt.Errorf("larger than %d KiB: no channel map", maxChannelMapSize>>10)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--channels %s: %w", name, withoutPath(err))
+	}
+	m, err := hwtest.ParseChannelMap(strings.Join(strings.Fields(strings.ReplaceAll(string(data), ",", " ")), ","))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return m, nil
 }

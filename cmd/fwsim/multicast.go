@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/lab/multicast"
+	"github.com/fwsim/fwsim/view"
 )
 
 const multicastIntro = `Usage: fwsim multicast --algo NAME [--topology FILE | --gen SPEC] [flags]
@@ -91,8 +91,8 @@ func runMulticast(ctx context.Context, e *env, args []string) int {
 	}
 	res, err := multicast.Run(topo, cfg.opts)
 	return reportLabRun(e, fs, res, err, cfg.jsonOutput,
-		func(res *multicast.Result) any { return newMulticastJSON(source, res) },
-		func(w io.Writer, res *multicast.Result) { writeMulticastText(w, source, res) },
+		func(res *multicast.Result) any { return multicast.NewJSON(source, res) },
+		func(w io.Writer, res *multicast.Result) { view.WriteMulticastText(w, source, res) },
 		func(res *multicast.Result) string {
 			for _, g := range res.Guarantees {
 				if g.Promised && !g.Held {
@@ -144,178 +144,17 @@ func (c *multicastConfig) register(fs *flags) {
 	fs.order("algo", "compare", "topology", "gen", "messages", "loss", "stop", "seed", "crash", "join", "leave", "trace", "json")
 }
 
-func writeMulticastText(w io.Writer, source string, res *multicast.Result) {
-	fmt.Fprintf(w, "fwsim multicast: %s, seed %d, messages %d, loss %g", res.Algo, res.Seed, res.Messages, res.Loss)
-	if res.Stop {
-		fmt.Fprint(w, ", stop signal")
-	}
-	fmt.Fprintf(w, "\ntopology: %s\nsender: %s\n", source, res.Sender)
-	for _, l := range eventLines(res.Crashes, res.Joins, res.Leaves, "") {
-		fmt.Fprintln(w, l)
-	}
-	fmt.Fprintln(w, "\nmembers:")
-	vsync := res.Algo == "vsync"
-	var t table
-	header := []string{"node", "delivered", "expected", "duplicates", "missing", "crashed"}
-	if vsync {
-		header = append(header, "views")
-	}
-	t.add(header...)
-	for _, m := range res.Members {
-		missing := "-"
-		if len(m.Missing) > 0 {
-			missing = fmt.Sprint(m.Missing)
-		}
-		if m.GaveUp {
-			missing += " (gave up)"
-		}
-		crashed := "-"
-		if m.CrashedAt >= 0 {
-			crashed = fmt.Sprintf("at %.3f", m.CrashedAt)
-		}
-		row := []string{m.Node, strconv.Itoa(m.Delivered), strconv.Itoa(m.Expected), strconv.Itoa(m.Duplicates), missing, crashed}
-		if vsync {
-			row = append(row, joinInts(m.Views))
-		}
-		t.add(row...)
-	}
-	t.write(w, "  ")
-	fmt.Fprintln(w)
-	if vsync {
-		writeViews(w, res.Views)
-	}
-	for _, g := range res.Guarantees {
-		switch {
-		case !g.Promised:
-			fmt.Fprintf(w, "%s: %s\n", g.Name, g.Detail)
-		case g.Held:
-			fmt.Fprintf(w, "%s: held\n", g.Name)
-		default:
-			fmt.Fprintf(w, "%s: VIOLATED, %s\n", g.Name, g.Detail)
-		}
-	}
-	parts := make([]string, len(res.Sent.ByType))
-	for i, c := range res.Sent.ByType {
-		parts[i] = fmt.Sprintf("%s %d", c.Type, c.Count)
-	}
-	fmt.Fprintf(w, "messages: %d (%s), %d lost\n", res.Sent.Total, strings.Join(parts, ", "), res.Lost)
-	if res.Algo == "srm" {
-		fmt.Fprintf(w, "suppression: %d NACKs spared (losses repaired on another's NACK), %d repairs spared\n",
-			res.NACKsSpared, res.RepairsSpared)
-	}
-	fmt.Fprintf(w, "time: %.3f delays\n", res.Time)
-	if res.Trace != nil {
-		writeTraceTable(w, res.Trace)
-	}
-}
-
-// writeViews lists vsync's views: who was in each, who proposed it, the
-// messages sent in it, and who installed it.
-func writeViews(w io.Writer, views []multicast.View) {
-	fmt.Fprintln(w, "views:")
-	var t table
-	t.add("view", "members", "coordinator", "messages", "installed by")
-	for _, v := range views {
-		messages := "-"
-		if v.To >= v.From {
-			messages = fmt.Sprintf("%d-%d", v.From, v.To)
-		}
-		t.add(strconv.Itoa(v.Number), strings.Join(v.Members, ","), v.Coordinator, messages, strings.Join(v.Installed, ","))
-	}
-	t.write(w, "  ")
-	fmt.Fprintln(w)
-}
-
-// joinInts writes ns as 1,2,3, or - when there are none.
-func joinInts(ns []int) string {
-	if len(ns) == 0 {
-		return "-"
-	}
-	parts := make([]string, len(ns))
-	for i, n := range ns {
-		parts[i] = strconv.Itoa(n)
-	}
-	return strings.Join(parts, ",")
-}
-
-// eventLines names the crashes, joins and leaves asked for, a line each
-// when there are any; taker, such as " (vsync)", follows the names of joins
-// and leaves when not every run takes them.
-func eventLines(crashes, joins, leaves []multicast.Event, taker string) []string {
-	var lines []string
-	for _, events := range []struct {
-		name string
-		list []multicast.Event
-	}{{"crashes", crashes}, {"joins" + taker, joins}, {"leaves" + taker, leaves}} {
-		if len(events.list) > 0 {
-			lines = append(lines, events.name+": "+formatEvents(events.list))
-		}
-	}
-	return lines
-}
-
 func (c *multicastConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source string) int {
-	var results []*multicast.Result
-	for _, a := range multicast.Algorithms() {
-		o := c.opts
-		o.Algo = a.Name
-		o.Stop = o.Stop && (a.Name == "nack" || a.Name == "srm")
-		if a.Name != "vsync" {
-			o.Joins, o.Leaves = nil, nil
-		}
-		res, err := multicast.Run(topo, o)
-		if err != nil {
-			return fs.inputError(e, err)
-		}
-		results = append(results, res)
+	results, err := multicast.Compare(topo, c.opts)
+	if err != nil {
+		return fs.inputError(e, err)
 	}
-	header := fmt.Sprintf("seed %d, messages %d, loss %g", c.opts.Seed, c.opts.Messages, c.opts.Loss)
-	if c.opts.Stop {
-		header += ", stop signal (nack, srm)"
-	}
-	js := newMulticastCompareJSON(source, c.opts, results)
-	cmp := comparison{command: "multicast", header: header, source: source,
-		lines: append([]string{"sender: " + js.Sender}, eventLines(c.opts.Crashes, c.opts.Joins, c.opts.Leaves, " (vsync)")...),
-		json:  js}
-	cmp.table.add("algorithm", "delivered", "expected", "duplicates", "messages", "lost", "time", "guarantees", "by type")
-	for i, r := range results {
-		row := js.Results[i]
-		// The types a run did not use would only widen the line.
-		var types []string
-		for _, t := range r.Sent.ByType {
-			if t.Count > 0 {
-				types = append(types, fmt.Sprintf("%s %d", t.Type, t.Count))
-			}
-		}
-		cmp.table.add(r.Algo, strconv.Itoa(row.Delivered), strconv.Itoa(row.Expected), strconv.Itoa(row.Duplicates), strconv.Itoa(r.Sent.Total),
-			strconv.Itoa(r.Lost), fmt.Sprintf("%.3f", r.Time), guaranteesCell(r.Guarantees), strings.Join(types, ", "))
+	var failed []string
+	for _, r := range results {
 		if r.Violated() {
-			cmp.failed = append(cmp.failed, r.Algo)
+			failed = append(failed, r.Algo)
 		}
 	}
-	return cmp.write(e, fs, c.jsonOutput)
-}
-
-// guaranteesCell counts a run's guarantees as held, VIOLATED and not
-// promised, e.g. "1 held, 1 VIOLATED".
-func guaranteesCell(gs []multicast.Guarantee) string {
-	var held, violated, unpromised int
-	for _, g := range gs {
-		switch {
-		case !g.Promised:
-			unpromised++
-		case g.Held:
-			held++
-		default:
-			violated++
-		}
-	}
-	parts := []string{fmt.Sprintf("%d held", held)}
-	if violated > 0 {
-		parts = append(parts, fmt.Sprintf("%d VIOLATED", violated))
-	}
-	if unpromised > 0 {
-		parts = append(parts, fmt.Sprintf("%d not promised", unpromised))
-	}
-	return strings.Join(parts, ", ")
+	js := multicast.NewCompareJSON(source, c.opts, results)
+	return writeComparison(e, fs, c.jsonOutput, js, view.MulticastComparison(c.opts, source, results, js), failed)
 }

@@ -8,6 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/lab/multicast"
 )
 
 func TestMulticastReportsMembersAndGuarantees(t *testing.T) {
@@ -35,7 +38,7 @@ func TestMulticastTailLossExitsOne(t *testing.T) {
 func TestMulticastSenderCrashIsNoViolation(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "multicast", "--algo", "nack", "--gen", "ring:4", "--messages", "4", "--crash", "n0@1.5", "--json")
 	require.Equal(t, exitOK, code, stderr)
-	var out multicastJSON
+	var out multicast.JSON
 	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
 	require.Len(t, out.Guarantees, 2)
 	assert.False(t, out.Guarantees[1].Promised)
@@ -89,7 +92,7 @@ func TestMulticastSRMReportsSuppression(t *testing.T) {
 	code, text, stderr := runCLI(t, args...)
 	require.Equal(t, exitOK, code, stderr)
 	_, stdout, _ := runCLI(t, append(args, "--json")...)
-	var out multicastJSON
+	var out multicast.JSON
 	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
 	assert.Positive(t, out.RepairsSpared)
 	assert.Contains(t, text, fmt.Sprintf("suppression: %d NACKs spared (losses repaired on another's NACK), %d repairs spared\n",
@@ -113,12 +116,12 @@ func TestMulticastVsyncReportsViews(t *testing.T) {
 		assert.Contains(t, text, g+": held\n")
 	}
 	_, stdout, _ := runCLI(t, append(args, "--json")...)
-	var out multicastJSON
+	var out multicast.JSON
 	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
 	require.Len(t, out.Views, 3)
-	assert.Equal(t, multicastViewJSON{Number: 2, Members: []string{"n0", "n1", "n2", "n4", "n3"}, Coordinator: "n0", From: 4, To: 10,
+	assert.Equal(t, multicast.ViewJSON{Number: 2, Members: []string{"n0", "n1", "n2", "n4", "n3"}, Coordinator: "n0", From: 4, To: 10,
 		Installed: []string{"n0", "n1", "n2", "n3", "n4"}}, out.Views[1])
-	assert.Equal(t, []multicastEventJSON{{Node: "n3", At: 2}}, out.Joins)
+	assert.Equal(t, []multicast.EventJSON{{Node: "n3", At: 2}}, out.Joins)
 	assert.Equal(t, []int{2, 3}, out.Members[2].Views)
 	assert.Equal(t, 7, out.Members[2].Delivered, "n3 delivers view 2's messages 4 to 10")
 	assert.Positive(t, out.Sent.ByType["FLUSH"])
@@ -153,11 +156,11 @@ func TestMulticastGolden(t *testing.T) {
 // nack and srm, --join and --leave to vsync, the crashes and the seed to all.
 func TestMulticastCompareRowsAreTheRunsAlone(t *testing.T) {
 	common := []string{"--gen", "ring:6", "--messages", "8", "--loss", "0.2", "--seed", "5", "--crash", "n3@2"}
-	cmp := jsonOutput[multicastCompareJSON](t, exitOK, append([]string{"multicast", "--compare", "--stop", "--join", "n5@1"}, common...)...)
+	cmp := jsonOutput[multicast.CompareJSON](t, exitOK, append([]string{"multicast", "--compare", "--stop", "--join", "n5@1"}, common...)...)
 	require.Len(t, cmp.Results, 4)
 	assert.True(t, cmp.Stop)
-	assert.Equal(t, []multicastEventJSON{{Node: "n5", At: 1}}, cmp.Joins)
-	assert.Equal(t, []mutexCrashJSON{{Node: "n3", At: 2}}, cmp.Crashes)
+	assert.Equal(t, []multicast.EventJSON{{Node: "n5", At: 1}}, cmp.Joins)
+	assert.Equal(t, []election.CrashJSON{{Node: "n3", At: 2}}, cmp.Crashes)
 	for i, algo := range []string{"ack", "nack", "srm", "vsync"} {
 		args := append([]string{"multicast", "--algo", algo}, common...)
 		switch algo {
@@ -166,7 +169,7 @@ func TestMulticastCompareRowsAreTheRunsAlone(t *testing.T) {
 		case "vsync":
 			args = append(args, "--join", "n5@1")
 		}
-		alone := jsonOutput[multicastJSON](t, exitOK, args...)
+		alone := jsonOutput[multicast.JSON](t, exitOK, args...)
 		row := cmp.Results[i]
 		assert.Equal(t, algo, row.Algo)
 		assert.Equal(t, alone.Members, row.Members, algo)
@@ -215,7 +218,7 @@ func TestMulticastStopsOnInterrupt(t *testing.T) {
 // docs/multicast.md: at the largest loss, a long stream to many members
 // makes ack's give-up likely; this run gives n19 up.
 func TestMulticastAckGivesUpAtTheLargestLoss(t *testing.T) {
-	out := jsonOutput[multicastJSON](t, exitFailure, "multicast", "--algo", "ack", "--gen", "ring:20", "--messages", "300", "--loss", "0.5")
+	out := jsonOutput[multicast.JSON](t, exitFailure, "multicast", "--algo", "ack", "--gen", "ring:20", "--messages", "300", "--loss", "0.5")
 	var gaveUp []string
 	for _, m := range out.Members {
 		if m.GaveUp {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/jsonout"
-	"github.com/fwsim/fwsim/lab/election"
 	"github.com/fwsim/fwsim/lab/mutex"
+	"github.com/fwsim/fwsim/view"
 )
 
 const mutexIntro = `Usage: fwsim mutex --algo NAME [--topology FILE | --gen SPEC] [flags]
@@ -76,13 +76,13 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 	}
 	res, err := mutex.Run(topo, cfg.opts)
 	return reportLabRun(e, fs, res, err, cfg.jsonOutput,
-		func(res *mutex.Result) any { return newMutexJSON(source, res) },
-		func(w io.Writer, res *mutex.Result) { writeMutexText(w, source, cfg.opts, res) },
+		func(res *mutex.Result) any { return mutex.NewJSON(source, res) },
+		func(w io.Writer, res *mutex.Result) { view.WriteMutexText(w, source, cfg.opts, res) },
 		func(res *mutex.Result) string {
 			switch {
 			case len(res.Violations) > 0:
 				return fmt.Sprintf("fwsim mutex: %s broke mutual exclusion: %s", res.Algo, res.Violations[0])
-			case !res.Live && !faulty(res):
+			case !res.Live && !res.Faulty():
 				return fmt.Sprintf("fwsim mutex: %s left requests unserved without a fault", res.Algo)
 			}
 			return ""
@@ -171,9 +171,6 @@ func (t *topologyFlags) loadForLab() (*bus.Topology, string, error) {
 	return topo, source, err
 }
 
-// faulty reports whether the run had a fault injected.
-func faulty(res *mutex.Result) bool { return len(res.Crashes) > 0 || res.LoseToken }
-
 // register adds the flags of mutex to fs.
 func (c *mutexConfig) register(fs *flags) {
 	c.opts.Requests, c.opts.CSTime, c.opts.Think = 1, mutex.Delay, 2*mutex.Delay
@@ -230,208 +227,38 @@ func durationFlag(p *int64) func(string) error {
 	}
 }
 
-// mutexHeader describes how a run was set, so that the output reproduces
-// it.
-func mutexHeader(o mutex.Options) string {
-	s := fmt.Sprintf("seed %d, requests %d, cs-time %s, think %s", o.Seed, o.Requests, mutex.Format(o.CSTime), mutex.Format(o.Think))
-	if o.Notify {
-		s += ", notify"
-	}
-	if o.LoseToken {
-		s += ", token lost at " + mutex.Format(o.LoseTokenAt)
-	}
-	if o.RequestReply {
-		s += ", request-reply"
-	}
-	return s
-}
-
-func writeMutexText(w io.Writer, source string, o mutex.Options, res *mutex.Result) {
-	fmt.Fprintf(w, "fwsim mutex: %s, %s\n", res.Algo, mutexHeader(o))
-	fmt.Fprintf(w, "topology: %s\n", source)
-	switch {
-	case res.Coordinator != "":
-		fmt.Fprintf(w, "coordinator: %s (%s)\n", res.Coordinator, res.CoordinatorBy)
-	case res.Ring != nil:
-		fmt.Fprintf(w, "ring: %s\n", strings.Join(res.Ring, " → "))
-	}
-	if len(res.Crashes) > 0 {
-		fmt.Fprintf(w, "crashes: %s\n", formatEvents(res.Crashes))
-	}
-	if len(res.Entries) == 0 {
-		fmt.Fprintf(w, "\nentries: none\n")
-	} else {
-		fmt.Fprintf(w, "\nentries (delays):\n")
-	}
-	var entries table
-	if len(res.Entries) > 0 {
-		entries.add("node", "requested", "entered", "left", "wait", "timestamp")
-	}
-	for _, en := range res.Entries {
-		left := fmt.Sprintf("%.3f", en.Left)
-		if en.CrashedInside {
-			left = "crashed"
-		}
-		stamp := "-"
-		if en.Stamp != 0 {
-			stamp = strconv.FormatInt(en.Stamp, 10)
-		}
-		entries.add(en.Node, fmt.Sprintf("%.3f", en.Requested), fmt.Sprintf("%.3f", en.Entered), left, fmt.Sprintf("%.3f", en.Wait), stamp)
-	}
-	entries.write(w, "  ")
-	fmt.Fprintln(w)
-	if len(res.Violations) == 0 {
-		fmt.Fprintln(w, "safety: held, never two nodes in the critical section")
-	} else {
-		fmt.Fprintf(w, "safety: VIOLATED %d time%s\n", len(res.Violations), plural(len(res.Violations)))
-		for _, v := range res.Violations {
-			fmt.Fprintf(w, "  %s\n", v)
-		}
-	}
-	if res.Live {
-		fmt.Fprintln(w, "liveness: held, every request served")
-	} else {
-		fmt.Fprintf(w, "liveness: failed, %d node%s wait for ever:\n", len(res.Unserved), plural(len(res.Unserved)))
-		// Nodes that wait for the same reason share its line.
-		for i := 0; i < len(res.Unserved); {
-			var who []string
-			j := i
-			for ; j < len(res.Unserved) && res.Unserved[j].Reason == res.Unserved[i].Reason; j++ {
-				who = append(who, fmt.Sprintf("%s (asked at %.3f)", res.Unserved[j].Node, res.Unserved[j].Requested))
-			}
-			fmt.Fprintf(w, "  %s:\n    %s\n", strings.Join(who, ", "), res.Unserved[i].Reason)
-			i = j
-		}
-	}
-	writeOrder(w, res.Order)
-	parts := make([]string, len(res.Messages.ByType))
-	for i, c := range res.Messages.ByType {
-		parts[i] = fmt.Sprintf("%s %d", c.Type, c.Count)
-	}
-	fmt.Fprintf(w, "messages: %d (%s), %.3f per entry\n", res.Messages.Total, strings.Join(parts, ", "), res.PerEntry)
-	fmt.Fprintf(w, "waiting: mean %.3f, max %.3f delays\n", res.MeanWait, res.MaxWait)
-	fmt.Fprintln(w, "\nnodes:")
-	var nodes table
-	nodes.add("node", "role", "requests", "entries", "unserved", "sent", "mean wait", "max wait", "crashed")
-	for _, n := range res.Nodes {
-		crashed := "-"
-		if n.CrashedAt >= 0 {
-			crashed = fmt.Sprintf("at %.3f", n.CrashedAt)
-			if n.CrashedInside {
-				crashed += ", inside"
-			}
-		}
-		nodes.add(n.Node, n.Role, strconv.Itoa(n.Requests), strconv.Itoa(n.Entries), strconv.Itoa(n.Unserved),
-			strconv.Itoa(n.Sent), fmt.Sprintf("%.3f", n.MeanWait), fmt.Sprintf("%.3f", n.MaxWait), crashed)
-	}
-	nodes.write(w, "  ")
-	fmt.Fprintf(w, "time: %.3f delays\n", res.Time)
-	if res.Trace != nil {
-		writeTraceTable(w, res.Trace)
-	}
-}
-
-// writeOrder says whether the entries followed the requests.
-func writeOrder(w io.Writer, o mutex.Order) {
-	if o.Inversions == 0 {
-		fmt.Fprintln(w, "request order: followed")
-	} else {
-		fmt.Fprintf(w, "request order: %d of %d pairs went the other way (%s)\n", o.Inversions, o.Pairs, o.Inversion)
-	}
-	if o.CausalInversions == 0 {
-		fmt.Fprintln(w, "happened-before: followed")
-	} else {
-		fmt.Fprintf(w, "happened-before: %d of %d pairs against it (%s)\n", o.CausalInversions, o.Pairs, o.CausalInversion)
-	}
-}
-
-// writeTraceTable lists every message of a trace.
-func writeTraceTable(w io.Writer, trace []election.TraceEntry) {
-	fmt.Fprintf(w, "\ntrace (delays):\n")
-	var tr table
-	tr.add("sent", "arrived", "from", "to", "type", "value")
-	for _, m := range trace {
-		arrived := strconv.FormatFloat(m.Arrived, 'f', -1, 64)
-		if m.Lost {
-			arrived = "lost"
-		}
-		tr.add(strconv.FormatFloat(m.Sent, 'f', -1, 64), arrived, m.From, m.To, m.Type, m.Payload)
-	}
-	tr.write(w, "  ")
-}
-
 func (c *mutexConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source string) int {
-	var results []*mutex.Result
-	for _, a := range mutex.Algorithms() {
-		o := c.opts
-		o.Algo = a.Name
-		o.LoseToken = o.LoseToken && a.Name == "token-ring"
-		o.RequestReply = o.RequestReply && a.Name == "ricart-agrawala"
-		res, err := mutex.Run(topo, o)
-		if err != nil {
-			return fs.inputError(e, err)
-		}
-		results = append(results, res)
+	results, err := mutex.Compare(topo, c.opts)
+	if err != nil {
+		return fs.inputError(e, err)
 	}
-	cmp := comparison{command: "mutex", header: mutexHeader(c.opts), source: source,
-		lines: eventLines(c.opts.Crashes, nil, nil, ""), json: newMutexCompareJSON(source, c.opts, results)}
-	cmp.table.add("algorithm      ", "entries", "messages", "per entry", "mean wait", "max wait", "unserved", "out of order", "causal", "safety")
+	var failed []string
 	for _, r := range results {
-		safety := "held"
-		if len(r.Violations) > 0 {
-			safety = "VIOLATED"
-		}
-		cmp.table.add(r.Algo, strconv.Itoa(len(r.Entries)), strconv.Itoa(r.Messages.Total), fmt.Sprintf("%.3f", r.PerEntry),
-			fmt.Sprintf("%.3f", r.MeanWait), fmt.Sprintf("%.3f", r.MaxWait), strconv.Itoa(len(r.Unserved)),
-			fmt.Sprintf("%d/%d", r.Order.Inversions, r.Order.Pairs), strconv.Itoa(r.Order.CausalInversions), safety)
-		if len(r.Violations) > 0 || (!r.Live && !faulty(r)) {
-			cmp.failed = append(cmp.failed, r.Algo)
+		if r.Failed() {
+			failed = append(failed, r.Algo)
 		}
 	}
-	return cmp.write(e, fs, c.jsonOutput)
+	return writeComparison(e, fs, c.jsonOutput, mutex.NewCompareJSON(source, c.opts, results), view.MutexComparison(c.opts, source, results), failed)
 }
 
-// comparison is what mutex --compare and multicast --compare write: a row
-// per algorithm, as a table or as JSON, and the algorithms whose run failed.
-type comparison struct {
-	command, header, source string
-	lines                   []string // settings beyond the header, such as the faults asked for
-	table                   table
-	json                    any
-	failed                  []string
-}
-
-// write prints c and returns the exit status: 1 when a run failed, which
-// the table shows and stderr names.
-func (c *comparison) write(e *env, fs *flags, jsonOutput bool) int {
+// writeComparison is the one way every lab's --compare ends: its JSON or
+// its table on stdout, then, when an algorithm's run failed, which on
+// stderr and exit 1.
+func writeComparison(e *env, fs *flags, jsonOutput bool, js any, text *view.Comparison, failed []string) int {
 	if jsonOutput {
-		if err := jsonout.Write(e.stdout, c.json); err != nil {
+		if err := jsonout.Write(e.stdout, js); err != nil {
 			return fs.inputError(e, err)
 		}
 	} else {
-		fmt.Fprintf(e.stdout, "fwsim %s --compare: %s\n", c.command, c.header)
-		for _, l := range c.lines {
-			fmt.Fprintln(e.stdout, l)
-		}
-		fmt.Fprintf(e.stdout, "topology: %s\n\n", c.source)
-		c.table.write(e.stdout, "")
+		text.WriteText(e.stdout)
 	}
-	if len(c.failed) > 0 {
+	if len(failed) > 0 {
 		which := "it"
-		if len(c.failed) > 1 {
+		if len(failed) > 1 {
 			which = "each"
 		}
-		fmt.Fprintf(e.stderr, "fwsim %s: %s failed; run %s alone for the details\n", c.command, strings.Join(c.failed, ", "), which)
+		fmt.Fprintf(e.stderr, "fwsim %s: %s failed; run %s alone for the details\n", text.Command, strings.Join(failed, ", "), which)
 		return exitFailure
 	}
 	return exitOK
-}
-
-// formatEvents lists crashes, joins or leaves as "n2 at 1.500, n3 at 2.000".
-func formatEvents(events []mutex.Crash) string {
-	parts := make([]string, len(events))
-	for i, c := range events {
-		parts[i] = c.Node + " at " + mutex.Format(c.At)
-	}
-	return strings.Join(parts, ", ")
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/lab/mutex"
 )
 
 // mutexGoldens are the runs whose output the golden files in
@@ -27,7 +29,7 @@ func TestMutexGolden(t *testing.T) {
 
 func TestMutexJSON(t *testing.T) {
 	// A crashed coordinator: every client waits for ever; reported, exit 0.
-	out := jsonOutput[mutexJSON](t, exitOK, "mutex", "--algo", "central", "--gen", "ring:4", "--crash", "n3@0")
+	out := jsonOutput[mutex.JSON](t, exitOK, "mutex", "--algo", "central", "--gen", "ring:4", "--crash", "n3@0")
 	require.NotNil(t, out.Coordinator)
 	assert.Equal(t, "n3", *out.Coordinator)
 	assert.True(t, out.Safe)
@@ -38,7 +40,7 @@ func TestMutexJSON(t *testing.T) {
 	assert.Equal(t, 0.0, *out.Nodes[3].CrashedAt)
 
 	// Ricart–Agrawala: 2(n−1) per entry, and every entry has its timestamp.
-	out = jsonOutput[mutexJSON](t, exitOK, "mutex", "--algo", "ricart-agrawala", "--gen", "ring:6", "--requests", "2")
+	out = jsonOutput[mutex.JSON](t, exitOK, "mutex", "--algo", "ricart-agrawala", "--gen", "ring:6", "--requests", "2")
 	assert.Equal(t, 10.0, out.PerEntry)
 	assert.Len(t, out.Entries, 12)
 	for _, e := range out.Entries {

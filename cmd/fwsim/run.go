@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/explore"
 	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/view"
 )
@@ -109,7 +111,12 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			}
 		}
 		source = "replay " + cfg.replay
-		topo, opts, err = readPathFile(cfg.replay)
+		var data []byte
+		if data, err = os.ReadFile(cfg.replay); err != nil {
+			err = fmt.Errorf("--replay: %w", err)
+		} else {
+			topo, opts, err = explore.ReadReplayFile(cfg.replay, data)
+		}
 	}
 	if err != nil {
 		return fs.inputError(e, err)

@@ -21,8 +21,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwsim/fwsim/analysis"
+	"github.com/fwsim/fwsim/analysis/sweep"
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/explore"
 	"github.com/fwsim/fwsim/hwtest"
+	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/lab/multicast"
+	"github.com/fwsim/fwsim/lab/mutex"
 )
 
 // The JSON Schemas in docs/schema are generated from the types each command
@@ -41,14 +46,14 @@ var outputTypes = map[string][]any{
 	"run":        {bus.ResultJSON{}},
 	"analyze":    {analysis.Summary{}},
 	"merge":      {analysis.Summary{}},
-	"sweep":      {sweepJSON{}},
-	"elect":      {electJSON{}, compareJSON{}, electSweepJSON{}},
+	"sweep":      {sweep.JSON{}},
+	"elect":      {election.JSON{}, election.CompareJSON{}, election.SweepJSON{}},
 	"decode":     {hwtest.DecodeJSON{}},
 	"crosscheck": {hwtest.CrosscheckJSON{}},
 	"probe":      {hwtest.ProbeJSON{}, hwtest.USBListJSON{}, hwtest.DecodeJSON{}},
-	"explore":    {exploreJSON{}},
-	"mutex":      {mutexJSON{}, mutexCompareJSON{}},
-	"multicast":  {multicastJSON{}, multicastCompareJSON{}},
+	"explore":    {explore.JSON{}},
+	"mutex":      {mutex.JSON{}, mutex.CompareJSON{}},
+	"multicast":  {multicast.JSON{}, multicast.CompareJSON{}},
 	"linestates": {hwtest.LinestatesJSON{}},
 }
 

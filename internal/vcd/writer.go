@@ -358,3 +358,40 @@ func identifier(n int) string {
 		}
 	}
 }
+
+// VarChange is one value change of a declared variable, for writers that
+// gather a file's changes before they write them in time order
+// (WriteChanges).
+type VarChange struct {
+	At    int64
+	Var   Var
+	Value string
+}
+
+// WriteChanges writes changes, in time order, and ends the file at the
+// last of them or end.
+func (w *Writer) WriteChanges(changes []VarChange, end int64) error {
+	for _, c := range changes {
+		if err := w.Change(c.At, c.Var, c.Value); err != nil {
+			return err
+		}
+		end = max(end, c.At)
+	}
+	return w.Finish(end)
+}
+
+// ScopeName is the scope name of an arbitrary name, a node id for fwsim. Scope names are printable
+// ASCII without '$', and viewers split paths at '.', so each byte of the id
+// outside that set, '.', and '%' itself, are written %XX as in a URL: "café"
+// is "caf%C3%A9". Distinct ids keep distinct scopes.
+func ScopeName(id string) string {
+	var b strings.Builder
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c > ' ' && c <= '~' && !strings.ContainsRune(".%$", rune(c)) {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}

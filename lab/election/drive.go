@@ -138,3 +138,11 @@ func Drive(p Protocol) (*Outcome, error) {
 	}
 	return &Outcome{Messages: countMessages(p.Types, n.counts), Time: n.units(n.last), Trace: slices.Clip(n.trace)}, nil
 }
+
+// Crash is a node and a time in ticks, as the labs driven by Drive read
+// their faults: a node that stops then (Net.Crash), or, in the multicast
+// lab, one that joins or leaves the group then.
+type Crash struct {
+	Node string
+	At   int64
+}

@@ -111,3 +111,11 @@ type TraceEntry struct {
 	Type     string
 	Payload  string
 }
+
+// DelayName names the delays of a run: "unit" or "random".
+func DelayName(unit bool) string {
+	if unit {
+		return "unit"
+	}
+	return "random"
+}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/lab/election"
-	"github.com/fwsim/fwsim/lab/mutex"
 )
 
 // Delay is one time unit in ticks: a message takes at most one Delay.
@@ -16,11 +15,11 @@ const Delay = election.TicksPerDelay
 
 // Crash is a node that stops at a time, in ticks, as in the mutual-exclusion
 // lab: it sends nothing more and every message to it is lost.
-type Crash = mutex.Crash
+type Crash = election.Crash
 
 // Event is a node and a time, in ticks, read as a Crash is: when a node
 // joins or leaves the group (vsync).
-type Event = mutex.Crash
+type Event = election.Crash
 
 // MaxMessages bounds Options.Messages.
 const MaxMessages = 1000

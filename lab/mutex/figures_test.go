@@ -127,7 +127,7 @@ func unservedNodes(res *Result) []string {
 
 // A crashed coordinator: every client waits for ever, and the run says why.
 func TestCentralCrashedCoordinator(t *testing.T) {
-	res := run(t, "ring:5", Options{Algo: "central", CSTime: Delay, Think: 3 * Delay, Seed: 1, Crashes: []Crash{{"n4", 1500}}})
+	res := run(t, "ring:5", Options{Algo: "central", CSTime: Delay, Think: 3 * Delay, Seed: 1, Crashes: []Crash{{Node: "n4", At: 1500}}})
 	assert.False(t, res.Live)
 	assert.NotEmpty(t, res.Unserved)
 	for _, u := range res.Unserved {
@@ -140,7 +140,7 @@ func TestCentralCrashedCoordinator(t *testing.T) {
 // coordinator waits for its RELEASE, and so does every later client.
 func TestCentralClientCrashedInside(t *testing.T) {
 	res := run(t, "complete:4", Options{Algo: "central", Coordinator: "n3", Requesters: []string{"n0", "n1", "n2"},
-		CSTime: 2 * Delay, Seed: 3, Crashes: []Crash{{"n2", 1500}}})
+		CSTime: 2 * Delay, Seed: 3, Crashes: []Crash{{Node: "n2", At: 1500}}})
 	require.NotEmpty(t, res.Entries)
 	first := res.Entries[0]
 	require.Equal(t, "n2", first.Node, "n2 must be inside at 1.5 for this test")
@@ -156,7 +156,7 @@ func TestCentralClientCrashedInside(t *testing.T) {
 // on.
 func TestCentralClientCrashedOutside(t *testing.T) {
 	res := run(t, "complete:4", Options{Algo: "central", Coordinator: "n3", Requesters: []string{"n0", "n1", "n2"},
-		Requests: 2, CSTime: Delay, Seed: 3, Crashes: []Crash{{"n2", 0}}})
+		Requests: 2, CSTime: Delay, Seed: 3, Crashes: []Crash{{Node: "n2", At: 0}}})
 	assert.True(t, res.Live)
 	assert.Len(t, res.Entries, 4)
 }
@@ -164,7 +164,7 @@ func TestCentralClientCrashedOutside(t *testing.T) {
 // Ricart–Agrawala: one crashed process, which never replies, stops every
 // node that wants to enter; the request-reply remedy lets the rest go on.
 func TestRicartAgrawalaCrash(t *testing.T) {
-	crash := []Crash{{"n2", 200}}
+	crash := []Crash{{Node: "n2", At: 200}}
 	res := run(t, "ring:5", Options{Algo: "ricart-agrawala", Requests: 2, CSTime: Delay, Think: 3 * Delay, Seed: 1, Crashes: crash})
 	assert.Empty(t, res.Entries, "every node waits for n2's reply")
 	assert.ElementsMatch(t, []string{"n0", "n1", "n3", "n4"}, unservedNodes(res))
@@ -198,7 +198,7 @@ func TestTokenRingLostToken(t *testing.T) {
 
 // A crashed ring node swallows the token.
 func TestTokenRingCrash(t *testing.T) {
-	res := run(t, "ring:4", Options{Algo: "token-ring", Requesters: []string{"n0", "n3"}, CSTime: Delay, Seed: 1, Crashes: []Crash{{"n1", 0}}})
+	res := run(t, "ring:4", Options{Algo: "token-ring", Requesters: []string{"n0", "n3"}, CSTime: Delay, Seed: 1, Crashes: []Crash{{Node: "n1", At: 0}}})
 	assert.Equal(t, []string{"n3"}, unservedNodes(res))
 	assert.Contains(t, res.Unserved[0].Reason, "the token n0 sent to n1 at")
 	assert.True(t, strings.HasSuffix(res.Unserved[0].Reason, "n1 had crashed at 0.000"), res.Unserved[0].Reason)

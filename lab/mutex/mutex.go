@@ -17,10 +17,7 @@ const Delay = election.TicksPerDelay
 
 // Crash is a node that stops at a time, in ticks: it sends nothing more and
 // every message to it is lost.
-type Crash struct {
-	Node string
-	At   int64
-}
+type Crash = election.Crash
 
 // Options control one run. Only Algo is required.
 type Options struct {

@@ -122,7 +122,7 @@ func TestSameSeedSameResult(t *testing.T) {
 	topo, err := bus.Generate("tree:9:2")
 	require.NoError(t, err)
 	for _, a := range Algorithms() {
-		o := Options{Algo: a.Name, Requests: 2, CSTime: Delay, Think: 2 * Delay, Seed: 9, Trace: true, Crashes: []Crash{{"n3", 4 * Delay}}}
+		o := Options{Algo: a.Name, Requests: 2, CSTime: Delay, Think: 2 * Delay, Seed: 9, Trace: true, Crashes: []Crash{{Node: "n3", At: 4 * Delay}}}
 		first, err := Run(topo, o)
 		require.NoError(t, err)
 		again, err := Run(topo, o)
@@ -187,8 +187,8 @@ func TestBadOptions(t *testing.T) {
 		{Options{Algo: "bakery"}, `unknown mutual-exclusion algorithm "bakery" (want central, ricart-agrawala, token-ring)`},
 		{Options{Algo: "central", LoseToken: true}, "central has no token to lose"},
 		{Options{Algo: "token-ring", RequestReply: true}, "the request-reply remedy is ricart-agrawala's"},
-		{Options{Algo: "central", Crashes: []Crash{{"n9", 0}}}, `crashed node "n9" is not on the bus`},
-		{Options{Algo: "central", Crashes: []Crash{{"n1", 0}, {"n1", 5}}}, `node "n1" crashes twice`},
+		{Options{Algo: "central", Crashes: []Crash{{Node: "n9", At: 0}}}, `crashed node "n9" is not on the bus`},
+		{Options{Algo: "central", Crashes: []Crash{{Node: "n1", At: 0}, {Node: "n1", At: 5}}}, `node "n1" crashes twice`},
 		{Options{Algo: "central", Requesters: []string{"x"}}, `requester "x" is not on the bus`},
 		{Options{Algo: "central", Coordinator: "x"}, `coordinator "x" is not on the bus`},
 		{Options{Algo: "central", Requests: -1}, "-1 requests per node"},

@@ -1,4 +1,4 @@
-package main
+package view
 
 import (
 	"bytes"
@@ -18,10 +18,10 @@ func drawBar(columns, total int) string { return drawBarAt(columns, total, 10*ti
 func drawBarAt(columns, total int, step time.Duration) string {
 	var out bytes.Buffer
 	clock := time.Unix(0, 0)
-	bar := &progressBar{w: &out, columns: func() int { return columns }, now: func() time.Time { return clock }, start: clock}
+	bar := &ProgressBar{w: &out, columns: func() int { return columns }, now: func() time.Time { return clock }, start: clock}
 	for done := 1; done <= total; done++ {
 		clock = clock.Add(step)
-		bar.update(done, total)
+		bar.Update(done, total)
 	}
 	return out.String()
 }
@@ -70,7 +70,7 @@ func TestProgressBarCoversTheLastLine(t *testing.T) {
 	var out bytes.Buffer
 	clock := time.Unix(0, 0)
 	columns := 120
-	bar := &progressBar{w: &out, columns: func() int { return columns }, now: func() time.Time { return clock }, start: clock}
+	bar := &ProgressBar{w: &out, columns: func() int { return columns }, now: func() time.Time { return clock }, start: clock}
 	written := func(draw func()) string {
 		before := out.Len()
 		draw()
@@ -78,7 +78,7 @@ func TestProgressBarCoversTheLastLine(t *testing.T) {
 	}
 	redraw := func(done int) string {
 		clock = clock.Add(time.Second)
-		return written(func() { bar.update(done, 100) })
+		return written(func() { bar.Update(done, 100) })
 	}
 	figures := " 10% 10/100 runs, 10 runs/s, 1s elapsed, ETA 9s"
 	require.Equal(t, "\r["+strings.Repeat("#", 4)+strings.Repeat(" ", 36)+"] "+figures, redraw(10), "a bar of 40")
@@ -90,8 +90,8 @@ func TestProgressBarCoversTheLastLine(t *testing.T) {
 	figures = " 30% 30/100 runs, 10 runs/s, 3s elapsed, ETA 7s"
 	assert.Equal(t, "\r"+figures+strings.Repeat(" ", 59-len(figures))+"\r"+figures, redraw(30))
 	columns = 20
-	assert.Equal(t, "\r"+strings.Repeat(" ", 19)+"\r", written(bar.clear))
-	assert.Empty(t, written(bar.clear), "nothing is shown")
+	assert.Equal(t, "\r"+strings.Repeat(" ", 19)+"\r", written(bar.Clear))
+	assert.Empty(t, written(bar.Clear), "nothing is shown")
 }
 
 // The bar keeps its place and width while the figures change length, as
@@ -101,7 +101,7 @@ func TestProgressBarIsSteady(t *testing.T) {
 		columns := tc.columns
 		var out bytes.Buffer
 		clock := time.Unix(0, 0)
-		bar := &progressBar{w: &out, columns: func() int { return columns }, now: func() time.Time { return clock }, start: clock}
+		bar := &ProgressBar{w: &out, columns: func() int { return columns }, now: func() time.Time { return clock }, start: clock}
 		for done := 1; done <= tc.total; done++ {
 			// From 13k runs a second to 25.6k (the digits CI saw change),
 			// then to millions.
@@ -113,7 +113,7 @@ func TestProgressBarIsSteady(t *testing.T) {
 				step = 39 * time.Microsecond
 			}
 			clock = clock.Add(step)
-			bar.update(done, tc.total)
+			bar.Update(done, tc.total)
 		}
 		var widths []int // of the bar, -1 for none
 		for _, line := range strings.Split(out.String(), "\r")[1:] {

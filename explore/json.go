@@ -1,0 +1,279 @@
+package explore
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/treeid"
+)
+
+// JSON is the --json output of explore; field names are stable.
+// Every probability or expectation comes as a float (rounded) and as an
+// exact fraction string (the *_exact fields): one value p when it is exact,
+// else the bounds pmin and pmax (min and max for expectations).
+type JSON struct {
+	bus.VersionJSON
+	Topology         string                  `json:"topology"`         // the file, "gen SPEC" or "default"
+	Seed             uint64                  `json:"seed"`             // fixes what is not a choice: timer lengths, and clock phases without a phase grid
+	Profile          string                  `json:"profile"`          // the --profile given, "" for the topology's
+	Clock            string                  `json:"clock"`            // cycle or ideal
+	Timing           string                  `json:"timing"`           // how waits are chosen: random, nondet, min or max
+	Policy           string                  `json:"policy"`           // coin or larger-id-wins
+	CoinBias         string                  `json:"coin_bias"`        // the exact probability of FAST, a fraction
+	PhaseGrid        int                     `json:"phase_grid"`       // K of --phases grid:K; 0 for the seed's phases
+	EventWindowNs    *[2]int64               `json:"event_window_ns"`  // --event-window as [from, to] ns; null without
+	States           int                     `json:"states"`           // distinct states explored
+	Terminals        int                     `json:"terminals"`        // run ends reached
+	Complete         bool                    `json:"complete"`         // every state was explored: no interval comes from --max-states
+	Nondeterministic bool                    `json:"nondeterministic"` // some choice is an adversary's: values are [min, max] over all schedulers
+	Bounded          bool                    `json:"bounded"`          // some cycle was bounded by sound value iteration, not solved exactly: the values it reaches are narrow intervals
+	Runs             int                     `json:"runs"`             // partial runs taken to explore
+	Events           uint64                  `json:"events"`           // their kernel events
+	ElapsedNs        int64                   `json:"elapsed_ns"`       // wall time of the exploration
+	Outcomes         []OutcomeJSON           `json:"outcomes"`         // every reachable outcome
+	Deadlines        []DeadlineJSON          `json:"deadlines"`        // for each deadline in turn, tree_id_ns, self_id_ns and contention_ns
+	Expected         map[string]ExpectedJSON `json:"expected"`         // keyed by metric: tree_id_ns, self_id_ns, contention_ns, contention_rounds
+}
+
+// ProbJSON is a probability: p and p_exact when exact, else pmin, pmax,
+// pmin_exact and pmax_exact.
+type ProbJSON struct {
+	P         *float64 `json:"p,omitempty"`          // the probability, rounded
+	PExact    string   `json:"p_exact,omitempty"`    // the probability, a fraction such as "25/32"
+	PMin      *float64 `json:"pmin,omitempty"`       // the lower bound, rounded
+	PMax      *float64 `json:"pmax,omitempty"`       // the upper bound, rounded
+	PMinExact string   `json:"pmin_exact,omitempty"` // the lower bound, a fraction
+	PMaxExact string   `json:"pmax_exact,omitempty"` // the upper bound, a fraction
+}
+
+func newProbJSON(i Interval) ProbJSON {
+	if i.Exact() {
+		f, _ := i.Min.Float64()
+		return ProbJSON{P: &f, PExact: i.Min.RatString()}
+	}
+	lo, _ := i.Min.Float64()
+	hi, _ := i.Max.Float64()
+	return ProbJSON{PMin: &lo, PMax: &hi, PMinExact: i.Min.RatString(), PMaxExact: i.Max.RatString()}
+}
+
+// OutcomeJSON is one reachable outcome.
+type OutcomeJSON struct {
+	Outcome string `json:"outcome"` // as fwsim run's outcome
+	ProbJSON
+	Counterexample *string `json:"counterexample"` // the --counterexamples file of a run that ends so; null for ok or without the flag
+}
+
+// DeadlineJSON is the probability of one metric within one deadline.
+type DeadlineJSON struct {
+	Metric     string `json:"metric"`      // tree_id_ns, self_id_ns or contention_ns
+	DeadlineNs int64  `json:"deadline_ns"` // the deadline in ns
+	ProbJSON
+	Counterexample *string `json:"counterexample"` // the --counterexamples file of a likeliest run that misses it; null when none can, or without the flag
+}
+
+// ExpectedJSON is a metric's ExpectedJSON value over the runs that reach it; min
+// equals max when exact, and all four are null when it has none.
+type ExpectedJSON struct {
+	Min      *float64 `json:"min"`       // the lower bound (the value when exact), rounded
+	Max      *float64 `json:"max"`       // the upper bound, rounded
+	MinExact *string  `json:"min_exact"` // the lower bound, a fraction
+	MaxExact *string  `json:"max_exact"` // the upper bound, a fraction
+	Why      *string  `json:"why"`       // why there is none; null when there is
+}
+
+// NewJSON is res, the exploration o asked for, as fwsim explore --json
+// writes it; source names the topology and files maps an outcome, or
+// MissKey of a deadline, to its counterexample file.
+func NewJSON(source string, o Options, res *Result, files map[string]string) JSON {
+	out := JSON{VersionJSON: bus.NewVersionJSON(), Topology: source, Seed: o.Bus.Seed, Profile: o.Bus.Profile,
+		Clock: bus.ClockName(o.Bus.IdealClock), Timing: o.Timing.String(), Policy: o.Bus.Policy.String(), CoinBias: o.Bias().RatString(),
+		PhaseGrid: o.Space.PhaseGrid, States: res.States, Terminals: res.Terminals, Complete: res.Complete,
+		Nondeterministic: res.Nondeterministic, Bounded: res.Bounded, Runs: res.Runs, Events: res.Events, ElapsedNs: int64(res.Elapsed),
+		Outcomes: []OutcomeJSON{}, Deadlines: []DeadlineJSON{}, Expected: map[string]ExpectedJSON{}}
+	if win := o.Space.EventWindow; win != nil {
+		out.EventWindowNs = &[2]int64{win.From, win.To}
+	}
+	for _, r := range res.Outcomes {
+		j := OutcomeJSON{Outcome: string(r.Outcome), ProbJSON: newProbJSON(r.P)}
+		if name, ok := files[string(r.Outcome)]; ok {
+			j.Counterexample = &name
+		}
+		out.Outcomes = append(out.Outcomes, j)
+	}
+	for _, d := range res.Deadlines {
+		j := DeadlineJSON{Metric: d.Metric, DeadlineNs: d.DeadlineNs, ProbJSON: newProbJSON(d.P)}
+		if name, ok := files[MissKey(d)]; ok {
+			j.Counterexample = &name
+		}
+		out.Deadlines = append(out.Deadlines, j)
+	}
+	for _, x := range res.Expected {
+		var j ExpectedJSON
+		if x.Defined {
+			lo, _ := x.Value.Min.Float64()
+			hi, _ := x.Value.Max.Float64()
+			loExact, hiExact := x.Value.Min.RatString(), x.Value.Max.RatString()
+			j = ExpectedJSON{Min: &lo, Max: &hi, MinExact: &loExact, MaxExact: &hiExact}
+		} else {
+			why := x.Why
+			j.Why = &why
+		}
+		out.Expected[x.Metric] = j
+	}
+	return out
+}
+
+// Bias is the exploration's coin bias, 1/2 unless given.
+func (o Options) Bias() *big.Rat {
+	if o.CoinBias != nil {
+		return o.CoinBias
+	}
+	return big.NewRat(1, 2)
+}
+
+// ReplayFile is a counterexample file: a run fwsim explore found, with
+// everything fwsim run --replay needs to run it again. Field names are
+// stable.
+type ReplayFile struct {
+	bus.VersionJSON
+	Outcome        string             `json:"outcome"`           // how the run ends
+	Misses         string             `json:"misses,omitempty"`  // the deadline the run misses, e.g. "contention_ns > 2000 ns"; absent for an outcome's counterexample
+	Probability    string             `json:"probability"`       // the product of its random choices' probabilities, a fraction
+	Seed           uint64             `json:"seed"`              // fixes what is not a choice
+	Profile        string             `json:"profile"`           // the --profile given, "" for the topology's
+	Clock          string             `json:"clock"`             // cycle or ideal
+	Timing         string             `json:"timing"`            // random, nondet, min or max
+	Policy         string             `json:"policy"`            // coin or larger-id-wins
+	CoinBias       string             `json:"coin_bias"`         // the probability of FAST, a fraction
+	NominalTimers  bool               `json:"nominal_timers"`    // --nominal-timers
+	AllowOutOfSpec bool               `json:"allow_out_of_spec"` // --allow-out-of-spec
+	ForceRoot      string             `json:"force_root"`        // --force-root, "" for none
+	Initiators     []string           `json:"initiators"`        // --initiator; [] when none was given and the power-up mode decides
+	PowerUp        string             `json:"power_up"`          // --power-up: one, all or staggered; default for the profile's
+	PhaseGrid      int                `json:"phase_grid"`        // K of --phases grid:K; 0 for the seed's phases
+	EventWindowNs  *[2]int64          `json:"event_window_ns"`   // --event-window as [from, to] ns; null without
+	Topology       json.RawMessage    `json:"topology"`          // the bus, as a topology file in JSON
+	Choices        []ReplayChoiceJSON `json:"choices"`           // every choice of the run, in order
+}
+
+// ReplayChoiceJSON is one choice of a counterexample.
+type ReplayChoiceJSON struct {
+	Kind    string `json:"kind"`    // coin, wait, phase or shift
+	Node    string `json:"node"`    // the node that chooses; "" for shift
+	Option  int    `json:"option"`  // the option taken, from 0
+	Meaning string `json:"meaning"` // what it means, e.g. FAST or "wait 41 cycles"
+}
+
+// NewReplayFile is the counterexample file of path, a run of the
+// exploration o of topo that ends with outcome, whose random choices have
+// probability p.
+func NewReplayFile(topo *bus.Topology, o Options, outcome bus.Outcome, path *bus.Path, p *big.Rat) ReplayFile {
+	var buf bytes.Buffer
+	// The topology was loaded and ran: it encodes.
+	_ = topo.Encode(&buf, "json")
+	f := ReplayFile{VersionJSON: bus.NewVersionJSON(), Outcome: string(outcome), Probability: p.RatString(),
+		Seed: o.Bus.Seed, Profile: o.Bus.Profile, Clock: bus.ClockName(o.Bus.IdealClock), Timing: o.Timing.String(), Policy: o.Bus.Policy.String(),
+		CoinBias: o.Bias().RatString(), NominalTimers: o.Bus.NominalTimers, AllowOutOfSpec: o.Bus.AllowOutOfSpec,
+		ForceRoot: o.Bus.ForceRoot, Initiators: append([]string{}, o.Bus.Initiators...), PowerUp: o.Bus.PowerUp.String(), PhaseGrid: o.Space.PhaseGrid,
+		Topology: bytes.TrimSpace(buf.Bytes()), Choices: []ReplayChoiceJSON{}}
+	if win := o.Space.EventWindow; win != nil {
+		f.EventWindowNs = &[2]int64{win.From, win.To}
+	}
+	for _, c := range path.Choices {
+		f.Choices = append(f.Choices, ReplayChoiceJSON{Kind: c.Kind.String(), Node: c.Node, Option: c.Option, Meaning: c.Meaning})
+	}
+	return f
+}
+
+// ReadReplayFile reads data, the counterexample file name, and returns the
+// bus and the options that replay it with bus.Run.
+func ReadReplayFile(name string, data []byte) (*bus.Topology, bus.Options, error) {
+	var f ReplayFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, bus.Options{}, fmt.Errorf("%s: not a counterexample file of fwsim explore: %w", name, err)
+	}
+	if f.SchemaVersion != bus.SchemaVersion {
+		return nil, bus.Options{}, fmt.Errorf("%s: schema_version %d (fwsim %s), but this fwsim reads %d", name, f.SchemaVersion, f.FwsimVersion, bus.SchemaVersion)
+	}
+	if len(f.Topology) == 0 {
+		return nil, bus.Options{}, fmt.Errorf("%s: topology: missing", name)
+	}
+	topo, err := bus.ParseTopology(f.Topology, name+": topology")
+	if err != nil {
+		return nil, bus.Options{}, err
+	}
+	o := bus.Options{Seed: f.Seed, Profile: f.Profile, NominalTimers: f.NominalTimers, AllowOutOfSpec: f.AllowOutOfSpec,
+		ForceRoot: f.ForceRoot, Initiators: f.Initiators}
+	field := func(what, value, want string) error {
+		return fmt.Errorf("%s: %s: %q: want %s", name, what, value, want)
+	}
+	if f.PowerUp != bus.PowerUpDefault.String() {
+		if o.PowerUp, err = bus.ParsePowerUp(f.PowerUp); err != nil {
+			return nil, o, field("power_up", f.PowerUp, "default, one, all or staggered")
+		}
+	}
+	switch f.Clock {
+	case "cycle":
+	case "ideal":
+		o.IdealClock = true
+	default:
+		return nil, o, field("clock", f.Clock, "cycle or ideal")
+	}
+	switch f.Policy {
+	case treeid.Coin.String():
+	case treeid.LargerIDWins.String():
+		o.Policy = treeid.LargerIDWins
+	default:
+		return nil, o, field("policy", f.Policy, "coin or larger-id-wins")
+	}
+	timing, err := ParseTiming(f.Timing)
+	if err != nil {
+		return nil, o, field("timing", f.Timing, "random, nondet, min or max")
+	}
+	o.Corner = timing.Corner()
+	bias, ok := new(big.Rat).SetString(f.CoinBias)
+	if !ok || bias.Sign() < 0 || bias.Cmp(big.NewRat(1, 1)) > 0 {
+		return nil, o, field("coin_bias", f.CoinBias, "a probability such as 1/2")
+	}
+	p, _ := bias.Float64()
+	o.CoinBias = &p
+	path := &bus.Path{Space: bus.ChoiceSpace{PhaseGrid: f.PhaseGrid}}
+	if w := f.EventWindowNs; w != nil {
+		path.Space.EventWindow = &bus.Window{From: w[0], To: w[1]}
+	}
+	for i, c := range f.Choices {
+		kind, err := bus.ParseChoiceKind(c.Kind)
+		if err != nil {
+			return nil, o, fmt.Errorf("%s: choices[%d].kind: %w", name, i, err)
+		}
+		path.Choices = append(path.Choices, bus.PathChoice{Kind: kind, Node: c.Node, Option: c.Option, Meaning: c.Meaning})
+	}
+	o.Replay = path
+	return topo, o, nil
+}
+
+// AllGood reports whether no run can fail or miss a deadline: what makes
+// fwsim explore exit 0.
+func (res *Result) AllGood() bool {
+	for _, r := range res.Outcomes {
+		if r.Outcome != bus.OutcomeOK && r.P.Max.Sign() > 0 {
+			return false
+		}
+	}
+	for _, d := range res.Deadlines {
+		if d.P.Min.Cmp(big.NewRat(1, 1)) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// MissKey names a deadline's counterexample in NewJSON's files map.
+func MissKey(d DeadlineResult) string {
+	return fmt.Sprintf("miss %s %d", d.Metric, d.DeadlineNs)
+}

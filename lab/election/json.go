@@ -1,0 +1,249 @@
+package election
+
+import (
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/jsonout"
+)
+
+// JSON is the --json output of one  Field order is the order
+// of the struct fields; names are stable.
+type JSON struct {
+	bus.VersionJSON
+	Algo       string          `json:"algo"`                 // the algorithm, as --algo names it
+	Mode       string          `json:"mode"`                 // async, sync or timed (1394, on the PHY's ns)
+	Topology   string          `json:"topology"`             // the file, "gen SPEC" or "default"
+	Seed       uint64          `json:"seed"`                 // the seed of the delays, random IDs and directions
+	IDs        string          `json:"ids"`                  // ascending, descending, random, explicit or none
+	Delays     *string         `json:"delays"`               // random or unit; null unless the mode is async
+	Suppress   bool            `json:"suppress"`             // --suppress: chang-roberts sends no ID of its own once woken by a larger one
+	Announce   bool            `json:"announce"`             // --announce: the optional leader announcement was added
+	Initiators []string        `json:"initiators"`           // [] for every node
+	Crashed    []string        `json:"crashed"`              // the crashed nodes (bully)
+	Crashes    []NodeEventJSON `json:"crashes,omitempty"`    // crashes during the run (--crash), in time order
+	Recoveries []NodeEventJSON `json:"recoveries,omitempty"` // bully's recoveries (--recover), in time order
+	Leader     *string         `json:"leader"`               // null when none was elected
+	LeaderID   *int64          `json:"leader_id"`            // null when there is no leader or no IDs
+	NoLeader   *string         `json:"no_leader"`            // why there is none; null when there is one
+	Announced  bool            `json:"announced"`            // every node learns the leader
+	Messages   CountJSON       `json:"messages"`             // every message sent, lost ones included
+	Time       float64         `json:"time"`                 // the last delivery or decision, in time_unit
+	TimeUnit   string          `json:"time_unit"`            // delays, rounds or ns
+	Rounds     *int            `json:"rounds"`               // null unless the mode is sync
+	Nodes      []NodeJSON      `json:"nodes"`                // every node, in topology order
+	Trace      []TraceJSON     `json:"trace,omitempty"`      // with --trace only
+}
+
+// NodeEventJSON is a crash or a recovery during the run.
+type NodeEventJSON struct {
+	Node string  `json:"node"` // the node
+	At   float64 `json:"at"`   // when, in delays
+}
+
+// NodeEventsJSON is the JSON of crashes or recoveries.
+func NodeEventsJSON(events []NodeEvent) []NodeEventJSON {
+	var out []NodeEventJSON
+	for _, e := range events {
+		out = append(out, NodeEventJSON{Node: e.Node, At: float64(e.At) / TicksPerDelay})
+	}
+	return out
+}
+
+// CountJSON counts an election's messages.
+type CountJSON struct {
+	Total  int            `json:"total"`   // every message
+	ByType map[string]int `json:"by_type"` // by type, every type of the algorithm, zero counts included
+}
+
+// NodeJSON is one node at the end of an
+type NodeJSON struct {
+	ID         string  `json:"id"`          // the node's name in the topology
+	ElectionID *int64  `json:"election_id"` // null when the algorithm has no IDs
+	State      string  `json:"state"`       // leader, follower, undecided, asleep or crashed
+	Leader     *string `json:"leader"`      // whom it knows as leader, null if nobody
+}
+
+// TraceJSON is one message of --trace.
+type TraceJSON struct {
+	Sent    float64  `json:"sent"`    // when it was sent, in time_unit
+	Arrived *float64 `json:"arrived"` // when it arrived, in time_unit; null when lost
+	From    string   `json:"from"`    // the sender
+	To      string   `json:"to"`      // the receiver
+	Type    string   `json:"type"`    // the message type, e.g. ELECTION
+	Payload string   `json:"payload"` // its content; for 1394 the port that drives it, or the self-ID packet in hex
+}
+
+func NewJSON(source string, res *Result) JSON {
+	out := JSON{
+		VersionJSON: bus.NewVersionJSON(),
+		Algo:        res.Algo, Mode: res.Mode.String(), Topology: source, Seed: res.Seed, IDs: res.IDOrder,
+		Suppress: res.Suppress, Announce: res.Announce,
+		Initiators: jsonout.List(res.Initiators), Crashed: jsonout.List(res.Crashed),
+		Crashes: NodeEventsJSON(res.Crashes), Recoveries: NodeEventsJSON(res.Recoveries),
+		Leader: jsonout.NullIfEmpty(res.Leader), NoLeader: jsonout.NullIfEmpty(res.NoLeader), Announced: res.Announced,
+		Time: res.Time, TimeUnit: res.TimeUnit, Nodes: []NodeJSON{},
+	}
+	if res.Mode == Async {
+		d := DelayName(res.UnitDelays)
+		out.Delays = &d
+	}
+	hasIDs := res.IDOrder != "none"
+	if res.Leader != "" && hasIDs {
+		out.LeaderID = &res.LeaderID
+	}
+	out.Messages.Total = res.Messages.Total
+	out.Messages.ByType = map[string]int{}
+	for _, c := range res.Messages.ByType {
+		out.Messages.ByType[c.Type] = c.Count
+	}
+	if res.Mode == Sync {
+		out.Rounds = &res.Rounds
+	}
+	for _, n := range res.Nodes {
+		nj := NodeJSON{ID: n.Node, State: string(n.State), Leader: jsonout.NullIfEmpty(n.Leader)}
+		if hasIDs {
+			nj.ElectionID = &n.ID
+		}
+		out.Nodes = append(out.Nodes, nj)
+	}
+	for _, m := range res.Trace {
+		tj := TraceJSON{Sent: m.Sent, From: m.From, To: m.To, Type: m.Type, Payload: m.Payload}
+		if !m.Lost {
+			tj.Arrived = &m.Arrived
+		}
+		out.Trace = append(out.Trace, tj)
+	}
+	return out
+}
+
+// CompareJSON is the --json output of elect --compare.
+type CompareJSON struct {
+	bus.VersionJSON
+	Topology   string           `json:"topology"`             // the file, "gen SPEC" or "default"
+	Seed       uint64           `json:"seed"`                 // the seed of every algorithm's run
+	IDs        string           `json:"ids"`                  // ascending, descending, random, or "from FILE" for --ids FILE
+	Delays     string           `json:"delays"`               // random or unit, for the asynchronous runs
+	Initiators *string          `json:"initiators"`           // --initiators; null: each algorithm's own
+	Suppress   bool             `json:"suppress"`             // --suppress was given
+	Announce   bool             `json:"announce"`             // --announce was given
+	Crashed    []string         `json:"crashed"`              // bully's; [] for its default
+	Crashes    []NodeEventJSON  `json:"crashes,omitempty"`    // crashes during the run (--crash: bully, virtual-tree), as given
+	Recoveries []NodeEventJSON  `json:"recoveries,omitempty"` // bully's recoveries (--recover), as given
+	Results    []CompareRowJSON `json:"results"`              // one per algorithm
+}
+
+// CompareRowJSON is one algorithm's election; every field but algo,
+// applicable and reason is null when the algorithm does not apply.
+type CompareRowJSON struct {
+	Algo       string   `json:"algo"`       // the algorithm, as --algo names it
+	Applicable bool     `json:"applicable"` // it runs on this topology
+	Reason     *string  `json:"reason"`     // why not applicable; null when it is
+	Mode       *string  `json:"mode"`       // async, sync or timed
+	Messages   *int     `json:"messages"`   // every message sent, lost ones included
+	Time       *float64 `json:"time"`       // the last delivery or decision, in time_unit
+	TimeUnit   *string  `json:"time_unit"`  // delays, rounds or ns
+	Rounds     *int     `json:"rounds"`     // null unless the mode is sync
+	Leader     *string  `json:"leader"`     // null when none was elected
+}
+
+// CrashJSON is one crash.
+type CrashJSON struct {
+	Node string  `json:"node"` // the node that crashes
+	At   float64 `json:"at"`   // when
+}
+
+// NewCountJSON is the messages object of a run, every type included.
+func NewCountJSON(total int, byType []TypeCount) CountJSON {
+	out := CountJSON{Total: total, ByType: map[string]int{}}
+	for _, c := range byType {
+		out.ByType[c.Type] = c.Count
+	}
+	return out
+}
+
+// NewTraceJSON is one message of --trace.
+func NewTraceJSON(m TraceEntry) TraceJSON {
+	tj := TraceJSON{Sent: m.Sent, From: m.From, To: m.To, Type: m.Type, Payload: m.Payload}
+	if !m.Lost {
+		tj.Arrived = &m.Arrived
+	}
+	return tj
+}
+
+// SweepJSON is the --json output of elect --sweep.
+type SweepJSON struct {
+	bus.VersionJSON
+	Sweep       string         `json:"sweep"`        // --sweep as given
+	Sizes       []int          `json:"sizes"`        // the sizes run, in order
+	Seed        uint64         `json:"seed"`         // the seed of every run (random IDs: seed, seed+1, …)
+	Delays      string         `json:"delays"`       // random or unit
+	Runs        int            `json:"runs"`         // seeds averaged for random IDs
+	MaxMessages uint64         `json:"max_messages"` // sizes whose formula gives more are skipped
+	Rows        []SweepRowJSON `json:"rows"`         // one per case and size
+}
+
+// SweepRowJSON is one case at one size.
+type SweepRowJSON struct {
+	Algo         string      `json:"algo"`          // chang-roberts, echo or floodmax
+	Case         *string     `json:"case"`          // best, average or worst; null when the IDs do not change the count
+	Graph        string      `json:"graph"`         // ring or tree
+	N            int         `json:"n"`             // nodes
+	Runs         int         `json:"runs"`          // runs averaged; 0 when skipped
+	Messages     *float64    `json:"messages"`      // mean over the runs; null when skipped
+	MessagesCI95 *[2]float64 `json:"messages_ci95"` // null unless runs > 1
+	Time         *float64    `json:"time"`          // mean, in time_unit; null when skipped
+	TimeUnit     *string     `json:"time_unit"`     // delays or rounds; null when skipped
+	Formula      string      `json:"formula"`       // the textbook count, e.g. n(n+1)/2
+	FormulaValue float64     `json:"formula_value"` // its value at n
+	Skipped      *string     `json:"skipped"`       // why it was not run; null when it was
+}
+
+// CrashesJSON lists crashes in delays; [] when there are none.
+func CrashesJSON(crashes []Crash) []CrashJSON {
+	out := []CrashJSON{}
+	for _, c := range crashes {
+		out = append(out, CrashJSON{Node: c.Node, At: float64(c.At) / TicksPerDelay})
+	}
+	return out
+}
+
+// NewCompareJSON is the rows of Compare with o as fwsim elect --compare
+// --json writes them; ids and initiators name the ID order and the
+// initiators as the command line gave them ("" for each algorithm's own).
+func NewCompareJSON(source string, o Options, ids, initiators string, rows []CompareRow) CompareJSON {
+	out := CompareJSON{VersionJSON: bus.NewVersionJSON(), Topology: source, Seed: o.Seed, IDs: ids, Delays: DelayName(o.UnitDelays),
+		Initiators: jsonout.NullIfEmpty(initiators), Suppress: o.Suppress, Announce: o.Announce,
+		Crashed: jsonout.List(o.Crashed), Crashes: NodeEventsJSON(o.Crashes), Recoveries: NodeEventsJSON(o.Recoveries),
+		Results: []CompareRowJSON{}}
+	for _, r := range rows {
+		rj := CompareRowJSON{Algo: r.Algo, Applicable: r.Result != nil, Reason: jsonout.NullIfEmpty(r.Reason)}
+		if res := r.Result; res != nil {
+			mode := res.Mode.String()
+			rj.Mode, rj.Messages, rj.Time, rj.TimeUnit = &mode, &res.Messages.Total, &res.Time, &res.TimeUnit
+			rj.Leader = jsonout.NullIfEmpty(res.Leader)
+			if res.Mode == Sync {
+				rj.Rounds = &res.Rounds
+			}
+		}
+		out.Results = append(out.Results, rj)
+	}
+	return out
+}
+
+// NewSweepJSON is the rows of the sweep o, asked for as spec (n=FROM..TO),
+// as fwsim elect --sweep --json writes them.
+func NewSweepJSON(spec string, o SweepOptions, rows []SweepRow) SweepJSON {
+	out := SweepJSON{VersionJSON: bus.NewVersionJSON(), Sweep: spec, Sizes: o.Sizes, Seed: o.Seed,
+		Delays: DelayName(o.UnitDelays), Runs: o.Runs, MaxMessages: o.MaxMessages, Rows: []SweepRowJSON{}}
+	for _, r := range rows {
+		rj := SweepRowJSON{Algo: r.Case.Algo, Case: jsonout.NullIfEmpty(r.Case.Name), Graph: r.Case.Graph, N: r.N,
+			Formula: r.Case.Formula, FormulaValue: r.Formula, Skipped: jsonout.NullIfEmpty(r.Skipped)}
+		if r.Skipped == "" {
+			rj.Runs, rj.Messages, rj.Time, rj.TimeUnit = r.Runs, &r.Messages, &r.Time, &r.Unit
+			if r.Runs > 1 {
+				rj.MessagesCI95 = &[2]float64{r.Lo, r.Hi}
+			}
+		}
+		out.Rows = append(out.Rows, rj)
+	}
+	return out
+}

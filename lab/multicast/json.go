@@ -1,0 +1,158 @@
+package multicast
+
+import (
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/lab/election"
+)
+
+// JSON is the --json output of one multicast run. Times are in
+// message delays.
+type JSON struct {
+	bus.VersionJSON
+	Algo          string               `json:"algo"`             // ack, nack, srm or vsync
+	Topology      string               `json:"topology"`         // the file, "gen SPEC" or "default"
+	Seed          uint64               `json:"seed"`             // the seed of the delays and losses
+	Messages      int                  `json:"messages"`         // the stream's length
+	Loss          float64              `json:"loss"`             // the probability that a sending is lost
+	Stop          bool                 `json:"stop"`             // the sender repeats a stop signal (nack, srm)
+	Sender        string               `json:"sender"`           // the node that multicasts
+	Crashes       []election.CrashJSON `json:"crashes"`          // the crashes asked for
+	Joins         []EventJSON          `json:"joins,omitempty"`  // the joins asked for (vsync); absent when there are none
+	Leaves        []EventJSON          `json:"leaves,omitempty"` // the leaves asked for (vsync); absent when there are none
+	Members       []MemberJSON         `json:"members"`          // every other node, in topology order
+	Guarantees    []GuaranteeJSON      `json:"guarantees"`       // each promise and whether it held
+	Views         []ViewJSON           `json:"views,omitempty"`  // vsync: every view installed, by number; absent for the other algorithms
+	Sent          election.CountJSON   `json:"sent"`             // every message sent, lost ones included
+	Lost          int                  `json:"lost"`             // the messages the links lost
+	NACKsSpared   int                  `json:"nacks_spared"`     // srm: losses repaired without the member's own NACK, on another's; 0 for the others
+	RepairsSpared int                  `json:"repairs_spared"`   // srm: repairs a holder dropped because another's came first; 0 for the others
+	Time          float64              `json:"time"`             // the last delivery
+	Trace         []election.TraceJSON `json:"trace,omitempty"`  // with --trace only
+}
+
+// MemberJSON is what one member delivered.
+type MemberJSON struct {
+	Node       string   `json:"node"`            // the member
+	Delivered  int      `json:"delivered"`       // messages delivered, in order from 1
+	Expected   int      `json:"expected"`        // the stream's length
+	Duplicates int      `json:"duplicates"`      // copies that arrived again and were dropped
+	Missing    []int    `json:"missing"`         // the numbers not delivered
+	GaveUp     bool     `json:"gave_up"`         // ack's sender stopped sending to it, or it stopped asking (nack)
+	CrashedAt  *float64 `json:"crashed_at"`      // when it crashed; null if it did not
+	Views      []int    `json:"views,omitempty"` // vsync: the numbers of the views it installed, in order; absent when it installed none, as for the other algorithms
+}
+
+// EventJSON is a join or a leave asked for (vsync).
+type EventJSON struct {
+	Node string  `json:"node"` // the node that joins or leaves
+	At   float64 `json:"at"`   // when it asks to
+}
+
+// ViewJSON is one view of vsync.
+type ViewJSON struct {
+	Number      int      `json:"number"`       // the view's number, from 1
+	Members     []string `json:"members"`      // its members, oldest first; the first coordinates
+	Coordinator string   `json:"coordinator"`  // the node that proposed it
+	From        int      `json:"from"`         // the first message sent in it
+	To          int      `json:"to"`           // the last message sent in it (its cut when a later view follows); below from when none was
+	Installed   []string `json:"installed_by"` // the nodes that installed it
+}
+
+// GuaranteeJSON is one promise of the algorithm.
+type GuaranteeJSON struct {
+	Name     string `json:"name"`     // what is promised
+	Promised bool   `json:"promised"` // false when a fault puts the run outside the promise
+	Held     bool   `json:"held"`     // whether the run kept it
+	Detail   string `json:"detail"`   // why it did not hold or was not promised; "" when it held
+}
+
+func NewJSON(source string, res *Result) JSON {
+	out := JSON{VersionJSON: bus.NewVersionJSON(), Algo: res.Algo, Topology: source, Seed: res.Seed,
+		Messages: res.Messages, Loss: res.Loss, Stop: res.Stop, Sender: res.Sender, Crashes: election.CrashesJSON(res.Crashes),
+		Joins: changesJSON(res.Joins), Leaves: changesJSON(res.Leaves), Members: membersJSON(res.Members),
+		Guarantees: guaranteesJSON(res.Guarantees), Sent: election.NewCountJSON(res.Sent.Total, res.Sent.ByType), Lost: res.Lost,
+		NACKsSpared: res.NACKsSpared, RepairsSpared: res.RepairsSpared, Time: res.Time}
+	for _, v := range res.Views {
+		out.Views = append(out.Views, ViewJSON(v))
+	}
+	for _, m := range res.Trace {
+		out.Trace = append(out.Trace, election.NewTraceJSON(m))
+	}
+	return out
+}
+
+// changesJSON lists vsync's joins or leaves in delays; nil, so absent, when
+// there are none.
+func changesJSON(events []Event) []EventJSON {
+	var out []EventJSON
+	for _, c := range election.CrashesJSON(events) {
+		out = append(out, EventJSON(c))
+	}
+	return out
+}
+
+func membersJSON(members []Member) []MemberJSON {
+	out := []MemberJSON{}
+	for _, m := range members {
+		mj := MemberJSON{Node: m.Node, Delivered: m.Delivered, Expected: m.Expected, Duplicates: m.Duplicates,
+			Missing: append([]int{}, m.Missing...), GaveUp: m.GaveUp, Views: m.Views}
+		if m.CrashedAt >= 0 {
+			mj.CrashedAt = &m.CrashedAt
+		}
+		out = append(out, mj)
+	}
+	return out
+}
+
+func guaranteesJSON(gs []Guarantee) []GuaranteeJSON {
+	out := []GuaranteeJSON{}
+	for _, g := range gs {
+		out = append(out, GuaranteeJSON(g))
+	}
+	return out
+}
+
+// CompareJSON is the --json output of multicast --compare.
+type CompareJSON struct {
+	bus.VersionJSON
+	Topology string               `json:"topology"`         // the file, "gen SPEC" or "default"
+	Seed     uint64               `json:"seed"`             // the seed of every run
+	Messages int                  `json:"messages"`         // the stream's length
+	Loss     float64              `json:"loss"`             // the probability that a sending is lost
+	Stop     bool                 `json:"stop"`             // nack and srm ran with the stop signal
+	Sender   string               `json:"sender"`           // the node that multicasts
+	Crashes  []election.CrashJSON `json:"crashes"`          // the crashes of every run
+	Joins    []EventJSON          `json:"joins,omitempty"`  // vsync's joins; absent when there are none
+	Leaves   []EventJSON          `json:"leaves,omitempty"` // vsync's leaves; absent when there are none
+	Results  []CompareRowJSON     `json:"results"`          // one per algorithm
+}
+
+// CompareRowJSON is one algorithm's run.
+type CompareRowJSON struct {
+	Algo          string             `json:"algo"`           // the algorithm
+	Delivered     int                `json:"delivered"`      // messages delivered, summed over the members
+	Expected      int                `json:"expected"`       // messages the members should have delivered, summed
+	Duplicates    int                `json:"duplicates"`     // copies dropped, summed over the members
+	Members       []MemberJSON       `json:"members"`        // every other node, in topology order
+	Guarantees    []GuaranteeJSON    `json:"guarantees"`     // each promise and whether it held
+	Sent          election.CountJSON `json:"sent"`           // every message sent, lost ones included
+	Lost          int                `json:"lost"`           // the messages the links lost
+	NACKsSpared   int                `json:"nacks_spared"`   // srm: losses repaired on another's NACK; 0 for the others
+	RepairsSpared int                `json:"repairs_spared"` // srm: repairs dropped because another's came first; 0 for the others
+	Time          float64            `json:"time"`           // the last delivery
+}
+
+func NewCompareJSON(source string, o Options, results []*Result) CompareJSON {
+	out := CompareJSON{VersionJSON: bus.NewVersionJSON(), Topology: source, Seed: o.Seed, Messages: results[0].Messages,
+		Loss: o.Loss, Stop: o.Stop, Sender: results[0].Sender, Crashes: election.CrashesJSON(o.Crashes), Joins: changesJSON(o.Joins),
+		Leaves: changesJSON(o.Leaves), Results: []CompareRowJSON{}}
+	for _, r := range results {
+		row := CompareRowJSON{Algo: r.Algo, Members: membersJSON(r.Members), Guarantees: guaranteesJSON(r.Guarantees),
+			Sent: election.NewCountJSON(r.Sent.Total, r.Sent.ByType), Lost: r.Lost, NACKsSpared: r.NACKsSpared, RepairsSpared: r.RepairsSpared, Time: r.Time}
+		for _, m := range r.Members {
+			row.Delivered, row.Expected, row.Duplicates = row.Delivered+m.Delivered, row.Expected+m.Expected, row.Duplicates+m.Duplicates
+		}
+		out.Results = append(out.Results, row)
+	}
+	return out
+}

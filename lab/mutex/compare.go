@@ -1,0 +1,31 @@
+package mutex
+
+import "github.com/fwsim/fwsim/bus"
+
+// Compare runs every algorithm (Algorithms) on topo with o, each given the
+// faults it takes: a lost token to token-ring, request-reply to
+// ricart-agrawala, crashes to all. It stops at the first error.
+func Compare(topo *bus.Topology, o Options) ([]*Result, error) {
+	var results []*Result
+	for _, a := range Algorithms() {
+		ao := o
+		ao.Algo = a.Name
+		ao.LoseToken = o.LoseToken && a.Name == "token-ring"
+		ao.RequestReply = o.RequestReply && a.Name == "ricart-agrawala"
+		res, err := Run(topo, ao)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, res)
+	}
+	return results, nil
+}
+
+// Faulty reports whether the run had a fault injected: a crash or a lost
+// token.
+func (r *Result) Faulty() bool { return len(r.Crashes) > 0 || r.LoseToken }
+
+// Failed reports whether the run broke what the algorithm promises: mutual
+// exclusion, or, without a fault to blame, serving every request. It is
+// what makes fwsim mutex exit 1.
+func (r *Result) Failed() bool { return len(r.Violations) > 0 || (!r.Live && !r.Faulty()) }

@@ -1,0 +1,144 @@
+package view
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/fwsim/fwsim/lab/multicast"
+)
+
+func WriteMulticastText(w io.Writer, source string, res *multicast.Result) {
+	fmt.Fprintf(w, "fwsim multicast: %s, seed %d, messages %d, loss %g", res.Algo, res.Seed, res.Messages, res.Loss)
+	if res.Stop {
+		fmt.Fprint(w, ", stop signal")
+	}
+	fmt.Fprintf(w, "\ntopology: %s\nsender: %s\n", source, res.Sender)
+	for _, l := range EventLines(res.Crashes, res.Joins, res.Leaves, "") {
+		fmt.Fprintln(w, l)
+	}
+	fmt.Fprintln(w, "\nmembers:")
+	vsync := res.Algo == "vsync"
+	var t table
+	header := []string{"node", "delivered", "expected", "duplicates", "missing", "crashed"}
+	if vsync {
+		header = append(header, "views")
+	}
+	t.add(header...)
+	for _, m := range res.Members {
+		missing := "-"
+		if len(m.Missing) > 0 {
+			missing = fmt.Sprint(m.Missing)
+		}
+		if m.GaveUp {
+			missing += " (gave up)"
+		}
+		crashed := "-"
+		if m.CrashedAt >= 0 {
+			crashed = fmt.Sprintf("at %.3f", m.CrashedAt)
+		}
+		row := []string{m.Node, strconv.Itoa(m.Delivered), strconv.Itoa(m.Expected), strconv.Itoa(m.Duplicates), missing, crashed}
+		if vsync {
+			row = append(row, JoinInts(m.Views))
+		}
+		t.add(row...)
+	}
+	t.write(w, "  ")
+	fmt.Fprintln(w)
+	if vsync {
+		writeViews(w, res.Views)
+	}
+	for _, g := range res.Guarantees {
+		switch {
+		case !g.Promised:
+			fmt.Fprintf(w, "%s: %s\n", g.Name, g.Detail)
+		case g.Held:
+			fmt.Fprintf(w, "%s: held\n", g.Name)
+		default:
+			fmt.Fprintf(w, "%s: VIOLATED, %s\n", g.Name, g.Detail)
+		}
+	}
+	parts := make([]string, len(res.Sent.ByType))
+	for i, c := range res.Sent.ByType {
+		parts[i] = fmt.Sprintf("%s %d", c.Type, c.Count)
+	}
+	fmt.Fprintf(w, "messages: %d (%s), %d lost\n", res.Sent.Total, strings.Join(parts, ", "), res.Lost)
+	if res.Algo == "srm" {
+		fmt.Fprintf(w, "suppression: %d NACKs spared (losses repaired on another's NACK), %d repairs spared\n",
+			res.NACKsSpared, res.RepairsSpared)
+	}
+	fmt.Fprintf(w, "time: %.3f delays\n", res.Time)
+	if res.Trace != nil {
+		writeTraceTable(w, res.Trace)
+	}
+}
+
+// writeViews lists vsync's views: who was in each, who proposed it, the
+// messages sent in it, and who installed it.
+func writeViews(w io.Writer, views []multicast.View) {
+	fmt.Fprintln(w, "views:")
+	var t table
+	t.add("view", "members", "coordinator", "messages", "installed by")
+	for _, v := range views {
+		messages := "-"
+		if v.To >= v.From {
+			messages = fmt.Sprintf("%d-%d", v.From, v.To)
+		}
+		t.add(strconv.Itoa(v.Number), strings.Join(v.Members, ","), v.Coordinator, messages, strings.Join(v.Installed, ","))
+	}
+	t.write(w, "  ")
+	fmt.Fprintln(w)
+}
+
+// JoinInts writes ns as 1,2,3, or - when there are none.
+func JoinInts(ns []int) string {
+	if len(ns) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
+}
+
+// EventLines names the crashes, joins and leaves asked for, a line each
+// when there are any; taker, such as " (vsync)", follows the names of joins
+// and leaves when not every run takes them.
+func EventLines(crashes, joins, leaves []multicast.Event, taker string) []string {
+	var lines []string
+	for _, events := range []struct {
+		name string
+		list []multicast.Event
+	}{{"crashes", crashes}, {"joins" + taker, joins}, {"leaves" + taker, leaves}} {
+		if len(events.list) > 0 {
+			lines = append(lines, events.name+": "+FormatEvents(events.list))
+		}
+	}
+	return lines
+}
+
+// GuaranteesCell counts a run's guarantees as held, VIOLATED and not
+// promised, e.g. "1 held, 1 VIOLATED".
+func GuaranteesCell(gs []multicast.Guarantee) string {
+	var held, violated, unpromised int
+	for _, g := range gs {
+		switch {
+		case !g.Promised:
+			unpromised++
+		case g.Held:
+			held++
+		default:
+			violated++
+		}
+	}
+	parts := []string{fmt.Sprintf("%d held", held)}
+	if violated > 0 {
+		parts = append(parts, fmt.Sprintf("%d VIOLATED", violated))
+	}
+	if unpromised > 0 {
+		parts = append(parts, fmt.Sprintf("%d not promised", unpromised))
+	}
+	return strings.Join(parts, ", ")
+}
