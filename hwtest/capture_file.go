@@ -20,6 +20,23 @@ type Capture struct {
 // whole, more than any lab session records.
 const MaxCaptureResets = 10_000
 
+// ReadCapture reads and decodes the capture source from r, in format
+// ("" to detect it, as Read does). The capture streams through the parser a line
+// at a time: what stays in memory is the decoded bus of each bus reset, at
+// most MaxCaptureResets of them.
+func ReadCapture(r io.Reader, source string, format Format) (*Capture, error) {
+	c := NewCapture(source, format, nil)
+	var err error
+	c.Format, err = Read(r, format, func(g Generation) error {
+		if len(c.Buses) == MaxCaptureResets {
+			return fmt.Errorf("more than %d bus resets: the report keeps every one, so split the capture (e.g. with csplit at the resets)", MaxCaptureResets)
+		}
+		c.Buses = append(c.Buses, Decode(g))
+		return nil
+	})
+	return c, err
+}
+
 // NewCapture is the capture of source, in format, of the bus resets gens.
 func NewCapture(source string, format Format, gens []Generation) *Capture {
 	c := &Capture{Source: source, Format: format}

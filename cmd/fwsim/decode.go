@@ -158,14 +158,7 @@ func loadCapture(e *env, file string, format hwtest.Format) (*hwtest.Capture, er
 		return nil, err
 	}
 	defer closeFile()
-	c := hwtest.NewCapture(source, format, nil)
-	c.Format, err = hwtest.Read(r, format, func(g hwtest.Generation) error {
-		if len(c.Buses) == hwtest.MaxCaptureResets {
-			return fmt.Errorf("more than %d bus resets: the report keeps every one, so split the capture (e.g. with csplit at the resets)", hwtest.MaxCaptureResets)
-		}
-		c.Buses = append(c.Buses, hwtest.Decode(g))
-		return nil
-	})
+	c, err := hwtest.ReadCapture(r, source, format)
 	if err != nil {
 		return nil, captureError(source, err)
 	}

@@ -2,13 +2,11 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/fwsim/fwsim/analysis"
@@ -104,7 +102,7 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 		return fs.inputError(e, err)
 	}
 	buffered.WriteString(preamble) // before the prefixer, which leads rows only
-	rw := &rowPrefixer{w: buffered, atLineStart: true}
+	rw := &sweep.RowPrefixer{W: buffered, AtLineStart: true}
 	rows := analysis.NewRunCSV(rw, "")
 	page := report.Page{Title: "fwsim report", Meta: []report.Field{{Name: "command", Value: commandLine("report", args)}}}
 	var sum *analysis.Summary
@@ -117,7 +115,7 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 		page.Title = "fwsim analysis of " + sum.Topology
 		page.Sections = view.AnalysisSections(sum)
 	} else {
-		rw.prefix = paramHeader(r.Grid)
+		rw.Prefix = r.Grid.ParamColumns()
 		point := -1
 		each := func(i int, sample analysis.Sample) error {
 			if i != point {
@@ -125,7 +123,7 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 				if err := rows.Close(); err != nil {
 					return err
 				}
-				point, rw.prefix = i, paramValues(r.Grid.Point(i))
+				point, rw.Prefix = i, r.Grid.Point(i).ParamValues()
 			}
 			return rows.Write(sample)
 		}
@@ -193,50 +191,6 @@ func writeFirstRun(cfg analysis.Config, waves, save io.Writer) error {
 		return err
 	}
 	return view.WriteGTKW(save, res, trace.Events, view.GTKWOptions{DumpFile: firstRunVCD})
-}
-
-// rowPrefixer writes prefix at the start of every line: it puts a sweep
-// point's parameter values before the columns runCSV writes.
-type rowPrefixer struct {
-	w           io.Writer
-	prefix      string
-	atLineStart bool
-}
-
-func (p *rowPrefixer) Write(b []byte) (int, error) {
-	n := len(b)
-	for len(b) > 0 {
-		if p.atLineStart {
-			if _, err := io.WriteString(p.w, p.prefix); err != nil {
-				return 0, err
-			}
-		}
-		line, rest, found := bytes.Cut(b, []byte("\n"))
-		if found {
-			line = b[:len(line)+1]
-		}
-		if _, err := p.w.Write(line); err != nil {
-			return 0, err
-		}
-		p.atLineStart, b = found, rest
-	}
-	return n, nil
-}
-
-func paramHeader(g *sweep.Grid) string {
-	var b strings.Builder
-	for _, p := range g.Params {
-		b.WriteString(p.Name + ",")
-	}
-	return b.String()
-}
-
-func paramValues(pt sweep.Point) string {
-	var b strings.Builder
-	for _, v := range pt.Values {
-		b.WriteString(strconv.FormatFloat(v, 'g', -1, 64) + ",")
-	}
-	return b.String()
 }
 
 // commandLine is the command as a shell would take it back.

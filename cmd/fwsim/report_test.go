@@ -198,17 +198,6 @@ func TestReportErrors(t *testing.T) {
 	assert.Equal(t, "fwsim report: --runs 9223372036854775807: at most 9007199254740992, because the statistics count runs exactly only up to 2^53 (see 'fwsim help report')\n", stderr)
 }
 
-func TestRowPrefixer(t *testing.T) {
-	var b strings.Builder
-	p := &rowPrefixer{w: &b, prefix: "x,", atLineStart: true}
-	for _, chunk := range []string{"a,b\nc", ",d\n", "", "e\nf\n"} {
-		n, err := p.Write([]byte(chunk))
-		require.NoError(t, err)
-		assert.Equal(t, len(chunk), n)
-	}
-	assert.Equal(t, "x,a,b\nx,c,d\nx,e\nx,f\n", b.String())
-}
-
 func TestCommandLineQuotesForTheShell(t *testing.T) {
 	assert.Equal(t, `fwsim report --out 'my dir' --deadline 2us --x 'it'\''s' ''`,
 		commandLine("report", []string{"--out", "my dir", "--deadline", "2us", "--x", "it's", ""}))
