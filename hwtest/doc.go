@@ -24,7 +24,8 @@
 //
 // Decode splits the self-IDs into nodes with package phy and builds the
 // tree with treeid.Build, the checks Linux's firewire core makes (docs/protocol.md §9.3);
-// it adds the gap-count and hop-count checks. A Capture holds the decoded
+// it adds the gap-count and hop-count checks. ReadCapture reads a capture
+// into a Capture, which holds the decoded
 // bus of each reset of a capture; WriteTopologyOf writes the last one that
 // forms a tree as a topology file, what decode --emit-topology writes.
 //
