@@ -25,9 +25,9 @@
 // Decode splits the self-IDs into nodes with package phy and builds the
 // tree with treeid.Build, the checks Linux's firewire core makes (docs/protocol.md §9.3);
 // it adds the gap-count and hop-count checks. ReadCapture reads a capture
-// into a Capture, which holds the decoded
-// bus of each reset of a capture; WriteTopologyOf writes the last one that
-// forms a tree as a topology file, what decode --emit-topology writes.
+// into a Capture, the decoded bus of each of its resets; WriteTopologyOf
+// writes the last one that forms a tree as a topology file, what decode
+// --emit-topology writes.
 //
 // # Cross-check
 //
