@@ -1,5 +1,10 @@
-// Package hwtest reads the self-IDs of real IEEE 1394 buses and compares them
-// with the emulator.
+// Package hwtest is fwsim's hardware path: everything that touches a real
+// IEEE 1394 bus. It reads captures of real buses in the formats below,
+// reads the local bus through Linux's firewire-cdev (and a USB capture
+// device), cross-checks a real bus against its emulation, and reads logic
+// analyzers' captures of the line states. Its results have JSON forms
+// (json.go: DecodeJSON, CrosscheckJSON, ProbeJSON, LinestatesJSON) for the
+// command line's --json; package view renders them as text.
 //
 // # Captures
 //
@@ -19,7 +24,10 @@
 //
 // Decode splits the self-IDs into nodes with package phy and builds the
 // tree with treeid.Build, the checks Linux's firewire core makes (docs/protocol.md §9.3);
-// it adds the gap-count and hop-count checks.
+// it adds the gap-count and hop-count checks. ReadCapture reads a capture
+// into a Capture, the decoded bus of each of its resets; WriteTopologyOf
+// writes the last one that forms a tree as a topology file, what decode
+// --emit-topology writes.
 //
 // # Cross-check
 //
@@ -34,7 +42,18 @@
 // the Likelihood of the captured root and self-ID order, the Odds of the
 // bus with no root forced: exact, from an exploration (package explore)
 // within OddsOptions.MaxStates, or estimated from OddsRuns Monte Carlo
-// runs with their Wilson intervals.
+// runs with their Wilson intervals. A CrossResult is the cross-check of
+// one generation of a capture.
+//
+// # Line states
+//
+// ReadLines reads a logic analyzer's capture of the TPA/TPB comparators as
+// sigrok exports it (a VCD, read through internal/vcd's Scanner, or a CSV)
+// into each port's received line states, a LineCapture; WriteSigrokVCD
+// writes fwsim's own sigrok-dialect VCD of a run, which ReadLines reads
+// back. EmulatedLines gives the line states of an emulated run,
+// CompareLines compares the two reset by reset, and a LineReport holds a
+// capture and its comparison.
 //
 // # Devices
 //

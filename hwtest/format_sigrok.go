@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fwsim/fwsim/internal/vcd"
 )
 
 // The line-state capture formats ReadLines reads: what sigrok (sigrok-cli,
@@ -174,92 +176,71 @@ func parseMetaRate(l string, line int, f Format) (uint64, error) {
 	return hz, nil
 }
 
-// vcdWords reads a VCD a blank-separated word at a time.
-type vcdWords struct {
-	in     *lineReader
-	fields []string
-	line   int    // the current word's line
-	rate   uint64 // Hz, from a metaRate line
-	err    error  // a metaRate line that does not parse
+// vcdLines gives a sigrok VCD's lines to vcd's Scanner: the capture's
+// lines, mail quoting stripped, without the metaRate lines sigrok-cli
+// prints among them, whose rate it keeps.
+type vcdLines struct {
+	in   *lineReader
+	rate uint64 // Hz, from a metaRate line
+	err  error  // a metaRate line that does not parse
 }
 
-// next is the next word, "" at the end of the input or at an error.
-func (w *vcdWords) next() string {
-	for len(w.fields) == 0 {
-		if !w.in.next() {
-			return ""
-		}
-		rate, err := parseMetaRate(w.in.text, w.in.n, FormatSigrokVCD)
+func (l *vcdLines) Next() (string, int, bool) {
+	for l.err == nil && l.in.next() {
+		rate, err := parseMetaRate(l.in.text, l.in.n, FormatSigrokVCD)
 		if err != nil {
-			w.err = err
-			return ""
+			l.err = err
+			break
 		}
 		if rate > 0 {
-			w.rate = rate
+			l.rate = rate
 			continue
 		}
-		w.fields, w.line = strings.Fields(w.in.text), w.in.n
+		return l.in.text, l.in.n, true
 	}
-	word := w.fields[0]
-	w.fields = w.fields[1:]
-	return word
+	return "", 0, false
 }
 
-// failure is what ended the words early: a bad metaRate line, or the
+// Err is what ended the lines early: a bad metaRate line, or the
 // reader's error.
-func (w *vcdWords) failure() error {
-	if w.err != nil {
-		return w.err
+func (l *vcdLines) Err() error {
+	if l.err != nil {
+		return l.err
 	}
-	return w.in.err()
-}
-
-// sameLine is the next word when it is on the current line, "" otherwise.
-func (w *vcdWords) sameLine() string {
-	if len(w.fields) == 0 {
-		return ""
-	}
-	return w.next()
-}
-
-// section reads the words of a section up to its $end.
-func (w *vcdWords) section(keyword string) ([]string, error) {
-	start := w.line
-	var out []string
-	for {
-		word := w.next()
-		switch word {
-		case "$end":
-			return out, nil
-		case "":
-			if err := w.failure(); err != nil {
-				return nil, err
-			}
-			return nil, &ParseError{Format: FormatSigrokVCD, Line: start, Field: keyword, Reason: "no $end"}
-		}
-		out = append(out, word)
-	}
+	return l.in.err()
 }
 
 func readSigrokVCD(in *lineReader, opts LineOptions) (*LineCapture, error) {
-	w := &vcdWords{in: in}
+	lines := &vcdLines{in: in}
+	w := vcd.ScanLines(lines)
 	fail := func(field, reason string) error {
-		return &ParseError{Format: FormatSigrokVCD, Line: w.line, Field: field, Reason: reason}
+		return &ParseError{Format: FormatSigrokVCD, Line: w.Line(), Field: field, Reason: reason}
+	}
+	// section reads the words of a section up to its $end.
+	section := func(keyword string) ([]string, error) {
+		start := w.Line()
+		body, ok := w.Section()
+		if ok {
+			return body, nil
+		}
+		if err := w.Err(); err != nil {
+			return nil, err
+		}
+		return nil, &ParseError{Format: FormatSigrokVCD, Line: start, Field: keyword, Reason: "no $end"}
 	}
 	var (
-		names   []string
-		ids     = map[string]int{} // a one-bit wire's id: its index in names; other variables -1
-		rateHz  float64
-		unitNs  float64 // one timescale unit in ns
-		timeNum int64   // unitNs as timeNum/timeDen
-		timeDen int64
-		defs    int
+		names  []string
+		ids    = map[string]int{} // a one-bit wire's id: its index in names; other variables -1
+		rateHz float64
+		unitNs float64       // one timescale unit in ns
+		scale  vcd.Timescale // unitNs as a fraction; zero before the $timescale
+		defs   int
 	)
 header:
 	for {
-		kw := w.next()
-		if kw == "" {
-			if err := w.failure(); err != nil {
+		kw, ok := w.Word()
+		if !ok {
+			if err := w.Err(); err != nil {
 				return nil, err
 			}
 			return nil, fail("header", "no $enddefinitions: the capture ends in its header")
@@ -267,7 +248,7 @@ header:
 		if !slices.Contains([]string{"$date", "$version", "$comment", "$timescale", "$scope", "$upscope", "$var", "$enddefinitions"}, kw) {
 			return nil, fail("header", fmt.Sprintf("%s: want $date, $version, $comment, $timescale, $scope, $upscope, $var or $enddefinitions", excerpt(kw)))
 		}
-		body, err := w.section(kw)
+		body, err := section(kw)
 		if err != nil {
 			return nil, err
 		}
@@ -283,10 +264,10 @@ header:
 		case "$timescale":
 			ts := strings.Join(body, "")
 			var ok bool
-			if timeNum, timeDen, ok = parseTimescale(ts); !ok {
+			if scale, ok = vcd.ParseTimescale(ts); !ok {
 				return nil, fail("$timescale", fmt.Sprintf("%s: want 1, 10 or 100 and s, ms, us, ns, ps or fs", excerpt(ts)))
 			}
-			unitNs = float64(timeNum) / float64(timeDen)
+			unitNs = float64(scale.Num) / float64(scale.Den)
 		case "$var":
 			if len(body) != 4 && len(body) != 5 {
 				return nil, fail("$var", fmt.Sprintf("want a type, a size, an identifier and a name, got %s", excerpt(strings.Join(body, " "))))
@@ -300,11 +281,11 @@ header:
 				names = append(names, body[3])
 			}
 		case "$enddefinitions":
-			defs = w.line
+			defs = w.Line()
 			break header
 		}
 	}
-	if timeNum == 0 {
+	if scale.Num == 0 {
 		return nil, fail("$timescale", "none in the header: the time of a sample is unknown")
 	}
 	d, err := bindChannels(FormatSigrokVCD, names, opts, defs)
@@ -320,17 +301,17 @@ header:
 	}
 	d.out.SamplePeriodNs = unitNs
 	if rateHz == 0 {
-		rateHz = float64(w.rate)
+		rateHz = float64(lines.rate)
 	}
 	if rateHz > 0 {
 		d.out.SamplePeriodNs = 1e9 / rateHz
 	}
 	now, nowLine, pending := int64(-1), 0, false
-	for word := w.next(); word != ""; word = w.next() {
+	for word, ok := w.Word(); ok; word, ok = w.Word() {
 		switch c := word[0]; {
 		case word == "$dumpvars" || word == "$dumpall" || word == "$dumpon" || word == "$dumpoff" || word == "$end":
 		case word == "$comment":
-			if _, err := w.section(word); err != nil {
+			if _, err := section(word); err != nil {
 				return nil, err
 			}
 		case c == '#':
@@ -338,7 +319,7 @@ header:
 			if err != nil || t < 0 {
 				return nil, fail("time", fmt.Sprintf("%s: want # and a non-negative integer", excerpt(word)))
 			}
-			ns, ok := scaleTime(t, timeNum, timeDen)
+			ns, ok := scale.Ns(t)
 			if !ok {
 				return nil, fail("time", fmt.Sprintf("%s: beyond 292 years", excerpt(word)))
 			}
@@ -351,7 +332,7 @@ header:
 				}
 				pending = false
 			}
-			now, nowLine = ns, w.line
+			now, nowLine = ns, w.Line()
 			d.out.EndNs = max(d.out.EndNs, ns)
 		case c == '0' || c == '1' || c == 'x' || c == 'X' || c == 'z' || c == 'Z':
 			i, known := channel[word[1:]]
@@ -368,7 +349,7 @@ header:
 				pending = true
 			}
 		case c == 'b' || c == 'B' || c == 'r' || c == 'R' || c == 's' || c == 'S':
-			id := w.sameLine()
+			id, _ := w.WordOnLine()
 			if i, known := channel[id]; !known || i >= 0 {
 				return nil, fail("value", fmt.Sprintf("%s %s: want a one-bit value for a channel", excerpt(word), excerpt(id)))
 			}
@@ -376,7 +357,7 @@ header:
 			return nil, fail("value", fmt.Sprintf("%s: want a time stamp #t or a value change", excerpt(word)))
 		}
 	}
-	if err := w.failure(); err != nil {
+	if err := w.Err(); err != nil {
 		return nil, err
 	}
 	if now < 0 {
@@ -386,37 +367,6 @@ header:
 		return nil, err
 	}
 	return d.out, nil
-}
-
-// parseTimescale reads a VCD timescale, blanks removed ("100ps"), as a
-// fraction of a ns: num/den.
-func parseTimescale(ts string) (num, den int64, ok bool) {
-	unit := strings.TrimLeft(ts, "0123456789")
-	e, okUnit := map[string]int{"s": 9, "ms": 6, "us": 3, "ns": 0, "ps": -3, "fs": -6}[unit]
-	n, err := strconv.ParseInt(strings.TrimSuffix(ts, unit), 10, 64)
-	if !okUnit || err != nil || (n != 1 && n != 10 && n != 100) {
-		return 0, 0, false
-	}
-	num, den = n, 1
-	for ; e > 0; e-- {
-		num *= 10
-	}
-	for ; e < 0; e++ {
-		den *= 10
-	}
-	return num, den, true
-}
-
-// scaleTime is t timescale units of num/den ns each, rounded to the ns;
-// false when that overflows.
-func scaleTime(t, num, den int64) (int64, bool) {
-	q, r := t/den, t%den
-	hi, lo := bits.Mul64(uint64(q), uint64(num))
-	if hi != 0 || lo > math.MaxInt64 {
-		return 0, false
-	}
-	ns := int64(lo) + (r*num+den/2)/den
-	return ns, ns >= 0
 }
 
 // parseRate reads a sample rate as sigrok writes it: "24 MHz", "500 kHz",

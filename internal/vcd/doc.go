@@ -1,5 +1,5 @@
 // Package vcd writes and reads IEEE 1364 Value Change Dump files, the subset
-// fwsim's waveforms use: nested module scopes, one-bit wires with the values
+// fwsim's waveforms and logic analyzers' captures use: nested module scopes, one-bit wires with the values
 // 0, 1, x and z, reals, and string variables.
 //
 // # What the files contain
@@ -51,4 +51,11 @@
 // once and every change naming a declared one, $dumpvars closed by $end,
 // time that never goes back, and only legal values for each type. fwsim's
 // tests use it so that a broken waveform cannot pass.
+//
+// Parse reads through a Scanner, the one VCD tokenizer of fwsim: a
+// blank-separated word at a time with its line, sections up to $end, the
+// identifier on the line of a value, holding one line. A reader with rules
+// of its own reads with it too: hwtest's sigrok reader streams a logic
+// analyzer's capture through ScanLines, over lines it unquotes and filters
+// itself. ParseTimescale and Timescale.Ns turn time stamps into ns.
 package vcd

@@ -1,6 +1,7 @@
 package vcd
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -60,7 +61,7 @@ func Parse(r io.Reader) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{words: split(string(data)), byID: map[string]Kind{}, f: &File{End: -1}}
+	p := &parser{s: NewScanner(bytes.NewReader(data)), byID: map[string]Kind{}, f: &File{End: -1}}
 	if err := p.header(); err != nil {
 		return nil, err
 	}
@@ -70,19 +71,9 @@ func Parse(r io.Reader) (*File, error) {
 	return p.f, nil
 }
 
-func split(s string) []word {
-	var out []word
-	for i, line := range strings.Split(s, "\n") {
-		for _, f := range strings.Fields(line) {
-			out = append(out, word{f, i + 1})
-		}
-	}
-	return out
-}
-
 type parser struct {
-	words []word
-	pos   int
+	s     *Scanner
+	last  int // the line of the last word read
 	f     *File
 	byID  map[string]Kind
 	scope []string
@@ -92,37 +83,39 @@ func (p *parser) errorf(line int, format string, args ...any) error {
 	return fmt.Errorf("%w: line %d: %s", ErrMalformed, line, fmt.Sprintf(format, args...))
 }
 
-func (p *parser) lastLine() int {
-	if len(p.words) == 0 {
-		return 1
+// next is the next word, false at the end of the file.
+func (p *parser) next() (word, bool) {
+	w, ok := p.s.Word()
+	if !ok {
+		return word{}, false
 	}
-	return p.words[len(p.words)-1].line
+	p.last = p.s.Line()
+	return word{w, p.last}, true
+}
+
+// lastLine is the line of the file's last word, once all are read.
+func (p *parser) lastLine() int {
+	return max(p.last, 1)
 }
 
 // section returns the words up to the next $end, which it consumes.
-func (p *parser) section(keyword word) ([]word, error) {
-	for i := p.pos; i < len(p.words); i++ {
-		if p.words[i].text == "$end" {
-			out := p.words[p.pos:i]
-			p.pos = i + 1
-			return out, nil
-		}
+func (p *parser) section(keyword word) ([]string, error) {
+	body, ok := p.s.Section()
+	if !ok {
+		return nil, p.errorf(keyword.line, "%s without $end", keyword.text)
 	}
-	return nil, p.errorf(keyword.line, "%s without $end", keyword.text)
+	p.last = p.s.Line()
+	return body, nil
 }
 
-func join(ws []word) string {
-	s := make([]string, len(ws))
-	for i, w := range ws {
-		s[i] = w.text
-	}
-	return strings.Join(s, " ")
-}
+func join(ws []string) string { return strings.Join(ws, " ") }
 
 func (p *parser) header() error {
-	for p.pos < len(p.words) {
-		kw := p.words[p.pos]
-		p.pos++
+	for {
+		kw, ok := p.next()
+		if !ok {
+			break
+		}
 		body, err := p.section(kw)
 		if err != nil {
 			return err
@@ -136,19 +129,20 @@ func (p *parser) header() error {
 				return p.errorf(kw.line, "a second $timescale")
 			}
 			p.f.Timescale = strings.ReplaceAll(join(body), " ", "")
-			if !validTimescale(p.f.Timescale) {
+			// ParseTimescale takes leading zeros, which IEEE 1364 does not.
+			if _, ok := ParseTimescale(p.f.Timescale); !ok || p.f.Timescale[0] == '0' {
 				return p.errorf(kw.line, "timescale %q: want 1, 10 or 100 and s, ms, us, ns, ps or fs", p.f.Timescale)
 			}
 		case "$scope":
 			if len(body) != 2 {
 				return p.errorf(kw.line, "$scope wants a type and a name, got %q", join(body))
 			}
-			switch body[0].text {
+			switch body[0] {
 			case "module", "task", "function", "begin", "fork":
 			default:
-				return p.errorf(kw.line, "scope type %q: want module, task, function, begin or fork", body[0].text)
+				return p.errorf(kw.line, "scope type %q: want module, task, function, begin or fork", body[0])
 			}
-			p.scope = append(p.scope, body[1].text)
+			p.scope = append(p.scope, body[1])
 		case "$upscope":
 			if len(p.scope) == 0 {
 				return p.errorf(kw.line, "$upscope without an open scope")
@@ -180,31 +174,18 @@ func (p *parser) header() error {
 	return p.errorf(p.lastLine(), "no $enddefinitions")
 }
 
-func validTimescale(s string) bool {
-	for _, n := range []string{"100", "10", "1"} {
-		if unit, ok := strings.CutPrefix(s, n); ok {
-			switch unit {
-			case "s", "ms", "us", "ns", "ps", "fs":
-				return true
-			}
-			return false
-		}
-	}
-	return false
-}
-
 // bitSelect matches the optional fifth word of a $var: [n] or [m:n].
 var bitSelect = regexp.MustCompile(`^\[[0-9]+(:[0-9]+)?\]$`)
 
 // variable reads "$var type size identifier reference [select] $end".
-func (p *parser) variable(kw word, body []word) error {
+func (p *parser) variable(kw word, body []string) error {
 	if len(body) != 4 && len(body) != 5 {
 		return p.errorf(kw.line, "$var wants a type, a size, an identifier and a name, got %q", join(body))
 	}
-	typ, id, name := body[0].text, body[2].text, body[3].text
-	size, err := strconv.Atoi(body[1].text)
-	if err != nil || size < 0 || body[1].text[0] == '+' {
-		return p.errorf(kw.line, "%s %s: size %q: want a decimal number", typ, name, body[1].text)
+	typ, id, name := body[0], body[2], body[3]
+	size, err := strconv.Atoi(body[1])
+	if err != nil || size < 0 || body[1][0] == '+' {
+		return p.errorf(kw.line, "%s %s: size %q: want a decimal number", typ, name, body[1])
 	}
 	var k Kind
 	switch typ {
@@ -227,10 +208,10 @@ func (p *parser) variable(kw word, body []word) error {
 		return p.errorf(kw.line, "identifier %q of %s: want ASCII characters 33 to 126", id, name)
 	}
 	if len(body) == 5 {
-		if !bitSelect.MatchString(body[4].text) {
-			return p.errorf(kw.line, "%s: %q after the name: want a bit select [n] or a range [m:n]", name, body[4].text)
+		if !bitSelect.MatchString(body[4]) {
+			return p.errorf(kw.line, "%s: %q after the name: want a bit select [n] or a range [m:n]", name, body[4])
 		}
-		name += body[4].text
+		name += body[4]
 	}
 	if _, dup := p.byID[id]; dup {
 		return p.errorf(kw.line, "identifier %q declared twice", id)
@@ -243,9 +224,11 @@ func (p *parser) variable(kw word, body []word) error {
 func (p *parser) body() error {
 	now := int64(-1)
 	inDump := false
-	for p.pos < len(p.words) {
-		w := p.words[p.pos]
-		p.pos++
+	for {
+		w, ok := p.next()
+		if !ok {
+			break
+		}
 		switch t := w.text; {
 		case t == "$dumpvars" || t == "$dumpall" || t == "$dumpon" || t == "$dumpoff":
 			if inDump {
@@ -303,15 +286,15 @@ func (p *parser) change(w word, now int64) error {
 		}
 	case 's', 'S', 'r', 'R':
 		// Both viewers read the identifier from the same line.
-		if p.pos >= len(p.words) || p.words[p.pos].line != w.line {
+		next, ok := p.s.WordOnLine()
+		if !ok {
 			return p.errorf(w.line, "value %q without an identifier", t)
 		}
-		value, id = t[1:], p.words[p.pos].text
+		value, id = t[1:], next
 		form = String
 		if t[0] == 'r' || t[0] == 'R' {
 			form = Real
 		}
-		p.pos++
 	default:
 		return p.errorf(w.line, "value change %q: want 0, 1, x or z and an identifier, or s<text> or r<number>, a blank and an identifier", t)
 	}
