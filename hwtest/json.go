@@ -428,3 +428,13 @@ func NewLinestatesJSON(r LineReport) LinestatesJSON {
 	}
 	return out
 }
+
+// NewUSBListJSON is the USB devices devs as fwsim probe --usb list --json
+// writes them.
+func NewUSBListJSON(devs []USBDeviceInfo) USBListJSON {
+	out := USBListJSON{VersionJSON: bus.NewVersionJSON(), Devices: []USBDeviceJSON{}}
+	for _, d := range devs {
+		out.Devices = append(out.Devices, USBDeviceJSON{Bus: d.Bus, Address: d.Address, VID: fmt.Sprintf("%04x", d.VID), PID: fmt.Sprintf("%04x", d.PID), Class: d.Class})
+	}
+	return out
+}

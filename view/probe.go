@@ -59,3 +59,12 @@ func nodeID(id uint32) string {
 	}
 	return fmt.Sprintf("%#04x (phy %d)", id, hwtest.PhyID(id))
 }
+
+// WriteUSBListText lists the USB devices fwsim probe --usb list found.
+func WriteUSBListText(w io.Writer, devs []hwtest.USBDeviceInfo) {
+	fmt.Fprintf(w, "%d USB device%s attached:\n", len(devs), plural(len(devs)))
+	for _, d := range devs {
+		fmt.Fprintf(w, "  %s\n", d)
+	}
+	fmt.Fprintln(w, "None of them is a 1394 bus: fwsim reads only capture devices that stream self-IDs (docs/hardware.md).")
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/hwtest"
 	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/phy"
@@ -203,20 +202,12 @@ func probeUSB(ctx context.Context, e *env, fs *flags, list bool, vid, pid uint16
 			return fs.inputError(e, err)
 		}
 		if jsonOutput {
-			out := hwtest.USBListJSON{VersionJSON: bus.NewVersionJSON(), Devices: []hwtest.USBDeviceJSON{}}
-			for _, d := range devs {
-				out.Devices = append(out.Devices, hwtest.USBDeviceJSON{Bus: d.Bus, Address: d.Address, VID: fmt.Sprintf("%04x", d.VID), PID: fmt.Sprintf("%04x", d.PID), Class: d.Class})
-			}
-			if err := jsonout.Write(e.stdout, out); err != nil {
+			if err := jsonout.Write(e.stdout, hwtest.NewUSBListJSON(devs)); err != nil {
 				return fs.inputError(e, err)
 			}
-			return exitOK
+		} else {
+			view.WriteUSBListText(e.stdout, devs)
 		}
-		fmt.Fprintf(e.stdout, "%d USB device%s attached:\n", len(devs), plural(len(devs)))
-		for _, d := range devs {
-			fmt.Fprintf(e.stdout, "  %s\n", d)
-		}
-		fmt.Fprintln(e.stdout, "None of them is a 1394 bus: fwsim reads only capture devices that stream self-IDs (docs/hardware.md).")
 		return exitOK
 	}
 	stream, err := host.Open(vid, pid, ep)
