@@ -360,3 +360,21 @@ func (s segment) handshakeTimes() (start, answer int64) {
 	}
 	return s.handshake.StartNs - s.reset.EndNs, s.handshake.HighNs - s.handshake.StartNs
 }
+
+// CompareWithEmulation runs topo with opts and compares the capture lc with
+// the line states the run received (CompareLines). Only receive events are
+// traced, all the comparison reads, so a long run's trace stays small;
+// opts.Observer is replaced.
+func CompareWithEmulation(lc *LineCapture, topo *bus.Topology, opts bus.Options) (*LineComparison, error) {
+	var trace bus.Trace
+	opts.Observer = func(ev bus.TraceEvent) {
+		if ev.Kind == bus.TraceReceive {
+			trace.Record(ev)
+		}
+	}
+	res, err := bus.Run(topo, opts)
+	if err != nil {
+		return nil, err
+	}
+	return CompareLines(lc, EmulatedLines(res, trace.Events)), nil
+}

@@ -119,19 +119,12 @@ func runCrosscheck(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fs.inputError(e, err)
 	}
-	results := make([]hwtest.CrossResult, len(c.Buses))
-	for i, b := range c.Buses {
-		if ctx.Err() != nil {
-			return fs.interrupt(e)
-		}
-		results[i].Bus = b
-		results[i].Check, results[i].Err = hwtest.Cross(b, opts)
-		switch err := results[i].Err; {
-		case errors.Is(err, bus.ErrInterrupted):
-			return fs.interrupt(e)
-		case errors.Is(err, bus.ErrInvalidOptions):
-			return fs.inputError(e, err) // a --force-root or --initiator the topology lacks
-		}
+	results, err := hwtest.CrossAll(c.Buses, opts)
+	switch {
+	case errors.Is(err, bus.ErrInterrupted) || ctx.Err() != nil:
+		return fs.interrupt(e)
+	case err != nil:
+		return fs.inputError(e, err) // a --force-root or --initiator the topology lacks
 	}
 	if jsonOutput {
 		if err := jsonout.Write(e.stdout, hwtest.NewCrosscheckJSON(c, opts.Seed, results)); err != nil {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/hwtest"
 	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/view"
@@ -96,14 +95,8 @@ func runLinestates(ctx context.Context, e *env, args []string) int {
 			return fs.inputError(e, err)
 		}
 		runOpts := emulation.options()
-		var trace bus.Trace
-		runOpts.Observer = func(ev bus.TraceEvent) {
-			if ev.Kind == bus.TraceReceive { // all the comparison reads: a long run's trace stays small
-				trace.Record(ev)
-			}
-		}
 		runOpts.Interrupt = ctx.Done()
-		res, err := bus.Run(topo, runOpts)
+		comparison, err := hwtest.CompareWithEmulation(lc, topo, runOpts)
 		if ctx.Err() != nil {
 			return fs.interrupt(e)
 		}
@@ -111,7 +104,7 @@ func runLinestates(ctx context.Context, e *env, args []string) int {
 			return fs.inputError(e, emulation.explain(topo, err))
 		}
 		report.Emulated, report.Seed = name, runOpts.Seed
-		report.Comparison = hwtest.CompareLines(lc, hwtest.EmulatedLines(res, trace.Events))
+		report.Comparison = comparison
 	}
 	if jsonOutput {
 		if err := jsonout.Write(e.stdout, hwtest.NewLinestatesJSON(report)); err != nil {
