@@ -95,3 +95,14 @@ func EstimateTotal(ctx context.Context, limit time.Duration, cfgs ...Config) (to
 	}
 	return total, atLeast, 0, nil
 }
+
+// TraceRun runs run i of the analysis cfg again, with its seed
+// (RunSeed), and returns it with its trace, for the views of one run.
+func TraceRun(cfg Config, i int) (*bus.Result, []bus.TraceEvent, error) {
+	opts := cfg.Options
+	opts.Seed = RunSeed(opts.Seed, i)
+	var trace bus.Trace
+	opts.Observer = trace.Record
+	res, err := bus.Run(cfg.Topology, opts)
+	return res, trace.Events, err
+}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/fwsim/fwsim/analysis"
 	"github.com/fwsim/fwsim/analysis/sweep"
-	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/view"
 	"github.com/fwsim/fwsim/view/report"
 )
@@ -179,18 +178,14 @@ const firstRunVCD, firstRunGTKW = "first-run.vcd", "first-run.gtkw"
 // writeFirstRun runs run 0 of the analysis cfg again, traced, and writes it
 // as a waveform and a GTKWave save file for it.
 func writeFirstRun(cfg analysis.Config, waves, save io.Writer) error {
-	opts := cfg.Options
-	opts.Seed = analysis.RunSeed(opts.Seed, 0)
-	var trace bus.Trace
-	opts.Observer = trace.Record
-	res, err := bus.Run(cfg.Topology, opts)
+	res, trace, err := analysis.TraceRun(cfg, 0)
 	if err != nil {
 		return err
 	}
-	if err := view.WriteVCD(waves, res, trace.Events); err != nil {
+	if err := view.WriteVCD(waves, res, trace); err != nil {
 		return err
 	}
-	return view.WriteGTKW(save, res, trace.Events, view.GTKWOptions{DumpFile: firstRunVCD})
+	return view.WriteGTKW(save, res, trace, view.GTKWOptions{DumpFile: firstRunVCD})
 }
 
 // commandLine is the command as a shell would take it back.
