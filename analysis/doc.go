@@ -56,4 +56,9 @@
 //
 // Config.Each, when set, receives every run's Sample in run order, whatever
 // the number of workers: this is how --csv writes its rows.
+//
+// The summary's JSON (WriteJSON), the per-run CSV (RunCSV, CSVPreamble),
+// the verdict (Summary.Shortfalls) and the time an analysis would take
+// (Estimate, EstimateTotal) are here; package view renders the text and
+// the report's content.
 package analysis

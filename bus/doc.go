@@ -85,4 +85,9 @@
 //
 // Options.Observer receives every state change, line-state change, packet
 // arrival and scripted event as a TraceEvent; Trace collects them.
+//
+// The views of a run (VCD, GTKWave, the JSON-lines trace, DOT, SVG, the
+// text report) are in package view, which reads a Result and its trace;
+// bus knows no view. Its own outputs are the run's JSON form (ResultJSON)
+// and the schema version and metric names every JSON output uses.
 package bus

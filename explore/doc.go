@@ -65,4 +65,9 @@
 // The explorer follows each from the marks the bus reports (bus.Marks):
 // the ns of each way between two states that falls inside the metric's
 // interval count toward it.
+//
+// An exploration's JSON (NewJSON), its counterexample files
+// (Result.Counterexamples, ReplayFile, ReadReplayFile, which fwsim run
+// --replay reads) and its verdict (Result.AllGood) are here; package view
+// renders its text.
 package explore

@@ -49,14 +49,14 @@ func WriteCrosscheckText(w io.Writer, c *hwtest.Capture, seed uint64, rs []hwtes
 		t.write(w, "    ")
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "%d generation%s, %d match%s\n", len(rs), plural(len(rs)), len(rs)-hwtest.Mismatches(rs), esPlural(len(rs)-hwtest.Mismatches(rs)))
+	fmt.Fprintf(w, "%d generation%s, %d match%s\n", len(rs), Plural(len(rs)), len(rs)-hwtest.Mismatches(rs), esPlural(len(rs)-hwtest.Mismatches(rs)))
 }
 
 // WriteLikelihoodText writes the odds of the captured root and order, how
 // they were computed, and the likeliest root and order when likelier.
 func WriteLikelihoodText(w io.Writer, l *hwtest.Likelihood, seed uint64) {
 	if l.Exact {
-		fmt.Fprintf(w, "  odds (exact: every run explored, %d state%s; seed %d's timers and clock phases):\n", l.States, plural(l.States), seed)
+		fmt.Fprintf(w, "  odds (exact: every run explored, %d state%s; seed %d's timers and clock phases):\n", l.States, Plural(l.States), seed)
 	} else {
 		fmt.Fprintf(w, "  odds (Monte Carlo: %d runs from seed %d, with its timers and clock phases; %s):\n", l.Runs, seed, l.Why)
 	}

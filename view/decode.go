@@ -12,13 +12,13 @@ import (
 
 // WriteDecodeText writes the human report of a decoded capture.
 func WriteDecodeText(w io.Writer, c *hwtest.Capture) {
-	fmt.Fprintf(w, "fwsim decode: %s (%s), %d generation%s\n", c.Source, c.Format, len(c.Buses), plural(len(c.Buses)))
+	fmt.Fprintf(w, "fwsim decode: %s (%s), %d generation%s\n", c.Source, c.Format, len(c.Buses), Plural(len(c.Buses)))
 	for i, b := range c.Buses {
 		fmt.Fprintln(w)
 		writeBusText(w, i+1, b)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "%d generation%s, %d consistent\n", len(c.Buses), plural(len(c.Buses)), len(c.Buses)-hwtest.Inconsistent(c.Buses))
+	fmt.Fprintf(w, "%d generation%s, %d consistent\n", len(c.Buses), Plural(len(c.Buses)), len(c.Buses)-hwtest.Inconsistent(c.Buses))
 }
 
 // writeBusText writes one generation of a capture.
@@ -40,7 +40,7 @@ func writeBusText(w io.Writer, index int, b *hwtest.Bus) {
 	if !b.Consistent() {
 		verdict = "INCONSISTENT"
 	}
-	fmt.Fprintf(w, "generation %d (%s): %d node%s, %s\n", index, strings.Join(about, ", "), len(b.Nodes), plural(len(b.Nodes)), verdict)
+	fmt.Fprintf(w, "generation %d (%s): %d node%s, %s\n", index, strings.Join(about, ", "), len(b.Nodes), Plural(len(b.Nodes)), verdict)
 	if len(b.Nodes) > 0 {
 		var nodes table
 		nodes.add("phy", "L", "gap", "speed", "c", "pwr", "i", "parent", "ports")
@@ -71,7 +71,7 @@ func writeBusText(w io.Writer, index int, b *hwtest.Bus) {
 	switch {
 	case len(b.Nodes) == 0:
 	case b.GapConsistent && b.Tree != nil:
-		fmt.Fprintf(w, "  gap count: %d on every node; a bus manager would set %d for %d hop%s\n", b.GapCount, b.GapForHops, b.Hops, plural(b.Hops))
+		fmt.Fprintf(w, "  gap count: %d on every node; a bus manager would set %d for %d hop%s\n", b.GapCount, b.GapForHops, b.Hops, Plural(b.Hops))
 	case b.GapConsistent:
 		fmt.Fprintf(w, "  gap count: %d on every node\n", b.GapCount)
 	default:

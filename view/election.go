@@ -153,7 +153,7 @@ func SweepCells(r *election.SweepRow) []string {
 // reproduce it.
 func ElectSweepHeader(o election.SweepOptions) string {
 	return fmt.Sprintf("sizes %s, seed %d, delays %s, %d run%s for random IDs, at most %d messages a run",
-		JoinInts(o.Sizes), o.Seed, election.DelayName(o.UnitDelays), o.Runs, plural(o.Runs), o.MaxMessages)
+		JoinInts(o.Sizes), o.Seed, election.DelayName(o.UnitDelays), o.Runs, Plural(o.Runs), o.MaxMessages)
 }
 
 // WriteElectSweepText writes the rows of the sweep o as a table.

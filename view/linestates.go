@@ -27,7 +27,7 @@ func formatNs(ns float64) string { return strconv.FormatFloat(math.Round(ns*1000
 func WriteLinestatesText(w io.Writer, r hwtest.LineReport) {
 	lc := r.Capture
 	fmt.Fprintf(w, "fwsim linestates: %s (%s), %d port%s, sample period %s ns, %d ns long\n",
-		r.Source, lc.Format, len(lc.Ports), plural(len(lc.Ports)), formatNs(lc.SamplePeriodNs), lc.EndNs)
+		r.Source, lc.Format, len(lc.Ports), Plural(len(lc.Ports)), formatNs(lc.SamplePeriodNs), lc.EndNs)
 	for _, pl := range lc.Ports {
 		fmt.Fprintf(w, "\n%s\n", pl.Port)
 		var t table

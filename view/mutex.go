@@ -63,7 +63,7 @@ func WriteMutexText(w io.Writer, source string, o mutex.Options, res *mutex.Resu
 	if len(res.Violations) == 0 {
 		fmt.Fprintln(w, "safety: held, never two nodes in the critical section")
 	} else {
-		fmt.Fprintf(w, "safety: VIOLATED %d time%s\n", len(res.Violations), plural(len(res.Violations)))
+		fmt.Fprintf(w, "safety: VIOLATED %d time%s\n", len(res.Violations), Plural(len(res.Violations)))
 		for _, v := range res.Violations {
 			fmt.Fprintf(w, "  %s\n", v)
 		}
@@ -71,7 +71,7 @@ func WriteMutexText(w io.Writer, source string, o mutex.Options, res *mutex.Resu
 	if res.Live {
 		fmt.Fprintln(w, "liveness: held, every request served")
 	} else {
-		fmt.Fprintf(w, "liveness: failed, %d node%s wait for ever:\n", len(res.Unserved), plural(len(res.Unserved)))
+		fmt.Fprintf(w, "liveness: failed, %d node%s wait for ever:\n", len(res.Unserved), Plural(len(res.Unserved)))
 		// Nodes that wait for the same reason share its line.
 		for i := 0; i < len(res.Unserved); {
 			var who []string

@@ -62,7 +62,7 @@ func nodeID(id uint32) string {
 
 // WriteUSBListText lists the USB devices fwsim probe --usb list found.
 func WriteUSBListText(w io.Writer, devs []hwtest.USBDeviceInfo) {
-	fmt.Fprintf(w, "%d USB device%s attached:\n", len(devs), plural(len(devs)))
+	fmt.Fprintf(w, "%d USB device%s attached:\n", len(devs), Plural(len(devs)))
 	for _, d := range devs {
 		fmt.Fprintf(w, "  %s\n", d)
 	}

@@ -37,7 +37,7 @@ func WriteRunText(w io.Writer, source string, res *bus.Result) {
 	fmt.Fprintln(w)
 	ok := len(res.Generations) - res.FailedGenerations()
 	fmt.Fprintf(w, "%d generation%s, %d ok; %d events; end %d ns\n",
-		len(res.Generations), plural(len(res.Generations)), ok, res.Events, res.EndNs)
+		len(res.Generations), Plural(len(res.Generations)), ok, res.Events, res.EndNs)
 }
 
 func writeGenerationText(w io.Writer, g *bus.Generation) {
@@ -86,7 +86,7 @@ func writeGenerationText(w io.Writer, g *bus.Generation) {
 				span = fmt.Sprintf("%d to %d ns (%d ns)", g.StartNs+c.StartNs, g.StartNs+c.EndNs, c.EndNs-c.StartNs)
 			}
 			fmt.Fprintf(w, "    %s:%d - %s:%d: %d round%s, %s, parent %s\n",
-				c.Nodes[0], c.Ports[0], c.Nodes[1], c.Ports[1], c.Rounds, plural(c.Rounds),
+				c.Nodes[0], c.Ports[0], c.Nodes[1], c.Ports[1], c.Rounds, Plural(c.Rounds),
 				span, orNone(c.Parent))
 		}
 	}

@@ -49,8 +49,8 @@ func (t *table) write(w io.Writer, indent string) {
 	}
 }
 
-// plural is the "s" of n things.
-func plural(n int) string {
+// Plural is the "s" of n things.
+func Plural(n int) string {
 	if n == 1 {
 		return ""
 	}

@@ -22,4 +22,10 @@
 // (240–260/570–600 ns) and 370 ns for the prism windows (760–850/1590–1670
 // ns). A point beyond them is not an error: the emulator runs it (out of
 // spec, as any cable longer than 4.5 m is) and reports what happened there.
+//
+// Run executes a sweep: one analysis.Run at every point of the grid, in
+// grid order, each with the same seed, so the same seed gives the same
+// bytes at any worker count. Its results carry the JSON (NewJSON) and CSV
+// (WriteCSV, RowPrefixer for the per-run rows) that fwsim sweep and fwsim
+// report write; package view renders them for people.
 package sweep

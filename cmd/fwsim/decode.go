@@ -103,7 +103,7 @@ func runDecode(_ context.Context, e *env, args []string) int {
 			run += " --initiator " + n
 		}
 		fmt.Fprintf(e.stderr, "fwsim decode: wrote %s: the bus of generation %d (%d node%s); run it with %s\n",
-			emit.path, gen, nodes, plural(nodes), run)
+			emit.path, gen, nodes, view.Plural(nodes), run)
 	}
 	return reportCapture(e, fs, c, jsonOutput)
 }

@@ -62,4 +62,17 @@
 //
 // docs/election.md describes each algorithm, its assumptions, and how the
 // counts compare with the textbook figures.
+//
+// # Sweeps, comparisons and outputs
+//
+// Sweep runs the textbook message-count curves (SweepCases: Chang–Roberts
+// best, average and worst, echo, FloodMax) over sizes and sets each
+// measured mean, with its 95% interval (internal/stats), beside the
+// formula. Compare runs every algorithm that applies on one topology. The
+// JSON forms of a run, a comparison and a sweep are in json.go; package
+// view renders them as text.
+//
+// The message-passing runtime the labs share (Drive, Net, Protocol, Graph,
+// Crash, the traces and message counts) lives here too, and lab/mutex and
+// lab/multicast import it from this package.
 package election

@@ -50,4 +50,7 @@
 // for SRM and for why a receiver must learn the last sequence number to
 // detect a loss at the tail; Birman and Joseph, "Exploiting Virtual
 // Synchrony in Distributed Systems", SOSP 1987, for the flush.
+//
+// Compare runs every algorithm with the options each takes; the JSON forms
+// are in json.go; package view renders the text.
 package multicast
