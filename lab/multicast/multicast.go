@@ -72,13 +72,16 @@ type Info struct {
 	Name    string
 	Summary string
 	Types   []string
+	// Stop and Groups say which of the options of some algorithms it
+	// takes: Stop, Joins and Leaves. Compare gives each only those.
+	Stop, Groups bool
 }
 
 var algorithms = []Info{
-	{"ack", "every member acknowledges every message; the sender retransmits what is not acknowledged", []string{"DATA", "RETRANS", "ACK"}},
-	{"nack", "members find gaps in the sequence numbers and ask for what is missing", []string{"DATA", "RETRANS", "NACK", "STOP"}},
-	{"srm", "NACKs and repairs to all after random back-offs, one sparing the others; any holder repairs", []string{"DATA", "REPAIR", "NACK", "STOP"}},
-	{"vsync", "group views changed by a flush: a message reaches all survivors of its view or none", vsyncTypes},
+	{"ack", "every member acknowledges every message; the sender retransmits what is not acknowledged", []string{"DATA", "RETRANS", "ACK"}, false, false},
+	{"nack", "members find gaps in the sequence numbers and ask for what is missing", []string{"DATA", "RETRANS", "NACK", "STOP"}, true, false},
+	{"srm", "NACKs and repairs to all after random back-offs, one sparing the others; any holder repairs", []string{"DATA", "REPAIR", "NACK", "STOP"}, true, false},
+	{"vsync", "group views changed by a flush: a message reaches all survivors of its view or none", vsyncTypes, false, true},
 }
 
 // Message types, indices into Info.Types.
@@ -195,9 +198,9 @@ func newWorld(names []string, a *Info, o Options) (*world, error) {
 		return nil, fmt.Errorf("%w: %d messages (want 1 to %d)", ErrBadOptions, o.Messages, MaxMessages)
 	case !(o.Loss >= 0 && o.Loss <= MaxLoss):
 		return nil, fmt.Errorf("%w: loss %v (want a probability from 0 to %v)", ErrBadOptions, o.Loss, MaxLoss)
-	case o.Stop && (a.Name == "ack" || a.Name == "vsync"):
+	case o.Stop && !a.Stop:
 		return nil, fmt.Errorf("%w: the stop signal is for nack and srm", ErrBadOptions)
-	case len(o.Joins)+len(o.Leaves) > 0 && a.Name != "vsync":
+	case len(o.Joins)+len(o.Leaves) > 0 && !a.Groups:
 		return nil, fmt.Errorf("%w: joins and leaves are for vsync", ErrBadOptions)
 	case len(names) < 2:
 		return nil, fmt.Errorf("%w: a group needs at least 2 nodes, the bus has %d", ErrBadOptions, len(names))

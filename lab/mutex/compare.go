@@ -3,15 +3,14 @@ package mutex
 import "github.com/fwsim/fwsim/bus"
 
 // Compare runs every algorithm (Algorithms) on topo with o, each given the
-// faults it takes: a lost token to token-ring, request-reply to
-// ricart-agrawala, crashes to all. It stops at the first error.
+// options it takes (Info.Token, Info.RequestReply); crashes go to all. It stops at the first error.
 func Compare(topo *bus.Topology, o Options) ([]*Result, error) {
 	var results []*Result
 	for _, a := range Algorithms() {
 		ao := o
 		ao.Algo = a.Name
-		ao.LoseToken = o.LoseToken && a.Name == "token-ring"
-		ao.RequestReply = o.RequestReply && a.Name == "ricart-agrawala"
+		ao.LoseToken = o.LoseToken && a.Token
+		ao.RequestReply = o.RequestReply && a.RequestReply
 		res, err := Run(topo, ao)
 		if err != nil {
 			return nil, err

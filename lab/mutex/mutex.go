@@ -83,6 +83,9 @@ var (
 type Info struct {
 	Name, Summary string
 	Types         []string // its message types
+	// Token and RequestReply say which of the options of one algorithm it
+	// takes: LoseToken, RequestReply. Compare gives each only those.
+	Token, RequestReply bool
 }
 
 // algorithm is one entry of the registry.
@@ -95,9 +98,9 @@ type algorithm struct {
 }
 
 var algorithms = []algorithm{
-	{Info{"central", "a coordinator (the elected leader) grants the critical section from a FIFO queue", centralTypes}, newCentral, false},
-	{Info{"ricart-agrawala", "every node asks all others; the smaller (timestamp, id) goes first", raTypes}, newRA, false},
-	{Info{"token-ring", "one token travels the logical ring; its holder may enter once per visit", tokenTypes}, newTokenNode, true},
+	{Info{"central", "a coordinator (the elected leader) grants the critical section from a FIFO queue", centralTypes, false, false}, newCentral, false},
+	{Info{"ricart-agrawala", "every node asks all others; the smaller (timestamp, id) goes first", raTypes, false, true}, newRA, false},
+	{Info{"token-ring", "one token travels the logical ring; its holder may enter once per visit", tokenTypes, true, false}, newTokenNode, true},
 }
 
 // Algorithms lists the algorithms in the order --compare runs them.
@@ -179,9 +182,9 @@ func newWorld(t *bus.Topology, g *election.Graph, a *algorithm, o Options) (*wor
 		return nil, fmt.Errorf("%w: %d requests per node (want at least 1)", ErrBadOptions, o.Requests)
 	case o.CSTime < 0 || o.Think < 0 || o.LoseTokenAt < 0:
 		return nil, fmt.Errorf("%w: a negative time", ErrBadOptions)
-	case o.LoseToken && a.Name != "token-ring":
+	case o.LoseToken && !a.Token:
 		return nil, fmt.Errorf("%w: %s has no token to lose", ErrBadOptions, a.Name)
-	case o.RequestReply && a.Name != "ricart-agrawala":
+	case o.RequestReply && !a.RequestReply:
 		return nil, fmt.Errorf("%w: the request-reply remedy is ricart-agrawala's", ErrBadOptions)
 	case n < 2:
 		return nil, fmt.Errorf("%w: mutual exclusion needs at least 2 nodes, the bus has %d", ErrBadOptions, n)
