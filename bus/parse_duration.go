@@ -69,3 +69,17 @@ func ParseWindow(s string) (Window, error) {
 	}
 	return w, nil
 }
+
+// ParseDeadline reads a deadline: a positive duration in whole ns, such as
+// 2us or 1.5ms.
+func ParseDeadline(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil || d <= 0:
+		return 0, errors.New("want a positive duration such as 2us or 1.5ms")
+	case !WholeNs(s):
+		// time.ParseDuration drops a fraction of a nanosecond.
+		return 0, fmt.Errorf("want a whole number of nanoseconds, not %s and a fraction", d)
+	}
+	return d, nil
+}

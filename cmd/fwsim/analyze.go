@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -272,13 +271,10 @@ func (l *durationList) String() string {
 }
 
 func (l *durationList) Set(s string) error {
-	d, err := time.ParseDuration(s)
+	d, err := bus.ParseDeadline(s)
 	switch {
-	case err != nil || d <= 0:
-		return errors.New("want a positive duration such as 2us or 1.5ms")
-	case !bus.WholeNs(s):
-		// time.ParseDuration drops a fraction of a nanosecond.
-		return fmt.Errorf("want a whole number of nanoseconds, not %s and a fraction", d)
+	case err != nil:
+		return err
 	case slices.Contains(*l, d):
 		return fmt.Errorf("the deadline %s is given twice; want each once", d)
 	}

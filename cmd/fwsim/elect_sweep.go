@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/jsonout"
@@ -17,9 +15,6 @@ import (
 // sweepFlagNames are the flags elect --sweep takes besides its own; the
 // others (initiators, faults, modes, traces) change what the formulas count.
 var sweepFlagNames = []string{"sweep", "algo", "compare", "gen", "ids", "seed", "unit-delays", "runs", "max-messages", "csv", "report", "json"}
-
-// maxSweepSize is the largest ring or tree the generators build.
-const maxSweepSize = 1 << 24
 
 // electSweep is what --sweep and the flags that go with it ask for.
 type electSweep struct {
@@ -47,43 +42,6 @@ func (s *electSweep) register(fs *flags) {
 		"--sweep: also write an HTML page with the log–log plot and the table to `FILE`,\ne.g. --report curves.html")
 }
 
-// parseSizes reads n=FROM..TO into the sizes of the sweep.
-func parseSizes(spec string) ([]int, error) {
-	bad := func(why string) error { return fmt.Errorf("--sweep %s: %s", spec, why) }
-	rest, ok := strings.CutPrefix(spec, "n=")
-	if !ok {
-		return nil, bad("want n=FROM..TO, e.g. n=10..100000")
-	}
-	from, to, ok := strings.Cut(rest, "..")
-	if !ok {
-		return nil, bad("want n=FROM..TO, e.g. n=10..100000")
-	}
-	lo, errLo := strconv.Atoi(from)
-	hi, errHi := strconv.Atoi(to)
-	switch {
-	case errLo != nil || errHi != nil:
-		return nil, bad("FROM and TO are whole numbers of nodes, e.g. n=10..100000")
-	case lo < 2:
-		return nil, bad("the smallest ring or tree has 2 nodes")
-	case hi > maxSweepSize:
-		return nil, bad(fmt.Sprintf("the largest ring or tree has %d nodes", maxSweepSize))
-	case hi < lo:
-		return nil, bad("TO is smaller than FROM")
-	}
-	sizes := []int{lo}
-	for p := 1; p <= hi; p *= 10 {
-		for _, m := range []int{1, 2, 5} {
-			if v := m * p; v > lo && v < hi {
-				sizes = append(sizes, v)
-			}
-		}
-	}
-	if hi > lo {
-		sizes = append(sizes, hi)
-	}
-	return sizes, nil
-}
-
 // prepareSweep checks the flags of a sweep and picks its cases; it returns
 // a usage error's message, or "".
 func (c *electConfig) prepareSweep(fs *flags) string {
@@ -106,7 +64,7 @@ func (c *electConfig) prepareSweep(fs *flags) string {
 		return fmt.Sprintf("--%s does not go with --sweep, which counts the messages of every node initiating", other)
 	}
 	var err error
-	if s.sizes, err = parseSizes(s.spec); err != nil {
+	if s.sizes, err = election.ParseSizes(s.spec); err != nil {
 		return err.Error()
 	}
 	switch {

@@ -194,18 +194,11 @@ func (l *metricDeadlines) String() string {
 }
 
 func (l *metricDeadlines) Set(s string) error {
-	metric, dur, named := strings.Cut(s, "=")
-	if !named {
-		metric, dur = "", s
-	} else if !slices.Contains(bus.TimeMetrics, metric) {
-		return fmt.Errorf("metric %q: want %s, or no METRIC= for every one", metric, strings.Join(bus.TimeMetrics, ", "))
-	}
-	var ds durationList
-	if err := ds.Set(dur); err != nil {
+	d, err := explore.ParseDeadline(s)
+	switch {
+	case err != nil:
 		return err
-	}
-	d := explore.Deadline{Metric: metric, D: ds[0]}
-	if slices.Contains(l.list, d) {
+	case slices.Contains(l.list, d):
 		return fmt.Errorf("the deadline %s is given twice; want each once", s)
 	}
 	l.list = append(l.list, d)

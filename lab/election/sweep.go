@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/stats"
@@ -194,3 +195,45 @@ func WriteSweepCSV(w io.Writer, rows []SweepRow, preamble string) error {
 
 // csvFloat writes v as the shortest decimal that reads back as v.
 func csvFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// MaxSweepSize is the largest ring or tree the generators build.
+const MaxSweepSize = 1 << 24
+
+// ParseSizes reads n=FROM..TO into the sizes of a sweep: FROM, TO and every
+// 1, 2 or 5 times a power of ten between. Its errors name the spec as
+// --sweep does.
+func ParseSizes(spec string) ([]int, error) {
+	bad := func(why string) error { return fmt.Errorf("--sweep %s: %s", spec, why) }
+	rest, ok := strings.CutPrefix(spec, "n=")
+	if !ok {
+		return nil, bad("want n=FROM..TO, e.g. n=10..100000")
+	}
+	from, to, ok := strings.Cut(rest, "..")
+	if !ok {
+		return nil, bad("want n=FROM..TO, e.g. n=10..100000")
+	}
+	lo, errLo := strconv.Atoi(from)
+	hi, errHi := strconv.Atoi(to)
+	switch {
+	case errLo != nil || errHi != nil:
+		return nil, bad("FROM and TO are whole numbers of nodes, e.g. n=10..100000")
+	case lo < 2:
+		return nil, bad("the smallest ring or tree has 2 nodes")
+	case hi > MaxSweepSize:
+		return nil, bad(fmt.Sprintf("the largest ring or tree has %d nodes", MaxSweepSize))
+	case hi < lo:
+		return nil, bad("TO is smaller than FROM")
+	}
+	sizes := []int{lo}
+	for p := 1; p <= hi; p *= 10 {
+		for _, m := range []int{1, 2, 5} {
+			if v := m * p; v > lo && v < hi {
+				sizes = append(sizes, v)
+			}
+		}
+	}
+	if hi > lo {
+		sizes = append(sizes, hi)
+	}
+	return sizes, nil
+}
