@@ -22,7 +22,7 @@ func TestEmittedTopologyRoundTrip(t *testing.T) {
 	files, err := filepath.Glob("testdata/*")
 	require.NoError(t, err)
 	// The one capture among the command's test files; the rest are outputs.
-	files = append(files, "../internal/cli/testdata/crosscheck/pair.txt")
+	files = append(files, "../cmd/fwsim/testdata/crosscheck/pair.txt")
 	checked := 0
 	for _, f := range files {
 		data, err := os.ReadFile(f)
