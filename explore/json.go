@@ -225,11 +225,7 @@ func ReadReplayFile(name string, data []byte) (*bus.Topology, bus.Options, error
 	default:
 		return nil, o, field("clock", f.Clock, "cycle or ideal")
 	}
-	switch f.Policy {
-	case treeid.Coin.String():
-	case treeid.LargerIDWins.String():
-		o.Policy = treeid.LargerIDWins
-	default:
+	if o.Policy, err = treeid.ParsePolicy(f.Policy); err != nil {
 		return nil, o, field("policy", f.Policy, "coin or larger-id-wins")
 	}
 	timing, err := ParseTiming(f.Timing)

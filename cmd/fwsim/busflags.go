@@ -145,15 +145,9 @@ func (b *busFlags) options() bus.Options {
 		p, _ := b.coinBias.Float64()
 		o.CoinBias = &p
 	}
-	if b.policy.value == treeid.LargerIDWins.String() {
-		o.Policy = treeid.LargerIDWins
-	}
-	switch b.corner.value {
-	case treeid.CornerMin.String():
-		o.Corner = treeid.CornerMin
-	case treeid.CornerMax.String():
-		o.Corner = treeid.CornerMax
-	}
+	// The choices hold only the names these read.
+	o.Policy, _ = treeid.ParsePolicy(b.policy.value)
+	o.Corner, _ = treeid.ParseCorner(b.corner.value)
 	o.IdealClock = b.clock.value == "ideal"
 	return o
 }
