@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 
@@ -178,4 +179,13 @@ func gtkwConnectedPorts(res *bus.Result) map[string][]int {
 		slices.Sort(ports)
 	}
 	return out
+}
+
+// DumpFileFrom names the VCD at vcd as a save file at gtkw finds it: by its
+// path relative to the save file's directory when there is one.
+func DumpFileFrom(gtkw, vcd string) string {
+	if rel, err := filepath.Rel(filepath.Dir(gtkw), vcd); err == nil && !filepath.IsAbs(vcd) == !filepath.IsAbs(gtkw) {
+		return rel
+	}
+	return vcd
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/fwsim/fwsim/bus"
@@ -185,19 +184,14 @@ func (c *electConfig) register(fs *flags) {
 
 // parseInitiators reads --initiators into the options.
 func (c *electConfig) parseInitiators() error {
-	switch c.initiators {
-	case "":
-	case "all":
-		c.opts.InitiatorCount = election.AllNodes
-	case "one":
-		c.opts.InitiatorCount = 1
-	default:
-		k, err := strconv.Atoi(c.initiators)
-		if err != nil || k < 1 {
-			return fmt.Errorf("--initiators %s: want all, one or a number of nodes from 1", c.initiators)
-		}
-		c.opts.InitiatorCount = k
+	if c.initiators == "" {
+		return nil
 	}
+	k, err := election.ParseInitiatorCount(c.initiators)
+	if err != nil {
+		return fmt.Errorf("--initiators %s: want all, one or a number of nodes from 1", c.initiators)
+	}
+	c.opts.InitiatorCount = k
 	return nil
 }
 

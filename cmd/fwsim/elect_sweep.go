@@ -83,21 +83,11 @@ func (c *electConfig) prepareSweep(fs *flags) string {
 	}
 	order, byIDs := "", fs.isSet("ids")
 	if byIDs {
-		if order = sweepIDOrder(c.ids); order == "" {
+		if order = election.SweepCaseName(c.ids); order == "" {
 			return fmt.Sprintf("--ids %s with --sweep: want best, average or worst (or ascending, random, descending)", c.ids)
 		}
 	}
-	for i := range election.SweepCases {
-		k := &election.SweepCases[i]
-		switch {
-		case c.opts.Algo != "" && k.Algo != c.opts.Algo,
-			gen != "" && k.Graph != gen,
-			byIDs && k.Name != order:
-			continue
-		}
-		s.cases = append(s.cases, k)
-	}
-	if len(s.cases) > 0 {
+	if s.cases = election.SelectSweepCases(c.opts.Algo, gen, order); len(s.cases) > 0 {
 		return ""
 	}
 	switch {
@@ -116,19 +106,6 @@ func otherGraph(gen string) string {
 		return "tree"
 	}
 	return "ring"
-}
-
-// sweepIDOrder maps --ids to the case it picks: best, average or worst.
-func sweepIDOrder(ids string) string {
-	switch ids {
-	case "best", "ascending":
-		return "best"
-	case "average", "random":
-		return "average"
-	case "worst", "descending":
-		return "worst"
-	}
-	return ""
 }
 
 // runElectSweep is elect --sweep: the rows as a table, CSV or JSON, and the

@@ -150,13 +150,9 @@ func labCrashes(specs list) ([]mutex.Crash, error) { return labNodeTimes("--cras
 // labNodeTimes reads the NODE@TIME values of flag: crashes, or elect's
 // recoveries.
 func labNodeTimes(flag string, specs list) ([]mutex.Crash, error) {
-	var crashes []mutex.Crash
-	for _, s := range specs {
-		c, err := mutex.ParseCrash(s)
-		if err != nil {
-			return nil, fmt.Errorf("%s %s: %v", flag, s, err)
-		}
-		crashes = append(crashes, c)
+	crashes, err := mutex.ParseCrashes(specs)
+	if err != nil {
+		return nil, fmt.Errorf("%s %w", flag, err)
 	}
 	return crashes, nil
 }

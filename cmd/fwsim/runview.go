@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"path/filepath"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/view"
@@ -63,7 +62,7 @@ func (v *viewFiles) write(res *bus.Result, trace []bus.TraceEvent) error {
 	}{
 		{"vcd", func(w io.Writer) error { return view.WriteVCDWith(w, res, trace, v.vcdOptions) }},
 		{"gtkw", func(w io.Writer) error {
-			return view.WriteGTKW(w, res, trace, view.GTKWOptions{DumpFile: dumpFileFrom(v.gtkw, v.vcd)})
+			return view.WriteGTKW(w, res, trace, view.GTKWOptions{DumpFile: view.DumpFileFrom(v.gtkw, v.vcd)})
 		}},
 		{"trace", func(w io.Writer) error { return view.WriteTraceJSONL(w, res, trace) }},
 		{"dot", func(w io.Writer) error { return view.WriteDOT(w, res) }},
@@ -83,13 +82,4 @@ func (v *viewFiles) write(res *bus.Result, trace []bus.TraceEvent) error {
 		}
 	}
 	return v.out.commit()
-}
-
-// dumpFileFrom names the VCD at vcd as a save file at gtkw finds it: by its
-// path relative to the save file's directory when there is one.
-func dumpFileFrom(gtkw, vcd string) string {
-	if rel, err := filepath.Rel(filepath.Dir(gtkw), vcd); err == nil && !filepath.IsAbs(vcd) == !filepath.IsAbs(gtkw) {
-		return rel
-	}
-	return vcd
 }

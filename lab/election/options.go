@@ -1,5 +1,10 @@
 package election
 
+import (
+	"fmt"
+	"strconv"
+)
+
 // Mode is how time passes in a run.
 type Mode uint8
 
@@ -99,3 +104,19 @@ type NodeEvent struct {
 
 // DefaultMaxEvents is the event budget when Options.MaxEvents is zero.
 const DefaultMaxEvents = 10_000_000
+
+// ParseInitiatorCount reads Options.InitiatorCount: all (AllNodes), one,
+// or a number of nodes from 1.
+func ParseInitiatorCount(s string) (int, error) {
+	switch s {
+	case "all":
+		return AllNodes, nil
+	case "one":
+		return 1, nil
+	}
+	k, err := strconv.Atoi(s)
+	if err != nil || k < 1 {
+		return 0, fmt.Errorf("initiators %q: want all, one or a number of nodes from 1", s)
+	}
+	return k, nil
+}

@@ -237,3 +237,31 @@ func ParseSizes(spec string) ([]int, error) {
 	}
 	return sizes, nil
 }
+
+// SweepCaseName is the Chang–Roberts case an ID order names: best
+// (ascending), average (random) or worst (descending); "" for none.
+func SweepCaseName(ids string) string {
+	switch ids {
+	case "best", "ascending":
+		return "best"
+	case "average", "random":
+		return "average"
+	case "worst", "descending":
+		return "worst"
+	}
+	return ""
+}
+
+// SelectSweepCases are the cases of SweepCases of the algorithm algo, on
+// the graph family graph (ring or tree) and the Chang–Roberts case name;
+// "" selects every one.
+func SelectSweepCases(algo, graph, name string) []*SweepCase {
+	var out []*SweepCase
+	for i := range SweepCases {
+		k := &SweepCases[i]
+		if (algo == "" || k.Algo == algo) && (graph == "" || k.Graph == graph) && (name == "" || k.Name == name) {
+			out = append(out, k)
+		}
+	}
+	return out
+}

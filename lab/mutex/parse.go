@@ -41,3 +41,16 @@ func ParseCrash(s string) (Crash, error) {
 	}
 	return Crash{Node: node, At: t}, nil
 }
+
+// ParseCrashes reads NODE@TIME specs (ParseCrash); an error names the spec.
+func ParseCrashes(specs []string) ([]Crash, error) {
+	var crashes []Crash
+	for _, s := range specs {
+		c, err := ParseCrash(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s, err)
+		}
+		crashes = append(crashes, c)
+	}
+	return crashes, nil
+}
