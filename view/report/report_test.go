@@ -30,8 +30,8 @@ func golden(t *testing.T, name, got string) {
 		return
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file; run go test ./internal/report -update")
-	assert.Equal(t, string(want), got, "output differs from %s; if intended, run go test ./internal/report -update and review the diff", path)
+	require.NoError(t, err, "missing golden file; run go test ./view/report -update")
+	assert.Equal(t, string(want), got, "output differs from %s; if intended, run go test ./view/report -update and review the diff", path)
 }
 
 // The fixed inputs of the golden files: a contention-duration sample of 14
