@@ -47,17 +47,17 @@ func WriteSummaryText(w io.Writer, s *analysis.Summary) {
 				time.Duration(d.DeadlineNs), d.Metric, d.P, d.CI95[0], d.CI95[1], d.Met, d.Of)
 		}
 	}
-	roots, never := Counts(s.Roots)
+	roots, never := counts(s.Roots)
 	if never > 0 && never < len(s.Roots) {
 		roots += fmt.Sprintf("; the other %d nodes never", never)
 	}
-	failures, _ := Counts(s.Failures)
+	failures, _ := counts(s.Failures)
 	fmt.Fprintf(w, "\nroots:    %s\nfailures: %s\n", roots, failures)
 }
 
-// Counts lists the non-zero counts of a map as "key n, key n" in key order
+// counts lists the non-zero counts of a map as "key n, key n" in key order
 // ("none" if there is none) and says how many keys have a zero count.
-func Counts(m map[string]int64) (list string, zeros int) {
+func counts(m map[string]int64) (list string, zeros int) {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if m[k] == 0 {

@@ -47,7 +47,7 @@ func ElectComparison(header, options, source string, rows []election.CompareRow)
 	c.Table.add(fmt.Sprintf("%-*s", width, "algorithm"), "mode", "messages", "time", "leader")
 	for _, r := range rows {
 		if res := r.Result; res != nil {
-			c.Table.add(r.Algo, res.Mode.String(), strconv.Itoa(res.Messages.Total), FormatTime(res.Time, res.TimeUnit), compareLeader(res))
+			c.Table.add(r.Algo, res.Mode.String(), strconv.Itoa(res.Messages.Total), formatTime(res.Time, res.TimeUnit), compareLeader(res))
 		} else {
 			// The reason takes the place of the columns, which it would
 			// widen.
@@ -71,7 +71,7 @@ func compareLeader(res *election.Result) string {
 // MutexComparison is the text of mutex --compare: the results of
 // mutex.Compare with o.
 func MutexComparison(o mutex.Options, source string, results []*mutex.Result) *Comparison {
-	c := &Comparison{Command: "mutex", Header: MutexHeader(o), Source: source, Lines: EventLines(o.Crashes, nil, nil, "")}
+	c := &Comparison{Command: "mutex", Header: mutexHeader(o), Source: source, Lines: eventLines(o.Crashes, nil, nil, "")}
 	c.Table.add("algorithm      ", "entries", "messages", "per entry", "mean wait", "max wait", "unserved", "out of order", "causal", "safety")
 	for _, r := range results {
 		safety := "held"
@@ -94,7 +94,7 @@ func MulticastComparison(o multicast.Options, source string, results []*multicas
 		header += ", stop signal (nack, srm)"
 	}
 	c := &Comparison{Command: "multicast", Header: header, Source: source,
-		Lines: append([]string{"sender: " + js.Sender}, EventLines(o.Crashes, o.Joins, o.Leaves, " (vsync)")...)}
+		Lines: append([]string{"sender: " + js.Sender}, eventLines(o.Crashes, o.Joins, o.Leaves, " (vsync)")...)}
 	c.Table.add("algorithm", "delivered", "expected", "duplicates", "messages", "lost", "time", "guarantees", "by type")
 	for i, r := range results {
 		row := js.Results[i]
@@ -106,7 +106,7 @@ func MulticastComparison(o multicast.Options, source string, results []*multicas
 			}
 		}
 		c.Table.add(r.Algo, strconv.Itoa(row.Delivered), strconv.Itoa(row.Expected), strconv.Itoa(row.Duplicates), strconv.Itoa(r.Sent.Total),
-			strconv.Itoa(r.Lost), fmt.Sprintf("%.3f", r.Time), GuaranteesCell(r.Guarantees), strings.Join(types, ", "))
+			strconv.Itoa(r.Lost), fmt.Sprintf("%.3f", r.Time), guaranteesCell(r.Guarantees), strings.Join(types, ", "))
 	}
 	return c
 }

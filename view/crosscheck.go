@@ -28,7 +28,7 @@ func WriteCrosscheckText(w io.Writer, c *hwtest.Capture, seed uint64, rs []hwtes
 			fmt.Fprintf(w, "  root: %s; the nodes are compared with %s forced\n", ch.Root, ch.Root.Real)
 		}
 		if l := ch.Likelihood; l != nil {
-			WriteLikelihoodText(w, l, seed)
+			writeLikelihoodText(w, l, seed)
 		}
 		for _, n := range ch.Notes {
 			fmt.Fprintf(w, "  note: %s\n", n)
@@ -52,9 +52,9 @@ func WriteCrosscheckText(w io.Writer, c *hwtest.Capture, seed uint64, rs []hwtes
 	fmt.Fprintf(w, "%d generation%s, %d match%s\n", len(rs), Plural(len(rs)), len(rs)-hwtest.Mismatches(rs), esPlural(len(rs)-hwtest.Mismatches(rs)))
 }
 
-// WriteLikelihoodText writes the odds of the captured root and order, how
+// writeLikelihoodText writes the odds of the captured root and order, how
 // they were computed, and the likeliest root and order when likelier.
-func WriteLikelihoodText(w io.Writer, l *hwtest.Likelihood, seed uint64) {
+func writeLikelihoodText(w io.Writer, l *hwtest.Likelihood, seed uint64) {
 	if l.Exact {
 		fmt.Fprintf(w, "  odds (exact: every run explored, %d state%s; seed %d's timers and clock phases):\n", l.States, Plural(l.States), seed)
 	} else {

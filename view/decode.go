@@ -52,7 +52,7 @@ func writeBusText(w io.Writer, index int, b *hwtest.Bus) {
 				parent = "root"
 			}
 			nodes.add(strconv.Itoa(n.PhyID), mark(n.LinkActive, "L"), strconv.Itoa(n.GapCount), n.Speed.String(),
-				mark(n.Contender, "c"), strconv.Itoa(n.PowerClass), mark(n.InitiatedReset, "i"), parent, PortList(presentPorts(n.Ports)))
+				mark(n.Contender, "c"), strconv.Itoa(n.PowerClass), mark(n.InitiatedReset, "i"), parent, portList(presentPorts(n.Ports)))
 		}
 		nodes.write(w, "  ")
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/fwsim/fwsim/view/report"
 )
 
-// ElectHeader describes how the run was set, so that the output reproduces it.
-func ElectHeader(res *election.Result) string {
+// electHeader describes how the run was set, so that the output reproduces it.
+func electHeader(res *election.Result) string {
 	s := fmt.Sprintf("%s, %s, seed %d, ids %s", res.Algo, res.Mode, res.Seed, res.IDOrder)
 	if res.Mode == election.Async {
 		s += ", delays " + election.DelayName(res.UnitDelays)
@@ -36,9 +36,9 @@ func OptionNames(suppress, announce bool) string {
 	return s
 }
 
-// FormatTime renders a time with its unit: delays keep three decimals (a
+// formatTime renders a time with its unit: delays keep three decimals (a
 // delay is 1000 ticks), rounds and ns are integers.
-func FormatTime(t float64, unit string) string {
+func formatTime(t float64, unit string) string {
 	if unit == "delays" {
 		return strconv.FormatFloat(t, 'f', 3, 64) + " delays"
 	}
@@ -50,7 +50,7 @@ func WriteElectText(out io.Writer, source string, res *election.Result) {
 	// million writes to an unbuffered standard output.
 	w := bufio.NewWriter(out)
 	defer w.Flush()
-	fmt.Fprintf(w, "fwsim elect: %s\n", ElectHeader(res))
+	fmt.Fprintf(w, "fwsim elect: %s\n", electHeader(res))
 	fmt.Fprintf(w, "topology: %s\n", source)
 	initiators := "all nodes"
 	if res.Initiators != nil {
@@ -61,10 +61,10 @@ func WriteElectText(out io.Writer, source string, res *election.Result) {
 		fmt.Fprintf(w, "crashed: %s\n", strings.Join(res.Crashed, ", "))
 	}
 	if len(res.Crashes) > 0 {
-		fmt.Fprintf(w, "crashes: %s\n", NodeTimes(res.Crashes, ", "))
+		fmt.Fprintf(w, "crashes: %s\n", nodeTimes(res.Crashes, ", "))
 	}
 	if len(res.Recoveries) > 0 {
-		fmt.Fprintf(w, "recoveries: %s\n", NodeTimes(res.Recoveries, ", "))
+		fmt.Fprintf(w, "recoveries: %s\n", nodeTimes(res.Recoveries, ", "))
 	}
 	fmt.Fprintln(w)
 	if res.Leader != "" {
@@ -83,7 +83,7 @@ func WriteElectText(out io.Writer, source string, res *election.Result) {
 		if res.IDOrder == "none" {
 			id = "-"
 		}
-		nodes.add(n.Node, id, string(n.State), OrDash(n.Leader))
+		nodes.add(n.Node, id, string(n.State), orDash(n.Leader))
 	}
 	nodes.write(w, "  ")
 	parts := make([]string, len(res.Messages.ByType))
@@ -91,7 +91,7 @@ func WriteElectText(out io.Writer, source string, res *election.Result) {
 		parts[i] = fmt.Sprintf("%s %d", c.Type, c.Count)
 	}
 	fmt.Fprintf(w, "messages: %d (%s)\n", res.Messages.Total, strings.Join(parts, ", "))
-	fmt.Fprintf(w, "time: %s\n", FormatTime(res.Time, res.TimeUnit))
+	fmt.Fprintf(w, "time: %s\n", formatTime(res.Time, res.TimeUnit))
 	if res.Trace != nil {
 		fmt.Fprintf(w, "\ntrace (%s):\n", res.TimeUnit)
 		var tr table
@@ -107,8 +107,8 @@ func WriteElectText(out io.Writer, source string, res *election.Result) {
 	}
 }
 
-// NodeTimes lists crashes or recoveries as NODE at TIME, separated by sep.
-func NodeTimes(events []election.NodeEvent, sep string) string {
+// nodeTimes lists crashes or recoveries as NODE at TIME, separated by sep.
+func nodeTimes(events []election.NodeEvent, sep string) string {
 	parts := make([]string, len(events))
 	for i, e := range events {
 		parts[i] = e.Node + " at " + mutex.Format(e.At)
@@ -116,54 +116,54 @@ func NodeTimes(events []election.NodeEvent, sep string) string {
 	return strings.Join(parts, sep)
 }
 
-func OrDash(s string) string {
+func orDash(s string) string {
 	if s == "" {
 		return "-"
 	}
 	return s
 }
 
-// Count writes a message count: whole when it is one, to a tenth when it is
+// count writes a message count: whole when it is one, to a tenth when it is
 // a mean or the formula's n·H(n).
-func Count(v float64) string {
+func count(v float64) string {
 	if v == math.Trunc(v) {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64)
 }
 
-var SweepColumns = []string{"algorithm", "case", "graph", "n", "messages", "95% CI", "time", "formula", "value", "ratio"}
+var sweepColumns = []string{"algorithm", "case", "graph", "n", "messages", "95% CI", "time", "formula", "value", "ratio"}
 
 // cells are a row's columns for the table and the page; the CI is "-"
 // when the count does not depend on the seed.
-func SweepCells(r *election.SweepRow) []string {
-	caseName := OrDash(r.Case.Name)
+func sweepCells(r *election.SweepRow) []string {
+	caseName := orDash(r.Case.Name)
 	if r.Skipped != "" {
-		return []string{r.Case.Algo, caseName, r.Case.Graph, strconv.Itoa(r.N), "-", "-", "-", r.Case.Formula, Count(r.Formula), "skipped"}
+		return []string{r.Case.Algo, caseName, r.Case.Graph, strconv.Itoa(r.N), "-", "-", "-", r.Case.Formula, count(r.Formula), "skipped"}
 	}
 	ci := "-"
 	if r.Runs > 1 {
 		ci = strconv.FormatFloat(r.Lo, 'f', 1, 64) + "–" + strconv.FormatFloat(r.Hi, 'f', 1, 64)
 	}
-	return []string{r.Case.Algo, caseName, r.Case.Graph, strconv.Itoa(r.N), Count(r.Messages), ci,
-		FormatTime(r.Time, r.Unit), r.Case.Formula, Count(r.Formula), fmt.Sprintf("%.3f", r.Messages/r.Formula)}
+	return []string{r.Case.Algo, caseName, r.Case.Graph, strconv.Itoa(r.N), count(r.Messages), ci,
+		formatTime(r.Time, r.Unit), r.Case.Formula, count(r.Formula), fmt.Sprintf("%.3f", r.Messages/r.Formula)}
 }
 
 // ElectSweepHeader says how the sweep o was set, so that its outputs
 // reproduce it.
 func ElectSweepHeader(o election.SweepOptions) string {
 	return fmt.Sprintf("sizes %s, seed %d, delays %s, %d run%s for random IDs, at most %d messages a run",
-		JoinInts(o.Sizes), o.Seed, election.DelayName(o.UnitDelays), o.Runs, Plural(o.Runs), o.MaxMessages)
+		joinInts(o.Sizes), o.Seed, election.DelayName(o.UnitDelays), o.Runs, Plural(o.Runs), o.MaxMessages)
 }
 
 // WriteElectSweepText writes the rows of the sweep o as a table.
 func WriteElectSweepText(w io.Writer, o election.SweepOptions, rows []election.SweepRow) {
 	fmt.Fprintf(w, "fwsim elect --sweep: %s\n\n", strings.Replace(ElectSweepHeader(o), ", ", "\n", 1))
 	var t table
-	t.add(SweepColumns...)
+	t.add(sweepColumns...)
 	skipped := false
 	for _, r := range rows {
-		t.add(SweepCells(&r)...)
+		t.add(sweepCells(&r)...)
 		skipped = skipped || r.Skipped != ""
 	}
 	t.write(w, "")
@@ -181,7 +181,7 @@ func skippedNote(o election.SweepOptions) string {
 // formula, and the table.
 func ElectSweepPage(command string, o election.SweepOptions, rows []election.SweepRow) report.Page {
 	plot := report.LogLog{Title: "Messages against the number of nodes", XLabel: "nodes n", YLabel: "messages"}
-	t := report.Table{Header: SweepColumns}
+	t := report.Table{Header: sweepColumns}
 	for _, k := range o.Cases {
 		measured := " (measured)"
 		if k.IDs == election.Random {
@@ -200,7 +200,7 @@ func ElectSweepPage(command string, o election.SweepOptions, rows []election.Swe
 		plot.Curves = append(plot.Curves, cv)
 	}
 	for _, r := range rows {
-		t.Rows = append(t.Rows, SweepCells(&r))
+		t.Rows = append(t.Rows, sweepCells(&r))
 	}
 	return report.Page{
 		Title: "fwsim elect --sweep",

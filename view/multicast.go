@@ -15,7 +15,7 @@ func WriteMulticastText(w io.Writer, source string, res *multicast.Result) {
 		fmt.Fprint(w, ", stop signal")
 	}
 	fmt.Fprintf(w, "\ntopology: %s\nsender: %s\n", source, res.Sender)
-	for _, l := range EventLines(res.Crashes, res.Joins, res.Leaves, "") {
+	for _, l := range eventLines(res.Crashes, res.Joins, res.Leaves, "") {
 		fmt.Fprintln(w, l)
 	}
 	fmt.Fprintln(w, "\nmembers:")
@@ -40,7 +40,7 @@ func WriteMulticastText(w io.Writer, source string, res *multicast.Result) {
 		}
 		row := []string{m.Node, strconv.Itoa(m.Delivered), strconv.Itoa(m.Expected), strconv.Itoa(m.Duplicates), missing, crashed}
 		if vsync {
-			row = append(row, JoinInts(m.Views))
+			row = append(row, joinInts(m.Views))
 		}
 		t.add(row...)
 	}
@@ -91,8 +91,8 @@ func writeViews(w io.Writer, views []multicast.View) {
 	fmt.Fprintln(w)
 }
 
-// JoinInts writes ns as 1,2,3, or - when there are none.
-func JoinInts(ns []int) string {
+// joinInts writes ns as 1,2,3, or - when there are none.
+func joinInts(ns []int) string {
 	if len(ns) == 0 {
 		return "-"
 	}
@@ -103,25 +103,25 @@ func JoinInts(ns []int) string {
 	return strings.Join(parts, ",")
 }
 
-// EventLines names the crashes, joins and leaves asked for, a line each
+// eventLines names the crashes, joins and leaves asked for, a line each
 // when there are any; taker, such as " (vsync)", follows the names of joins
 // and leaves when not every run takes them.
-func EventLines(crashes, joins, leaves []multicast.Event, taker string) []string {
+func eventLines(crashes, joins, leaves []multicast.Event, taker string) []string {
 	var lines []string
 	for _, events := range []struct {
 		name string
 		list []multicast.Event
 	}{{"crashes", crashes}, {"joins" + taker, joins}, {"leaves" + taker, leaves}} {
 		if len(events.list) > 0 {
-			lines = append(lines, events.name+": "+FormatEvents(events.list))
+			lines = append(lines, events.name+": "+formatEvents(events.list))
 		}
 	}
 	return lines
 }
 
-// GuaranteesCell counts a run's guarantees as held, VIOLATED and not
+// guaranteesCell counts a run's guarantees as held, VIOLATED and not
 // promised, e.g. "1 held, 1 VIOLATED".
-func GuaranteesCell(gs []multicast.Guarantee) string {
+func guaranteesCell(gs []multicast.Guarantee) string {
 	var held, violated, unpromised int
 	for _, g := range gs {
 		switch {

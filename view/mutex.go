@@ -10,9 +10,9 @@ import (
 	"github.com/fwsim/fwsim/lab/mutex"
 )
 
-// MutexHeader describes how a run was set, so that the output reproduces
+// mutexHeader describes how a run was set, so that the output reproduces
 // it.
-func MutexHeader(o mutex.Options) string {
+func mutexHeader(o mutex.Options) string {
 	s := fmt.Sprintf("seed %d, requests %d, cs-time %s, think %s", o.Seed, o.Requests, mutex.Format(o.CSTime), mutex.Format(o.Think))
 	if o.Notify {
 		s += ", notify"
@@ -27,7 +27,7 @@ func MutexHeader(o mutex.Options) string {
 }
 
 func WriteMutexText(w io.Writer, source string, o mutex.Options, res *mutex.Result) {
-	fmt.Fprintf(w, "fwsim mutex: %s, %s\n", res.Algo, MutexHeader(o))
+	fmt.Fprintf(w, "fwsim mutex: %s, %s\n", res.Algo, mutexHeader(o))
 	fmt.Fprintf(w, "topology: %s\n", source)
 	switch {
 	case res.Coordinator != "":
@@ -36,7 +36,7 @@ func WriteMutexText(w io.Writer, source string, o mutex.Options, res *mutex.Resu
 		fmt.Fprintf(w, "ring: %s\n", strings.Join(res.Ring, " → "))
 	}
 	if len(res.Crashes) > 0 {
-		fmt.Fprintf(w, "crashes: %s\n", FormatEvents(res.Crashes))
+		fmt.Fprintf(w, "crashes: %s\n", formatEvents(res.Crashes))
 	}
 	if len(res.Entries) == 0 {
 		fmt.Fprintf(w, "\nentries: none\n")
@@ -140,8 +140,8 @@ func writeTraceTable(w io.Writer, trace []election.TraceEntry) {
 	tr.write(w, "  ")
 }
 
-// FormatEvents lists crashes, joins or leaves as "n2 at 1.500, n3 at 2.000".
-func FormatEvents(events []mutex.Crash) string {
+// formatEvents lists crashes, joins or leaves as "n2 at 1.500, n3 at 2.000".
+func formatEvents(events []mutex.Crash) string {
 	parts := make([]string, len(events))
 	for i, c := range events {
 		parts[i] = c.Node + " at " + mutex.Format(c.At)

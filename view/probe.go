@@ -14,15 +14,15 @@ func WriteSnapshotText(w io.Writer, s *hwtest.Snapshot, b *hwtest.Bus, sent *phy
 	fmt.Fprintf(w, "fwsim probe: %s, generation %d: local node %s, root %s, IRM %s, bus manager %s\n",
 		s.Path, i.Generation, nodeID(i.LocalNodeID), nodeID(i.RootNodeID), nodeID(i.IRMNodeID), nodeID(i.BMNodeID))
 	if sent != nil {
-		fmt.Fprintf(w, "before this reset fwsim sent the PHY configuration packet 0x%08x (%s): %s\n", uint32(*sent), PhyConfigFields(*sent), PhyConfigOutcome(*sent, b))
+		fmt.Fprintf(w, "before this reset fwsim sent the PHY configuration packet 0x%08x (%s): %s\n", uint32(*sent), phyConfigFields(*sent), phyConfigOutcome(*sent, b))
 	}
 	fmt.Fprintln(w)
 	writeBusText(w, 1, b)
 	fmt.Fprintln(w)
 }
 
-// PhyConfigFields says what c forces: "root phy 2, gap count 5".
-func PhyConfigFields(c phy.PhyConfig) string {
+// phyConfigFields says what c forces: "root phy 2, gap count 5".
+func phyConfigFields(c phy.PhyConfig) string {
 	var fields []string
 	if c.ForceRoot() {
 		fields = append(fields, fmt.Sprintf("root phy %d", c.RootID()))
@@ -33,11 +33,11 @@ func PhyConfigFields(c phy.PhyConfig) string {
 	return strings.Join(fields, ", ")
 }
 
-// PhyConfigOutcome says whether bus shows what the PHY configuration
+// phyConfigOutcome says whether bus shows what the PHY configuration
 // packet c forced. An emulation compares with the bus only when it does:
 // crosscheck forces the root the bus shows, and the topology the gap count
 // the nodes report.
-func PhyConfigOutcome(c phy.PhyConfig, b *hwtest.Bus) string {
+func phyConfigOutcome(c phy.PhyConfig, b *hwtest.Bus) string {
 	var differ []string
 	if c.ForceRoot() && b.Root != c.RootID() {
 		differ = append(differ, fmt.Sprintf("root phy %d", b.Root))

@@ -68,7 +68,7 @@ func writeGenerationText(w io.Writer, g *bus.Generation) {
 		case n.ParentPort >= 0:
 			role = "child"
 		}
-		row := []string{n.ID, intOrDash(n.PhyID), role, portOrDash(n.ParentPort), strconv.Itoa(n.ContentionRounds), PortList(n.Ports)}
+		row := []string{n.ID, intOrDash(n.PhyID), role, portOrDash(n.ParentPort), strconv.Itoa(n.ContentionRounds), portList(n.Ports)}
 		if showState && n.State != phy.A0Idle {
 			row = append(row, n.State.String())
 		}
@@ -175,8 +175,8 @@ func portOrDash(p int) string {
 	return "p" + strconv.Itoa(p)
 }
 
-// PortList renders port states as "p0:child p1:parent p2:ncon".
-func PortList(ports []phy.PortStatus) string {
+// portList renders port states as "p0:child p1:parent p2:ncon".
+func portList(ports []phy.PortStatus) string {
 	parts := make([]string, len(ports))
 	for i, p := range ports {
 		parts[i] = fmt.Sprintf("p%d:%s", i, p)

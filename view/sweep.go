@@ -59,6 +59,6 @@ func meanOf(m *analysis.Metric) string {
 
 // failureText lists the outcomes that occurred, "none" if none did.
 func failureText(s *analysis.Summary) string {
-	list, _ := Counts(s.Failures)
+	list, _ := counts(s.Failures)
 	return list
 }
