@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fwsim/fwsim/lab/election"
 	"github.com/fwsim/fwsim/lab/mutex"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // mutexHeader describes how a run was set, so that the output reproduces
@@ -126,7 +126,7 @@ func writeOrder(w io.Writer, o mutex.Order) {
 }
 
 // writeTraceTable lists every message of a trace.
-func writeTraceTable(w io.Writer, trace []election.TraceEntry) {
+func writeTraceTable(w io.Writer, trace []netsim.TraceEntry) {
 	fmt.Fprintf(w, "\ntrace (delays):\n")
 	var tr table
 	tr.add("sent", "arrived", "from", "to", "type", "value")

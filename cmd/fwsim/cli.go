@@ -16,6 +16,7 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/lab/netsim"
 	"github.com/fwsim/fwsim/view"
 )
 
@@ -168,7 +169,7 @@ func isHelpFlag(arg string) bool { return arg == "-h" || arg == "-help" || arg =
 // interrupted reports whether err says the command was interrupted: its
 // context ended (SIGINT), or a run that watched the context stopped.
 func interrupted(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, bus.ErrInterrupted) || errors.Is(err, election.ErrInterrupted)
+	return errors.Is(err, context.Canceled) || errors.Is(err, bus.ErrInterrupted) || errors.Is(err, election.ErrInterrupted) || errors.Is(err, netsim.ErrInterrupted)
 }
 
 func commandNames() string {

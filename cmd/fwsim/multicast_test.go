@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fwsim/fwsim/lab/election"
 	"github.com/fwsim/fwsim/lab/multicast"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 func TestMulticastReportsMembersAndGuarantees(t *testing.T) {
@@ -160,7 +160,7 @@ func TestMulticastCompareRowsAreTheRunsAlone(t *testing.T) {
 	require.Len(t, cmp.Results, 4)
 	assert.True(t, cmp.Stop)
 	assert.Equal(t, []multicast.EventJSON{{Node: "n5", At: 1}}, cmp.Joins)
-	assert.Equal(t, []election.CrashJSON{{Node: "n3", At: 2}}, cmp.Crashes)
+	assert.Equal(t, []netsim.CrashJSON{{Node: "n3", At: 2}}, cmp.Crashes)
 	for i, algo := range []string{"ack", "nack", "srm", "vsync"} {
 		args := append([]string{"multicast", "--algo", algo}, common...)
 		switch algo {

@@ -1,5 +1,7 @@
 package election
 
+import "github.com/fwsim/fwsim/lab/netsim"
+
 // Adoption: the echo algorithm on any connected graph, with initiator IDs
 // (echo with extinction). Every initiator starts a wave: EXPLORER messages
 // carrying its ID. A node remembers the largest initiator ID it has met and
@@ -36,28 +38,28 @@ type adoptNode struct {
 }
 
 func (a *adoptNode) start(n *net, v int) {
-	a.join(n, v, -1, msg{typ: adoptExplorer, value: n.ids[v], aux: int64(v)})
+	a.join(n, v, -1, netsim.Message{Type: adoptExplorer, Value: n.ids[v], Aux: int64(v)})
 }
 
 // join makes the node part of m's wave, with parent port from.
-func (a *adoptNode) join(n *net, v, from int, m msg) {
-	a.wave, a.parent, a.heard, a.children = m.value, from, 0, nil
+func (a *adoptNode) join(n *net, v, from int, m netsim.Message) {
+	a.wave, a.parent, a.heard, a.children = m.Value, from, 0, nil
 	if from >= 0 {
 		a.heard = 1
 		a.lose()
 	}
-	n.sendAll(v, from, msg{typ: adoptExplorer, value: m.value, aux: m.aux})
+	n.SendAll(v, from, netsim.Message{Type: adoptExplorer, Value: m.Value, Aux: m.Aux})
 	a.complete(n, v, m)
 }
 
 // complete echoes to the parent, or elects, once the wave came in on every
 // cable.
-func (a *adoptNode) complete(n *net, v int, m msg) {
+func (a *adoptNode) complete(n *net, v int, m netsim.Message) {
 	if a.heard < len(n.g.Adj[v]) {
 		return
 	}
 	if a.parent >= 0 {
-		n.send(v, a.parent, msg{typ: adoptEcho, value: a.wave, aux: m.aux})
+		n.Send(v, a.parent, netsim.Message{Type: adoptEcho, Value: a.wave, Aux: m.Aux})
 		return
 	}
 	a.lead(v)
@@ -68,20 +70,20 @@ func (a *adoptNode) complete(n *net, v int, m msg) {
 
 func (a *adoptNode) announce(n *net, v int) {
 	for _, p := range a.children {
-		n.send(v, p, msg{typ: adoptLeader, value: a.wave, aux: int64(a.leader)})
+		n.Send(v, p, netsim.Message{Type: adoptLeader, Value: a.wave, Aux: int64(a.leader)})
 	}
 }
 
-func (a *adoptNode) receive(n *net, v, port int, m msg) {
+func (a *adoptNode) receive(n *net, v, port int, m netsim.Message) {
 	switch {
-	case m.typ == adoptLeader:
-		a.follow(int(m.aux))
+	case m.Type == adoptLeader:
+		a.follow(int(m.Aux))
 		a.announce(n, v)
-	case m.value > a.wave:
+	case m.Value > a.wave:
 		a.join(n, v, port, m)
-	case m.value == a.wave:
+	case m.Value == a.wave:
 		a.heard++
-		if m.typ == adoptEcho {
+		if m.Type == adoptEcho {
 			a.children = append(a.children, port)
 		}
 		a.complete(n, v, m)

@@ -1,6 +1,10 @@
 package election
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/fwsim/fwsim/lab/netsim"
+)
 
 // The anonymous ring: the nodes have no IDs, so every node runs the same
 // deterministic rule from the same state. The rule is Chang–Roberts with the
@@ -38,21 +42,21 @@ type anonNode struct {
 
 func (a *anonNode) start(n *net, v int) {
 	a.state = Undecided
-	n.send(v, n.ring.Next[v], msg{value: a.value})
-	n.setTimer(v, 1, msg{})
+	n.Send(v, n.ring.Next[v], netsim.Message{Value: a.value})
+	n.SetTimer(v, 1, netsim.Message{})
 }
 
-func (a *anonNode) receive(_ *net, _, _ int, m msg) { a.got = m.value }
+func (a *anonNode) receive(_ *net, _, _ int, m netsim.Message) { a.got = m.Value }
 
 // timeout ends a round: apply the rule to what arrived, send again.
-func (a *anonNode) timeout(n *net, v int, _ msg) {
+func (a *anonNode) timeout(n *net, v int, _ netsim.Message) {
 	if a.got > a.value {
 		a.lose() // cannot happen: every node sends the same value
 	} else {
 		a.value = (a.value + 1) % int64(len(n.g.Nodes))
 	}
-	n.send(v, n.ring.Next[v], msg{value: a.value})
-	n.setTimer(v, 1, msg{})
+	n.Send(v, n.ring.Next[v], netsim.Message{Value: a.value})
+	n.SetTimer(v, 1, netsim.Message{})
 }
 
 // watchSymmetry stops the run when the state all nodes share repeats, and
@@ -60,7 +64,7 @@ func (a *anonNode) timeout(n *net, v int, _ msg) {
 // differ, which would disprove the theorem.
 func watchSymmetry(n *net) {
 	seen := map[string]int64{}
-	n.afterRound = func(round int64) bool {
+	n.AfterRound(func(round int64) bool {
 		states := make([]string, len(n.procs))
 		for v, p := range n.procs {
 			a := p.(*anonNode)
@@ -77,5 +81,5 @@ func watchSymmetry(n *net) {
 		}
 		seen[states[0]] = round
 		return false
-	}
+	})
 }

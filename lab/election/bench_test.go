@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // benchElection runs o on spec b.N times and reports messages per second:
@@ -14,7 +15,7 @@ import (
 func benchElection(b *testing.B, spec string, o Options) {
 	topo, err := bus.Generate(spec)
 	require.NoError(b, err)
-	g, err := NewGraph(topo)
+	g, err := netsim.NewGraph(topo)
 	require.NoError(b, err)
 	a, err := lookup(o.Algo)
 	require.NoError(b, err)

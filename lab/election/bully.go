@@ -1,6 +1,10 @@
 package election
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/fwsim/fwsim/lab/netsim"
+)
 
 // Bully (Garcia-Molina 1982) on a complete graph, after the coordinator
 // crashed: a node that notices sends ELECTION to every node with a larger
@@ -34,7 +38,7 @@ var bully = &algorithm{
 // afterwards, and as no node watches the coordinator, nobody noticed.
 func bullyNoLeader(n *net) string {
 	for v, p := range n.procs {
-		if state, _ := p.status(); state == Leader && n.crashed[v] {
+		if state, _ := p.status(); state == Leader && n.Crashed(v) {
 			return fmt.Sprintf("the leader %s crashed after winning, and nobody holds an election until a node notices", n.g.Nodes[v])
 		}
 	}
@@ -84,16 +88,16 @@ func (b *bullyNode) hold(n *net, v int) {
 	b.round++
 	for p, h := range n.g.Adj[v] {
 		if n.ids[h.Peer] > n.ids[v] {
-			n.send(v, p, msg{typ: bullyElection, value: n.ids[v]})
+			n.Send(v, p, netsim.Message{Type: bullyElection, Value: n.ids[v]})
 		}
 	}
-	n.setTimer(v, bullyTimeout, msg{typ: bullyElecting, value: b.round})
+	n.SetTimer(v, bullyTimeout, netsim.Message{Type: bullyElecting, Value: b.round})
 }
 
-func (b *bullyNode) receive(n *net, v, port int, m msg) {
-	switch m.typ {
+func (b *bullyNode) receive(n *net, v, port int, m netsim.Message) {
+	switch m.Type {
 	case bullyElection:
-		n.send(v, port, msg{typ: bullyAnswer, value: n.ids[v]})
+		n.Send(v, port, netsim.Message{Type: bullyAnswer, Value: n.ids[v]})
 		b.hold(n, v)
 	case bullyAnswer:
 		b.answered = true
@@ -110,22 +114,22 @@ func (b *bullyNode) receive(n *net, v, port int, m msg) {
 	}
 }
 
-func (b *bullyNode) timeout(n *net, v int, tag msg) {
-	if tag.value != b.round || tag.typ != b.phase {
+func (b *bullyNode) timeout(n *net, v int, tag netsim.Message) {
+	if tag.Value != b.round || tag.Type != b.phase {
 		return // that election has ended
 	}
 	b.phase = bullyIdle
 	switch {
-	case tag.typ == bullyWaiting:
+	case tag.Type == bullyWaiting:
 		b.hold(n, v) // the node that answered never announced
 	case b.answered:
 		b.phase = bullyWaiting
-		n.setTimer(v, bullyCoordinatorWait, msg{typ: bullyWaiting, value: b.round})
+		n.SetTimer(v, bullyCoordinatorWait, netsim.Message{Type: bullyWaiting, Value: b.round})
 	default:
 		b.lead(v)
 		for p, h := range n.g.Adj[v] {
 			if n.ids[h.Peer] < n.ids[v] {
-				n.send(v, p, msg{typ: bullyCoordinator, value: n.ids[v]})
+				n.Send(v, p, netsim.Message{Type: bullyCoordinator, Value: n.ids[v]})
 			}
 		}
 	}

@@ -1,6 +1,10 @@
 package election
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/fwsim/fwsim/lab/netsim"
+)
 
 // Chang–Roberts on a unidirectional ring: every initiator sends its ID
 // clockwise; a node forwards a larger ID (and is no longer electable) and
@@ -36,30 +40,30 @@ type crNode struct {
 
 func (c *crNode) start(n *net, v int) {
 	c.started, c.max = true, n.ids[v]
-	n.send(v, c.out, msg{typ: crElection, value: n.ids[v]})
+	n.Send(v, c.out, netsim.Message{Type: crElection, Value: n.ids[v]})
 }
 
-func (c *crNode) receive(n *net, v, port int, m msg) {
-	if m.typ == crLeader {
+func (c *crNode) receive(n *net, v, port int, m netsim.Message) {
+	if m.Type == crLeader {
 		c.relayLeader(n, v, 1-port, m)
 		return
 	}
 	if !c.started {
-		if n.opts.Suppress && m.value > n.ids[v] {
+		if n.opts.Suppress && m.Value > n.ids[v] {
 			c.started, c.max = true, n.ids[v]
 		} else {
 			c.start(n, v)
 		}
 	}
 	switch {
-	case m.value > c.max:
-		c.max = m.value
+	case m.Value > c.max:
+		c.max = m.Value
 		c.lose()
-		n.send(v, 1-port, m) // on in the direction it travels
-	case m.value == n.ids[v] && c.state != Follower:
+		n.Send(v, 1-port, m) // on in the direction it travels
+	case m.Value == n.ids[v] && c.state != Follower:
 		c.lead(v)
 		if n.opts.Announce {
-			n.send(v, n.ring.Next[v], msg{typ: crLeader, value: n.ids[v], aux: int64(v)})
+			n.Send(v, n.ring.Next[v], netsim.Message{Type: crLeader, Value: n.ids[v], Aux: int64(v)})
 		}
 	}
 }
@@ -110,23 +114,23 @@ type crMinNode struct {
 
 func (c *crMinNode) start(n *net, v int) {
 	c.initiator, c.min = true, n.ids[v]
-	n.send(v, n.ring.Next[v], msg{typ: crElection, value: n.ids[v]})
+	n.Send(v, n.ring.Next[v], netsim.Message{Type: crElection, Value: n.ids[v]})
 }
 
-func (c *crMinNode) receive(n *net, v, _ int, m msg) {
+func (c *crMinNode) receive(n *net, v, _ int, m netsim.Message) {
 	out := n.ring.Next[v]
 	switch {
-	case m.typ == crLeader:
+	case m.Type == crLeader:
 		c.relayLeader(n, v, out, m)
 	case !c.initiator:
 		c.lose()
-		n.send(v, out, m)
-	case m.value == n.ids[v]:
+		n.Send(v, out, m)
+	case m.Value == n.ids[v]:
 		c.lead(v)
-		n.send(v, out, msg{typ: crLeader, value: m.value, aux: int64(v)})
-	case m.value < c.min:
-		c.min = m.value
+		n.Send(v, out, netsim.Message{Type: crLeader, Value: m.Value, Aux: int64(v)})
+	case m.Value < c.min:
+		c.min = m.Value
 		c.lose()
-		n.send(v, out, m)
+		n.Send(v, out, m)
 	}
 }

@@ -1,5 +1,7 @@
 package election
 
+import "github.com/fwsim/fwsim/lab/netsim"
+
 // Depth-first token traversal on any connected graph: the initiator's TOKEN
 // carries the largest ID seen. A node that gets it for the first time takes
 // the cable it came over as its parent and sends it on over a cable it has
@@ -36,52 +38,52 @@ type dfsNode struct {
 
 func (d *dfsNode) start(n *net, v int) {
 	d.visited = true
-	d.forward(n, v, msg{typ: dfsTokenMsg, value: n.ids[v], aux: int64(v)})
+	d.forward(n, v, netsim.Message{Type: dfsTokenMsg, Value: n.ids[v], Aux: int64(v)})
 }
 
-func (d *dfsNode) receive(n *net, v, port int, m msg) {
-	if m.typ == dfsLeader {
+func (d *dfsNode) receive(n *net, v, port int, m netsim.Message) {
+	if m.Type == dfsLeader {
 		d.decide(n, v, m)
 		return
 	}
-	if n.ids[v] > m.value {
-		m.value, m.aux = n.ids[v], int64(v)
+	if n.ids[v] > m.Value {
+		m.Value, m.Aux = n.ids[v], int64(v)
 	}
 	switch {
 	case !d.visited:
 		d.visited, d.parent, d.used[port] = true, port, true
 	case port != d.out: // a loop: this node has had the token
 		d.used[port] = true
-		m.back = true
-		n.send(v, port, m)
+		m.Back = true
+		n.Send(v, port, m)
 		return
-	case !m.back: // back from a new child
+	case !m.Back: // back from a new child
 		d.children = append(d.children, port)
 	}
-	m.back = false
+	m.Back = false
 	d.forward(n, v, m)
 }
 
 // forward sends the token over the next unused cable, else back to the
 // parent; the initiator with none left decides.
-func (d *dfsNode) forward(n *net, v int, m msg) {
+func (d *dfsNode) forward(n *net, v int, m netsim.Message) {
 	for p, used := range d.used {
 		if !used {
 			d.used[p], d.out = true, p
-			n.send(v, p, m)
+			n.Send(v, p, m)
 			return
 		}
 	}
 	if d.parent >= 0 {
-		n.send(v, d.parent, m)
+		n.Send(v, d.parent, m)
 		return
 	}
-	d.decide(n, v, msg{typ: dfsLeader, value: m.value, aux: m.aux})
+	d.decide(n, v, netsim.Message{Type: dfsLeader, Value: m.Value, Aux: m.Aux})
 }
 
-func (d *dfsNode) decide(n *net, v int, m msg) {
-	d.settle(v, int(m.aux))
+func (d *dfsNode) decide(n *net, v int, m netsim.Message) {
+	d.settle(v, int(m.Aux))
 	for _, p := range d.children {
-		n.send(v, p, m)
+		n.Send(v, p, m)
 	}
 }

@@ -40,25 +40,17 @@
 //
 // # How time passes
 //
-// Every algorithm is a per-node state machine that the runtime drives, in
-// the style of etcd raft's Step: it is told that it starts, that a message
-// arrived on one of its ports, or that its timer fired, and it answers by
-// sending messages and setting timers. No process reads a clock or a random
-// source. The runtime keeps the events in a bus.Kernel. Asynchronous runs
-// give every message a delay of up to one time unit (1000 ticks) from a PCG
-// stream of the seed, or exactly one unit with Options.UnitDelays, and keep
-// links FIFO; time is reported in delays. Synchronous runs advance in
+// Every algorithm is a per-node state machine that the runtime of package
+// netsim drives: it is told that it starts, that a message arrived on one
+// of its ports, or that its timer fired, and it answers by sending messages
+// and setting timers. No process reads a clock or a random source.
+// Asynchronous runs give every message a delay of up to one time unit (1000
+// ticks) from a PCG stream of the seed, or exactly one unit with
+// Options.UnitDelays, and keep links FIFO; time is reported in delays. Synchronous runs advance in
 // rounds: a message sent in round r arrives in round r+1, and timers fire
 // after the round's deliveries. 1394 is the exception, mode Timed: it runs
 // tree identify on the PHY model through bus.Run, and its time is the PHY
 // model's, in ns.
-//
-// # Other protocols on this runtime
-//
-// Drive runs any per-node state machine (a Machine) on the same kernel,
-// delays, FIFO links, trace and event budget, over a link between every
-// two nodes, as the algorithms of distributed mutual exclusion assume:
-// package mutex runs on it.
 //
 // docs/election.md describes each algorithm, its assumptions, and how the
 // counts compare with the textbook figures.
@@ -72,7 +64,6 @@
 // JSON forms of a run, a comparison and a sweep are in json.go; package
 // view renders them as text.
 //
-// The message-passing runtime the labs share (Drive, Net, Protocol, Graph,
-// Crash, the traces and message counts) lives here too, and lab/mutex and
-// lab/multicast import it from this package.
+// The message-passing runtime (graphs, delays, crashes, traces, message
+// counts) is package netsim's, which the other labs use too.
 package election

@@ -1,5 +1,7 @@
 package election
 
+import "github.com/fwsim/fwsim/lab/netsim"
+
 // Echo election on a tree: initiators send EXPLORER to every neighbour, and
 // a node woken by an explorer passes it to its other neighbours. A node
 // with k cables that has an ECHO on k−1 of them sends an ECHO carrying the
@@ -51,7 +53,7 @@ func (s *saturation) wake(n *net, v, from int) {
 		return
 	}
 	s.awake, s.best, s.bestV = true, n.ids[v], v
-	n.sendAll(v, from, msg{typ: satWake})
+	n.SendAll(v, from, netsim.Message{Type: satWake})
 	if len(n.g.Adj[v]) == 0 {
 		s.lead(v)
 		return
@@ -67,22 +69,22 @@ func (s *saturation) echo(n *net, v int) {
 	for p, got := range s.got {
 		if !got {
 			s.sentOn = p
-			n.send(v, p, msg{typ: satEcho, value: s.best, aux: int64(s.bestV)})
+			n.Send(v, p, netsim.Message{Type: satEcho, Value: s.best, Aux: int64(s.bestV)})
 			return
 		}
 	}
 }
 
-func (s *saturation) receive(n *net, v, port int, m msg) {
-	switch m.typ {
+func (s *saturation) receive(n *net, v, port int, m netsim.Message) {
+	switch m.Type {
 	case satWake:
 		s.wake(n, v, port)
 	case satEcho:
 		s.wake(n, v, port)
 		s.got[port] = true
 		s.echoes++
-		if s.better(m.value, s.best) {
-			s.best, s.bestV = m.value, int(m.aux)
+		if s.better(m.Value, s.best) {
+			s.best, s.bestV = m.Value, int(m.Aux)
 		}
 		if port == s.sentOn { // both ends of this cable now know the best
 			s.decide(n, v, port)
@@ -90,7 +92,7 @@ func (s *saturation) receive(n *net, v, port int, m msg) {
 			s.echo(n, v)
 		}
 	case satInfo:
-		s.best, s.bestV = m.value, int(m.aux)
+		s.best, s.bestV = m.Value, int(m.Aux)
 		s.decide(n, v, port)
 	}
 }
@@ -98,5 +100,5 @@ func (s *saturation) receive(n *net, v, port int, m msg) {
 // decide takes the best ID as the outcome and tells every other port.
 func (s *saturation) decide(n *net, v, from int) {
 	s.settle(v, s.bestV)
-	n.sendAll(v, from, msg{typ: satInfo, value: s.best, aux: int64(s.bestV)})
+	n.SendAll(v, from, netsim.Message{Type: satInfo, Value: s.best, Aux: int64(s.bestV)})
 }

@@ -3,12 +3,12 @@ package election
 import (
 	"cmp"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // need is the kind of graph an algorithm runs on.
@@ -60,7 +60,7 @@ type algorithm struct {
 	newProc   func(n *net, v int) process
 	// direct replaces the message-passing runtime (1394 runs on the PHY
 	// model).
-	direct func(t *bus.Topology, g *Graph, o *Options, res *Result) error
+	direct func(t *bus.Topology, g *netsim.Graph, o *Options, res *Result) error
 	// noLeader explains why a run elected nobody, when that is the point.
 	noLeader func(n *net) string
 }
@@ -118,7 +118,7 @@ func lookup(name string) (*algorithm, error) {
 
 // check returns the ring view when there is one, or why a cannot run on g
 // in mode.
-func (a *algorithm) check(g *Graph, mode Mode) (*Ring, error) {
+func (a *algorithm) check(g *netsim.Graph, mode Mode) (*netsim.Ring, error) {
 	ring, ringErr := g.Ring()
 	if mode != DefaultMode && mode != a.mode {
 		switch {
@@ -150,7 +150,7 @@ func (a *algorithm) check(g *Graph, mode Mode) (*Ring, error) {
 }
 
 // describe names the kind of graph g is.
-func describe(g *Graph, isRing bool) string {
+func describe(g *netsim.Graph, isRing bool) string {
 	n := len(g.Nodes)
 	switch {
 	case isRing:
@@ -171,7 +171,7 @@ func Run(t *bus.Topology, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := NewGraph(t)
+	g, err := netsim.NewGraph(t)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +179,7 @@ func Run(t *bus.Topology, o Options) (*Result, error) {
 }
 
 // run is Run on the graph of t, derived once.
-func (a *algorithm) run(t *bus.Topology, g *Graph, o Options) (*Result, error) {
+func (a *algorithm) run(t *bus.Topology, g *netsim.Graph, o Options) (*Result, error) {
 	ring, err := a.check(g, o.Mode)
 	if err != nil {
 		return nil, err
@@ -232,20 +232,20 @@ func (a *algorithm) run(t *bus.Topology, g *Graph, o Options) (*Result, error) {
 		}
 		return res, nil
 	}
-	n := &net{g: g, ring: ring, ids: ids, opts: &o, algo: a, sync: mode == Sync,
-		rng:    rand.New(rand.NewPCG(o.Seed, streamDelays)),
-		counts: make([]int, len(a.types)), awake: make([]bool, len(g.Nodes)), crashed: crashed,
-		inc: make([]int32, len(g.Nodes)), fifo: make([][]int64, len(g.Nodes)), tracing: o.Trace, diam: -1}
-	n.procs = make([]process, len(g.Nodes))
-	// Every port's FIFO clock is a slot of one array: one allocation, not
-	// one per node.
-	clocks := make([]int64, 2*g.Edges)
+	n := &net{g: g, ring: ring, ids: ids, opts: &o, algo: a, diam: -1, procs: make([]process, len(g.Nodes))}
+	n.Sim = netsim.New(netsim.Config{Name: a.name, Types: a.types, Graph: g, Sync: mode == Sync,
+		UnitDelays: o.UnitDelays, Seed: o.Seed, Crashed: crashed, Trace: o.Trace, MaxEvents: o.MaxEvents, Interrupt: o.Interrupt,
+		Restart: func(v int) netsim.Process {
+			n.procs[v] = a.newProc(n, v)
+			return nodes{n}
+		}})
+	procs := make([]netsim.Process, len(g.Nodes))
 	for v := range g.Nodes {
-		n.fifo[v], clocks = clocks[:len(g.Adj[v]):len(g.Adj[v])], clocks[len(g.Adj[v]):]
 		n.procs[v] = a.newProc(n, v)
+		procs[v] = nodes{n}
 	}
-	if err := n.run(starters, faults); err != nil {
-		return nil, err
+	if err := n.Run(procs, starters, faults); err != nil {
+		return nil, runError(err)
 	}
 	n.fill(res)
 	return res, nil
@@ -253,7 +253,7 @@ func (a *algorithm) run(t *bus.Topology, g *Graph, o Options) (*Result, error) {
 
 // crashed marks the crashed nodes of an algorithm that runs after a crash:
 // by default the node with the largest ID, the old coordinator.
-func (a *algorithm) crashed(g *Graph, ids []int64, names []string) ([]bool, error) {
+func (a *algorithm) crashed(g *netsim.Graph, ids []int64, names []string) ([]bool, error) {
 	crashed := make([]bool, len(g.Nodes))
 	if !a.crashes {
 		if len(names) > 0 {
@@ -281,17 +281,10 @@ func (a *algorithm) crashed(g *Graph, ids []int64, names []string) ([]bool, erro
 	return crashed, nil
 }
 
-// fault is a crash or a recovery of vertex v at kernel time at.
-type fault struct {
-	v       int
-	at      int64
-	recover bool
-}
-
 // faultEvents checks o.Crashes and o.Recoveries against the nodes crashed from
 // the start and records them in res; it returns them in time order. Each
 // node must alternate: up nodes crash, down nodes recover.
-func (a *algorithm) faultEvents(g *Graph, crashed []bool, o *Options, mode Mode, res *Result) ([]fault, error) {
+func (a *algorithm) faultEvents(g *netsim.Graph, crashed []bool, o *Options, mode Mode, res *Result) ([]netsim.Fault, error) {
 	if len(o.Crashes)+len(o.Recoveries) == 0 {
 		return nil, nil
 	}
@@ -303,7 +296,7 @@ func (a *algorithm) faultEvents(g *Graph, crashed []bool, o *Options, mode Mode,
 	case mode != Async:
 		return nil, fmt.Errorf("%w: %s's crashes and recoveries are timed in message delays: not in %s mode", ErrBadOptions, a.name, mode)
 	}
-	var fs []fault
+	var fs []netsim.Fault
 	for i, e := range slices.Concat(o.Crashes, o.Recoveries) {
 		what := "crash"
 		if i >= len(o.Crashes) {
@@ -316,26 +309,26 @@ func (a *algorithm) faultEvents(g *Graph, crashed []bool, o *Options, mode Mode,
 		case e.At < 0:
 			return nil, fmt.Errorf("%w: %s of %s at %s delays: want a time from 0", ErrBadOptions, what, e.Node, delaysOf(e.At))
 		}
-		fs = append(fs, fault{v: v, at: e.At, recover: i >= len(o.Crashes)})
+		fs = append(fs, netsim.Fault{V: v, At: e.At, Recover: i >= len(o.Crashes)})
 	}
-	slices.SortStableFunc(fs, func(x, y fault) int { return cmp.Or(cmp.Compare(x.at, y.at), cmp.Compare(x.v, y.v)) })
+	slices.SortStableFunc(fs, func(x, y netsim.Fault) int { return cmp.Or(cmp.Compare(x.At, y.At), cmp.Compare(x.V, y.V)) })
 	for i := 1; i < len(fs); i++ {
-		if p, f := fs[i-1], fs[i]; p.v == f.v && p.at == f.at && p.recover != f.recover {
-			return nil, fmt.Errorf("%w: %s crashes and recovers at %s delays: say which comes first", ErrBadOptions, g.Nodes[f.v], delaysOf(f.at))
+		if p, f := fs[i-1], fs[i]; p.V == f.V && p.At == f.At && p.Recover != f.Recover {
+			return nil, fmt.Errorf("%w: %s crashes and recovers at %s delays: say which comes first", ErrBadOptions, g.Nodes[f.V], delaysOf(f.At))
 		}
 	}
 	down := slices.Clone(crashed)
 	for _, f := range fs {
-		name, at := g.Nodes[f.v], delaysOf(f.at)
+		name, at := g.Nodes[f.V], delaysOf(f.At)
 		switch {
-		case f.recover && !down[f.v]:
+		case f.Recover && !down[f.V]:
 			return nil, fmt.Errorf("%w: %s recovers at %s delays but is up then", ErrBadOptions, name, at)
-		case !f.recover && down[f.v]:
+		case !f.Recover && down[f.V]:
 			return nil, fmt.Errorf("%w: %s crashes at %s delays but is down then", ErrBadOptions, name, at)
 		}
-		down[f.v] = !f.recover
-		e := NodeEvent{Node: name, At: f.at}
-		if f.recover {
+		down[f.V] = !f.Recover
+		e := NodeEvent{Node: name, At: f.At}
+		if f.Recover {
 			res.Recoveries = append(res.Recoveries, e)
 		} else {
 			res.Crashes = append(res.Crashes, e)
@@ -346,11 +339,11 @@ func (a *algorithm) faultEvents(g *Graph, crashed []bool, o *Options, mode Mode,
 
 // delaysOf renders ticks as message delays, to the tick.
 func delaysOf(ticks int64) string {
-	return strconv.FormatFloat(float64(ticks)/ticksPerDelay, 'f', -1, 64)
+	return strconv.FormatFloat(float64(ticks)/netsim.TicksPerDelay, 'f', -1, 64)
 }
 
 // initiators resolves who starts, as vertices in start order.
-func (a *algorithm) initiators(g *Graph, order []int, crashed []bool, o *Options) ([]int, error) {
+func (a *algorithm) initiators(g *netsim.Graph, order []int, crashed []bool, o *Options) ([]int, error) {
 	var vs []int
 	switch {
 	case len(o.Initiators) > 0:
@@ -421,9 +414,9 @@ func (n *net) fill(res *Result) {
 	for v, p := range n.procs {
 		state, l := p.status()
 		switch {
-		case n.crashed[v]:
+		case n.Crashed(v):
 			state = Crashed
-		case state == "" && !n.awake[v]:
+		case state == "" && !n.Awake(v):
 			state = Asleep
 		case state == "":
 			state = Undecided
@@ -449,12 +442,12 @@ func (n *net) fill(res *Result) {
 	default:
 		res.NoLeader = "no node became leader"
 	}
-	res.Messages = countMessages(n.algo.types, n.counts)
-	res.Time = n.units(n.last)
+	res.Messages = n.Messages()
+	res.Time = n.Time()
 	res.TimeUnit = "delays"
-	if n.sync {
+	if n.Sync() {
 		res.TimeUnit = "rounds"
-		res.Rounds = int(n.last / 2)
+		res.Rounds = n.Rounds()
 	}
-	res.Trace = n.trace
+	res.Trace = n.Trace()
 }

@@ -11,18 +11,19 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/testenv"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // Bully's waits in ticks: T, the wait for an ANSWER (two delays and a tick),
 // and T', the second wait, for COORDINATOR (three delays and a tick).
 const (
-	bullyT      = bullyTimeout*ticksPerDelay + 1
-	bullyTPrime = bullyCoordinatorWait*ticksPerDelay + 1
+	bullyT      = bullyTimeout*netsim.TicksPerDelay + 1
+	bullyTPrime = bullyCoordinatorWait*netsim.TicksPerDelay + 1
 )
 
 // bullyAt names node n<v> crashing or recovering at t delays.
 func bullyAt(v int, t float64) []NodeEvent {
-	return []NodeEvent{{Node: fmt.Sprintf("n%d", v), At: int64(t * ticksPerDelay)}}
+	return []NodeEvent{{Node: fmt.Sprintf("n%d", v), At: int64(t * netsim.TicksPerDelay)}}
 }
 
 // bullyRun runs the fault-free election the fault tests start from, the
@@ -87,7 +88,7 @@ func TestBullyCoordinatorCrashesBeforeAnnouncing(t *testing.T) {
 		assert.Equal(t, n*(n-1)/2+(n-1)+second, res.Messages.Count("ELECTION"), spec)
 		assert.Equal(t, (n-1)*(n-2)/2+(n-3)+answers, res.Messages.Count("ANSWER"), spec)
 		assert.Equal(t, n-3, res.Messages.Count("COORDINATOR"), spec)
-		assert.Equal(t, float64(2*bullyT-1+bullyT+bullyTPrime)/ticksPerDelay, res.Time, spec)
+		assert.Equal(t, float64(2*bullyT-1+bullyT+bullyTPrime)/netsim.TicksPerDelay, res.Time, spec)
 	}
 }
 
@@ -100,7 +101,7 @@ func TestBullyRecoveredCoordinatorBullies(t *testing.T) {
 		assert.Equal(t, fmt.Sprintf("n%d", n-1), res.Leader, spec)
 		assert.Equal(t, n*n-n-1+n-1, res.Messages.Total, spec)
 		assert.Equal(t, n-2+n-1, res.Messages.Count("COORDINATOR"), spec)
-		assert.Equal(t, 10+float64(bullyT)/ticksPerDelay+1, res.Time, spec)
+		assert.Equal(t, 10+float64(bullyT)/netsim.TicksPerDelay+1, res.Time, spec)
 		for _, node := range res.Nodes {
 			assert.Equal(t, res.Leader, node.Leader, spec)
 		}
@@ -120,7 +121,7 @@ func TestBullyRecoveredNodeRejoins(t *testing.T) {
 		assert.Equal(t, n*(n-1)/2+m*(m-1)/2, res.Messages.Count("ELECTION"), spec)
 		assert.Equal(t, (n-1)*(n-2)/2+(m-1)*(m-2)/2, res.Messages.Count("ANSWER"), spec)
 		assert.Equal(t, 2*(n-2), res.Messages.Count("COORDINATOR"), spec)
-		assert.Equal(t, 20+float64(2*bullyT-1)/ticksPerDelay, res.Time, spec)
+		assert.Equal(t, 20+float64(2*bullyT-1)/netsim.TicksPerDelay, res.Time, spec)
 		assert.Equal(t, Follower, res.Nodes[1].State, spec)
 	}
 }
@@ -187,12 +188,12 @@ func TestBullyFaultsTerminationAndAgreement(t *testing.T) {
 			if !recovers {
 				f := 0
 				for _, c := range res.Crashes {
-					if float64(c.At) < res.Time*ticksPerDelay {
+					if float64(c.At) < res.Time*netsim.TicksPerDelay {
 						f++
 					}
 				}
-				assert.LessOrEqual(t, res.Time*ticksPerDelay, float64(2*bullyT-1+f*(bullyT+bullyTPrime))+1e-6, where)
-				assert.LessOrEqual(t, res.Time*ticksPerDelay, float64(n*(bullyT+bullyTPrime)), where)
+				assert.LessOrEqual(t, res.Time*netsim.TicksPerDelay, float64(2*bullyT-1+f*(bullyT+bullyTPrime))+1e-6, where)
+				assert.LessOrEqual(t, res.Time*netsim.TicksPerDelay, float64(n*(bullyT+bullyTPrime)), where)
 			}
 		}
 		again, err := Run(topo, o)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // elect runs o on the generated topology spec and fails the test on error.
@@ -262,7 +263,10 @@ func TestTreeMin2NMinus2(t *testing.T) {
 // Convention: there is no announcement, every node decides for itself.
 func TestFloodMax2ED(t *testing.T) {
 	for _, spec := range []string{"ring:2", "ring:7", "ring:8", "chain:1", "chain:9", "star:6", "tree:20:4", "complete:2", "complete:7", "tree:63:1"} {
-		g := graphOf(t, spec)
+		topo, err := bus.Generate(spec)
+		require.NoError(t, err)
+		g, err := netsim.NewGraph(topo)
+		require.NoError(t, err)
 		d := g.Diameter()
 		res := elect(t, spec, Options{Algo: "floodmax", IDOrder: Random, Seed: 5})
 		assert.Equal(t, 2*g.Edges*d, res.Messages.Total, spec)

@@ -1,5 +1,7 @@
 package election
 
+import "github.com/fwsim/fwsim/lab/netsim"
+
 // FloodMax on any connected graph of known diameter D, synchronous: in each
 // of rounds 1…D every node sends the largest ID it knows to every
 // neighbour; in round D+1, with the last of those messages in, every node
@@ -26,22 +28,22 @@ type floodMaxNode struct {
 
 func (f *floodMaxNode) start(n *net, v int) {
 	f.best, f.bestV = n.ids[v], v
-	f.timeout(n, v, msg{})
+	f.timeout(n, v, netsim.Message{})
 }
 
-func (f *floodMaxNode) receive(_ *net, _, _ int, m msg) {
-	if m.value > f.best {
-		f.best, f.bestV = m.value, int(m.aux)
+func (f *floodMaxNode) receive(_ *net, _, _ int, m netsim.Message) {
+	if m.Value > f.best {
+		f.best, f.bestV = m.Value, int(m.Aux)
 	}
 }
 
 // timeout ends a round: send again, or decide after D rounds of sending.
-func (f *floodMaxNode) timeout(n *net, v int, _ msg) {
+func (f *floodMaxNode) timeout(n *net, v int, _ netsim.Message) {
 	if f.sent == f.diameter {
 		f.settle(v, f.bestV)
 		return
 	}
 	f.sent++
-	n.sendAll(v, -1, msg{value: f.best, aux: int64(f.bestV)})
-	n.setTimer(v, 1, msg{})
+	n.SendAll(v, -1, netsim.Message{Value: f.best, Aux: int64(f.bestV)})
+	n.SetTimer(v, 1, netsim.Message{})
 }

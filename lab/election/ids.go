@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // IDOrder is how IDs 1…n are laid out when no explicit map is given.
@@ -114,7 +116,7 @@ func plural(n int) string {
 
 // assignIDs returns the ID of every vertex: from explicit when it is not
 // nil, else 1…n laid out along order.
-func assignIDs(g *Graph, order []int, o IDOrder, explicit map[string]int64, seed uint64) ([]int64, error) {
+func assignIDs(g *netsim.Graph, order []int, o IDOrder, explicit map[string]int64, seed uint64) ([]int64, error) {
 	n := len(g.Nodes)
 	ids := make([]int64, n)
 	if explicit != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/lab/netsim"
 	"github.com/fwsim/fwsim/phy"
 )
 
@@ -60,10 +61,10 @@ type tiMessage struct {
 	typ    int
 	at     int64
 	packet phy.SelfID // SELF_ID: the packet
-	entry  TraceEntry
+	entry  netsim.TraceEntry
 }
 
-func run1394(t *bus.Topology, g *Graph, o *Options, res *Result) error {
+func run1394(t *bus.Topology, g *netsim.Graph, o *Options, res *Result) error {
 	state := map[string]phy.State{}
 	var sent []tiMessage
 	observer := func(e bus.TraceEvent) {
@@ -86,7 +87,7 @@ func run1394(t *bus.Topology, g *Graph, o *Options, res *Result) error {
 		if m.typ < 0 {
 			return
 		}
-		m.entry = TraceEntry{Sent: float64(e.TimeNs), Arrived: float64(e.TimeNs), From: e.Node,
+		m.entry = netsim.TraceEntry{Sent: float64(e.TimeNs), Arrived: float64(e.TimeNs), From: e.Node,
 			To: peerOf(g, e.Node, e.Port), Type: treeIDTypes[m.typ], Payload: "port " + fmt.Sprint(e.Port)}
 		if m.typ == tiSelfID { // the packet arrived: the sender is at the far end
 			m.entry.From, m.entry.To, m.entry.Payload = m.entry.To, e.Node, fmt.Sprintf("%08x", uint32(e.Packet))
@@ -115,7 +116,7 @@ func run1394(t *bus.Topology, g *Graph, o *Options, res *Result) error {
 		}
 	}
 	counts := make([]int, len(treeIDTypes))
-	var trace []TraceEntry
+	var trace []netsim.TraceEntry
 	for _, m := range sent {
 		// Only the first generation's own messages, and of self identify
 		// only the root's first packet.
@@ -127,7 +128,7 @@ func run1394(t *bus.Topology, g *Graph, o *Options, res *Result) error {
 			trace = append(trace, m.entry)
 		}
 	}
-	res.Messages = countMessages(treeIDTypes, counts)
+	res.Messages = netsim.NewMessages(treeIDTypes, counts)
 	res.TimeUnit, res.Trace, res.Announced = "ns", trace, true
 	if gen.Timing.TreeIDDone >= 0 && gen.Timing.ResetEnd >= 0 {
 		res.Time = float64(gen.Timing.TreeIDDone - gen.Timing.ResetEnd)
@@ -151,7 +152,7 @@ func run1394(t *bus.Topology, g *Graph, o *Options, res *Result) error {
 
 // peerOf names the node at the other end of node's port, "" when nothing
 // is cabled there.
-func peerOf(g *Graph, node string, port int) string {
+func peerOf(g *netsim.Graph, node string, port int) string {
 	if v := slices.Index(g.Nodes, node); v >= 0 {
 		for _, h := range g.Adj[v] {
 			if h.Port == port {

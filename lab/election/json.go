@@ -3,34 +3,35 @@ package election
 import (
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/jsonout"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
-// JSON is the --json output of one  Field order is the order
+// JSON is the --json output of one election. Field order is the order
 // of the struct fields; names are stable.
 type JSON struct {
 	bus.VersionJSON
-	Algo       string          `json:"algo"`                 // the algorithm, as --algo names it
-	Mode       string          `json:"mode"`                 // async, sync or timed (1394, on the PHY's ns)
-	Topology   string          `json:"topology"`             // the file, "gen SPEC" or "default"
-	Seed       uint64          `json:"seed"`                 // the seed of the delays, random IDs and directions
-	IDs        string          `json:"ids"`                  // ascending, descending, random, explicit or none
-	Delays     *string         `json:"delays"`               // random or unit; null unless the mode is async
-	Suppress   bool            `json:"suppress"`             // --suppress: chang-roberts sends no ID of its own once woken by a larger one
-	Announce   bool            `json:"announce"`             // --announce: the optional leader announcement was added
-	Initiators []string        `json:"initiators"`           // [] for every node
-	Crashed    []string        `json:"crashed"`              // the crashed nodes (bully)
-	Crashes    []NodeEventJSON `json:"crashes,omitempty"`    // crashes during the run (--crash), in time order
-	Recoveries []NodeEventJSON `json:"recoveries,omitempty"` // bully's recoveries (--recover), in time order
-	Leader     *string         `json:"leader"`               // null when none was elected
-	LeaderID   *int64          `json:"leader_id"`            // null when there is no leader or no IDs
-	NoLeader   *string         `json:"no_leader"`            // why there is none; null when there is one
-	Announced  bool            `json:"announced"`            // every node learns the leader
-	Messages   CountJSON       `json:"messages"`             // every message sent, lost ones included
-	Time       float64         `json:"time"`                 // the last delivery or decision, in time_unit
-	TimeUnit   string          `json:"time_unit"`            // delays, rounds or ns
-	Rounds     *int            `json:"rounds"`               // null unless the mode is sync
-	Nodes      []NodeJSON      `json:"nodes"`                // every node, in topology order
-	Trace      []TraceJSON     `json:"trace,omitempty"`      // with --trace only
+	Algo       string             `json:"algo"`                 // the algorithm, as --algo names it
+	Mode       string             `json:"mode"`                 // async, sync or timed (1394, on the PHY's ns)
+	Topology   string             `json:"topology"`             // the file, "gen SPEC" or "default"
+	Seed       uint64             `json:"seed"`                 // the seed of the delays, random IDs and directions
+	IDs        string             `json:"ids"`                  // ascending, descending, random, explicit or none
+	Delays     *string            `json:"delays"`               // random or unit; null unless the mode is async
+	Suppress   bool               `json:"suppress"`             // --suppress: chang-roberts sends no ID of its own once woken by a larger one
+	Announce   bool               `json:"announce"`             // --announce: the optional leader announcement was added
+	Initiators []string           `json:"initiators"`           // [] for every node
+	Crashed    []string           `json:"crashed"`              // the crashed nodes (bully)
+	Crashes    []NodeEventJSON    `json:"crashes,omitempty"`    // crashes during the run (--crash), in time order
+	Recoveries []NodeEventJSON    `json:"recoveries,omitempty"` // bully's recoveries (--recover), in time order
+	Leader     *string            `json:"leader"`               // null when none was elected
+	LeaderID   *int64             `json:"leader_id"`            // null when there is no leader or no IDs
+	NoLeader   *string            `json:"no_leader"`            // why there is none; null when there is one
+	Announced  bool               `json:"announced"`            // every node learns the leader
+	Messages   netsim.CountJSON   `json:"messages"`             // every message sent, lost ones included
+	Time       float64            `json:"time"`                 // the last delivery or decision, in time_unit
+	TimeUnit   string             `json:"time_unit"`            // delays, rounds or ns
+	Rounds     *int               `json:"rounds"`               // null unless the mode is sync
+	Nodes      []NodeJSON         `json:"nodes"`                // every node, in topology order
+	Trace      []netsim.TraceJSON `json:"trace,omitempty"`      // with --trace only
 }
 
 // NodeEventJSON is a crash or a recovery during the run.
@@ -43,18 +44,12 @@ type NodeEventJSON struct {
 func NodeEventsJSON(events []NodeEvent) []NodeEventJSON {
 	var out []NodeEventJSON
 	for _, e := range events {
-		out = append(out, NodeEventJSON{Node: e.Node, At: float64(e.At) / TicksPerDelay})
+		out = append(out, NodeEventJSON{Node: e.Node, At: float64(e.At) / netsim.TicksPerDelay})
 	}
 	return out
 }
 
-// CountJSON counts an election's messages.
-type CountJSON struct {
-	Total  int            `json:"total"`   // every message
-	ByType map[string]int `json:"by_type"` // by type, every type of the algorithm, zero counts included
-}
-
-// NodeJSON is one node at the end of an
+// NodeJSON is one node at the end of an election.
 type NodeJSON struct {
 	ID         string  `json:"id"`          // the node's name in the topology
 	ElectionID *int64  `json:"election_id"` // null when the algorithm has no IDs
@@ -62,16 +57,8 @@ type NodeJSON struct {
 	Leader     *string `json:"leader"`      // whom it knows as leader, null if nobody
 }
 
-// TraceJSON is one message of --trace.
-type TraceJSON struct {
-	Sent    float64  `json:"sent"`    // when it was sent, in time_unit
-	Arrived *float64 `json:"arrived"` // when it arrived, in time_unit; null when lost
-	From    string   `json:"from"`    // the sender
-	To      string   `json:"to"`      // the receiver
-	Type    string   `json:"type"`    // the message type, e.g. ELECTION
-	Payload string   `json:"payload"` // its content; for 1394 the port that drives it, or the self-ID packet in hex
-}
-
+// NewJSON is res as fwsim elect --json writes it; source names the
+// topology.
 func NewJSON(source string, res *Result) JSON {
 	out := JSON{
 		VersionJSON: bus.NewVersionJSON(),
@@ -90,11 +77,7 @@ func NewJSON(source string, res *Result) JSON {
 	if res.Leader != "" && hasIDs {
 		out.LeaderID = &res.LeaderID
 	}
-	out.Messages.Total = res.Messages.Total
-	out.Messages.ByType = map[string]int{}
-	for _, c := range res.Messages.ByType {
-		out.Messages.ByType[c.Type] = c.Count
-	}
+	out.Messages = netsim.NewCountJSON(res.Messages.Total, res.Messages.ByType)
 	if res.Mode == Sync {
 		out.Rounds = &res.Rounds
 	}
@@ -106,11 +89,7 @@ func NewJSON(source string, res *Result) JSON {
 		out.Nodes = append(out.Nodes, nj)
 	}
 	for _, m := range res.Trace {
-		tj := TraceJSON{Sent: m.Sent, From: m.From, To: m.To, Type: m.Type, Payload: m.Payload}
-		if !m.Lost {
-			tj.Arrived = &m.Arrived
-		}
-		out.Trace = append(out.Trace, tj)
+		out.Trace = append(out.Trace, netsim.NewTraceJSON(m))
 	}
 	return out
 }
@@ -145,30 +124,6 @@ type CompareRowJSON struct {
 	Leader     *string  `json:"leader"`     // null when none was elected
 }
 
-// CrashJSON is one crash.
-type CrashJSON struct {
-	Node string  `json:"node"` // the node that crashes
-	At   float64 `json:"at"`   // when
-}
-
-// NewCountJSON is the messages object of a run, every type included.
-func NewCountJSON(total int, byType []TypeCount) CountJSON {
-	out := CountJSON{Total: total, ByType: map[string]int{}}
-	for _, c := range byType {
-		out.ByType[c.Type] = c.Count
-	}
-	return out
-}
-
-// NewTraceJSON is one message of --trace.
-func NewTraceJSON(m TraceEntry) TraceJSON {
-	tj := TraceJSON{Sent: m.Sent, From: m.From, To: m.To, Type: m.Type, Payload: m.Payload}
-	if !m.Lost {
-		tj.Arrived = &m.Arrived
-	}
-	return tj
-}
-
 // SweepJSON is the --json output of elect --sweep.
 type SweepJSON struct {
 	bus.VersionJSON
@@ -195,15 +150,6 @@ type SweepRowJSON struct {
 	Formula      string      `json:"formula"`       // the textbook count, e.g. n(n+1)/2
 	FormulaValue float64     `json:"formula_value"` // its value at n
 	Skipped      *string     `json:"skipped"`       // why it was not run; null when it was
-}
-
-// CrashesJSON lists crashes in delays; [] when there are none.
-func CrashesJSON(crashes []Crash) []CrashJSON {
-	out := []CrashJSON{}
-	for _, c := range crashes {
-		out = append(out, CrashJSON{Node: c.Node, At: float64(c.At) / TicksPerDelay})
-	}
-	return out
 }
 
 // NewCompareJSON is the rows of Compare with o as fwsim elect --compare

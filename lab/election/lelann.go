@@ -1,6 +1,10 @@
 package election
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/fwsim/fwsim/lab/netsim"
+)
 
 // LeLann on a unidirectional ring: every initiator sends a CANDIDATE list
 // holding its ID clockwise; every node forwards candidate lists, and an
@@ -31,26 +35,26 @@ type leLannNode struct {
 
 func (l *leLannNode) start(n *net, v int) {
 	l.initiator = true
-	n.send(v, n.ring.Next[v], msg{typ: llCandidate, list: []int64{n.ids[v]}})
+	n.Send(v, n.ring.Next[v], netsim.Message{Type: llCandidate, List: []int64{n.ids[v]}})
 }
 
-func (l *leLannNode) receive(n *net, v, port int, m msg) {
+func (l *leLannNode) receive(n *net, v, port int, m netsim.Message) {
 	own := n.ids[v]
 	out := n.ring.Next[v]
 	switch {
-	case m.typ == llLeader:
+	case m.Type == llLeader:
 		l.relayLeader(n, v, out, m)
-	case m.list[0] == own: // our own list is back
-		if slices.Max(m.list) == own {
+	case m.List[0] == own: // our own list is back
+		if slices.Max(m.List) == own {
 			l.lead(v)
-			n.send(v, out, msg{typ: llLeader, value: own, aux: int64(v)})
+			n.Send(v, out, netsim.Message{Type: llLeader, Value: own, Aux: int64(v)})
 		} else {
 			l.lose()
 		}
 	case l.initiator:
 		// Clip so that append copies: the list is shared with the trace.
-		n.send(v, out, msg{typ: llCandidate, list: append(slices.Clip(m.list), own)})
+		n.Send(v, out, netsim.Message{Type: llCandidate, List: append(slices.Clip(m.List), own)})
 	default:
-		n.send(v, out, m)
+		n.Send(v, out, m)
 	}
 }

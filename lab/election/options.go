@@ -87,7 +87,8 @@ type Options struct {
 	Crashes, Recoveries []NodeEvent
 	// Trace records every message in Result.Trace.
 	Trace bool
-	// MaxEvents bounds the run's kernel events (default 10,000,000).
+	// MaxEvents bounds the run's kernel events (default
+	// netsim.DefaultMaxEvents).
 	MaxEvents uint64
 	// Interrupt, when not nil, stops the run soon after it closes (checked
 	// every 4096 events): Run returns ErrInterrupted. A context's Done
@@ -99,11 +100,8 @@ type Options struct {
 // recovery.
 type NodeEvent struct {
 	Node string
-	At   int64 // in ticks, TicksPerDelay to the message delay
+	At   int64 // in ticks, netsim.TicksPerDelay to the message delay
 }
-
-// DefaultMaxEvents is the event budget when Options.MaxEvents is zero.
-const DefaultMaxEvents = 10_000_000
 
 // ParseInitiatorCount reads Options.InitiatorCount: all (AllNodes), one,
 // or a number of nodes from 1.

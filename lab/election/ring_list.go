@@ -1,6 +1,10 @@
 package election
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/fwsim/fwsim/lab/netsim"
+)
 
 // The ring algorithm with a list: an initiator sends ELECTION with a list
 // holding its ID; every node appends its ID and passes the list on. When the
@@ -27,23 +31,23 @@ const (
 type ringListNode struct{ base }
 
 func (r *ringListNode) start(n *net, v int) {
-	n.send(v, n.ring.Next[v], msg{typ: rlElection, list: []int64{n.ids[v]}})
+	n.Send(v, n.ring.Next[v], netsim.Message{Type: rlElection, List: []int64{n.ids[v]}})
 }
 
-func (r *ringListNode) receive(n *net, v, port int, m msg) {
+func (r *ringListNode) receive(n *net, v, port int, m netsim.Message) {
 	own := n.ids[v]
 	out := n.ring.Next[v]
 	switch {
-	case m.typ == rlCoordinator:
-		r.elect(n, v, m.list)
-		if n.g.Adj[v][out].Peer != int(m.aux) {
-			n.send(v, out, m)
+	case m.Type == rlCoordinator:
+		r.elect(n, v, m.List)
+		if n.g.Adj[v][out].Peer != int(m.Aux) {
+			n.Send(v, out, m)
 		}
-	case slices.Contains(m.list, own):
-		r.elect(n, v, m.list)
-		n.send(v, out, msg{typ: rlCoordinator, list: m.list, aux: int64(v)})
+	case slices.Contains(m.List, own):
+		r.elect(n, v, m.List)
+		n.Send(v, out, netsim.Message{Type: rlCoordinator, List: m.List, Aux: int64(v)})
 	default:
-		n.send(v, out, msg{typ: rlElection, list: append(slices.Clip(m.list), own)})
+		n.Send(v, out, netsim.Message{Type: rlElection, List: append(slices.Clip(m.List), own)})
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/stats"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // SweepCase is one curve of a sweep (fwsim elect --sweep): an algorithm on one family of
@@ -56,7 +57,7 @@ func harmonic(n int) float64 {
 // floodMaxCount is 2·E·D: every node sends on every cable in each of D
 // rounds.
 func floodMaxCount(_ int, topo *bus.Topology) (float64, error) {
-	g, err := NewGraph(topo)
+	g, err := netsim.NewGraph(topo)
 	if err != nil {
 		return 0, err
 	}

@@ -1,5 +1,7 @@
 package election
 
+import "github.com/fwsim/fwsim/lab/netsim"
+
 // The message-efficient synchronous ring: rounds are counted from 1, and a
 // node that is not yet a follower in round ID·n+1 becomes leader and sends
 // LEADER clockwise; every node that receives it becomes a follower and
@@ -23,22 +25,22 @@ type syncRingNode struct{ base }
 func (s *syncRingNode) start(n *net, v int) {
 	// Start runs in round 1: waiting ID·n rounds reaches round ID·n+1.
 	if wait := int(n.ids[v]) * len(n.g.Nodes); wait > 0 {
-		n.setTimer(v, wait, msg{})
+		n.SetTimer(v, wait, netsim.Message{})
 	} else {
-		s.timeout(n, v, msg{})
+		s.timeout(n, v, netsim.Message{})
 	}
 }
 
-func (s *syncRingNode) timeout(n *net, v int, _ msg) {
+func (s *syncRingNode) timeout(n *net, v int, _ netsim.Message) {
 	if s.state == "" {
 		s.lead(v)
-		n.send(v, n.ring.Next[v], msg{value: n.ids[v], aux: int64(v)})
+		n.Send(v, n.ring.Next[v], netsim.Message{Value: n.ids[v], Aux: int64(v)})
 	}
 }
 
-func (s *syncRingNode) receive(n *net, v, port int, m msg) {
+func (s *syncRingNode) receive(n *net, v, port int, m netsim.Message) {
 	if s.state != Leader {
-		s.follow(int(m.aux))
-		n.send(v, n.ring.Next[v], m)
+		s.follow(int(m.Aux))
+		n.Send(v, n.ring.Next[v], m)
 	}
 }

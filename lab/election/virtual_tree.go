@@ -3,6 +3,8 @@ package election
 import (
 	"cmp"
 	"slices"
+
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // The virtual tree built at start-up through a registry, then an echo
@@ -100,7 +102,7 @@ func (t *vtNode) joinsBefore(u, w int) bool { return t.ranks[u] < t.ranks[w] }
 // It is computed once per run, not once per node, which would be quadratic.
 func (n *net) registryOrder() []int {
 	if n.ranks == nil {
-		hops := n.g.hops(0)
+		hops := n.g.Hops(0)
 		order := make([]int, len(hops))
 		for v := range order {
 			order[v] = v
@@ -114,53 +116,53 @@ func (n *net) registryOrder() []int {
 	return n.ranks
 }
 
-func (t *vtNode) start(n *net, v int) { n.setTimer(v, t.rank*vtSlot, msg{typ: vtJoin}) }
+func (t *vtNode) start(n *net, v int) { n.SetTimer(v, t.rank*vtSlot, netsim.Message{Type: vtJoin}) }
 
-func (t *vtNode) timeout(n *net, v int, tag msg) {
-	switch tag.typ {
+func (t *vtNode) timeout(n *net, v int, tag netsim.Message) {
+	switch tag.Type {
 	case vtJoin:
-		n.offBus(v, vtRegister, "registry", true)
-		n.offBus(v, vtNodes, "registry", false)
-		n.setTimer(v, 2, msg{typ: vtListed})
+		n.OffBus(v, vtRegister, "registry", true)
+		n.OffBus(v, vtNodes, "registry", false)
+		n.SetTimer(v, 2, netsim.Message{Type: vtListed})
 	case vtListed:
 		if t.rank == 0 {
 			t.level = 0
-			n.setTimer(v, len(n.g.Nodes)*vtSlot, msg{typ: vtWave})
+			n.SetTimer(v, len(n.g.Nodes)*vtSlot, netsim.Message{Type: vtWave})
 			return
 		}
 		for p, h := range n.g.Adj[v] {
 			if t.joinsBefore(h.Peer, v) {
-				n.send(v, p, msg{typ: vtConnect})
+				n.Send(v, p, netsim.Message{Type: vtConnect})
 			}
 		}
-		n.setTimer(v, 2, msg{typ: vtChoose})
+		n.SetTimer(v, 2, netsim.Message{Type: vtChoose})
 	case vtChoose:
 		t.told = true
 		if t.parent >= 0 {
-			n.send(v, t.parent, msg{typ: vtChild, value: int64(t.level)})
+			n.Send(v, t.parent, netsim.Message{Type: vtChild, Value: int64(t.level)})
 		}
 	case vtWave:
 		t.explore(n, v)
 	}
 }
 
-func (t *vtNode) receive(n *net, v, port int, m msg) {
-	switch m.typ {
+func (t *vtNode) receive(n *net, v, port int, m netsim.Message) {
+	switch m.Type {
 	case vtConnect:
 		t.connected[port] = true
-		n.send(v, port, msg{typ: vtAccept, value: int64(t.level)})
+		n.Send(v, port, netsim.Message{Type: vtAccept, Value: int64(t.level)})
 	case vtAccept:
-		t.connected[port], t.levels[port] = true, int(m.value)
-		if l := int(m.value); l >= 0 && (t.level < 0 || t.level > l) {
+		t.connected[port], t.levels[port] = true, int(m.Value)
+		if l := int(m.Value); l >= 0 && (t.level < 0 || t.level > l) {
 			t.level, t.parent = l+1, port
 		}
 	case vtChild:
-		t.child[port], t.levels[port] = true, int(m.value)
+		t.child[port], t.levels[port] = true, int(m.Value)
 	case vtExplorer:
 		t.explore(n, v)
 	case vtEcho:
 		t.echoed[port] = true
-		t.best = max(t.best, m.value)
+		t.best = max(t.best, m.Value)
 		t.echo(n, v)
 	case vtLeader:
 		t.decide(n, v, m)
@@ -172,7 +174,7 @@ func (t *vtNode) explore(n *net, v int) {
 	t.waiting, t.best = true, n.ids[v]
 	for p, c := range t.child {
 		if c {
-			n.send(v, p, msg{typ: vtExplorer})
+			n.Send(v, p, netsim.Message{Type: vtExplorer})
 		}
 	}
 	t.echo(n, v)
@@ -192,18 +194,18 @@ func (t *vtNode) echo(n *net, v int) {
 	t.waiting = false
 	switch {
 	case t.rank == 0:
-		t.decide(n, v, msg{typ: vtLeader, value: t.best, aux: int64(n.vertexOf(t.best))})
+		t.decide(n, v, netsim.Message{Type: vtLeader, Value: t.best, Aux: int64(n.vertexOf(t.best))})
 	case t.parent >= 0:
-		n.send(v, t.parent, msg{typ: vtEcho, value: t.best})
+		n.Send(v, t.parent, netsim.Message{Type: vtEcho, Value: t.best})
 	}
 }
 
 // decide takes the leader m announces and tells the children.
-func (t *vtNode) decide(n *net, v int, m msg) {
-	t.settle(v, int(m.aux))
+func (t *vtNode) decide(n *net, v int, m netsim.Message) {
+	t.settle(v, int(m.Aux))
 	for p, c := range t.child {
 		if c {
-			n.send(v, p, m)
+			n.Send(v, p, m)
 		}
 	}
 }
@@ -236,6 +238,6 @@ func (t *vtNode) linkDown(n *net, v, port int) {
 	}
 	t.level = best + 1
 	if t.told { // otherwise CHILD goes when the answers are in
-		n.send(v, t.parent, msg{typ: vtChild, value: int64(t.level)})
+		n.Send(v, t.parent, netsim.Message{Type: vtChild, Value: int64(t.level)})
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/testenv"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // The start-up costs every node a REGISTER and the registry's NODES, every
@@ -23,9 +24,9 @@ func TestVirtualTreeStartUp(t *testing.T) {
 	for _, spec := range []string{"chain:1", "pair", "ring:2", "ring:7", "chain:6", "star:6", "tree:20:4", "complete:6", "tree:63:1"} {
 		topo, err := bus.Generate(spec)
 		require.NoError(t, err)
-		g, err := NewGraph(topo)
+		g, err := netsim.NewGraph(topo)
 		require.NoError(t, err)
-		hops := g.hops(0)
+		hops := g.Hops(0)
 		n, e := len(topo.Nodes), len(topo.Cables)
 		for seed := range uint64(3) {
 			res := elect(t, spec, Options{Algo: "virtual-tree", IDOrder: Random, Seed: seed, UnitDelays: seed == 0, Trace: true})
@@ -100,7 +101,7 @@ func TestVirtualTreeCrashesNeverLoop(t *testing.T) {
 		o := Options{Algo: "virtual-tree", IDOrder: IDOrder(rng.IntN(3)), Seed: rng.Uint64(), UnitDelays: rng.IntN(3) == 0}
 		for _, node := range topo.Nodes {
 			if rng.IntN(4) == 0 {
-				o.Crashes = append(o.Crashes, NodeEvent{Node: node.ID, At: rng.Int64N(int64(n) * vtSlot * ticksPerDelay)})
+				o.Crashes = append(o.Crashes, NodeEvent{Node: node.ID, At: rng.Int64N(int64(n) * vtSlot * netsim.TicksPerDelay)})
 			}
 		}
 		res, err := Run(topo, o)

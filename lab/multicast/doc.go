@@ -3,7 +3,7 @@
 // over links that lose each message with a probability, and the run checks
 // what each member delivered.
 //
-// It runs on the virtual time of package election (election.Drive): every
+// It runs on the virtual time of package netsim (netsim.Drive): every
 // two nodes share a FIFO link whose delay is at most one unit, drawn from
 // the seed, and the losses are drawn from the seed too, so that a seed
 // gives one run.

@@ -2,32 +2,32 @@ package multicast
 
 import (
 	"github.com/fwsim/fwsim/bus"
-	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // JSON is the --json output of one multicast run. Times are in
 // message delays.
 type JSON struct {
 	bus.VersionJSON
-	Algo          string               `json:"algo"`             // ack, nack, srm or vsync
-	Topology      string               `json:"topology"`         // the file, "gen SPEC" or "default"
-	Seed          uint64               `json:"seed"`             // the seed of the delays and losses
-	Messages      int                  `json:"messages"`         // the stream's length
-	Loss          float64              `json:"loss"`             // the probability that a sending is lost
-	Stop          bool                 `json:"stop"`             // the sender repeats a stop signal (nack, srm)
-	Sender        string               `json:"sender"`           // the node that multicasts
-	Crashes       []election.CrashJSON `json:"crashes"`          // the crashes asked for
-	Joins         []EventJSON          `json:"joins,omitempty"`  // the joins asked for (vsync); absent when there are none
-	Leaves        []EventJSON          `json:"leaves,omitempty"` // the leaves asked for (vsync); absent when there are none
-	Members       []MemberJSON         `json:"members"`          // every other node, in topology order
-	Guarantees    []GuaranteeJSON      `json:"guarantees"`       // each promise and whether it held
-	Views         []ViewJSON           `json:"views,omitempty"`  // vsync: every view installed, by number; absent for the other algorithms
-	Sent          election.CountJSON   `json:"sent"`             // every message sent, lost ones included
-	Lost          int                  `json:"lost"`             // the messages the links lost
-	NACKsSpared   int                  `json:"nacks_spared"`     // srm: losses repaired without the member's own NACK, on another's; 0 for the others
-	RepairsSpared int                  `json:"repairs_spared"`   // srm: repairs a holder dropped because another's came first; 0 for the others
-	Time          float64              `json:"time"`             // the last delivery
-	Trace         []election.TraceJSON `json:"trace,omitempty"`  // with --trace only
+	Algo          string             `json:"algo"`             // ack, nack, srm or vsync
+	Topology      string             `json:"topology"`         // the file, "gen SPEC" or "default"
+	Seed          uint64             `json:"seed"`             // the seed of the delays and losses
+	Messages      int                `json:"messages"`         // the stream's length
+	Loss          float64            `json:"loss"`             // the probability that a sending is lost
+	Stop          bool               `json:"stop"`             // the sender repeats a stop signal (nack, srm)
+	Sender        string             `json:"sender"`           // the node that multicasts
+	Crashes       []netsim.CrashJSON `json:"crashes"`          // the crashes asked for
+	Joins         []EventJSON        `json:"joins,omitempty"`  // the joins asked for (vsync); absent when there are none
+	Leaves        []EventJSON        `json:"leaves,omitempty"` // the leaves asked for (vsync); absent when there are none
+	Members       []MemberJSON       `json:"members"`          // every other node, in topology order
+	Guarantees    []GuaranteeJSON    `json:"guarantees"`       // each promise and whether it held
+	Views         []ViewJSON         `json:"views,omitempty"`  // vsync: every view installed, by number; absent for the other algorithms
+	Sent          netsim.CountJSON   `json:"sent"`             // every message sent, lost ones included
+	Lost          int                `json:"lost"`             // the messages the links lost
+	NACKsSpared   int                `json:"nacks_spared"`     // srm: losses repaired without the member's own NACK, on another's; 0 for the others
+	RepairsSpared int                `json:"repairs_spared"`   // srm: repairs a holder dropped because another's came first; 0 for the others
+	Time          float64            `json:"time"`             // the last delivery
+	Trace         []netsim.TraceJSON `json:"trace,omitempty"`  // with --trace only
 }
 
 // MemberJSON is what one member delivered.
@@ -68,15 +68,15 @@ type GuaranteeJSON struct {
 
 func NewJSON(source string, res *Result) JSON {
 	out := JSON{VersionJSON: bus.NewVersionJSON(), Algo: res.Algo, Topology: source, Seed: res.Seed,
-		Messages: res.Messages, Loss: res.Loss, Stop: res.Stop, Sender: res.Sender, Crashes: election.CrashesJSON(res.Crashes),
+		Messages: res.Messages, Loss: res.Loss, Stop: res.Stop, Sender: res.Sender, Crashes: netsim.CrashesJSON(res.Crashes),
 		Joins: changesJSON(res.Joins), Leaves: changesJSON(res.Leaves), Members: membersJSON(res.Members),
-		Guarantees: guaranteesJSON(res.Guarantees), Sent: election.NewCountJSON(res.Sent.Total, res.Sent.ByType), Lost: res.Lost,
+		Guarantees: guaranteesJSON(res.Guarantees), Sent: netsim.NewCountJSON(res.Sent.Total, res.Sent.ByType), Lost: res.Lost,
 		NACKsSpared: res.NACKsSpared, RepairsSpared: res.RepairsSpared, Time: res.Time}
 	for _, v := range res.Views {
 		out.Views = append(out.Views, ViewJSON(v))
 	}
 	for _, m := range res.Trace {
-		out.Trace = append(out.Trace, election.NewTraceJSON(m))
+		out.Trace = append(out.Trace, netsim.NewTraceJSON(m))
 	}
 	return out
 }
@@ -85,7 +85,7 @@ func NewJSON(source string, res *Result) JSON {
 // there are none.
 func changesJSON(events []Event) []EventJSON {
 	var out []EventJSON
-	for _, c := range election.CrashesJSON(events) {
+	for _, c := range netsim.CrashesJSON(events) {
 		out = append(out, EventJSON(c))
 	}
 	return out
@@ -115,40 +115,40 @@ func guaranteesJSON(gs []Guarantee) []GuaranteeJSON {
 // CompareJSON is the --json output of multicast --compare.
 type CompareJSON struct {
 	bus.VersionJSON
-	Topology string               `json:"topology"`         // the file, "gen SPEC" or "default"
-	Seed     uint64               `json:"seed"`             // the seed of every run
-	Messages int                  `json:"messages"`         // the stream's length
-	Loss     float64              `json:"loss"`             // the probability that a sending is lost
-	Stop     bool                 `json:"stop"`             // nack and srm ran with the stop signal
-	Sender   string               `json:"sender"`           // the node that multicasts
-	Crashes  []election.CrashJSON `json:"crashes"`          // the crashes of every run
-	Joins    []EventJSON          `json:"joins,omitempty"`  // vsync's joins; absent when there are none
-	Leaves   []EventJSON          `json:"leaves,omitempty"` // vsync's leaves; absent when there are none
-	Results  []CompareRowJSON     `json:"results"`          // one per algorithm
+	Topology string             `json:"topology"`         // the file, "gen SPEC" or "default"
+	Seed     uint64             `json:"seed"`             // the seed of every run
+	Messages int                `json:"messages"`         // the stream's length
+	Loss     float64            `json:"loss"`             // the probability that a sending is lost
+	Stop     bool               `json:"stop"`             // nack and srm ran with the stop signal
+	Sender   string             `json:"sender"`           // the node that multicasts
+	Crashes  []netsim.CrashJSON `json:"crashes"`          // the crashes of every run
+	Joins    []EventJSON        `json:"joins,omitempty"`  // vsync's joins; absent when there are none
+	Leaves   []EventJSON        `json:"leaves,omitempty"` // vsync's leaves; absent when there are none
+	Results  []CompareRowJSON   `json:"results"`          // one per algorithm
 }
 
 // CompareRowJSON is one algorithm's run.
 type CompareRowJSON struct {
-	Algo          string             `json:"algo"`           // the algorithm
-	Delivered     int                `json:"delivered"`      // messages delivered, summed over the members
-	Expected      int                `json:"expected"`       // messages the members should have delivered, summed
-	Duplicates    int                `json:"duplicates"`     // copies dropped, summed over the members
-	Members       []MemberJSON       `json:"members"`        // every other node, in topology order
-	Guarantees    []GuaranteeJSON    `json:"guarantees"`     // each promise and whether it held
-	Sent          election.CountJSON `json:"sent"`           // every message sent, lost ones included
-	Lost          int                `json:"lost"`           // the messages the links lost
-	NACKsSpared   int                `json:"nacks_spared"`   // srm: losses repaired on another's NACK; 0 for the others
-	RepairsSpared int                `json:"repairs_spared"` // srm: repairs dropped because another's came first; 0 for the others
-	Time          float64            `json:"time"`           // the last delivery
+	Algo          string           `json:"algo"`           // the algorithm
+	Delivered     int              `json:"delivered"`      // messages delivered, summed over the members
+	Expected      int              `json:"expected"`       // messages the members should have delivered, summed
+	Duplicates    int              `json:"duplicates"`     // copies dropped, summed over the members
+	Members       []MemberJSON     `json:"members"`        // every other node, in topology order
+	Guarantees    []GuaranteeJSON  `json:"guarantees"`     // each promise and whether it held
+	Sent          netsim.CountJSON `json:"sent"`           // every message sent, lost ones included
+	Lost          int              `json:"lost"`           // the messages the links lost
+	NACKsSpared   int              `json:"nacks_spared"`   // srm: losses repaired on another's NACK; 0 for the others
+	RepairsSpared int              `json:"repairs_spared"` // srm: repairs dropped because another's came first; 0 for the others
+	Time          float64          `json:"time"`           // the last delivery
 }
 
 func NewCompareJSON(source string, o Options, results []*Result) CompareJSON {
 	out := CompareJSON{VersionJSON: bus.NewVersionJSON(), Topology: source, Seed: o.Seed, Messages: results[0].Messages,
-		Loss: o.Loss, Stop: o.Stop, Sender: results[0].Sender, Crashes: election.CrashesJSON(o.Crashes), Joins: changesJSON(o.Joins),
+		Loss: o.Loss, Stop: o.Stop, Sender: results[0].Sender, Crashes: netsim.CrashesJSON(o.Crashes), Joins: changesJSON(o.Joins),
 		Leaves: changesJSON(o.Leaves), Results: []CompareRowJSON{}}
 	for _, r := range results {
 		row := CompareRowJSON{Algo: r.Algo, Members: membersJSON(r.Members), Guarantees: guaranteesJSON(r.Guarantees),
-			Sent: election.NewCountJSON(r.Sent.Total, r.Sent.ByType), Lost: r.Lost, NACKsSpared: r.NACKsSpared, RepairsSpared: r.RepairsSpared, Time: r.Time}
+			Sent: netsim.NewCountJSON(r.Sent.Total, r.Sent.ByType), Lost: r.Lost, NACKsSpared: r.NACKsSpared, RepairsSpared: r.RepairsSpared, Time: r.Time}
 		for _, m := range r.Members {
 			row.Delivered, row.Expected, row.Duplicates = row.Delivered+m.Delivered, row.Expected+m.Expected, row.Duplicates+m.Duplicates
 		}

@@ -7,19 +7,19 @@ import (
 	"slices"
 
 	"github.com/fwsim/fwsim/bus"
-	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // Delay is one time unit in ticks: a message takes at most one Delay.
-const Delay = election.TicksPerDelay
+const Delay = netsim.TicksPerDelay
 
 // Crash is a node that stops at a time, in ticks, as in the mutual-exclusion
 // lab: it sends nothing more and every message to it is lost.
-type Crash = election.Crash
+type Crash = netsim.Crash
 
 // Event is a node and a time, in ticks, read as a Crash is: when a node
 // joins or leaves the group (vsync).
-type Event = election.Crash
+type Event = netsim.Crash
 
 // MaxMessages bounds Options.Messages.
 const MaxMessages = 1000
@@ -53,7 +53,7 @@ type Options struct {
 	Joins, Leaves []Event
 	Seed          uint64
 	Trace         bool
-	// MaxEvents bounds the run (default election.DefaultMaxEvents).
+	// MaxEvents bounds the run (default netsim.DefaultMaxEvents).
 	MaxEvents uint64
 	Interrupt <-chan struct{}
 	// breakFlush (tests only) makes vsync's flush forget the unstable
@@ -161,7 +161,7 @@ func Run(t *bus.Topology, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := election.NewGraph(t)
+	g, err := netsim.NewGraph(t)
 	if err != nil {
 		return nil, err
 	}
@@ -169,11 +169,11 @@ func Run(t *bus.Topology, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	machines := make([]election.Machine, len(g.Nodes))
+	machines := make([]netsim.Machine, len(g.Nodes))
 	for v := range machines {
 		machines[v] = node{w}
 	}
-	p := election.Protocol{Name: a.Name, Types: a.Types, Nodes: g.Nodes, Machines: machines,
+	p := netsim.Protocol{Name: a.Name, Types: a.Types, Nodes: g.Nodes, Machines: machines,
 		Seed: o.Seed, Trace: o.Trace, MaxEvents: o.MaxEvents, Interrupt: o.Interrupt}
 	switch {
 	case o.Stop:
@@ -181,7 +181,7 @@ func Run(t *bus.Topology, o Options) (*Result, error) {
 	case w.vs != nil:
 		p.Done = w.settled
 	}
-	out, err := election.Drive(p)
+	out, err := netsim.Drive(p)
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +246,7 @@ func newWorld(names []string, a *Info, o Options) (*world, error) {
 }
 
 // send sends m from v to u, or loses it with probability Loss.
-func (w *world) send(x *election.Net, v, u int, m election.Message) {
+func (w *world) send(x *netsim.Net, v, u int, m netsim.Message) {
 	w.members[v].sent++
 	if w.opts.Loss > 0 && w.rng.Float64() < w.opts.Loss {
 		w.lost++
@@ -260,7 +260,7 @@ func (w *world) send(x *election.Net, v, u int, m election.Message) {
 }
 
 // multicast sends m from v to every other node.
-func (w *world) multicast(x *election.Net, v int, m election.Message) {
+func (w *world) multicast(x *netsim.Net, v int, m netsim.Message) {
 	for u := range w.members {
 		if u != v {
 			w.send(x, v, u, m)
@@ -272,10 +272,10 @@ func (w *world) multicast(x *election.Net, v int, m election.Message) {
 // answer sent at the latest arrives first.
 const roundTrip = 2*Delay + 1
 
-func (n node) Start(x *election.Net, v int) {
+func (n node) Start(x *netsim.Net, v int) {
 	w := n.w
 	if at := w.members[v].crashAt; at >= 0 {
-		x.TimerAt(v, at, election.Message{Type: tagCrash})
+		x.TimerAt(v, at, netsim.Message{Type: tagCrash})
 	}
 	if w.vs != nil {
 		w.startMember(x, v)
@@ -284,14 +284,14 @@ func (n node) Start(x *election.Net, v int) {
 		return
 	}
 	for s := 1; s <= w.opts.Messages; s++ {
-		x.TimerAt(v, int64(s-1)*Delay, election.Message{Type: tagSend, Value: int64(s)})
+		x.TimerAt(v, int64(s-1)*Delay, netsim.Message{Type: tagSend, Value: int64(s)})
 	}
 	if w.opts.Stop {
-		x.TimerAt(v, int64(w.opts.Messages-1)*Delay, election.Message{Type: tagStop})
+		x.TimerAt(v, int64(w.opts.Messages-1)*Delay, netsim.Message{Type: tagStop})
 	}
 }
 
-func (n node) Timer(x *election.Net, v int, tag election.Message) {
+func (n node) Timer(x *netsim.Net, v int, tag netsim.Message) {
 	w := n.w
 	m := &w.members[v]
 	switch {
@@ -303,9 +303,9 @@ func (n node) Timer(x *election.Net, v int, tag election.Message) {
 		w.vsTimer(x, v, tag)
 	case tag.Type == tagSend && w.algo.Name != "ack":
 		m.last = int(tag.Value)
-		w.multicast(x, v, election.Message{Type: typeData, Value: tag.Value})
+		w.multicast(x, v, netsim.Message{Type: typeData, Value: tag.Value})
 	case tag.Type == tagStop:
-		w.multicast(x, v, election.Message{Type: typeStop, Value: int64(w.opts.Messages)})
+		w.multicast(x, v, netsim.Message{Type: typeStop, Value: int64(w.opts.Messages)})
 		x.TimerAt(v, x.Now()+roundTrip, tag)
 	case tag.Type == tagRequest:
 		w.request(x, v, int(tag.Value), tag.Aux)
@@ -322,7 +322,7 @@ func (n node) Timer(x *election.Net, v int, tag election.Message) {
 // retry (ack) sends message s to every member that has not acknowledged it
 // and has not been given up, once at first and then every round trip; a
 // member that let MaxTries sendings pass is given up.
-func (w *world) retry(x *election.Net, s int) {
+func (w *world) retry(x *netsim.Net, s int) {
 	pending := false
 	for u := range w.members {
 		if u == w.sender || w.acked[s][u] > 0 || w.members[u].gaveUp {
@@ -336,16 +336,16 @@ func (w *world) retry(x *election.Net, s int) {
 		if w.tries[s][u] == 0 {
 			typ = typeData
 		}
-		w.send(x, w.sender, u, election.Message{Type: typ, Value: int64(s)})
+		w.send(x, w.sender, u, netsim.Message{Type: typ, Value: int64(s)})
 		w.tries[s][u]++
 		pending = true
 	}
 	if pending {
-		x.TimerAt(w.sender, x.Now()+roundTrip, election.Message{Type: tagRetry, Value: int64(s)})
+		x.TimerAt(w.sender, x.Now()+roundTrip, netsim.Message{Type: tagRetry, Value: int64(s)})
 	}
 }
 
-func (n node) Receive(x *election.Net, v, from int, m election.Message) {
+func (n node) Receive(x *netsim.Net, v, from int, m netsim.Message) {
 	w := n.w
 	me := &w.members[v]
 	if me.crashed {
@@ -360,14 +360,14 @@ func (n node) Receive(x *election.Net, v, from int, m election.Message) {
 	case v == w.sender && m.Type == typeAck && w.algo.Name == "ack":
 		w.acked[s][from]++
 	case v == w.sender: // a NACK
-		w.send(x, v, from, election.Message{Type: typeRetrans, Value: m.Value})
+		w.send(x, v, from, netsim.Message{Type: typeRetrans, Value: m.Value})
 	case m.Type == typeStop:
 		me.last = max(me.last, s)
 		w.ask(x, v)
 	default:
 		w.arrive(x, v, s)
 		if w.algo.Name == "ack" {
-			w.send(x, v, from, election.Message{Type: typeAck, Value: m.Value})
+			w.send(x, v, from, netsim.Message{Type: typeAck, Value: m.Value})
 		} else {
 			w.ask(x, v)
 		}
@@ -375,7 +375,7 @@ func (n node) Receive(x *election.Net, v, from int, m election.Message) {
 }
 
 // arrive takes message s at member v and delivers what is in order.
-func (w *world) arrive(x *election.Net, v, s int) {
+func (w *world) arrive(x *netsim.Net, v, s int) {
 	me := &w.members[v]
 	if me.got[s] {
 		me.duplicates++
@@ -393,7 +393,7 @@ func (w *world) arrive(x *election.Net, v, s int) {
 // ask (nack) asks the sender for every message member v misses below the
 // highest it knows was sent, unless a round trip of asking is under way;
 // after MaxTries asks without progress it gives up.
-func (w *world) ask(x *election.Net, v int) {
+func (w *world) ask(x *netsim.Net, v int) {
 	me := &w.members[v]
 	if me.asking || me.gaveUp || me.next > me.last {
 		return
@@ -405,11 +405,11 @@ func (w *world) ask(x *election.Net, v int) {
 	me.asks++
 	for s := me.next; s <= me.last; s++ {
 		if !me.got[s] {
-			w.send(x, v, w.sender, election.Message{Type: typeNack, Value: int64(s)})
+			w.send(x, v, w.sender, netsim.Message{Type: typeNack, Value: int64(s)})
 		}
 	}
 	me.asking = true
-	x.TimerAt(v, x.Now()+roundTrip, election.Message{Type: tagRetry})
+	x.TimerAt(v, x.Now()+roundTrip, netsim.Message{Type: tagRetry})
 }
 
 // done ends a run with the stop signal, which would repeat for ever, once

@@ -3,7 +3,7 @@ package multicast
 import (
 	"fmt"
 
-	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // Result is everything one run produced. Times are in delays.
@@ -21,7 +21,7 @@ type Result struct {
 	// Members lists every node but the sender, in topology order.
 	Members []Member
 	// Sent counts every message sent, lost ones included, by type.
-	Sent election.Messages
+	Sent netsim.Messages
 	// Lost counts the messages the links lost.
 	Lost int
 	// NACKsSpared (srm) counts the NACKs suppression spared: messages whose
@@ -35,7 +35,7 @@ type Result struct {
 	Views []View
 	// Time is the last delivery.
 	Time  float64
-	Trace []election.TraceEntry
+	Trace []netsim.TraceEntry
 }
 
 // Member is what one receiving node delivered.
@@ -98,7 +98,7 @@ func (r *Result) Violated() bool {
 // Format renders a time in ticks as delays, to the tick.
 func Format(t int64) string { return fmt.Sprintf("%.3f", float64(t)/Delay) }
 
-func (w *world) result(out *election.Outcome) *Result {
+func (w *world) result(out *netsim.Outcome) *Result {
 	o := w.opts
 	res := &Result{Algo: w.algo.Name, Seed: o.Seed, Messages: o.Messages, Loss: o.Loss, Stop: o.Stop,
 		Sender: w.names[w.sender], Crashes: o.Crashes, Joins: o.Joins, Leaves: o.Leaves, Sent: out.Messages, Lost: w.lost,

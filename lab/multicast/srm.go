@@ -1,6 +1,6 @@
 package multicast
 
-import "github.com/fwsim/fwsim/lab/election"
+import "github.com/fwsim/fwsim/lab/netsim"
 
 // recovery is a node's state in srm (Floyd et al. 1997), per sequence
 // number. A timer is cancelled by moving on its generation: the runtime's
@@ -48,7 +48,7 @@ func (w *world) holds(v, s int) bool {
 }
 
 // hear handles a message at v in srm.
-func (w *world) hear(x *election.Net, v int, m election.Message) {
+func (w *world) hear(x *netsim.Net, v int, m netsim.Message) {
 	s := int(m.Value)
 	switch m.Type {
 	case typeNack:
@@ -70,7 +70,7 @@ func (w *world) hear(x *election.Net, v int, m election.Message) {
 
 // notice: v knows that messages up to s were sent; every one it misses and
 // has not scheduled a NACK for gets one, after a back-off.
-func (w *world) notice(x *election.Net, v, s int) {
+func (w *world) notice(x *netsim.Net, v, s int) {
 	me := &w.members[v]
 	if v == w.sender {
 		return
@@ -86,16 +86,16 @@ func (w *world) notice(x *election.Net, v, s int) {
 }
 
 // schedule arms v's NACK for t after a back-off of the current factor.
-func (w *world) schedule(x *election.Net, v, t int) {
+func (w *world) schedule(x *netsim.Net, v, t int) {
 	r := w.members[v].srm
 	r.reqGen[t]++
-	x.TimerAt(v, x.Now()+w.wait(r.backoff[t]), election.Message{Type: tagRequest, Value: int64(t), Aux: r.reqGen[t]})
+	x.TimerAt(v, x.Now()+w.wait(r.backoff[t]), netsim.Message{Type: tagRequest, Value: int64(t), Aux: r.reqGen[t]})
 }
 
 // request: v's NACK timer for s fired. Still missing s, it multicasts the
 // NACK, and asks again after a doubled back-off unless the repair comes;
 // after MaxTries NACKs it gives up.
-func (w *world) request(x *election.Net, v, s int, gen int64) {
+func (w *world) request(x *netsim.Net, v, s int, gen int64) {
 	me := &w.members[v]
 	r := me.srm
 	if gen != r.reqGen[s] || me.got[s] {
@@ -108,7 +108,7 @@ func (w *world) request(x *election.Net, v, s int, gen int64) {
 		return
 	}
 	r.asked[s]++
-	w.multicast(x, v, election.Message{Type: typeNack, Value: int64(s)})
+	w.multicast(x, v, netsim.Message{Type: typeNack, Value: int64(s)})
 	r.backoff[s] = min(2*r.backoff[s], maxBackoff)
 	w.schedule(x, v, s)
 }
@@ -118,7 +118,7 @@ func (w *world) request(x *election.Net, v, s int, gen int64) {
 // the other's NACK calls for has time to come. A node that holds s schedules a
 // repair, unless one is pending or it repaired s within a round trip (the
 // NACK may predate that repair).
-func (w *world) heardRequest(x *election.Net, v, s int) {
+func (w *world) heardRequest(x *netsim.Net, v, s int) {
 	me := &w.members[v]
 	r := me.srm
 	if !w.holds(v, s) {
@@ -134,19 +134,19 @@ func (w *world) heardRequest(x *election.Net, v, s int) {
 	}
 	r.repairing[s] = true
 	r.repGen[s]++
-	x.TimerAt(v, x.Now()+w.wait(1), election.Message{Type: tagRepair, Value: int64(s), Aux: r.repGen[s]})
+	x.TimerAt(v, x.Now()+w.wait(1), netsim.Message{Type: tagRepair, Value: int64(s), Aux: r.repGen[s]})
 }
 
 // repair: v's repair timer for s fired and no other repair came first: it
 // multicasts the REPAIR.
-func (w *world) repair(x *election.Net, v, s int, gen int64) {
+func (w *world) repair(x *netsim.Net, v, s int, gen int64) {
 	r := w.members[v].srm
 	if !r.repairing[s] || gen != r.repGen[s] {
 		return
 	}
 	r.repairing[s] = false
 	r.repaired[s] = x.Now()
-	w.multicast(x, v, election.Message{Type: typeRetrans, Value: int64(s)})
+	w.multicast(x, v, netsim.Message{Type: typeRetrans, Value: int64(s)})
 }
 
 // spared counts the NACKs suppression spared: the messages whose DATA was

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // vsync's message types, after DATA, RETRANS and ACK, which mean what they
@@ -162,15 +162,15 @@ func (w *world) newGroup() error {
 
 // startMember starts node v: a member of the first view installs it, a
 // joiner and a leaver set their times.
-func (w *world) startMember(x *election.Net, v int) {
+func (w *world) startMember(x *netsim.Net, v int) {
 	n := &w.vs.nodes[v]
 	if n.joinAt >= 0 {
-		x.TimerAt(v, n.joinAt, election.Message{Type: tagJoin})
+		x.TimerAt(v, n.joinAt, netsim.Message{Type: tagJoin})
 	} else {
 		w.install(x, v, 0)
 	}
 	if n.leaveAt >= 0 {
-		x.TimerAt(v, n.leaveAt, election.Message{Type: tagLeave})
+		x.TimerAt(v, n.leaveAt, netsim.Message{Type: tagLeave})
 	}
 }
 
@@ -189,13 +189,13 @@ func (w *world) coordinator(v int) int {
 // install makes v install view p. A joiner delivers from the view's first
 // message on. Every node of the view is heard from afresh: v may now watch
 // nodes it did not watch before.
-func (w *world) install(x *election.Net, v, p int) {
+func (w *world) install(x *netsim.Net, v, p int) {
 	n, me := &w.vs.nodes[v], &w.members[v]
 	if n.view < 0 || w.opts.breakFlush {
 		me.next = max(me.next, w.vs.views[p].base+1)
 	}
 	if n.view < 0 {
-		x.TimerAt(v, x.Now()+HeartbeatEvery, election.Message{Type: tagBeat})
+		x.TimerAt(v, x.Now()+HeartbeatEvery, netsim.Message{Type: tagBeat})
 	}
 	n.view, n.frozen, n.installedAt = p, false, x.Now()
 	n.installs = append(n.installs, p)
@@ -209,7 +209,7 @@ func (w *world) install(x *election.Net, v, p int) {
 
 // sendDue multicasts, in the sender's view, every message due and not yet
 // sent, unless the sender is flushing, out of the group or crashed.
-func (w *world) sendDue(x *election.Net) {
+func (w *world) sendDue(x *netsim.Net) {
 	v := w.sender
 	n, me := &w.vs.nodes[v], &w.members[v]
 	if me.crashed || n.left || n.frozen || n.view < 0 {
@@ -222,10 +222,10 @@ func (w *world) sendDue(x *election.Net) {
 		w.deliver(v, s) // the sender delivers its own messages as it sends them
 		for _, u := range w.vs.views[n.view].members {
 			if u != v {
-				w.send(x, v, u, election.Message{Type: typeData, Value: int64(s), Aux: int64(n.view)})
+				w.send(x, v, u, netsim.Message{Type: typeData, Value: int64(s), Aux: int64(n.view)})
 			}
 		}
-		x.TimerAt(v, x.Now()+roundTrip, election.Message{Type: tagRetry, Value: int64(s)})
+		x.TimerAt(v, x.Now()+roundTrip, netsim.Message{Type: tagRetry, Value: int64(s)})
 	}
 }
 
@@ -249,7 +249,7 @@ func (w *world) deliver(v, s int) {
 	}
 }
 
-func (w *world) vsTimer(x *election.Net, v int, tag election.Message) {
+func (w *world) vsTimer(x *netsim.Net, v int, tag netsim.Message) {
 	n := &w.vs.nodes[v]
 	switch tag.Type {
 	case tagSend:
@@ -259,7 +259,7 @@ func (w *world) vsTimer(x *election.Net, v int, tag election.Message) {
 		w.resend(x, int(tag.Value))
 	case tagJoin:
 		if n.view < 0 {
-			w.multicast(x, v, election.Message{Type: typeJoin})
+			w.multicast(x, v, netsim.Message{Type: typeJoin})
 			x.TimerAt(v, x.Now()+roundTrip, tag)
 		}
 	case tagLeave:
@@ -271,7 +271,7 @@ func (w *world) vsTimer(x *election.Net, v int, tag election.Message) {
 			n.wantsOut[v] = true
 			w.startChange(x, v)
 		default:
-			w.send(x, v, w.coordinator(v), election.Message{Type: typeLeave})
+			w.send(x, v, w.coordinator(v), netsim.Message{Type: typeLeave})
 			x.TimerAt(v, x.Now()+roundTrip, tag)
 		}
 	case tagBeat:
@@ -289,7 +289,7 @@ func (w *world) vsTimer(x *election.Net, v int, tag election.Message) {
 // resend is the sender's retransmission of message s, as in ack: to every
 // member of the view that has not acknowledged it, every round trip, for as
 // long as the view lasts. A flush settles the message otherwise.
-func (w *world) resend(x *election.Net, s int) {
+func (w *world) resend(x *netsim.Net, s int) {
 	v := w.sender
 	n := &w.vs.nodes[v]
 	if n.left || n.frozen || n.view != w.vs.sentIn[s] {
@@ -298,12 +298,12 @@ func (w *world) resend(x *election.Net, s int) {
 	pending := false
 	for _, u := range w.vs.views[n.view].members {
 		if u != v && w.acked[s][u] == 0 {
-			w.send(x, v, u, election.Message{Type: typeRetrans, Value: int64(s), Aux: int64(n.view)})
+			w.send(x, v, u, netsim.Message{Type: typeRetrans, Value: int64(s), Aux: int64(n.view)})
 			pending = true
 		}
 	}
 	if pending {
-		x.TimerAt(v, x.Now()+roundTrip, election.Message{Type: tagRetry, Value: int64(s)})
+		x.TimerAt(v, x.Now()+roundTrip, netsim.Message{Type: tagRetry, Value: int64(s)})
 	}
 }
 
@@ -312,7 +312,7 @@ func (w *world) resend(x *election.Net, s int) {
 // coordinator also any node its view change waits for. Everyone hears from
 // everyone, so that the members agree on who is gone, and so on who
 // coordinates.
-func (w *world) beat(x *election.Net, v int) {
+func (w *world) beat(x *netsim.Net, v int) {
 	n := &w.vs.nodes[v]
 	watched := w.vs.views[n.view].members
 	if n.ch != nil {
@@ -329,7 +329,7 @@ func (w *world) beat(x *election.Net, v int) {
 		case x.Now()-n.heard[u] > SuspectAfter:
 			n.suspect[u] = true
 		case slices.Contains(w.vs.views[n.view].members, u):
-			w.send(x, v, u, election.Message{Type: typeHeartbeat, Value: int64(w.vs.views[n.view].num)})
+			w.send(x, v, u, netsim.Message{Type: typeHeartbeat, Value: int64(w.vs.views[n.view].num)})
 		}
 	}
 	w.startChange(x, v)
@@ -338,7 +338,7 @@ func (w *world) beat(x *election.Net, v int) {
 // startChange starts a view change at v if v coordinates, none is under way,
 // and one is called for: a member suspected, a join or a leave asked for.
 // The coordinator freezes first, as every survivor will.
-func (w *world) startChange(x *election.Net, v int) {
+func (w *world) startChange(x *netsim.Net, v int) {
 	n := &w.vs.nodes[v]
 	if n.ch != nil || n.left || w.coordinator(v) != v {
 		return
@@ -370,13 +370,13 @@ func (w *world) startChange(x *election.Net, v int) {
 
 // step drives v's view change one round trip on: it sends what each node
 // still needs and moves to the next phase once none needs anything.
-func (w *world) step(x *election.Net, v int) {
+func (w *world) step(x *netsim.Net, v int) {
 	n, ch := &w.vs.nodes[v], w.vs.nodes[v].ch
 	if ch == nil {
 		return
 	}
 	mine := w.members[v].next - 1
-	flush := election.Message{Type: typeFlush, Value: int64(mine), Aux: int64(n.view)}
+	flush := netsim.Message{Type: typeFlush, Value: int64(mine), Aux: int64(n.view)}
 	waiting := false
 	for _, u := range ch.keep {
 		if u == v || n.suspect[u] {
@@ -385,13 +385,13 @@ func (w *world) step(x *election.Net, v int) {
 		switch {
 		case ch.phase == installing:
 			if !ch.acked[u] {
-				w.send(x, v, u, election.Message{Type: typeView, Value: int64(w.vs.views[ch.proposal].num), Aux: int64(ch.proposal)})
+				w.send(x, v, u, netsim.Message{Type: typeView, Value: int64(w.vs.views[ch.proposal].num), Aux: int64(ch.proposal)})
 				waiting = true
 			}
 		case ch.answered[u] && (ch.at[u] < 0 || w.vs.views[ch.at[u]].num < w.vs.views[n.view].num):
 			// u missed the view this coordinator installed, when the one
 			// that proposed it crashed: u holds its cut, or joins with it.
-			w.send(x, v, u, election.Message{Type: typeView, Value: int64(w.vs.views[n.view].num), Aux: int64(n.view)})
+			w.send(x, v, u, netsim.Message{Type: typeView, Value: int64(w.vs.views[n.view].num), Aux: int64(n.view)})
 			w.send(x, v, u, flush)
 			waiting = true
 		case !ch.answered[u] || ch.phase == gathering && ch.h[u] > mine:
@@ -399,7 +399,7 @@ func (w *world) step(x *election.Net, v int) {
 			waiting = true
 		case ch.phase == filling && ch.h[u] < ch.cut:
 			for s := ch.h[u] + 1; s <= ch.cut; s++ {
-				w.send(x, v, u, election.Message{Type: typeForward, Value: int64(s), Aux: int64(n.view)})
+				w.send(x, v, u, netsim.Message{Type: typeForward, Value: int64(s), Aux: int64(n.view)})
 			}
 			w.send(x, v, u, flush)
 			waiting = true
@@ -408,7 +408,7 @@ func (w *world) step(x *election.Net, v int) {
 	if ch.phase == installing {
 		for _, u := range ch.joiners {
 			if !ch.acked[u] && !n.suspect[u] {
-				w.send(x, v, u, election.Message{Type: typeView, Value: int64(w.vs.views[ch.proposal].num), Aux: int64(ch.proposal)})
+				w.send(x, v, u, netsim.Message{Type: typeView, Value: int64(w.vs.views[ch.proposal].num), Aux: int64(ch.proposal)})
 				waiting = true
 			}
 		}
@@ -416,7 +416,7 @@ func (w *world) step(x *election.Net, v int) {
 	switch {
 	case waiting:
 		n.tick++
-		x.TimerAt(v, x.Now()+roundTrip, election.Message{Type: tagChange, Aux: n.tick})
+		x.TimerAt(v, x.Now()+roundTrip, netsim.Message{Type: tagChange, Aux: n.tick})
 	case ch.phase == gathering:
 		// The coordinator holds every message any survivor delivered: that
 		// is the cut.
@@ -442,7 +442,7 @@ func (w *world) step(x *election.Net, v int) {
 
 // propose makes v's next view: the survivors but the leavers, then the
 // joiners, and installs it at v unless v leaves.
-func (w *world) propose(x *election.Net, v int) {
+func (w *world) propose(x *netsim.Net, v int) {
 	n, ch := &w.vs.nodes[v], w.vs.nodes[v].ch
 	next := view{num: w.vs.views[n.view].num + 1, by: v, base: ch.cut}
 	for _, u := range ch.keep {
@@ -467,7 +467,7 @@ func (w *world) propose(x *election.Net, v int) {
 	}
 }
 
-func (w *world) vsReceive(x *election.Net, v, from int, m election.Message) {
+func (w *world) vsReceive(x *netsim.Net, v, from int, m netsim.Message) {
 	n := &w.vs.nodes[v]
 	n.heard[from] = x.Now()
 	p := int(m.Aux)
@@ -477,12 +477,12 @@ func (w *world) vsReceive(x *election.Net, v, from int, m election.Message) {
 	case n.left:
 	case n.view < 0:
 		if m.Type == typeFlush { // a view that names it was proposed, and its VIEW lost
-			w.send(x, v, from, election.Message{Type: typeFlushOK, Aux: -1})
+			w.send(x, v, from, netsim.Message{Type: typeFlushOK, Aux: -1})
 		}
 	case m.Type == typeData || m.Type == typeRetrans:
 		if p == n.view && !n.frozen {
 			w.deliver(v, int(m.Value))
-			w.send(x, v, from, election.Message{Type: typeAck, Value: m.Value})
+			w.send(x, v, from, netsim.Message{Type: typeAck, Value: m.Value})
 		}
 	case m.Type == typeHeartbeat:
 		w.relay(x, v, from, int(m.Value))
@@ -515,18 +515,18 @@ func (w *world) vsReceive(x *election.Net, v, from int, m election.Message) {
 // while ago (not just before u, whose VIEW may be on its way), sends it on.
 // If v is the one behind, it beats back, so that u, which may not be in v's
 // view and so not hear its beats, sends it on.
-func (w *world) relay(x *election.Net, v, u, k int) {
+func (w *world) relay(x *netsim.Net, v, u, k int) {
 	n := &w.vs.nodes[v]
 	mine := w.vs.views[n.view].num
 	if k > mine {
-		w.send(x, v, u, election.Message{Type: typeHeartbeat, Value: int64(mine)})
+		w.send(x, v, u, netsim.Message{Type: typeHeartbeat, Value: int64(mine)})
 	}
 	if x.Now()-n.installedAt <= 2*roundTrip {
 		return
 	}
 	for _, p := range n.installs {
 		if w.vs.views[p].num == k+1 {
-			w.send(x, v, u, election.Message{Type: typeView, Value: int64(k + 1), Aux: int64(p)})
+			w.send(x, v, u, netsim.Message{Type: typeView, Value: int64(k + 1), Aux: int64(p)})
 		}
 	}
 }
@@ -537,9 +537,9 @@ func (w *world) relay(x *election.Net, v, u, k int) {
 // are gone: v suspects them too. A FLUSH from a node v's view left out
 // (a leaver whose VIEW was lost with the coordinator that sent it) is
 // answered with that view, which tells it it is out.
-func (w *world) hearFlush(x *election.Net, v, c int, m election.Message) {
+func (w *world) hearFlush(x *netsim.Net, v, c int, m netsim.Message) {
 	n, me := &w.vs.nodes[v], &w.members[v]
-	report := election.Message{Type: typeFlushOK, Value: int64(me.next - 1), Aux: int64(n.view)}
+	report := netsim.Message{Type: typeFlushOK, Value: int64(me.next - 1), Aux: int64(n.view)}
 	members := w.vs.views[n.view].members
 	i := slices.Index(members, c)
 	switch {
@@ -555,7 +555,7 @@ func (w *world) hearFlush(x *election.Net, v, c int, m election.Message) {
 	w.freeze(v, c)
 	if int(m.Aux) == n.view {
 		for s := int(m.Value) + 1; s < me.next; s++ {
-			w.send(x, v, c, election.Message{Type: typeForward, Value: int64(s), Aux: m.Aux})
+			w.send(x, v, c, netsim.Message{Type: typeForward, Value: int64(s), Aux: m.Aux})
 		}
 	}
 	w.send(x, v, c, report)
@@ -565,7 +565,7 @@ func (w *world) hearFlush(x *election.Net, v, c int, m election.Message) {
 // of a later view than v's own means the coordinator before v crashed while
 // installing it: v installs it too (it holds its cut) and starts over from
 // there, or, left out of it, leaves.
-func (w *world) hearReport(x *election.Net, v, u, h, p int) {
+func (w *world) hearReport(x *netsim.Net, v, u, h, p int) {
 	n, ch := &w.vs.nodes[v], w.vs.nodes[v].ch
 	if ch == nil || ch.phase == installing {
 		return
@@ -597,10 +597,10 @@ func (w *world) freeze(v, c int) {
 // coordinator it flushed for (sent by it, or relayed), once it holds the
 // cut, and otherwise reports what it lacks; a member the view leaves out
 // leaves. Every VIEW v has acted on is acknowledged, again if repeated.
-func (w *world) hearView(x *election.Net, v, c, p int) {
+func (w *world) hearView(x *netsim.Net, v, c, p int) {
 	n, me := &w.vs.nodes[v], &w.members[v]
 	next := &w.vs.views[p]
-	ok := election.Message{Type: typeViewOK, Value: int64(next.num)}
+	ok := netsim.Message{Type: typeViewOK, Value: int64(next.num)}
 	switch {
 	case n.view < 0:
 		if !slices.Contains(next.members, v) {
@@ -613,7 +613,7 @@ func (w *world) hearView(x *election.Net, v, c, p int) {
 	case !slices.Contains(next.members, v):
 		n.left = true
 	case me.next-1 < next.base && !w.opts.breakFlush:
-		w.send(x, v, c, election.Message{Type: typeFlushOK, Value: int64(me.next - 1), Aux: int64(n.view)})
+		w.send(x, v, c, netsim.Message{Type: typeFlushOK, Value: int64(me.next - 1), Aux: int64(n.view)})
 		return
 	default:
 		w.install(x, v, p)

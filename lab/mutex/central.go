@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 var centralTypes = []string{"REQUEST", "OK", "RELEASE"}
@@ -27,25 +27,25 @@ type central struct {
 
 func newCentral(w *world, v int) machine { return &central{w: w, v: v, holder: -1} }
 
-func (c *central) start(*election.Net) {}
+func (c *central) start(*netsim.Net) {}
 
-func (c *central) want(x *election.Net) {
+func (c *central) want(x *netsim.Net) {
 	if c.v == c.w.coord {
 		c.request(x, c.v)
 		return
 	}
-	c.w.send(x, c.v, c.w.coord, election.Message{Type: cRequest})
+	c.w.send(x, c.v, c.w.coord, netsim.Message{Type: cRequest})
 }
 
-func (c *central) release(x *election.Net) {
+func (c *central) release(x *netsim.Net) {
 	if c.v == c.w.coord {
 		c.freed(x)
 		return
 	}
-	c.w.send(x, c.v, c.w.coord, election.Message{Type: cRelease})
+	c.w.send(x, c.v, c.w.coord, netsim.Message{Type: cRelease})
 }
 
-func (c *central) receive(x *election.Net, from int, m election.Message) {
+func (c *central) receive(x *netsim.Net, from int, m netsim.Message) {
 	switch m.Type {
 	case cRequest:
 		c.request(x, from)
@@ -56,10 +56,10 @@ func (c *central) receive(x *election.Net, from int, m election.Message) {
 	}
 }
 
-func (c *central) timer(*election.Net, election.Message) {}
+func (c *central) timer(*netsim.Net, netsim.Message) {}
 
 // request is the coordinator's answer to a request of node u.
-func (c *central) request(x *election.Net, u int) {
+func (c *central) request(x *netsim.Net, u int) {
 	if c.holder >= 0 {
 		c.queue = append(c.queue, u)
 		return
@@ -68,7 +68,7 @@ func (c *central) request(x *election.Net, u int) {
 }
 
 // freed passes the grant to the first in the queue.
-func (c *central) freed(x *election.Net) {
+func (c *central) freed(x *netsim.Net) {
 	c.holder = -1
 	if len(c.queue) > 0 {
 		u := c.queue[0]
@@ -77,13 +77,13 @@ func (c *central) freed(x *election.Net) {
 	}
 }
 
-func (c *central) grant(x *election.Net, u int) {
+func (c *central) grant(x *netsim.Net, u int) {
 	c.holder = u
 	if u == c.v {
 		c.w.enter(x, u)
 		return
 	}
-	c.w.send(x, c.v, u, election.Message{Type: cOK})
+	c.w.send(x, c.v, u, netsim.Message{Type: cOK})
 }
 
 func (c *central) why() string {

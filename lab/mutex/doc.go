@@ -1,7 +1,7 @@
 // Package mutex runs the classic mutual-exclusion algorithms (a central
 // coordinator, Ricart–Agrawala, the token ring) on the nodes of a bus
-// topology and the virtual-time runtime of the election lab, and checks
-// every run for what mutual exclusion promises.
+// topology and the virtual-time runtime of package netsim (netsim.Drive),
+// and checks every run for what mutual exclusion promises.
 //
 // # Running
 //
@@ -13,10 +13,14 @@
 // Every node of the topology is a process, and every two processes share a
 // FIFO link (the algorithms assume that anyone can send to anyone; the
 // topology gives the processes, the coordinator and the ring). Messages
-// take a delay of up to one time unit drawn from the seed, as in
-// election.Run, and are counted by type. Each requesting node asks for the
+// take a delay of up to one time unit drawn from the seed, as in the
+// election lab, and are counted by type. Each requesting node asks for the
 // critical section Options.Requests times, after a wait drawn from
 // [0, Think), stays CSTime, and asks again after another such wait.
+// Central's coordinator is Options.Coordinator, or the leader an election
+// gives: on a tree the root 1394 tree identify elects from a power-up
+// (bus.Run), on any other graph the largest ID, which floodmax elects,
+// with IDs ascending along the ring or the topology's order.
 //
 // # What every run checks
 //

@@ -3,39 +3,39 @@ package mutex
 import (
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/jsonout"
-	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // JSON is the --json output of one mutual-exclusion run. Times are in
 // message delays.
 type JSON struct {
 	bus.VersionJSON
-	Algo         string               `json:"algo"`            // central, ricart-agrawala or token-ring
-	Topology     string               `json:"topology"`        // the file, "gen SPEC" or "default"
-	Seed         uint64               `json:"seed"`            // the seed of the delays, the waits and the 1394 root
-	Requests     int                  `json:"requests"`        // entries every node asks for
-	CSTime       float64              `json:"cs_time"`         // the stay in the critical section
-	Think        float64              `json:"think"`           // waits before requests are drawn from [0, think)
-	Notify       bool                 `json:"notify"`          // a node that asks tells its predecessor on the ring (NOTE), which then asks too
-	Crashes      []election.CrashJSON `json:"crashes"`         // the crashes asked for
-	LoseTokenAt  *float64             `json:"lose_token_at"`   // the first token sent from then on is lost; null: none
-	RequestReply bool                 `json:"request_reply"`   // ricart-agrawala's remedy against crashes
-	Coordinator  *string              `json:"coordinator"`     // central's coordinator; null for the others
-	ChosenBy     *string              `json:"chosen_by"`       // how the coordinator was chosen, e.g. "1394 root, seed 1"
-	Ring         []string             `json:"ring"`            // the token's way round; [] for the others
-	Safe         bool                 `json:"safe"`            // never two nodes in the critical section
-	Violations   []string             `json:"violations"`      // every entry while another node was inside
-	Live         bool                 `json:"live"`            // every live node made all its entries
-	Unserved     []UnservedJSON       `json:"unserved"`        // requests that wait for ever, and why
-	Order        OrderJSON            `json:"order"`           // whether entries followed the requests
-	Entries      []EntryJSON          `json:"entries"`         // every entry, in order
-	Messages     election.CountJSON   `json:"messages"`        // every message sent, lost ones included
-	PerEntry     float64              `json:"per_entry"`       // the algorithm's messages (not NOTEs) per entry; 0 without entries
-	MeanWait     float64              `json:"mean_wait"`       // from request to entry, over the entries
-	MaxWait      float64              `json:"max_wait"`        // the longest wait of an entry
-	Nodes        []NodeJSON           `json:"nodes"`           // every node, in topology order: what it did
-	Time         float64              `json:"time"`            // the last delivery or exit from the critical section
-	Trace        []election.TraceJSON `json:"trace,omitempty"` // with --trace only
+	Algo         string             `json:"algo"`            // central, ricart-agrawala or token-ring
+	Topology     string             `json:"topology"`        // the file, "gen SPEC" or "default"
+	Seed         uint64             `json:"seed"`            // the seed of the delays, the waits and the 1394 root
+	Requests     int                `json:"requests"`        // entries every node asks for
+	CSTime       float64            `json:"cs_time"`         // the stay in the critical section
+	Think        float64            `json:"think"`           // waits before requests are drawn from [0, think)
+	Notify       bool               `json:"notify"`          // a node that asks tells its predecessor on the ring (NOTE), which then asks too
+	Crashes      []netsim.CrashJSON `json:"crashes"`         // the crashes asked for
+	LoseTokenAt  *float64           `json:"lose_token_at"`   // the first token sent from then on is lost; null: none
+	RequestReply bool               `json:"request_reply"`   // ricart-agrawala's remedy against crashes
+	Coordinator  *string            `json:"coordinator"`     // central's coordinator; null for the others
+	ChosenBy     *string            `json:"chosen_by"`       // how the coordinator was chosen, e.g. "1394 root, seed 1"
+	Ring         []string           `json:"ring"`            // the token's way round; [] for the others
+	Safe         bool               `json:"safe"`            // never two nodes in the critical section
+	Violations   []string           `json:"violations"`      // every entry while another node was inside
+	Live         bool               `json:"live"`            // every live node made all its entries
+	Unserved     []UnservedJSON     `json:"unserved"`        // requests that wait for ever, and why
+	Order        OrderJSON          `json:"order"`           // whether entries followed the requests
+	Entries      []EntryJSON        `json:"entries"`         // every entry, in order
+	Messages     netsim.CountJSON   `json:"messages"`        // every message sent, lost ones included
+	PerEntry     float64            `json:"per_entry"`       // the algorithm's messages (not NOTEs) per entry; 0 without entries
+	MeanWait     float64            `json:"mean_wait"`       // from request to entry, over the entries
+	MaxWait      float64            `json:"max_wait"`        // the longest wait of an entry
+	Nodes        []NodeJSON         `json:"nodes"`           // every node, in topology order: what it did
+	Time         float64            `json:"time"`            // the last delivery or exit from the critical section
+	Trace        []netsim.TraceJSON `json:"trace,omitempty"` // with --trace only
 }
 
 // UnservedJSON is a request that waits for ever.
@@ -81,7 +81,7 @@ type NodeJSON struct {
 
 func NewJSON(source string, res *Result) JSON {
 	out := JSON{VersionJSON: bus.NewVersionJSON(), Algo: res.Algo, Topology: source, Seed: res.Seed,
-		Requests: res.Requests, CSTime: res.CSTime, Think: res.Think, Notify: res.Notify, Crashes: election.CrashesJSON(res.Crashes),
+		Requests: res.Requests, CSTime: res.CSTime, Think: res.Think, Notify: res.Notify, Crashes: netsim.CrashesJSON(res.Crashes),
 		RequestReply: res.RequestReply, Coordinator: jsonout.NullIfEmpty(res.Coordinator), ChosenBy: jsonout.NullIfEmpty(res.CoordinatorBy),
 		Ring: jsonout.List(res.Ring), Safe: len(res.Violations) == 0, Violations: jsonout.List(res.Violations), Live: res.Live,
 		Unserved: []UnservedJSON{}, Entries: []EntryJSON{}, PerEntry: res.PerEntry,
@@ -104,7 +104,7 @@ func NewJSON(source string, res *Result) JSON {
 		}
 		out.Entries = append(out.Entries, ej)
 	}
-	out.Messages = election.NewCountJSON(res.Messages.Total, res.Messages.ByType)
+	out.Messages = netsim.NewCountJSON(res.Messages.Total, res.Messages.ByType)
 	for _, n := range res.Nodes {
 		nj := NodeJSON{ID: n.Node, Role: n.Role, Requests: n.Requests, Entries: n.Entries, Unserved: n.Unserved,
 			Sent: n.Sent, MeanWait: n.MeanWait, MaxWait: n.MaxWait, CrashedInside: n.CrashedInside}
@@ -114,7 +114,7 @@ func NewJSON(source string, res *Result) JSON {
 		out.Nodes = append(out.Nodes, nj)
 	}
 	for _, m := range res.Trace {
-		out.Trace = append(out.Trace, election.NewTraceJSON(m))
+		out.Trace = append(out.Trace, netsim.NewTraceJSON(m))
 	}
 	return out
 }
@@ -122,16 +122,16 @@ func NewJSON(source string, res *Result) JSON {
 // CompareJSON is the --json output of mutex --compare.
 type CompareJSON struct {
 	bus.VersionJSON
-	Topology     string               `json:"topology"`      // the file, "gen SPEC" or "default"
-	Seed         uint64               `json:"seed"`          // the seed of every run
-	Requests     int                  `json:"requests"`      // entries every node asks for
-	CSTime       float64              `json:"cs_time"`       // the stay in the critical section
-	Think        float64              `json:"think"`         // waits before requests are drawn from [0, think)
-	Notify       bool                 `json:"notify"`        // a node that asks tells its predecessor on the ring (NOTE), which then asks too
-	Crashes      []election.CrashJSON `json:"crashes"`       // the crashes of every run
-	LoseTokenAt  *float64             `json:"lose_token_at"` // token-ring's lost token; null: none
-	RequestReply bool                 `json:"request_reply"` // ricart-agrawala ran with its remedy
-	Results      []CompareRowJSON     `json:"results"`       // one per algorithm
+	Topology     string             `json:"topology"`      // the file, "gen SPEC" or "default"
+	Seed         uint64             `json:"seed"`          // the seed of every run
+	Requests     int                `json:"requests"`      // entries every node asks for
+	CSTime       float64            `json:"cs_time"`       // the stay in the critical section
+	Think        float64            `json:"think"`         // waits before requests are drawn from [0, think)
+	Notify       bool               `json:"notify"`        // a node that asks tells its predecessor on the ring (NOTE), which then asks too
+	Crashes      []netsim.CrashJSON `json:"crashes"`       // the crashes of every run
+	LoseTokenAt  *float64           `json:"lose_token_at"` // token-ring's lost token; null: none
+	RequestReply bool               `json:"request_reply"` // ricart-agrawala ran with its remedy
+	Results      []CompareRowJSON   `json:"results"`       // one per algorithm
 }
 
 // CompareRowJSON is one algorithm's run.

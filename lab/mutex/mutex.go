@@ -8,16 +8,16 @@ import (
 	"strings"
 
 	"github.com/fwsim/fwsim/bus"
-	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // Delay is one time unit in ticks, the kernel's unit: a message takes at
 // most one Delay.
-const Delay = election.TicksPerDelay
+const Delay = netsim.TicksPerDelay
 
 // Crash is a node that stops at a time, in ticks: it sends nothing more and
 // every message to it is lost.
-type Crash = election.Crash
+type Crash = netsim.Crash
 
 // Options control one run. Only Algo is required.
 type Options struct {
@@ -62,10 +62,10 @@ type Options struct {
 	// Trace records every message in Result.Trace.
 	Trace bool
 	// MaxEvents bounds the run's kernel events (default
-	// election.DefaultMaxEvents); a run that needs more is ErrTooLong.
+	// netsim.DefaultMaxEvents); a run that needs more is ErrTooLong.
 	MaxEvents uint64
 	// Interrupt, when not nil, stops the run soon after it closes: Run
-	// returns election.ErrInterrupted.
+	// returns netsim.ErrInterrupted.
 	Interrupt <-chan struct{}
 }
 
@@ -138,12 +138,12 @@ func Run(t *bus.Topology, o Options) (*Result, error) {
 }
 
 // drive is Run before the result is gathered.
-func drive(t *bus.Topology, o Options) (*world, *election.Outcome, error) {
+func drive(t *bus.Topology, o Options) (*world, *netsim.Outcome, error) {
 	a, err := lookup(o.Algo)
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := election.NewGraph(t)
+	g, err := netsim.NewGraph(t)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -151,7 +151,7 @@ func drive(t *bus.Topology, o Options) (*world, *election.Outcome, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	machines := make([]election.Machine, len(g.Nodes))
+	machines := make([]netsim.Machine, len(g.Nodes))
 	for v := range machines {
 		machines[v] = &node{w: w, v: v, m: w.machines[v]}
 	}
@@ -159,20 +159,20 @@ func drive(t *bus.Topology, o Options) (*world, *election.Outcome, error) {
 	if o.Notify {
 		types = append(slices.Clip(types), "NOTE")
 	}
-	p := election.Protocol{Name: a.Name, Types: types, Nodes: g.Nodes, Machines: machines,
+	p := netsim.Protocol{Name: a.Name, Types: types, Nodes: g.Nodes, Machines: machines,
 		Seed: o.Seed, Trace: o.Trace, MaxEvents: o.MaxEvents, Interrupt: o.Interrupt}
 	if a.circulates {
 		p.Done = w.done
 	}
-	out, err := election.Drive(p)
-	if errors.Is(err, election.ErrNoTermination) {
+	out, err := netsim.Drive(p)
+	if errors.Is(err, netsim.ErrNoTermination) {
 		return nil, nil, fmt.Errorf("%w: %s ran past %d events; ask for fewer requests or shorter times", ErrTooLong, a.Name, w.maxEvents())
 	}
 	return w, out, err
 }
 
 // newWorld checks o against the graph and sets up the run.
-func newWorld(t *bus.Topology, g *election.Graph, a *algorithm, o Options) (*world, error) {
+func newWorld(t *bus.Topology, g *netsim.Graph, a *algorithm, o Options) (*world, error) {
 	n := len(g.Nodes)
 	if o.Requests == 0 {
 		o.Requests = 1
@@ -253,8 +253,8 @@ func newWorld(t *bus.Topology, g *election.Graph, a *algorithm, o Options) (*wor
 	return w, nil
 }
 
-// elect picks central's coordinator: the named node, or the leader the
-// election lab elects on this topology.
+// elect picks central's coordinator: the named node, or the leader an
+// election on this topology elects.
 func (w *world) elect(t *bus.Topology, name string) error {
 	if name != "" {
 		v := slices.Index(w.g.Nodes, name)
@@ -264,26 +264,30 @@ func (w *world) elect(t *bus.Topology, name string) error {
 		w.coord, w.coordBy = v, "named"
 		return nil
 	}
-	// A tree is what a 1394 bus is: its coordinator is the root tree
-	// identify elects. Other graphs elect with floodmax, which runs on any.
-	algo, by := "floodmax", "floodmax, ids ascending"
-	if w.g.IsTree() {
-		algo, by = "1394", fmt.Sprintf("1394 root, seed %d", w.opts.Seed)
+	if !w.g.IsTree() {
+		// Other graphs elect with floodmax, which runs on any and elects
+		// the largest ID: with IDs ascending along the ring (or the
+		// topology's order), the last node.
+		w.coord, w.coordBy = w.order[len(w.order)-1], "floodmax, ids ascending"
+		return nil
 	}
-	res, err := election.Run(t, election.Options{Algo: algo, Seed: w.opts.Seed, Interrupt: w.opts.Interrupt})
+	// A tree is what a 1394 bus is: its coordinator is the root tree
+	// identify elects when every PHY powers up.
+	r, err := bus.Run(t, bus.Options{Seed: w.opts.Seed, AllowOutOfSpec: true, PowerUp: bus.PowerUpAll})
 	if err != nil {
 		return err
 	}
-	if res.Leader == "" {
-		return fmt.Errorf("%w: %s elected no coordinator: %s", ErrBadOptions, algo, res.NoLeader)
+	gen := r.Generations[0]
+	if gen.Root == "" {
+		return fmt.Errorf("%w: 1394 elected no coordinator: tree identify ended %s: %s", ErrBadOptions, gen.Outcome, strings.Join(gen.Problems, "; "))
 	}
-	w.coord, w.coordBy = slices.Index(w.g.Nodes, res.Leader), by
+	w.coord, w.coordBy = slices.Index(w.g.Nodes, gen.Root), fmt.Sprintf("1394 root, seed %d", w.opts.Seed)
 	return nil
 }
 
 func (w *world) maxEvents() uint64 {
 	if w.opts.MaxEvents == 0 {
-		return election.DefaultMaxEvents
+		return netsim.DefaultMaxEvents
 	}
 	return w.opts.MaxEvents
 }

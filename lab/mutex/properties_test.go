@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwsim/fwsim/bus"
-	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // cases is how many random runs a property test makes: more with
@@ -154,17 +154,17 @@ type everyone struct {
 	v int
 }
 
-func (e *everyone) start(*election.Net)                          {}
-func (e *everyone) want(x *election.Net)                         { e.w.enter(x, e.v) }
-func (e *everyone) release(*election.Net)                        {}
-func (e *everyone) receive(*election.Net, int, election.Message) {}
-func (e *everyone) timer(*election.Net, election.Message)        {}
-func (e *everyone) why() string                                  { return "" }
+func (e *everyone) start(*netsim.Net)                        {}
+func (e *everyone) want(x *netsim.Net)                       { e.w.enter(x, e.v) }
+func (e *everyone) release(*netsim.Net)                      {}
+func (e *everyone) receive(*netsim.Net, int, netsim.Message) {}
+func (e *everyone) timer(*netsim.Net, netsim.Message)        {}
+func (e *everyone) why() string                              { return "" }
 
 // The ordering check counts a pair whose requests are ordered by
 // happened-before and whose entries are not.
 func TestCausalInversionIsCounted(t *testing.T) {
-	w := &world{g: &election.Graph{Nodes: []string{"a", "b"}}, nodes: make([]nodeState, 2),
+	w := &world{g: &netsim.Graph{Nodes: []string{"a", "b"}}, nodes: make([]nodeState, 2),
 		requests: []request{
 			{node: 0, at: 10, vc: []int32{1, 0}},
 			{node: 1, at: 20, vc: []int32{2, 3}}, // b had heard from a after a's request

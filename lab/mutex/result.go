@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // Result is everything one run produced. Times are in delays.
@@ -35,7 +35,7 @@ type Result struct {
 	// Messages counts every message sent, lost ones included; PerEntry is
 	// the algorithm's messages (all but Notify's NOTEs) divided by the
 	// entries (0 when there are none).
-	Messages election.Messages
+	Messages netsim.Messages
 	PerEntry float64
 	// Violations lists every entry while another node was inside: safety
 	// held when it is empty.
@@ -51,7 +51,7 @@ type Result struct {
 	Nodes             []NodeResult
 	// Time is the last delivery or exit from the critical section.
 	Time  float64
-	Trace []election.TraceEntry
+	Trace []netsim.TraceEntry
 }
 
 // Entry is one stay in the critical section.
@@ -116,7 +116,7 @@ func delays(t int64) float64 { return float64(t) / Delay }
 func mean(sum int64, count int) float64 { return math.Round(float64(sum)/float64(count)) / Delay }
 
 // result gathers the outcome.
-func (w *world) result(out *election.Outcome) *Result {
+func (w *world) result(out *netsim.Outcome) *Result {
 	o := w.opts
 	res := &Result{Algo: w.algo.Name, Seed: o.Seed, Requests: o.Requests, Requesters: o.Requesters, Notify: o.Notify,
 		CSTime: delays(o.CSTime), Think: delays(o.Think), Crashes: o.Crashes, LoseToken: o.LoseToken,

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 var raTypes = []string{"REQUEST", "REPLY", "DEFER"}
@@ -62,13 +62,13 @@ func newRA(w *world, v int) machine {
 	return &ra{w: w, v: v, clock: w.nodes[v].clock, replied: make([]bool, n), heard: make([]bool, n), dead: make([]bool, n)}
 }
 
-func (r *ra) start(*election.Net) {}
+func (r *ra) start(*netsim.Net) {}
 
 func (r *ra) lamport() int64 { return r.clock }
 
 func (r *ra) witness(ts int64) { r.clock = max(r.clock, ts) }
 
-func (r *ra) want(x *election.Net) {
+func (r *ra) want(x *netsim.Net) {
 	r.clock++
 	r.stamp, r.state, r.patience = r.clock, wanted, 2
 	r.w.requests[r.w.nodes[r.v].current].stamp = r.stamp
@@ -86,42 +86,42 @@ func (r *ra) want(x *election.Net) {
 }
 
 // ask sends u the open request.
-func (r *ra) ask(x *election.Net, u int) {
+func (r *ra) ask(x *netsim.Net, u int) {
 	r.heard[u] = false
-	r.w.send(x, r.v, u, election.Message{Type: raRequest, Value: r.stamp})
+	r.w.send(x, r.v, u, netsim.Message{Type: raRequest, Value: r.stamp})
 }
 
 // suspectLater sets the remedy's timer: an answer sent at once is in two
 // delays (and a tick) after the REQUEST, and patience is at least two.
-func (r *ra) suspectLater(x *election.Net) {
+func (r *ra) suspectLater(x *netsim.Net) {
 	if r.w.opts.RequestReply && r.need > 0 {
 		r.round++
-		r.w.timer(x, r.v, r.patience*Delay+1, election.Message{Type: tagSuspect, Value: r.round})
+		r.w.timer(x, r.v, r.patience*Delay+1, netsim.Message{Type: tagSuspect, Value: r.round})
 	}
 }
 
-func (r *ra) enterIfDone(x *election.Net) {
+func (r *ra) enterIfDone(x *netsim.Net) {
 	if r.state == wanted && r.need == 0 {
 		r.state = held
 		r.w.enter(x, r.v)
 	}
 }
 
-func (r *ra) release(x *election.Net) {
+func (r *ra) release(x *netsim.Net) {
 	r.state = released
 	for _, d := range r.deferred {
-		r.w.send(x, r.v, d.node, election.Message{Type: raReply, Value: d.stamp})
+		r.w.send(x, r.v, d.node, netsim.Message{Type: raReply, Value: d.stamp})
 	}
 	r.deferred = r.deferred[:0]
 }
 
-func (r *ra) receive(x *election.Net, from int, m election.Message) {
+func (r *ra) receive(x *netsim.Net, from int, m netsim.Message) {
 	switch m.Type {
 	case raRequest:
 		r.witness(m.Value)
 		mine := r.state == held || (r.state == wanted && (r.stamp < m.Value || (r.stamp == m.Value && r.v < from)))
 		if !mine {
-			r.w.send(x, r.v, from, election.Message{Type: raReply, Value: m.Value})
+			r.w.send(x, r.v, from, netsim.Message{Type: raReply, Value: m.Value})
 			return
 		}
 		d := deferral{from, m.Value}
@@ -129,7 +129,7 @@ func (r *ra) receive(x *election.Net, from int, m election.Message) {
 			r.deferred = append(r.deferred, d)
 		}
 		if r.w.opts.RequestReply {
-			r.w.send(x, r.v, from, election.Message{Type: raDefer, Value: m.Value})
+			r.w.send(x, r.v, from, netsim.Message{Type: raDefer, Value: m.Value})
 		}
 	case raReply:
 		if r.state == wanted && m.Value == r.stamp && !r.replied[from] {
@@ -147,7 +147,7 @@ func (r *ra) receive(x *election.Net, from int, m election.Message) {
 // timer is the remedy's: a node that answered nothing since the last
 // REQUEST has crashed and is no longer waited for; one that deferred is
 // asked again, so that its crash is noticed too.
-func (r *ra) timer(x *election.Net, tag election.Message) {
+func (r *ra) timer(x *netsim.Net, tag netsim.Message) {
 	if tag.Type != tagSuspect || tag.Value != r.round || r.state != wanted {
 		return
 	}

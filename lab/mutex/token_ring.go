@@ -3,7 +3,7 @@ package mutex
 import (
 	"fmt"
 
-	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 var tokenTypes = []string{"TOKEN"}
@@ -32,26 +32,26 @@ type tokenTrail struct {
 
 func newTokenNode(w *world, v int) machine { return &tokenNode{w: w, v: v, next: w.along(v, 1)} }
 
-func (t *tokenNode) start(x *election.Net) {
+func (t *tokenNode) start(x *netsim.Net) {
 	if t.v == t.w.order[0] {
-		x.TimerAt(t.v, 0, election.Message{Type: tagToken})
+		x.TimerAt(t.v, 0, netsim.Message{Type: tagToken})
 	}
 }
 
-func (t *tokenNode) want(*election.Net) { t.wanting = true }
+func (t *tokenNode) want(*netsim.Net) { t.wanting = true }
 
-func (t *tokenNode) release(x *election.Net) {
+func (t *tokenNode) release(x *netsim.Net) {
 	t.wanting = false
 	t.pass(x)
 }
 
-func (t *tokenNode) receive(x *election.Net, _ int, _ election.Message) { t.visit(x) }
+func (t *tokenNode) receive(x *netsim.Net, _ int, _ netsim.Message) { t.visit(x) }
 
-func (t *tokenNode) timer(x *election.Net, _ election.Message) { t.visit(x) }
+func (t *tokenNode) timer(x *netsim.Net, _ netsim.Message) { t.visit(x) }
 
 // visit: the token is here; the node enters once if it wants to, else
 // passes the token on.
-func (t *tokenNode) visit(x *election.Net) {
+func (t *tokenNode) visit(x *netsim.Net) {
 	if t.wanting {
 		t.w.enter(x, t.v)
 		return
@@ -59,17 +59,17 @@ func (t *tokenNode) visit(x *election.Net) {
 	t.pass(x)
 }
 
-func (t *tokenNode) pass(x *election.Net) {
+func (t *tokenNode) pass(x *netsim.Net) {
 	w, o := t.w, &t.w.opts
 	w.token = tokenTrail{from: t.v, to: t.next, at: x.Now()}
 	// Once lost, no token is left to pass: only the first is lost.
 	if o.LoseToken && x.Now() >= o.LoseTokenAt {
 		w.token.lost = true
 		w.nodes[t.v].sent++
-		x.Lose(t.v, t.next, election.Message{Type: tokenMsg})
+		x.Lose(t.v, t.next, netsim.Message{Type: tokenMsg})
 		return
 	}
-	w.send(x, t.v, t.next, election.Message{Type: tokenMsg})
+	w.send(x, t.v, t.next, netsim.Message{Type: tokenMsg})
 }
 
 func (t *tokenNode) why() string {

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // machine is one node of an algorithm. The world runs the workload around
@@ -15,14 +15,14 @@ import (
 // world.send.
 type machine interface {
 	// start: time 0, before any request.
-	start(x *election.Net)
+	start(x *netsim.Net)
 	// want: the node asks for the critical section.
-	want(x *election.Net)
+	want(x *netsim.Net)
 	// release: the node has left the critical section.
-	release(x *election.Net)
-	receive(x *election.Net, from int, m election.Message)
+	release(x *netsim.Net)
+	receive(x *netsim.Net, from int, m netsim.Message)
 	// timer: a timer the machine set with world.timer fired.
-	timer(x *election.Net, tag election.Message)
+	timer(x *netsim.Net, tag netsim.Message)
 	// why says, at the end of a run, why the node's request was never
 	// served.
 	why() string
@@ -65,7 +65,7 @@ type nodeState struct {
 type world struct {
 	opts     Options
 	algo     *algorithm
-	g        *election.Graph
+	g        *netsim.Graph
 	nodes    []nodeState
 	machines []machine
 	order    []int // the logical ring: the graph's ring order, else node order
@@ -96,10 +96,10 @@ type node struct {
 	m machine
 }
 
-func (n *node) Start(x *election.Net, v int) {
+func (n *node) Start(x *netsim.Net, v int) {
 	w := n.w
 	if at := w.nodes[v].crashAt; at >= 0 {
-		x.TimerAt(v, at, election.Message{Type: tagCrash})
+		x.TimerAt(v, at, netsim.Message{Type: tagCrash})
 	}
 	w.nodes[v].current = -1
 	if w.vc == nil {
@@ -111,7 +111,7 @@ func (n *node) Start(x *election.Net, v int) {
 	// The want first: a node that wants at once and starts with the token
 	// enters.
 	if w.nodes[v].wants > 0 {
-		x.TimerAt(v, w.think(), election.Message{Type: tagWant})
+		x.TimerAt(v, w.think(), netsim.Message{Type: tagWant})
 	}
 	n.m.start(x)
 }
@@ -119,7 +119,7 @@ func (n *node) Start(x *election.Net, v int) {
 // ask makes v's next request, and with Options.Notify tells its
 // predecessor on the logical ring, carrying its Lamport clock where it has
 // one.
-func (n *node) ask(x *election.Net) {
+func (n *node) ask(x *netsim.Net) {
 	w, v := n.w, n.v
 	s := &w.nodes[v]
 	s.wantGen++
@@ -132,13 +132,13 @@ func (n *node) ask(x *election.Net) {
 		if c, ok := n.m.(lamport); ok {
 			clock = c.lamport()
 		}
-		w.send(x, v, w.along(v, -1), election.Message{Type: w.noteType, Value: clock})
+		w.send(x, v, w.along(v, -1), netsim.Message{Type: w.noteType, Value: clock})
 	}
 }
 
 // noted: a NOTE came. A node with no request open and more to make asks
 // at once: the request happened after the sender's.
-func (n *node) noted(x *election.Net, m election.Message) {
+func (n *node) noted(x *netsim.Net, m netsim.Message) {
 	if c, ok := n.m.(lamport); ok {
 		c.witness(m.Value)
 	}
@@ -161,7 +161,7 @@ func (w *world) along(v, step int) int {
 	return w.order[((slices.Index(w.order, v)+step)%n+n)%n]
 }
 
-func (n *node) Receive(x *election.Net, v, from int, m election.Message) {
+func (n *node) Receive(x *netsim.Net, v, from int, m netsim.Message) {
 	w := n.w
 	if w.nodes[v].crashed {
 		return
@@ -181,7 +181,7 @@ func (n *node) Receive(x *election.Net, v, from int, m election.Message) {
 	n.m.receive(x, from, m)
 }
 
-func (n *node) Timer(x *election.Net, v int, tag election.Message) {
+func (n *node) Timer(x *netsim.Net, v int, tag netsim.Message) {
 	w := n.w
 	s := &w.nodes[v]
 	switch {
@@ -202,7 +202,7 @@ func (n *node) Timer(x *election.Net, v int, tag election.Message) {
 		w.leave(v)
 		n.m.release(x)
 		if s.wants > 0 {
-			x.TimerAt(v, x.Now()+w.think(), election.Message{Type: tagWant, Value: s.wantGen})
+			x.TimerAt(v, x.Now()+w.think(), netsim.Message{Type: tagWant, Value: s.wantGen})
 		}
 	default:
 		n.m.timer(x, tag)
@@ -218,7 +218,7 @@ func (w *world) think() int64 {
 }
 
 // send sends m from v to u, carrying v's vector clock.
-func (w *world) send(x *election.Net, v, u int, m election.Message) {
+func (w *world) send(x *netsim.Net, v, u int, m netsim.Message) {
 	w.vc[v][v]++
 	var slot int
 	if len(w.free) > 0 {
@@ -235,13 +235,13 @@ func (w *world) send(x *election.Net, v, u int, m election.Message) {
 }
 
 // timer sets one of v's machine timers, at ticks from now.
-func (w *world) timer(x *election.Net, v int, after int64, tag election.Message) {
+func (w *world) timer(x *netsim.Net, v int, after int64, tag netsim.Message) {
 	x.TimerAt(v, x.Now()+after, tag)
 }
 
 // enter lets v into the critical section, which it leaves after CSTime; a
 // node already inside is a violation of safety.
-func (w *world) enter(x *election.Net, v int) {
+func (w *world) enter(x *netsim.Net, v int) {
 	now := x.Now()
 	r := &w.requests[w.nodes[v].current]
 	for _, u := range w.inside {
@@ -252,7 +252,7 @@ func (w *world) enter(x *election.Net, v int) {
 	w.inside = append(w.inside, v)
 	r.entered = now
 	w.entries = append(w.entries, w.nodes[v].current)
-	x.TimerAt(v, now+w.opts.CSTime, election.Message{Type: tagExit})
+	x.TimerAt(v, now+w.opts.CSTime, netsim.Message{Type: tagExit})
 }
 
 // leave takes v out of the critical section, if it is inside.

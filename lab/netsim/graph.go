@@ -1,4 +1,4 @@
-package election
+package netsim
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 )
 
 // Graph is the undirected multigraph of a topology: one vertex per node, one
-// edge per cable. Algorithms see only their own node's ports.
+// edge per cable. Processes see only their own node's ports.
 type Graph struct {
 	// Nodes are the node ids in topology order; a vertex is an index here.
 	Nodes []string
@@ -30,8 +30,8 @@ type Half struct {
 }
 
 // NewGraph derives the graph of t, which must be a valid topology whose
-// cables at power-up join every node (scripted events are not part of an
-// election and are ignored).
+// cables at power-up join every node (scripted events are not part of a
+// run and are ignored); a graph in two pieces is ErrUnsupportedTopology.
 func NewGraph(t *bus.Topology) (*Graph, error) {
 	if err := t.Validate(bus.ResolveOptions{AllowOutOfSpec: true, GraphOnly: true}); err != nil {
 		return nil, err
@@ -91,15 +91,16 @@ func NewGraph(t *bus.Topology) (*Graph, error) {
 		g.first = [2]int{ends[0][0].vertex, slot[0][0]}
 	}
 	if far := g.unreachable(); far >= 0 {
+		// The words are the election lab's, whose message this was first.
 		return nil, fmt.Errorf("%w: node %q is not cabled to node %q at power-up: an election needs a connected graph",
 			ErrUnsupportedTopology, g.Nodes[far], g.Nodes[0])
 	}
 	return g, nil
 }
 
-// hops returns the distance in cables from start to every vertex, -1 for
+// Hops returns the distance in cables from start to every vertex, -1 for
 // vertices it cannot reach.
-func (g *Graph) hops(start int) []int {
+func (g *Graph) Hops(start int) []int {
 	dist := make([]int, len(g.Nodes))
 	for i := range dist {
 		dist[i] = -1
@@ -120,7 +121,7 @@ func (g *Graph) hops(start int) []int {
 
 // unreachable is a vertex not connected to vertex 0, or -1.
 func (g *Graph) unreachable() int {
-	for v, d := range g.hops(0) {
+	for v, d := range g.Hops(0) {
 		if d < 0 {
 			return v
 		}
@@ -134,7 +135,7 @@ func (g *Graph) unreachable() int {
 // linear in their size; any other graph is searched from every node.
 func (g *Graph) Diameter() int {
 	if g.IsTree() {
-		dist := g.hops(farthest(g.hops(0)))
+		dist := g.Hops(farthest(g.Hops(0)))
 		return dist[farthest(dist)]
 	}
 	if _, err := g.Ring(); err == nil {
@@ -142,7 +143,7 @@ func (g *Graph) Diameter() int {
 	}
 	d := 0
 	for v := range g.Nodes {
-		for _, h := range g.hops(v) {
+		for _, h := range g.Hops(v) {
 			d = max(d, h)
 		}
 	}

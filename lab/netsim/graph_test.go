@@ -1,4 +1,4 @@
-package election
+package netsim
 
 import (
 	"testing"
@@ -104,7 +104,7 @@ func TestDiameterShortcuts(t *testing.T) {
 		g := graphOf(t, spec)
 		longest := 0
 		for v := range g.Nodes {
-			for _, d := range g.hops(v) {
+			for _, d := range g.Hops(v) {
 				longest = max(longest, d)
 			}
 		}

@@ -1,0 +1,136 @@
+package election
+
+import (
+	"slices"
+
+	"github.com/fwsim/fwsim/lab/netsim"
+)
+
+// PCG streams of the seed besides the runtime's delays (netsim.StreamDelays),
+// one per purpose, so that adding draws for one purpose does not shift
+// another.
+const (
+	streamIDs = iota + netsim.StreamDelays + 1
+	streamDirections
+)
+
+// process is one node's state machine. The runtime calls it; it answers by
+// calling the net's Send and SetTimer and by updating its own status. No
+// process sees the clock, the graph beyond its ports, or another process.
+type process interface {
+	// start: the node initiates (an external wake-up).
+	start(n *net, v int)
+	// receive: a message arrived on port (an index into the node's ports).
+	receive(n *net, v, port int, m netsim.Message)
+	// timeout: a timer fired; tag is what SetTimer was given.
+	timeout(n *net, v int, tag netsim.Message)
+	// status is the node's role and the leader it knows (-1: none).
+	status() (NodeState, int)
+}
+
+// linkWatcher is a process that learns at once when the cable to a
+// neighbour breaks because the neighbour crashed (netsim.LinkWatcher).
+type linkWatcher interface {
+	linkDown(n *net, v, port int)
+}
+
+// base is the status part every process embeds.
+type base struct {
+	state  NodeState
+	leader int // valid when known
+	known  bool
+}
+
+func (b *base) timeout(*net, int, netsim.Message) {}
+
+func (b *base) status() (NodeState, int) {
+	if !b.known {
+		return b.state, -1
+	}
+	return b.state, b.leader
+}
+
+// lead makes the node the leader v.
+func (b *base) lead(v int) { b.state, b.leader, b.known = Leader, v, true }
+
+// follow makes the node a follower of leader l.
+func (b *base) follow(l int) { b.state, b.leader, b.known = Follower, l, true }
+
+// relayLeader passes the announcement m of leader m.Aux on over out and
+// follows that leader, unless m is back at the leader, where it stops.
+func (b *base) relayLeader(n *net, v, out int, m netsim.Message) {
+	if m.Value != n.ids[v] {
+		b.follow(int(m.Aux))
+		n.Send(v, out, m)
+	}
+}
+
+// settle makes the node the leader when the leader l is itself, and a
+// follower of l otherwise.
+func (b *base) settle(v, l int) {
+	if l == v {
+		b.lead(v)
+	} else {
+		b.follow(l)
+	}
+}
+
+// lose makes the node a follower that does not know the leader yet.
+func (b *base) lose() {
+	if b.state != Leader {
+		b.state = Follower
+	}
+}
+
+// net is one election on the message-passing runtime: the run, and what
+// the algorithms know of the nodes besides their ports.
+type net struct {
+	*netsim.Sim
+	g     *netsim.Graph
+	ring  *netsim.Ring // nil unless the graph is a ring
+	ids   []int64
+	opts  *Options
+	algo  *algorithm
+	procs []process
+
+	symmetry string // what the anonymous ring's watcher found
+	diam     int    // the graph's diameter, -1 until needed
+	ranks    []int  // virtual-tree: the registry's order, nil until needed
+}
+
+// diameter is the graph's diameter, computed once per run.
+func (n *net) diameter() int {
+	if n.diam < 0 {
+		n.diam = n.g.Diameter()
+	}
+	return n.diam
+}
+
+// vertexOf is the vertex with ID id: nodes learn IDs from messages, and the
+// Result names the node.
+func (n *net) vertexOf(id int64) int { return slices.Index(n.ids, id) }
+
+// nodes are the election's processes as the runtime calls them: every
+// vertex's current process, which a recovery replaces.
+type nodes struct{ n *net }
+
+func (d nodes) Start(_ *netsim.Sim, v int) { d.n.procs[v].start(d.n, v) }
+
+func (d nodes) Receive(_ *netsim.Sim, v, port int, m netsim.Message) {
+	d.n.procs[v].receive(d.n, v, port, m)
+}
+
+func (d nodes) Timer(_ *netsim.Sim, v int, tag netsim.Message) { d.n.procs[v].timeout(d.n, v, tag) }
+
+// State is the node's role: its change is a decision, which the run's time
+// counts as it counts deliveries.
+func (d nodes) State(v int) string {
+	state, _ := d.n.procs[v].status()
+	return string(state)
+}
+
+func (d nodes) LinkDown(_ *netsim.Sim, v, port int) {
+	if w, ok := d.n.procs[v].(linkWatcher); ok {
+		w.linkDown(d.n, v, port)
+	}
+}

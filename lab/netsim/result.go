@@ -1,0 +1,58 @@
+package netsim
+
+// Messages counts messages in total and by type.
+type Messages struct {
+	Total int
+	// ByType holds one entry per message type of the protocol, in the
+	// protocol's order, zero counts included.
+	ByType []TypeCount
+}
+
+// TypeCount is the number of messages of one type.
+type TypeCount struct {
+	Type  string
+	Count int
+}
+
+// NewMessages is the Messages of a run that sent counts[i] messages of
+// types[i].
+func NewMessages(types []string, counts []int) Messages {
+	var m Messages
+	for i, c := range counts {
+		m.ByType = append(m.ByType, TypeCount{Type: types[i], Count: c})
+		m.Total += c
+	}
+	return m
+}
+
+// Count is the number of messages of type typ.
+func (m Messages) Count(typ string) int {
+	for _, c := range m.ByType {
+		if c.Type == typ {
+			return c.Count
+		}
+	}
+	return 0
+}
+
+// TraceEntry is one message: when it was sent and when it arrived (in the
+// run's time unit), between which nodes, its type and its content. A lab
+// that runs on a model of its own fills it as it sees fit: the election
+// lab's 1394 names the port a line state starts on, or the self-ID packet
+// in hex, Sent and Arrived both that time.
+type TraceEntry struct {
+	Sent, Arrived float64
+	// Lost is set for a message to a crashed node; Arrived is then 0.
+	Lost     bool
+	From, To string
+	Type     string
+	Payload  string
+}
+
+// Crash is a node and a time in ticks, as the labs read their faults: a
+// node that stops then (Net.Crash), or, in the multicast lab, one that
+// joins or leaves the group then.
+type Crash struct {
+	Node string
+	At   int64
+}

@@ -1,0 +1,423 @@
+package netsim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fwsim/fwsim/bus"
+)
+
+// TicksPerDelay is the kernel's resolution: an asynchronous message takes
+// 1 to TicksPerDelay ticks, and one time unit (the longest delay) is
+// TicksPerDelay ticks.
+const TicksPerDelay = 1000
+
+// DefaultMaxEvents is the event budget when Config.MaxEvents is zero.
+const DefaultMaxEvents = 10_000_000
+
+// StreamDelays is the PCG stream of the seed that draws the message delays.
+// A lab that draws more from the same seed takes streams of its own, so
+// that adding draws for one purpose does not shift another.
+const StreamDelays = 1
+
+// Message is a message on the wire. Its fields mean what the protocol says:
+// Type is an index into Config.Types, Value is usually an ID, and the trace
+// shows Value, or List when it is not nil.
+type Message struct {
+	Type  uint8
+	Value int64
+	Aux   int64
+	List  []int64
+	// Back marks a message sent straight back over a loop, such as the
+	// depth-first token, so that its sender does not take the cable for a
+	// tree edge.
+	Back bool
+}
+
+// Process is one node's state machine. The runtime calls it; it answers by
+// calling the Sim's Send and SetTimer. No process sees the clock, the graph
+// beyond its ports, or another process.
+type Process interface {
+	// Start: the node initiates (an external wake-up).
+	Start(s *Sim, v int)
+	// Receive: a message arrived on port (an index into Graph.Adj[v]).
+	Receive(s *Sim, v, port int, m Message)
+	// Timer: a timer of v fired with the tag it was set with.
+	Timer(s *Sim, v int, tag Message)
+}
+
+// Decider is a Process whose decisions the runtime times: after every
+// event it compares State before and after, and a change is a decision,
+// which ends the run's Time as a delivery does.
+type Decider interface {
+	State(v int) string
+}
+
+// LinkWatcher is a Process that holds connections to its neighbours and
+// learns at once when one breaks because the neighbour crashed, as a
+// connection-oriented transport reports it. Processes that do not watch
+// their links notice a crash only by silence.
+type LinkWatcher interface {
+	LinkDown(s *Sim, v, port int)
+}
+
+// Config sets up one run.
+type Config struct {
+	// Name names the protocol in errors.
+	Name string
+	// Types are the message types, in the order Messages reports them.
+	Types []string
+	Graph *Graph
+	// Sync runs in lock-step rounds: a message sent in round r arrives in
+	// round r+1, and timers fire after the round's deliveries. Otherwise
+	// every message takes its own delay of 1 to TicksPerDelay ticks drawn
+	// from Seed (exactly TicksPerDelay with UnitDelays), and links are FIFO.
+	Sync       bool
+	UnitDelays bool
+	Seed       uint64
+	// Crashed are the vertices down from the start; nil: none.
+	Crashed []bool
+	// Restart is the process of a vertex that recovers: it remembers
+	// nothing and starts afresh.
+	Restart func(v int) Process
+	// Trace records every message.
+	Trace bool
+	// MaxEvents bounds the run's kernel events (default DefaultMaxEvents);
+	// beyond it Run returns ErrNoTermination.
+	MaxEvents uint64
+	// Interrupt, when not nil, stops the run soon after it closes (checked
+	// every 4096 events): Run returns ErrInterrupted.
+	Interrupt <-chan struct{}
+	// Done, when set, is asked after every event; true ends the run.
+	Done func() bool
+}
+
+type evKind uint8
+
+const (
+	evStart evKind = iota
+	evDeliver
+	evTimer
+	evCrash
+	evRecover
+)
+
+// event is a kernel payload: a node starts, receives a message on one of
+// its ports, its timer fires, or it crashes or recovers.
+type event struct {
+	kind evKind
+	node int32
+	port int32
+	// inc is the node's incarnation when the message was sent or the timer
+	// set: one that crashed since has lost both.
+	inc  int32
+	sent int64
+	m    Message
+}
+
+// Fault is a crash or a recovery of vertex V at kernel time At.
+type Fault struct {
+	V       int
+	At      int64
+	Recover bool
+}
+
+// Sim is one run: the graph, the processes and the kernel that delivers
+// their messages.
+type Sim struct {
+	g     *Graph
+	cfg   Config
+	procs []Process
+
+	k       bus.Kernel[event]
+	rng     *rand.Rand
+	fifo    [][]int64 // per vertex and port: when the last message sent there arrives
+	counts  []int
+	awake   []bool
+	crashed []bool
+	inc     []int32 // per vertex: how often it crashed or recovered during the run
+	last    int64   // kernel time of the last delivery or decision
+
+	trace []TraceEntry
+	// afterRound, when set, is called at the end of every synchronous round;
+	// true stops the run.
+	afterRound func(round int64) bool
+}
+
+// New prepares the run c; Run starts it.
+func New(c Config) *Sim {
+	g := c.Graph
+	s := &Sim{g: g, cfg: c, rng: rand.New(rand.NewPCG(c.Seed, StreamDelays)),
+		counts: make([]int, len(c.Types)), awake: make([]bool, len(g.Nodes)), crashed: c.Crashed,
+		inc: make([]int32, len(g.Nodes)), fifo: make([][]int64, len(g.Nodes))}
+	if s.crashed == nil {
+		s.crashed = make([]bool, len(g.Nodes))
+	}
+	// Every port's FIFO clock is a slot of one array: one allocation, not
+	// one per node.
+	clocks := make([]int64, 2*g.Edges)
+	for v := range g.Nodes {
+		s.fifo[v], clocks = clocks[:len(g.Adj[v]):len(g.Adj[v])], clocks[len(g.Adj[v]):]
+	}
+	return s
+}
+
+// Graph is the run's graph.
+func (s *Sim) Graph() *Graph { return s.g }
+
+// Crashed reports whether vertex v is down.
+func (s *Sim) Crashed(v int) bool { return s.crashed[v] }
+
+// Awake reports whether v initiated or received a message.
+func (s *Sim) Awake(v int) bool { return s.awake[v] }
+
+// Sync reports whether the run is in rounds.
+func (s *Sim) Sync() bool { return s.cfg.Sync }
+
+// AfterRound makes f be called at the end of every synchronous round; f
+// returning true stops the run.
+func (s *Sim) AfterRound(f func(round int64) bool) { s.afterRound = f }
+
+// Send sends m from vertex v on its port. A message to a crashed node is
+// counted and lost.
+func (s *Sim) Send(v, port int, m Message) {
+	s.counts[m.Type]++
+	h := s.g.Adj[v][port]
+	now := s.k.Now()
+	if s.crashed[h.Peer] {
+		s.record(now, 0, v, h.Peer, m, true)
+		return
+	}
+	var at int64
+	if s.cfg.Sync {
+		at = (now/2 + 1) * 2 // the delivery phase of the next round
+	} else {
+		d := int64(TicksPerDelay)
+		if !s.cfg.UnitDelays {
+			d = 1 + s.rng.Int64N(TicksPerDelay)
+		}
+		at = max(now+d, s.fifo[v][port]) // links are FIFO
+		s.fifo[v][port] = at
+	}
+	s.record(now, at, v, h.Peer, m, false)
+	s.k.Schedule(at, event{kind: evDeliver, node: int32(h.Peer), port: int32(h.PeerPort), inc: s.inc[h.Peer], sent: now, m: m})
+}
+
+// SendAll sends m on every port of v except skip (-1: none).
+func (s *Sim) SendAll(v, skip int, m Message) {
+	for p := range s.g.Adj[v] {
+		if p != skip {
+			s.Send(v, p, m)
+		}
+	}
+}
+
+// Lose counts and traces m from v to u as sent and lost on the way.
+func (s *Sim) Lose(v, u int, m Message) {
+	s.counts[m.Type]++
+	s.record(s.k.Now(), 0, v, u, m, true)
+}
+
+// SetTimer fires v's Timer with tag after k message delays: in the timer
+// phase of the k-th round from now, or just after k time units, so that a
+// reply to a message sent now has surely arrived.
+func (s *Sim) SetTimer(v, k int, tag Message) {
+	now := s.k.Now()
+	at := now + int64(k)*TicksPerDelay + 1
+	if s.cfg.Sync {
+		at = (now/2+int64(k))*2 + 1
+	}
+	s.SetTimerAt(v, at, tag)
+}
+
+// SetTimerAt fires v's Timer with tag at kernel time at, in ticks (not
+// before Now).
+func (s *Sim) SetTimerAt(v int, at int64, tag Message) {
+	s.k.Schedule(at, event{kind: evTimer, node: int32(v), inc: s.inc[v], m: tag})
+}
+
+// Now is the kernel time of the event being handled, in ticks.
+func (s *Sim) Now() int64 { return s.k.Now() }
+
+// Crash makes every message sent to v from now on lost. The process of v
+// still hears what was already on its way and must ignore it.
+func (s *Sim) Crash(v int) { s.crashed[v] = true }
+
+// units converts kernel time to the run's unit: delays, or rounds.
+func (s *Sim) units(t int64) float64 {
+	if s.cfg.Sync {
+		return float64(t / 2)
+	}
+	return float64(t) / TicksPerDelay
+}
+
+// record traces m when Config.Trace asks for it; a lost message arrives
+// at 0.
+func (s *Sim) record(sent, arrived int64, from, to int, m Message, lost bool) {
+	if !s.cfg.Trace {
+		return
+	}
+	s.trace = append(s.trace, TraceEntry{Sent: s.units(sent), Arrived: s.units(arrived), Lost: lost,
+		From: s.g.Nodes[from], To: s.g.Nodes[to], Type: s.cfg.Types[m.Type], Payload: payload(m)})
+}
+
+func payload(m Message) string {
+	if m.List == nil {
+		return strconv.FormatInt(m.Value, 10)
+	}
+	parts := make([]string, len(m.List))
+	for i, id := range m.List {
+		parts[i] = strconv.FormatInt(id, 10)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// OffBus counts and traces a message between v and a party off the bus
+// (a registry): sent by v when out, received by v otherwise.
+func (s *Sim) OffBus(v int, typ uint8, party string, out bool) {
+	s.counts[typ]++
+	if !s.cfg.Trace {
+		return
+	}
+	now := s.units(s.k.Now())
+	e := TraceEntry{Sent: now, Arrived: now, From: s.g.Nodes[v], To: party, Type: s.cfg.Types[typ]}
+	if !out {
+		e.From, e.To = party, s.g.Nodes[v]
+	}
+	s.trace = append(s.trace, e)
+}
+
+// lostOnArrival marks as lost the trace entry of a message that arrives
+// at a node that crashed after it was sent.
+func (s *Sim) lostOnArrival(ev event, at int64) {
+	if !s.cfg.Trace {
+		return
+	}
+	to := s.g.Nodes[ev.node]
+	from := s.g.Nodes[s.g.Adj[ev.node][ev.port].Peer]
+	sent, arrived := s.units(ev.sent), s.units(at)
+	for i := len(s.trace) - 1; i >= 0; i-- {
+		if e := &s.trace[i]; !e.Lost && e.To == to && e.From == from && e.Sent == sent && e.Arrived == arrived {
+			e.Lost, e.Arrived = true, 0
+			return
+		}
+	}
+}
+
+// Messages counts every message sent so far, lost ones included.
+func (s *Sim) Messages() Messages { return NewMessages(s.cfg.Types, s.counts) }
+
+// Time is the time of the last delivery or decision, in delays, or in
+// rounds for a synchronous run.
+func (s *Sim) Time() float64 { return s.units(s.last) }
+
+// Rounds is the number of rounds up to the last delivery or decision of a
+// synchronous run.
+func (s *Sim) Rounds() int { return int(s.last / 2) }
+
+// Trace is every message in the order sent, when Config.Trace is set.
+func (s *Sim) Trace() []TraceEntry { return slices.Clip(s.trace) }
+
+// interruptEvery is how many events a run processes between looks at
+// Config.Interrupt: a fraction of a millisecond apart, and free.
+const interruptEvery = 4096
+
+// Run runs procs, one per vertex: the initiators start, in order, and
+// faults (in time order) crash and recover vertices. It delivers events
+// until none is left, or Config.Done or the AfterRound function ends the
+// run.
+func (s *Sim) Run(procs []Process, initiators []int, faults []Fault) error {
+	s.procs = procs
+	startAt := int64(0)
+	if s.cfg.Sync {
+		startAt = 3 // the timer phase of round 1
+	}
+	for _, v := range initiators {
+		s.k.Schedule(startAt, event{kind: evStart, node: int32(v)})
+	}
+	for _, f := range faults {
+		kind := evCrash
+		if f.Recover {
+			kind = evRecover
+		}
+		s.k.Schedule(f.At, event{kind: kind, node: int32(f.V)})
+	}
+	budget := s.cfg.MaxEvents
+	if budget == 0 {
+		budget = DefaultMaxEvents
+	}
+	round := startAt / 2
+	for {
+		at, ok := s.k.PeekTime()
+		if !ok {
+			return nil
+		}
+		if s.cfg.Sync && s.afterRound != nil && at/2 > round {
+			if s.afterRound(round) {
+				return nil
+			}
+			round = at / 2
+		}
+		if s.cfg.Interrupt != nil && s.k.Processed()%interruptEvery == 0 {
+			select {
+			case <-s.cfg.Interrupt:
+				return ErrInterrupted
+			default:
+			}
+		}
+		if s.k.Processed() >= budget {
+			return fmt.Errorf("%w: %s used up its budget of %d events", ErrNoTermination, s.cfg.Name, budget)
+		}
+		_, ev, _ := s.k.Next()
+		v := int(ev.node)
+		switch {
+		case ev.kind == evCrash:
+			s.crashed[v] = true
+			s.inc[v]++
+			for _, h := range s.g.Adj[v] {
+				if w, ok := s.procs[h.Peer].(LinkWatcher); ok && !s.crashed[h.Peer] {
+					w.LinkDown(s, h.Peer, h.PeerPort)
+				}
+			}
+			continue
+		case ev.kind == evRecover:
+			// A recovered node remembers nothing and starts afresh, as an
+			// initiator.
+			s.crashed[v] = false
+			s.inc[v]++
+			s.procs[v] = s.cfg.Restart(v)
+			ev.kind = evStart
+		case ev.inc != s.inc[v]:
+			if ev.kind == evDeliver {
+				s.lostOnArrival(ev, at)
+			}
+			continue
+		}
+		p := s.procs[v]
+		d, decides := p.(Decider)
+		var before string
+		if decides {
+			before = d.State(v)
+		}
+		switch ev.kind {
+		case evStart:
+			s.awake[v] = true
+			p.Start(s, v)
+		case evDeliver:
+			s.awake[v] = true
+			s.last = at
+			p.Receive(s, v, int(ev.port), ev.m)
+		case evTimer:
+			p.Timer(s, v, ev.m)
+		}
+		if decides && d.State(v) != before {
+			s.last = max(s.last, at)
+		}
+		if s.cfg.Done != nil && s.cfg.Done() {
+			return nil
+		}
+	}
+}
