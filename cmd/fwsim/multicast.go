@@ -94,10 +94,8 @@ func runMulticast(ctx context.Context, e *env, args []string) int {
 		func(res *multicast.Result) any { return multicast.NewJSON(source, res) },
 		func(w io.Writer, res *multicast.Result) { view.WriteMulticastText(w, source, res) },
 		func(res *multicast.Result) string {
-			for _, g := range res.Guarantees {
-				if g.Promised && !g.Held {
-					return fmt.Sprintf("fwsim multicast: %s broke a guarantee: %s: %s", res.Algo, g.Name, g.Detail)
-				}
+			if g := res.Broken(); g != nil {
+				return fmt.Sprintf("fwsim multicast: %s broke a guarantee: %s: %s", res.Algo, g.Name, g.Detail)
 			}
 			return ""
 		})

@@ -85,15 +85,9 @@ type Guarantee struct {
 	Detail string
 }
 
-// Violated reports whether the run broke a promised guarantee.
-func (r *Result) Violated() bool {
-	for _, g := range r.Guarantees {
-		if g.Promised && !g.Held {
-			return true
-		}
-	}
-	return false
-}
+// Violated reports whether the run broke a promised guarantee: the verdict
+// of a run, what makes fwsim multicast exit 1 (Broken says which).
+func (r *Result) Violated() bool { return r.Broken() != nil }
 
 // Format renders a time in ticks as delays, to the tick.
 func Format(t int64) string { return fmt.Sprintf("%.3f", float64(t)/Delay) }
@@ -145,4 +139,16 @@ func (w *world) result(out *netsim.Outcome) *Result {
 	}
 	res.Guarantees = []Guarantee{ordered, reliable}
 	return res
+}
+
+// Broken is the first guarantee the algorithm promises that the run did
+// not keep, nil when it kept every promise. A guarantee it does not
+// promise may fail; that is what the lab shows.
+func (r *Result) Broken() *Guarantee {
+	for i, g := range r.Guarantees {
+		if g.Promised && !g.Held {
+			return &r.Guarantees[i]
+		}
+	}
+	return nil
 }
