@@ -235,16 +235,11 @@ func (a *algorithm) run(t *bus.Topology, g *netsim.Graph, o Options) (*Result, e
 	n := &net{g: g, ring: ring, ids: ids, opts: &o, algo: a, diam: -1, procs: make([]process, len(g.Nodes))}
 	n.Sim = netsim.New(netsim.Config{Name: a.name, Types: a.types, Graph: g, Sync: mode == Sync,
 		UnitDelays: o.UnitDelays, Seed: o.Seed, Crashed: crashed, Trace: o.Trace, MaxEvents: o.MaxEvents, Interrupt: o.Interrupt,
-		Restart: func(v int) netsim.Process {
-			n.procs[v] = a.newProc(n, v)
-			return nodes{n}
-		}})
-	procs := make([]netsim.Process, len(g.Nodes))
+		Restart: func(v int) { n.procs[v] = a.newProc(n, v) }})
 	for v := range g.Nodes {
 		n.procs[v] = a.newProc(n, v)
-		procs[v] = nodes{n}
 	}
-	if err := n.Run(procs, starters, faults); err != nil {
+	if err := n.Run(nodes{n}, starters, faults); err != nil {
 		return nil, runError(err)
 	}
 	n.fill(res)

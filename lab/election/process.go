@@ -110,23 +110,35 @@ func (n *net) diameter() int {
 // Result names the node.
 func (n *net) vertexOf(id int64) int { return slices.Index(n.ids, id) }
 
-// nodes are the election's processes as the runtime calls them: every
-// vertex's current process, which a recovery replaces.
+// nodes are the election's processes as the runtime calls them: each call
+// goes to the vertex's current process, which a recovery replaces.
 type nodes struct{ n *net }
 
-func (d nodes) Start(_ *netsim.Sim, v int) { d.n.procs[v].start(d.n, v) }
-
-func (d nodes) Receive(_ *netsim.Sim, v, port int, m netsim.Message) {
-	d.n.procs[v].receive(d.n, v, port, m)
+func (d nodes) Start(s *netsim.Sim, v int) {
+	p := d.n.procs[v]
+	before, _ := p.status()
+	p.start(d.n, v)
+	if after, _ := p.status(); after != before {
+		s.Decided()
+	}
 }
 
-func (d nodes) Timer(_ *netsim.Sim, v int, tag netsim.Message) { d.n.procs[v].timeout(d.n, v, tag) }
+func (d nodes) Receive(s *netsim.Sim, v, port int, m netsim.Message) {
+	p := d.n.procs[v]
+	before, _ := p.status()
+	p.receive(d.n, v, port, m)
+	if after, _ := p.status(); after != before {
+		s.Decided()
+	}
+}
 
-// State is the node's role: its change is a decision, which the run's time
-// counts as it counts deliveries.
-func (d nodes) State(v int) string {
-	state, _ := d.n.procs[v].status()
-	return string(state)
+func (d nodes) Timer(s *netsim.Sim, v int, tag netsim.Message) {
+	p := d.n.procs[v]
+	before, _ := p.status()
+	p.timeout(d.n, v, tag)
+	if after, _ := p.status(); after != before {
+		s.Decided()
+	}
 }
 
 func (d nodes) LinkDown(_ *netsim.Sim, v, port int) {

@@ -4,10 +4,11 @@
 //
 // It holds the graph of a bus topology (NewGraph: one vertex per node, one
 // FIFO link per cable, with its ring view, diameter and shape tests), and a
-// run on virtual time (Sim) in the style of etcd raft's Step: every node is
-// a Process that is told that it starts, that a message arrived on one of
-// its ports, or that a timer fired, and answers by sending messages and
-// setting timers; no process reads a clock or a random source. The events
+// run on virtual time (Sim) in the style of etcd raft's Step: a protocol's
+// nodes are one Process, told that node v starts, that a message arrived
+// on one of v's ports, or that v's timer fired, and v answers by sending
+// messages, setting timers and saying when it decided (Sim.Decided); no
+// node reads a clock or a random source. The events
 // are kept in a bus.Kernel. Asynchronous runs give every message a delay of
 // up to one time unit (TicksPerDelay ticks) from a PCG stream of the seed,
 // or exactly one unit, and keep links FIFO; synchronous runs advance in

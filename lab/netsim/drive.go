@@ -69,13 +69,13 @@ type driven struct {
 	x *Net
 }
 
-func (d driven) Start(_ *Sim, v int) { d.p.Machines[v].Start(d.x, v) }
+func (d *driven) Start(_ *Sim, v int) { d.p.Machines[v].Start(d.x, v) }
 
-func (d driven) Receive(s *Sim, v, port int, m Message) {
+func (d *driven) Receive(s *Sim, v, port int, m Message) {
 	d.p.Machines[v].Receive(d.x, v, s.g.Adj[v][port].Peer, m)
 }
 
-func (d driven) Timer(_ *Sim, v int, tag Message) { d.p.Machines[v].Timer(d.x, v, tag) }
+func (d *driven) Timer(_ *Sim, v int, tag Message) { d.p.Machines[v].Timer(d.x, v, tag) }
 
 // Drive runs p: every machine starts at time 0, in node order, and the run
 // ends when no event is left or p.Done says so.
@@ -99,13 +99,11 @@ func Drive(p Protocol) (*Outcome, error) {
 	}
 	x.s = New(Config{Name: p.Name, Types: p.Types, Graph: g, Seed: p.Seed, Trace: p.Trace,
 		MaxEvents: p.MaxEvents, Interrupt: p.Interrupt, Done: p.Done})
-	procs := make([]Process, nodes)
 	starters := make([]int, nodes)
 	for v := range nodes {
-		procs[v] = driven{p: p, x: x}
 		starters[v] = v
 	}
-	if err := x.s.Run(procs, starters, nil); err != nil {
+	if err := x.s.Run(&driven{p: p, x: x}, starters, nil); err != nil {
 		return nil, err
 	}
 	return &Outcome{Messages: x.s.Messages(), Time: x.s.Time(), Trace: x.s.Trace()}, nil

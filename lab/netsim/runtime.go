@@ -37,9 +37,10 @@ type Message struct {
 	Back bool
 }
 
-// Process is one node's state machine. The runtime calls it; it answers by
-// calling the Sim's Send and SetTimer. No process sees the clock, the graph
-// beyond its ports, or another process.
+// Process is the nodes of a protocol: the runtime calls it for vertex v,
+// and the protocol's state machine of v answers by calling the Sim's Send
+// and SetTimer. No node sees the clock, the graph beyond its ports, or
+// another node.
 type Process interface {
 	// Start: the node initiates (an external wake-up).
 	Start(s *Sim, v int)
@@ -47,13 +48,6 @@ type Process interface {
 	Receive(s *Sim, v, port int, m Message)
 	// Timer: a timer of v fired with the tag it was set with.
 	Timer(s *Sim, v int, tag Message)
-}
-
-// Decider is a Process whose decisions the runtime times: after every
-// event it compares State before and after, and a change is a decision,
-// which ends the run's Time as a delivery does.
-type Decider interface {
-	State(v int) string
 }
 
 // LinkWatcher is a Process that holds connections to its neighbours and
@@ -80,9 +74,10 @@ type Config struct {
 	Seed       uint64
 	// Crashed are the vertices down from the start; nil: none.
 	Crashed []bool
-	// Restart is the process of a vertex that recovers: it remembers
-	// nothing and starts afresh.
-	Restart func(v int) Process
+	// Restart, when set, is called when vertex v recovers: the protocol
+	// gives v a fresh state machine, which remembers nothing, and the
+	// runtime starts it.
+	Restart func(v int)
 	// Trace records every message.
 	Trace bool
 	// MaxEvents bounds the run's kernel events (default DefaultMaxEvents);
@@ -128,9 +123,12 @@ type Fault struct {
 // Sim is one run: the graph, the processes and the kernel that delivers
 // their messages.
 type Sim struct {
-	g     *Graph
-	cfg   Config
-	procs []Process
+	g   *Graph
+	cfg Config
+	// p is the run's nodes, and watcher the same when p implements
+	// LinkWatcher: asserted once a run, not once an event.
+	p       Process
+	watcher LinkWatcher
 
 	k       bus.Kernel[event]
 	rng     *rand.Rand
@@ -242,6 +240,11 @@ func (s *Sim) SetTimerAt(v int, at int64, tag Message) {
 // Now is the kernel time of the event being handled, in ticks.
 func (s *Sim) Now() int64 { return s.k.Now() }
 
+// Decided marks the event being handled as a decision of its node (it
+// became leader or follower, say): Time counts up to it as it counts up to
+// the last delivery.
+func (s *Sim) Decided() { s.last = max(s.last, s.k.Now()) }
+
 // Crash makes every message sent to v from now on lost. The process of v
 // still hears what was already on its way and must ignore it.
 func (s *Sim) Crash(v int) { s.crashed[v] = true }
@@ -325,12 +328,12 @@ func (s *Sim) Trace() []TraceEntry { return slices.Clip(s.trace) }
 // Config.Interrupt: a fraction of a millisecond apart, and free.
 const interruptEvery = 4096
 
-// Run runs procs, one per vertex: the initiators start, in order, and
-// faults (in time order) crash and recover vertices. It delivers events
-// until none is left, or Config.Done or the AfterRound function ends the
-// run.
-func (s *Sim) Run(procs []Process, initiators []int, faults []Fault) error {
-	s.procs = procs
+// Run runs the nodes p: the initiators start, in order, and faults (in
+// time order) crash and recover vertices. It delivers events until none is
+// left, or Config.Done or the AfterRound function ends the run.
+func (s *Sim) Run(p Process, initiators []int, faults []Fault) error {
+	s.p = p
+	s.watcher, _ = p.(LinkWatcher)
 	startAt := int64(0)
 	if s.cfg.Sync {
 		startAt = 3 // the timer phase of round 1
@@ -350,36 +353,44 @@ func (s *Sim) Run(procs []Process, initiators []int, faults []Fault) error {
 		budget = DefaultMaxEvents
 	}
 	round := startAt / 2
+	// Only a run with an AfterRound function looks at the next event
+	// before taking it; the others save that look at every event.
+	rounds := s.cfg.Sync && s.afterRound != nil
 	for {
-		at, ok := s.k.PeekTime()
+		if rounds {
+			at, ok := s.k.PeekTime()
+			if ok && at/2 > round {
+				if s.afterRound(round) {
+					return nil
+				}
+				round = at / 2
+			}
+		}
+		at, ev, ok := s.k.Next()
 		if !ok {
 			return nil
 		}
-		if s.cfg.Sync && s.afterRound != nil && at/2 > round {
-			if s.afterRound(round) {
-				return nil
-			}
-			round = at / 2
-		}
-		if s.cfg.Interrupt != nil && s.k.Processed()%interruptEvery == 0 {
+		// Counted before this event: the checks an event comes too late
+		// for.
+		done := s.k.Processed() - 1
+		if s.cfg.Interrupt != nil && done%interruptEvery == 0 {
 			select {
 			case <-s.cfg.Interrupt:
 				return ErrInterrupted
 			default:
 			}
 		}
-		if s.k.Processed() >= budget {
+		if done >= budget {
 			return fmt.Errorf("%w: %s used up its budget of %d events", ErrNoTermination, s.cfg.Name, budget)
 		}
-		_, ev, _ := s.k.Next()
 		v := int(ev.node)
 		switch {
 		case ev.kind == evCrash:
 			s.crashed[v] = true
 			s.inc[v]++
 			for _, h := range s.g.Adj[v] {
-				if w, ok := s.procs[h.Peer].(LinkWatcher); ok && !s.crashed[h.Peer] {
-					w.LinkDown(s, h.Peer, h.PeerPort)
+				if s.watcher != nil && !s.crashed[h.Peer] {
+					s.watcher.LinkDown(s, h.Peer, h.PeerPort)
 				}
 			}
 			continue
@@ -388,7 +399,9 @@ func (s *Sim) Run(procs []Process, initiators []int, faults []Fault) error {
 			// initiator.
 			s.crashed[v] = false
 			s.inc[v]++
-			s.procs[v] = s.cfg.Restart(v)
+			if s.cfg.Restart != nil {
+				s.cfg.Restart(v)
+			}
 			ev.kind = evStart
 		case ev.inc != s.inc[v]:
 			if ev.kind == evDeliver {
@@ -396,25 +409,16 @@ func (s *Sim) Run(procs []Process, initiators []int, faults []Fault) error {
 			}
 			continue
 		}
-		p := s.procs[v]
-		d, decides := p.(Decider)
-		var before string
-		if decides {
-			before = d.State(v)
-		}
 		switch ev.kind {
 		case evStart:
 			s.awake[v] = true
-			p.Start(s, v)
+			s.p.Start(s, v)
 		case evDeliver:
 			s.awake[v] = true
 			s.last = at
-			p.Receive(s, v, int(ev.port), ev.m)
+			s.p.Receive(s, v, int(ev.port), ev.m)
 		case evTimer:
-			p.Timer(s, v, ev.m)
-		}
-		if decides && d.State(v) != before {
-			s.last = max(s.last, at)
+			s.p.Timer(s, v, ev.m)
 		}
 		if s.cfg.Done != nil && s.cfg.Done() {
 			return nil
