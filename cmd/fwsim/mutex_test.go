@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/lab/election"
 	"github.com/fwsim/fwsim/lab/mutex"
 )
 
@@ -108,4 +110,28 @@ func TestMutexCompareNamesCrashes(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "mutex", "--compare", "--gen", "ring:5", "--crash", "n0@2", "--crash", "n3@1.5")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "\ncrashes: n0 at 2.000, n3 at 1.500\ntopology: gen ring:5\n")
+}
+
+// Central's coordinator is the leader the election lab elects on the same
+// bus: 1394's root on a tree, floodmax's (IDs ascending) on any other
+// graph. The mutex lab finds it without the election lab, as no lab imports
+// another; this holds the two to the same answer, over shapes and seeds
+// that move a tree's root.
+func TestMutexCentralCoordinatorIsElectedLeader(t *testing.T) {
+	for _, spec := range []string{"pair", "chain:5", "star:6", "tree:9:3", "tree:20:4", "ring:3", "ring:7", "complete:5"} {
+		topo, err := bus.Generate(spec)
+		require.NoError(t, err)
+		for seed := range uint64(6) {
+			m, err := mutex.Run(topo, mutex.Options{Algo: "central", Seed: seed})
+			require.NoError(t, err, spec)
+			algo := "floodmax"
+			if len(topo.Cables) == len(topo.Nodes)-1 {
+				algo = "1394"
+			}
+			e, err := election.Run(topo, election.Options{Algo: algo, Seed: seed})
+			require.NoError(t, err, spec)
+			require.NotEmpty(t, e.Leader, "%s seed %d", spec, seed)
+			assert.Equal(t, e.Leader, m.Coordinator, "%s seed %d: %s", spec, seed, m.CoordinatorBy)
+		}
+	}
 }
