@@ -100,7 +100,7 @@ func (a *analyzeFlags) config(e *env, fs *flags) (analysis.Config, int) {
 	if a.maxDuration < 0 {
 		return analysis.Config{}, fs.usageError(e, "--max-duration %s: want 0 (no limit) or a positive duration", view.ShortDuration(a.maxDuration))
 	}
-	topo, source, err := a.bus.load()
+	topo, source, err := a.bus.load(e.ctx)
 	if err != nil {
 		return analysis.Config{}, fs.inputError(e, err)
 	}

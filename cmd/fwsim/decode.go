@@ -171,11 +171,11 @@ func openCapture(e *env, file string) (source string, r io.Reader, closeFile fun
 	if file == "" || file == "-" {
 		return "stdin", e.stdin, func() {}, nil
 	}
-	f, err := os.Open(file)
+	f, err := openInput(e.ctx, file)
 	if err != nil {
 		return "", nil, nil, captureError(file, err)
 	}
-	return file, interruptible{e.ctx, f}, func() { f.Close() }, nil
+	return file, f, func() { f.Close() }, nil
 }
 
 // captureError names the capture an error of reading it concerns. Both

@@ -111,7 +111,7 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		}
 		o.Space.EventWindow = &win
 	}
-	topo, source, err := b.load()
+	topo, source, err := b.load(ctx)
 	if err != nil {
 		return fs.inputError(e, err)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/explore"
@@ -103,7 +102,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return fs.usageError(e, "--gtkw goes with the gtkwave dialect of --vcd, not --vcd-dialect %s", cfg.views.vcdOptions.Dialect)
 	}
 	opts := cfg.bus.options()
-	topo, source, err := cfg.bus.load()
+	topo, source, err := cfg.bus.load(ctx)
 	if cfg.replay != "" {
 		for _, name := range order {
 			if fs.isSet(name) {
@@ -112,7 +111,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		}
 		source = "replay " + cfg.replay
 		var data []byte
-		if data, err = os.ReadFile(cfg.replay); err != nil {
+		if data, err = readInput(ctx, cfg.replay); err != nil {
 			err = fmt.Errorf("--replay: %w", err)
 		} else {
 			topo, opts, err = explore.ReadReplayFile(cfg.replay, data)
