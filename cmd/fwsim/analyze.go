@@ -200,7 +200,7 @@ func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 		// redrawn between them would break their lines.
 		a.quiet = true
 	}
-	out := outputs{stdout: e.stdout}
+	out := outputs{env: e, dash: true}
 	defer out.abort()
 	var rows *analysis.RunCSV
 	if csvFile != "" {
@@ -224,13 +224,13 @@ func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 			return fs.outputError(e, err)
 		}
 	}
-	if err := out.commit(); err != nil {
-		return fs.outputError(e, err)
-	}
 	if !csvToStdout {
 		if err := writeSummary(e.stdout, sum, jsonOutput); err != nil {
 			return fs.inputError(e, err)
 		}
+	}
+	if err := out.commit(); err != nil {
+		return fs.outputError(e, err)
 	}
 	if cfg.Shard.N > 0 {
 		return exitOK

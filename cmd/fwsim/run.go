@@ -121,7 +121,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return fs.inputError(e, err)
 	}
 	// Every output file is checked before the run, which may be long.
-	if err := cfg.views.open(); err != nil {
+	if err := cfg.views.open(e); err != nil {
 		return fs.inputError(e, err)
 	}
 	defer cfg.views.out.abort()
@@ -158,6 +158,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		}
 	} else {
 		view.WriteRunText(e.stdout, source, res)
+	}
+	if err := cfg.views.out.commit(); err != nil {
+		return fs.outputError(e, err)
 	}
 	if len(res.Generations) == 0 {
 		fmt.Fprintf(e.stderr, "fwsim run: the budget of --max-events %d ran out before the first bus reset began\n", opts.MaxEvents) // only a budget set so low runs out so soon
