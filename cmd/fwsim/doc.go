@@ -18,9 +18,8 @@
 // options run, analyze, sweep, explore and report share, and how their
 // errors name the flags), progress.go (when to draw the progress bar),
 // input.go (input files and stdin that Ctrl-C stops), and one file per
-// command. Golden tests
-// compare each command's output with testdata/; `go test ./cmd/fwsim
-// -update` rewrites the files.
+// command. Golden tests compare each command's output with testdata/;
+// `go test ./cmd/fwsim -update` rewrites the files.
 //
 // default.pgo, beside this file, is a CPU profile of the emulator's
 // benchmarks: the go command uses it whenever it builds fwsim, to inline
