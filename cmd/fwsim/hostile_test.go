@@ -291,6 +291,29 @@ func TestHostileSignals(t *testing.T) {
 		})
 	}
 
+	// The process waiting for a FIFO's other end, to read or to write,
+	// ends within half a second of the signal.
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		args []string
+	}{
+		{syscall.SIGINT, []string{"run", "--topology"}},
+		{syscall.SIGTERM, []string{"run", "--gen", "pair", "--vcd"}},
+	} {
+		t.Run(tc.sig.String()+" at a FIFO", func(t *testing.T) {
+			t.Parallel()
+			fifo := filepath.Join(t.TempDir(), "fifo")
+			mkfifo(t, fifo)
+			p := startProcess(t, fwsim, append(tc.args, fifo)...)
+			waitInOpen(t, p)
+			signalled := time.Now()
+			require.NoError(t, p.cmd.Process.Signal(tc.sig))
+			assert.Equal(t, 128+int(tc.sig), p.wait(t), p.stderr.String())
+			assert.Less(t, time.Since(signalled), 500*time.Millisecond)
+			assert.Equal(t, "fwsim run: interrupted; no output file was written or changed\n", p.stderr.String())
+		})
+	}
+
 	// A command started with SIGHUP ignored, as nohup starts it, outlives
 	// the terminal: it keeps running, and stops on SIGTERM.
 	t.Run("nohup", func(t *testing.T) {
@@ -351,6 +374,28 @@ func (p *process) wait(t *testing.T) int {
 		t.Fatalf("%q still runs 2 s after the signal", p.cmd.Args)
 		return 0
 	}
+}
+
+// waitInOpen waits until one of p's threads waits in open(2) for the other
+// end of a FIFO, as Linux's /proc shows; elsewhere it gives p 300 ms.
+func waitInOpen(t *testing.T, p *process) {
+	t.Helper()
+	tasks := fmt.Sprintf("/proc/%d/task", p.cmd.Process.Pid)
+	if _, err := os.Stat(tasks); err != nil {
+		time.Sleep(300 * time.Millisecond)
+		return
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		wchans, _ := filepath.Glob(filepath.Join(tasks, "*", "wchan"))
+		for _, name := range wchans {
+			if data, _ := os.ReadFile(name); string(data) == "wait_for_partner" {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%q never waited for the FIFO's other end", p.cmd.Args)
 }
 
 // waitForTemporaryFile waits until a temporary output file appears in dir
