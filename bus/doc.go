@@ -7,9 +7,9 @@
 // A Topology is declarative: nodes with their ports and self-ID fields,
 // cables between ports, and optional scripted events (connect, disconnect,
 // reset, phy_config). Load one from YAML or JSON (LoadTopology,
-// ParseTopology), generate one (Generate: chain, star, tree, pair, ring,
-// complete) or take DefaultTopology. Run validates it, builds the runtime
-// world privately, and emulates:
+// ReadTopology, ParseTopology), generate one (Generate: chain, star, tree,
+// pair, ring, complete) or take DefaultTopology. Run validates it, builds
+// the runtime world privately, and emulates:
 //
 //	topo, _ := bus.Generate("tree:20:3")
 //	res, err := bus.Run(topo, bus.Options{Seed: 7})

@@ -18,7 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// maxTopologyFileSize bounds what LoadTopology reads, so that a wrong path
+// maxTopologyFileSize bounds what ReadTopology reads, so that a wrong path
 // (a device, a huge log) fails instead of exhausting memory: the parsed
 // document takes about 60 bytes per input byte, 250 MB for a 4 MiB file of
 // nodes. 4 MiB still holds tens of thousands of scenario events.
@@ -57,14 +57,20 @@ func LoadTopology(path string) (*Topology, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxTopologyFileSize+1))
+	return ReadTopology(f, path)
+}
+
+// ReadTopology reads the topology file name from r, as LoadTopology does
+// once it has opened the file: for a caller that opens it its own way.
+func ReadTopology(r io.Reader, name string) (*Topology, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxTopologyFileSize+1))
 	if err != nil {
 		return nil, err
 	}
 	if len(data) > maxTopologyFileSize {
-		return nil, &TopologyError{File: path, Msg: fmt.Sprintf("file larger than %d MiB", maxTopologyFileSize>>20), Kind: ErrMalformedFile}
+		return nil, &TopologyError{File: name, Msg: fmt.Sprintf("file larger than %d MiB", maxTopologyFileSize>>20), Kind: ErrMalformedFile}
 	}
-	return ParseTopology(data, path)
+	return ParseTopology(data, name)
 }
 
 // ParseTopology reads a topology in YAML or JSON: JSON when name ends in

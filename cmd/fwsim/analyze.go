@@ -100,7 +100,7 @@ func (a *analyzeFlags) config(e *env, fs *flags) (analysis.Config, int) {
 	if a.maxDuration < 0 {
 		return analysis.Config{}, fs.usageError(e, "--max-duration %s: want 0 (no limit) or a positive duration", view.ShortDuration(a.maxDuration))
 	}
-	topo, source, err := a.bus.load()
+	topo, source, err := a.bus.load(e.ctx)
 	if err != nil {
 		return analysis.Config{}, fs.inputError(e, err)
 	}
@@ -200,7 +200,7 @@ func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 		// redrawn between them would break their lines.
 		a.quiet = true
 	}
-	out := outputs{stdout: e.stdout}
+	out := outputs{env: e, dash: true}
 	defer out.abort()
 	var rows *analysis.RunCSV
 	if csvFile != "" {
@@ -224,13 +224,13 @@ func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 			return fs.outputError(e, err)
 		}
 	}
-	if err := out.commit(); err != nil {
-		return fs.outputError(e, err)
-	}
 	if !csvToStdout {
 		if err := writeSummary(e.stdout, sum, jsonOutput); err != nil {
 			return fs.inputError(e, err)
 		}
+	}
+	if err := out.commit(); err != nil {
+		return fs.outputError(e, err)
 	}
 	if cfg.Shard.N > 0 {
 		return exitOK

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/big"
@@ -42,11 +43,16 @@ func (t *topologyFlags) check() error {
 }
 
 // load returns the bus the flags name and how to name it in the output: the
-// file, "gen SPEC" or "default".
-func (t *topologyFlags) load() (*bus.Topology, string, error) {
+// file, "gen SPEC" or "default". Reading the file ends when ctx does.
+func (t *topologyFlags) load(ctx context.Context) (*bus.Topology, string, error) {
 	switch {
 	case t.file != "":
-		topo, err := bus.LoadTopology(t.file)
+		f, err := openInput(ctx, t.file)
+		var topo *bus.Topology
+		if err == nil {
+			topo, err = bus.ReadTopology(f, t.file)
+			f.Close()
+		}
 		if pe, ok := errors.AsType[*os.PathError](err); ok {
 			err = fmt.Errorf("topology file %s: %w", pe.Path, pe.Err)
 		}

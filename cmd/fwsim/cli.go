@@ -26,12 +26,13 @@ const (
 	exitFailure     = 1   // the command ran; what it found is a failure
 	exitUsage       = 2   // bad flags, arguments or input
 	exitOutput      = 3   // an output could not be written
-	exitInterrupted = 130 // SIGINT: 128 + its number, as shells report it
+	exitInterrupted = 130 // SIGINT: 128 + its number, as shells report it (interruptedStatus)
 )
 
 // env is what a command sees of the process.
 type env struct {
-	// ctx ends on SIGINT; inputs read through interruptible stop with it.
+	// ctx ends on SIGINT, SIGTERM or SIGHUP; inputs read through
+	// interruptible stop with it.
 	ctx   context.Context
 	stdin io.Reader
 	// stdout records the first write error: Run reports it, so that no
@@ -156,7 +157,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		name, code = "fwsim "+c.name, c.run(ctx, e, args[1:])
 	}
-	if e.stdout.err != nil && code != exitInterrupted && code != exitOutput {
+	switch {
+	case code == exitInterrupted:
+		return interruptedStatus(ctx)
+	case e.stdout.err != nil && code != exitOutput:
 		fmt.Fprintf(e.stderr, "%s: %v\n", name, e.stdout.err)
 		return exitOutput
 	}
@@ -167,7 +171,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 func isHelpFlag(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
 
 // interrupted reports whether err says the command was interrupted: its
-// context ended (SIGINT), or a run that watched the context stopped.
+// context ended (a signal), or a run that watched the context stopped.
 func interrupted(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, bus.ErrInterrupted) || errors.Is(err, election.ErrInterrupted) || errors.Is(err, netsim.ErrInterrupted)
 }
@@ -200,7 +204,8 @@ Commands:
 Run 'fwsim help <command>' (or 'fwsim <command> -h') for its flags and examples;
 'fwsim --version' (or -v) prints the version, as 'fwsim version' does.
 Exit status: 0 success, 1 the run completed but its outcome is a failure,
-2 usage or input error, 3 an output could not be written, 130 interrupted.
+2 usage or input error, 3 an output could not be written, 130 interrupted
+(143 on SIGTERM, 129 on SIGHUP).
 `)
 }
 
@@ -335,8 +340,8 @@ func (fs *flags) outputError(e *env, err error) int {
 	return exitOutput
 }
 
-// interrupt reports that the command stopped on SIGINT, having written no
-// partial file, and returns exitInterrupted.
+// interrupt reports that the command stopped on a signal, having written
+// no partial file, and returns exitInterrupted.
 func (fs *flags) interrupt(e *env) int {
 	fmt.Fprintf(e.stderr, "fwsim %s: interrupted; no output file was written or changed\n", fs.name)
 	return exitInterrupted

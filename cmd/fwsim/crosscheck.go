@@ -97,7 +97,7 @@ func runCrosscheck(ctx context.Context, e *env, args []string) int {
 		opts.Initiators = initiators
 	}
 	if topology != "" {
-		t, _, err := (&topologyFlags{file: topology}).load() // its errors name the file
+		t, _, err := (&topologyFlags{file: topology}).load(ctx) // its errors name the file
 		if err == nil {
 			// A topology that cannot run is the user's input error, not a
 			// mismatch of every generation. Out of spec is allowed: a real

@@ -72,7 +72,7 @@ func runDecode(_ context.Context, e *env, args []string) int {
 	if forceRoot && emitTopology == "" {
 		return fs.usageError(e, "--force-observed-root needs --emit-topology")
 	}
-	var files outputs
+	files := outputs{env: e}
 	defer files.abort()
 	var emit *outputFile
 	if emitTopology != "" {
@@ -85,39 +85,54 @@ func runDecode(_ context.Context, e *env, args []string) int {
 	if err != nil {
 		return fs.inputError(e, err)
 	}
-	if emit != nil {
-		gen, nodes, initiators, err := hwtest.WriteTopologyOf(c.Buses, emit, emit.path, forceRoot)
-		if errors.Is(err, hwtest.ErrNoTree) {
-			err = fmt.Errorf("--emit-topology: %w", err)
-		}
-		if err != nil {
-			return fs.inputError(e, err)
-		}
-		if err := files.commit(); err != nil {
-			return fs.inputError(e, err)
-		}
-		// On stderr: stdout holds the report, perhaps JSON. The initiators
-		// are on the command line because a topology file cannot hold them.
-		run := "fwsim run --topology " + emit.path
-		for _, n := range initiators {
-			run += " --initiator " + n
-		}
-		fmt.Fprintf(e.stderr, "fwsim decode: wrote %s: the bus of generation %d (%d node%s); run it with %s\n",
-			emit.path, gen, nodes, view.Plural(nodes), run)
+	if emit == nil {
+		return reportCapture(e, fs, c, jsonOutput)
 	}
-	return reportCapture(e, fs, c, jsonOutput)
+	gen, nodes, initiators, err := hwtest.WriteTopologyOf(c.Buses, emit, emit.path, forceRoot)
+	if errors.Is(err, hwtest.ErrNoTree) {
+		err = fmt.Errorf("--emit-topology: %w", err)
+	}
+	if err == nil {
+		err = writeCapture(e, c, jsonOutput)
+	}
+	if err == nil {
+		err = files.commit()
+	}
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	// On stderr: stdout holds the report, perhaps JSON. The initiators are
+	// on the command line because a topology file cannot hold them.
+	run := "fwsim run --topology " + emit.path
+	for _, n := range initiators {
+		run += " --initiator " + n
+	}
+	fmt.Fprintf(e.stderr, "fwsim decode: wrote %s: the bus of generation %d (%d node%s); run it with %s\n",
+		emit.path, gen, nodes, view.Plural(nodes), run)
+	return captureVerdict(e, fs, c)
 }
 
 // reportCapture writes a decoded capture as text or JSON; the exit status
 // says whether every bus is consistent.
 func reportCapture(e *env, fs *flags, c *hwtest.Capture, jsonOutput bool) int {
-	if jsonOutput {
-		if err := jsonout.Write(e.stdout, hwtest.NewDecodeJSON(c)); err != nil {
-			return fs.inputError(e, err)
-		}
-	} else {
-		view.WriteDecodeText(e.stdout, c)
+	if err := writeCapture(e, c, jsonOutput); err != nil {
+		return fs.inputError(e, err)
 	}
+	return captureVerdict(e, fs, c)
+}
+
+// writeCapture writes a decoded capture to standard output as text or JSON.
+func writeCapture(e *env, c *hwtest.Capture, jsonOutput bool) error {
+	if jsonOutput {
+		return jsonout.Write(e.stdout, hwtest.NewDecodeJSON(c))
+	}
+	view.WriteDecodeText(e.stdout, c)
+	return nil
+}
+
+// captureVerdict says on stderr how many buses of the capture are
+// inconsistent and returns the exit status: 1 when one is.
+func captureVerdict(e *env, fs *flags, c *hwtest.Capture) int {
 	if bad := hwtest.Inconsistent(c.Buses); bad > 0 {
 		fmt.Fprintf(e.stderr, "fwsim %s: %d of %d generations show an inconsistent bus\n", fs.name, bad, len(c.Buses))
 		return exitFailure
@@ -171,11 +186,11 @@ func openCapture(e *env, file string) (source string, r io.Reader, closeFile fun
 	if file == "" || file == "-" {
 		return "stdin", e.stdin, func() {}, nil
 	}
-	f, err := os.Open(file)
+	f, err := openInput(e.ctx, file)
 	if err != nil {
 		return "", nil, nil, captureError(file, err)
 	}
-	return file, interruptible{e.ctx, f}, func() { f.Close() }, nil
+	return file, f, func() { f.Close() }, nil
 }
 
 // captureError names the capture an error of reading it concerns. Both

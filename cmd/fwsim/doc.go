@@ -9,16 +9,17 @@
 //
 // Exit codes: 0 success; 1 the command completed but the outcome it reports
 // is a failure; 2 a usage or input error, one line on stderr; 3 an output
-// could not be written; 130 interrupted (SIGINT). Output files are written
-// whole or not at all (output.go).
+// could not be written; 130 interrupted (SIGINT), 143 and 129 for SIGTERM
+// and SIGHUP (main.go). Output files are written whole or not at all
+// (output.go).
 //
 // Where things are: cli.go (the command table, Run, help, the flag helpers),
 // output.go (output files), busflags.go (--topology/--gen and the bus
 // options run, analyze, sweep, explore and report share, and how their
 // errors name the flags), progress.go (when to draw the progress bar),
-// input.go (stdin that Ctrl-C stops), and one file per command. Golden tests
-// compare each command's output with testdata/; `go test ./cmd/fwsim
-// -update` rewrites the files.
+// input.go (input files and stdin that Ctrl-C stops), and one file per
+// command. Golden tests compare each command's output with testdata/;
+// `go test ./cmd/fwsim -update` rewrites the files.
 //
 // default.pgo, beside this file, is a CPU profile of the emulator's
 // benchmarks: the go command uses it whenever it builds fwsim, to inline

@@ -102,10 +102,10 @@ func runElect(ctx context.Context, e *env, args []string) int {
 	if err := cfg.parseFaults(); err != nil {
 		return fs.usageError(e, "%v", err)
 	}
-	if err := cfg.readIDs(); err != nil {
+	if err := cfg.readIDs(ctx); err != nil {
 		return fs.inputError(e, err)
 	}
-	topo, source, err := cfg.source.loadForLab()
+	topo, source, err := cfg.source.loadForLab(ctx)
 	if err != nil {
 		return fs.inputError(e, err)
 	}
@@ -240,12 +240,12 @@ func (c *electConfig) runError(err error) error {
 const maxIDFileSize = 1 << 20
 
 // readIDs reads --ids: an order, or the file it names.
-func (c *electConfig) readIDs() error {
+func (c *electConfig) readIDs(ctx context.Context) error {
 	if order, ok := election.ParseIDOrder(c.ids); ok {
 		c.opts.IDOrder = order
 		return nil
 	}
-	f, err := os.Open(c.ids)
+	f, err := openInput(ctx, c.ids)
 	if err != nil {
 		return fmt.Errorf("--ids %s: not ascending, descending or random, and not a readable ID file: %w",
 			c.ids, withoutPath(err))

@@ -112,7 +112,7 @@ func otherGraph(gen string) string {
 // HTML page.
 func (c *electConfig) runElectSweep(ctx context.Context, e *env, fs *flags, args []string) int {
 	s := &c.sweep
-	files := outputs{stdout: e.stdout}
+	files := outputs{env: e, dash: true}
 	defer files.abort()
 	var csvOut, page *outputFile
 	var err error

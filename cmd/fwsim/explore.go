@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -111,12 +110,16 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		}
 		o.Space.EventWindow = &win
 	}
-	topo, source, err := b.load()
+	topo, source, err := b.load(ctx)
 	if err != nil {
 		return fs.inputError(e, err)
 	}
+	// The directory is made now, so that a bad path fails before the
+	// exploration, and removed again unless counterexamples are committed.
+	out := outputs{env: e}
+	defer out.abort()
 	if cexDir != "" {
-		if err := os.MkdirAll(cexDir, 0o755); err != nil {
+		if err := out.mkdirAll(cexDir); err != nil {
 			return fs.inputError(e, fmt.Errorf("--counterexamples: %w", err))
 		}
 	}
@@ -127,8 +130,6 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fs.inputError(e, b.explain(topo, err))
 	}
-	out := outputs{stdout: e.stdout}
-	defer out.abort()
 	files := map[string]string{} // an outcome, or explore.MissKey of a deadline → its file
 	// write writes a counterexample file as name in cexDir, for key.
 	write := func(key, name string, file explore.ReplayFile) int {

@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode"
@@ -150,4 +155,347 @@ func assertOneLineError(t *testing.T, command, msg string) {
 			break
 		}
 	}
+}
+
+// fifoReaders are the commands and flags that read a file, beyond those
+// fileReaders tries every hostile content with.
+var fifoReaders = map[string]func(path string) []string{
+	"run --replay":          func(p string) []string { return []string{"run", "--replay", p} },
+	"linestates --channels": func(p string) []string { return []string{"linestates", "--channels", "@" + p, p} },
+	"linestates":            func(p string) []string { return []string{"linestates", p} },
+	"mutex --topology":      func(p string) []string { return []string{"mutex", "--algo", "central", "--topology", p} },
+}
+
+// fileWriters are the commands and flags that write a file, each as the
+// arguments that write path.
+var fileWriters = map[string]func(path string) []string{
+	"run --vcd":     func(p string) []string { return []string{"run", "--gen", "pair", "--vcd", p} },
+	"run --trace":   func(p string) []string { return []string{"run", "--gen", "pair", "--trace", p} },
+	"run --dot":     func(p string) []string { return []string{"run", "--gen", "pair", "--dot", p} },
+	"analyze --csv": func(p string) []string { return []string{"analyze", "--gen", "pair", "--runs", "10", "--csv", p} },
+	"sweep --csv": func(p string) []string {
+		return []string{"sweep", "--gen", "pair", "--runs", "10", "--param", "delay=10..20:10", "--csv", p}
+	},
+	"elect --sweep --csv": func(p string) []string { return []string{"elect", "--sweep", "n=10..20", "--csv", p} },
+	"decode --emit-topology": func(p string) []string {
+		return []string{"decode", captures + "ohci-two-resets.log", "--emit-topology", p}
+	},
+}
+
+// The FIFO class: a FIFO that nothing opens at the other end holds a
+// command that opens it, to read or to write, in open(2). Ctrl-C ends the
+// wait within half a second, as it ends any other.
+func TestHostileFIFOs(t *testing.T) {
+	cases := map[string]func(string) []string{}
+	for _, m := range []map[string]func(string) []string{fileReaders, fifoReaders, fileWriters} {
+		maps.Copy(cases, m)
+	}
+	for name, args := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fifo := filepath.Join(t.TempDir(), "fifo")
+			mkfifo(t, fifo)
+			a := args(fifo)
+			code, stdout, stderr, after := runUntilInterrupted(t, 300*time.Millisecond, a)
+			assert.Equal(t, exitInterrupted, code, "%q: %s", a, stderr)
+			assert.Empty(t, stdout, a)
+			assert.Equal(t, "fwsim "+a[0]+": interrupted; no output file was written or changed\n", stderr, a)
+			assert.Less(t, after, 500*time.Millisecond, a)
+		})
+	}
+}
+
+// runUntilInterrupted runs args and cancels their context after wait, as
+// Ctrl-C would, and returns what Run returned and how long it took after
+// the cancel. Run must still be running at the cancel, and end within
+// seconds of it.
+func runUntilInterrupted(t *testing.T, wait time.Duration, args []string) (code int, stdout, stderr string, after time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type result struct {
+		code           int
+		stdout, stderr string
+		at             time.Time
+	}
+	done := make(chan result, 1)
+	go func() {
+		var out, errOut bytes.Buffer
+		code := Run(ctx, args, strings.NewReader(""), &out, &errOut)
+		done <- result{code, out.String(), errOut.String(), time.Now()}
+	}()
+	select {
+	case r := <-done:
+		t.Fatalf("%q ended before the interrupt, with exit %d: %s", args, r.code, r.stderr)
+	case <-time.After(wait):
+	}
+	cancelled := time.Now()
+	cancel()
+	select {
+	case r := <-done:
+		return r.code, r.stdout, r.stderr, r.at.Sub(cancelled)
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%q still runs 5 s after the interrupt", args)
+		return 0, "", "", 0
+	}
+}
+
+// buildFwsim builds the command into a temporary directory, for what only
+// a process of its own can show: how it answers signals.
+func buildFwsim(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "fwsim")
+	out, err := exec.Command("go", "build", "-o", path, ".").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return path
+}
+
+// The signal class: SIGTERM and SIGHUP, which kill, timeout, batch
+// schedulers and a closing terminal send, stop every command that writes
+// files as Ctrl-C does: the same message, the exit status shells give a
+// process the signal killed (128 + its number), the user's file as it was
+// and no temporary file left beside it.
+func TestHostileSignals(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("SIGTERM and SIGHUP are unix's")
+	}
+	fwsim := buildFwsim(t)
+	for _, tc := range []struct {
+		name string
+		sig  syscall.Signal
+		out  string // the existing file the command would replace
+		args []string
+	}{
+		{"run", syscall.SIGTERM, "run.vcd", []string{"run", "--gen", "pair", "--coin-bias", "0", "--max-events", "1000000000", "--vcd"}},
+		{"analyze", syscall.SIGHUP, "runs.csv", []string{"analyze", "--gen", "pair", "--runs", "100000000", "--csv"}},
+		{"sweep", syscall.SIGTERM, "sweep.csv", []string{"sweep", "--gen", "pair", "--runs", "100000000", "--param", "delay=10..20:10", "--csv"}},
+		{"elect --sweep", syscall.SIGHUP, "elect.csv", []string{"elect", "--sweep", "n=10..100000", "--runs", "1000", "--csv"}},
+		{"decode", syscall.SIGTERM, "bus.yaml", []string{"decode", "--emit-topology"}}, // waits on stdin
+		{"report", syscall.SIGHUP, "index.html", []string{"report", "--gen", "pair", "--runs", "100000000", "--out"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := preciousFile(t, dir, tc.out)
+			target := path
+			if tc.name == "report" {
+				target = dir // report writes a directory
+			}
+			p := startProcess(t, fwsim, append(tc.args, target)...)
+			waitForTemporaryFile(t, dir)
+			require.NoError(t, p.cmd.Process.Signal(tc.sig))
+			code := p.wait(t)
+			assert.Equal(t, 128+int(tc.sig), code, p.stderr.String())
+			assert.Equal(t, "fwsim "+strings.Fields(tc.name)[0]+": interrupted; no output file was written or changed\n", p.stderr.String())
+			assertUntouched(t, path)
+		})
+	}
+
+	// The process waiting for a FIFO's other end, to read or to write,
+	// ends within half a second of the signal.
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		args []string
+	}{
+		{syscall.SIGINT, []string{"run", "--topology"}},
+		{syscall.SIGTERM, []string{"run", "--gen", "pair", "--vcd"}},
+	} {
+		t.Run(tc.sig.String()+" at a FIFO", func(t *testing.T) {
+			t.Parallel()
+			fifo := filepath.Join(t.TempDir(), "fifo")
+			mkfifo(t, fifo)
+			p := startProcess(t, fwsim, append(tc.args, fifo)...)
+			waitInOpen(t, p)
+			signalled := time.Now()
+			require.NoError(t, p.cmd.Process.Signal(tc.sig))
+			assert.Equal(t, 128+int(tc.sig), p.wait(t), p.stderr.String())
+			assert.Less(t, time.Since(signalled), 500*time.Millisecond)
+			assert.Equal(t, "fwsim run: interrupted; no output file was written or changed\n", p.stderr.String())
+		})
+	}
+
+	// A command started with SIGHUP ignored, as nohup starts it, outlives
+	// the terminal: it keeps running, and stops on SIGTERM.
+	t.Run("nohup", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		path := preciousFile(t, dir, "runs.csv")
+		p := startProcess(t, "sh", "-c", `trap "" HUP; exec "$0" "$@"`, fwsim,
+			"analyze", "--gen", "pair", "--runs", "100000000", "--csv", path)
+		waitForTemporaryFile(t, dir)
+		require.NoError(t, p.cmd.Process.Signal(syscall.SIGHUP))
+		select {
+		case <-p.done:
+			t.Fatalf("SIGHUP stopped a command started with it ignored: %s", p.stderr.String())
+		case <-time.After(200 * time.Millisecond):
+		}
+		require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+		assert.Equal(t, 143, p.wait(t), p.stderr.String())
+		assertUntouched(t, path)
+	})
+}
+
+// process is a command running as a process of its own.
+type process struct {
+	cmd    *exec.Cmd
+	stderr bytes.Buffer
+	done   chan int // its exit status, once it has ended: -1 when a signal killed it
+}
+
+// startProcess starts name with args, its standard input a pipe that stays
+// open and empty.
+func startProcess(t *testing.T, name string, args ...string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(name, args...), done: make(chan int, 1)}
+	stdin, err := p.cmd.StdinPipe()
+	require.NoError(t, err)
+	p.cmd.Stderr = &p.stderr
+	require.NoError(t, p.cmd.Start())
+	go func() {
+		p.cmd.Wait()
+		p.done <- p.cmd.ProcessState.ExitCode()
+	}()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		stdin.Close()
+	})
+	return p
+}
+
+// wait waits for the process to end, two seconds at most, and returns its
+// exit status.
+func (p *process) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case code := <-p.done:
+		return code
+	case <-time.After(2 * time.Second):
+		p.cmd.Process.Kill()
+		t.Fatalf("%q still runs 2 s after the signal", p.cmd.Args)
+		return 0
+	}
+}
+
+// waitInOpen waits until one of p's threads waits in open(2) for the other
+// end of a FIFO, as Linux's /proc shows; elsewhere it gives p 300 ms.
+func waitInOpen(t *testing.T, p *process) {
+	t.Helper()
+	tasks := fmt.Sprintf("/proc/%d/task", p.cmd.Process.Pid)
+	if _, err := os.Stat(tasks); err != nil {
+		time.Sleep(300 * time.Millisecond)
+		return
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		wchans, _ := filepath.Glob(filepath.Join(tasks, "*", "wchan"))
+		for _, name := range wchans {
+			if data, _ := os.ReadFile(name); string(data) == "wait_for_partner" {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%q never waited for the FIFO's other end", p.cmd.Args)
+}
+
+// waitForTemporaryFile waits until a temporary output file appears in dir
+// or below: the command has started writing.
+func waitForTemporaryFile(t *testing.T, dir string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		found := false
+		filepath.WalkDir(dir, func(path string, _ fs.DirEntry, _ error) error {
+			found = found || strings.HasSuffix(path, ".tmp")
+			return nil
+		})
+		if found {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no temporary file appeared in %s", dir)
+}
+
+// The identity class: two outputs that name one file, however spelled,
+// would lose one of them. They are refused, naming both flags, and no
+// file is written.
+func TestHostileOutputIdentity(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	require.NoError(t, os.Mkdir("sub", 0o755))
+	require.NoError(t, os.Symlink("sub", "sub-link"))
+	existing := preciousFile(t, dir, "existing.vcd")
+	require.NoError(t, os.Symlink("existing.vcd", "existing-link.vcd"))
+	require.NoError(t, os.Link("existing.vcd", "existing-hard.vcd"))
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		flags [2]string // the two flags and their paths, as the message names them
+	}{
+		{"relative and absolute", []string{"run", "--gen", "pair", "--vcd", "new.vcd", "--trace", filepath.Join(dir, "new.vcd")},
+			[2]string{"--vcd new.vcd", "--trace " + filepath.Join(dir, "new.vcd")}},
+		{"a directory through a symbolic link", []string{"run", "--gen", "pair", "--vcd", "sub/new.vcd", "--dot", "sub-link/new.vcd"},
+			[2]string{"--vcd sub/new.vcd", "--dot sub-link/new.vcd"}},
+		{"a file through a symbolic link", []string{"run", "--gen", "pair", "--vcd", "existing.vcd", "--trace", "existing-link.vcd"},
+			[2]string{"--vcd existing.vcd", "--trace existing-link.vcd"}},
+		{"a hard link", []string{"run", "--gen", "pair", "--dot", "existing-hard.vcd", "--vcd", "existing.vcd"},
+			[2]string{"--vcd existing.vcd", "--dot existing-hard.vcd"}}, // in the order run opens its files
+		{"elect --sweep", []string{"elect", "--sweep", "n=10..20", "--csv", "sweep.csv", "--report", "../" + filepath.Base(dir) + "/sweep.csv"},
+			[2]string{"--csv sweep.csv", "--report ../" + filepath.Base(dir) + "/sweep.csv"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.args...)
+			assert.Equal(t, exitUsage, code, stderr)
+			assert.Empty(t, stdout)
+			assert.Equal(t, "fwsim "+tc.args[0]+": "+tc.flags[0]+" and "+tc.flags[1]+" name the same file\n", stderr)
+			assertUntouched(t, existing)
+			for _, name := range []string{"new.vcd", "sub/new.vcd", "sweep.csv"} {
+				assert.NoFileExists(t, name)
+			}
+			assertNoTemporaryFiles(t, "sub")
+		})
+	}
+}
+
+// The umask class: a new output file gets the permissions 0666 less the
+// umask, a new directory 0777 less the umask, as any program's do; an
+// existing file keeps its own.
+func TestHostileUmask(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		umask           int
+		file, directory os.FileMode
+	}{{0o077, 0o600, 0o700}, {0o002, 0o664, 0o775}, {0o027, 0o640, 0o750}} {
+		t.Run(fmt.Sprintf("%04o", tc.umask), func(t *testing.T) {
+			setUmask(t, tc.umask)
+			vcd := filepath.Join(dir, fmt.Sprintf("new-%o.vcd", tc.umask))
+			code, _, stderr := runCLI(t, "run", "--gen", "pair", "--vcd", vcd)
+			require.Equal(t, exitOK, code, stderr)
+			assertMode(t, tc.file, vcd)
+
+			report := filepath.Join(dir, fmt.Sprintf("report-%o", tc.umask), "nested")
+			code, _, stderr = runCLI(t, "report", "--gen", "pair", "--runs", "10", "--out", report)
+			require.Equal(t, exitOK, code, stderr)
+			assertMode(t, tc.directory, filepath.Dir(report))
+			assertMode(t, tc.directory, report)
+			for _, name := range []string{"index.html", "data.csv", firstRunVCD, firstRunGTKW} {
+				assertMode(t, tc.file, filepath.Join(report, name))
+			}
+
+			existing := filepath.Join(dir, "existing.csv")
+			require.NoError(t, os.WriteFile(existing, nil, 0o600))
+			require.NoError(t, os.Chmod(existing, 0o604))
+			code, _, stderr = runCLI(t, "analyze", "--gen", "pair", "--runs", "10", "--csv", existing)
+			require.Equal(t, exitOK, code, stderr)
+			assertMode(t, 0o604, existing)
+		})
+	}
+}
+
+func assertMode(t *testing.T, want os.FileMode, path string) {
+	t.Helper()
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, want, info.Mode().Perm(), "%s: %04o", path, info.Mode().Perm())
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/fwsim/fwsim/hwtest"
@@ -73,7 +72,7 @@ func runLinestates(ctx context.Context, e *env, args []string) int {
 	}
 	opts := hwtest.LineOptions{SampleRateHz: rate}
 	if channels != "" {
-		m, err := readChannelMap(channels)
+		m, err := readChannelMap(ctx, channels)
 		if err != nil {
 			return fs.inputError(e, err)
 		}
@@ -90,7 +89,7 @@ func runLinestates(ctx context.Context, e *env, args []string) int {
 	}
 	report := hwtest.LineReport{Source: source, Capture: lc}
 	if compare {
-		topo, name, err := emulation.load()
+		topo, name, err := emulation.load(ctx)
 		if err != nil {
 			return fs.inputError(e, err)
 		}
@@ -141,12 +140,12 @@ const maxChannelMapSize = 1 << 20
 
 // readChannelMap reads --channels: the map, or @FILE holding it (on one
 // line or several).
-func readChannelMap(s string) (hwtest.ChannelMap, error) {
+func readChannelMap(ctx context.Context, s string) (hwtest.ChannelMap, error) {
 	name, ok := strings.CutPrefix(s, "@")
 	if !ok {
 		return hwtest.ParseChannelMap(s)
 	}
-	f, err := os.Open(name)
+	f, err := openInput(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("--channels %s: %w", name, withoutPath(err))
 	}

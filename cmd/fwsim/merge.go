@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/fwsim/fwsim/analysis"
@@ -74,12 +73,12 @@ func (fs *flags) parseFiles(e *env, args []string) (files []string, code int, do
 }
 
 func readSummaryFile(ctx context.Context, name string) (*analysis.Summary, error) {
-	f, err := os.Open(name)
+	f, err := openInput(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, withoutPath(err))
 	}
 	defer f.Close()
-	s, err := analysis.ReadSummary(interruptible{ctx, f})
+	s, err := analysis.ReadSummary(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

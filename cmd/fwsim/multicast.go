@@ -81,7 +81,7 @@ func runMulticast(ctx context.Context, e *env, args []string) int {
 		}
 		*f.into = events
 	}
-	topo, source, err := cfg.source.loadForLab()
+	topo, source, err := cfg.source.loadForLab(ctx)
 	if err != nil {
 		return fs.inputError(e, err)
 	}

@@ -66,7 +66,7 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 		return fs.usageError(e, "%s", err)
 	}
 	cfg.opts.Crashes = crashes
-	topo, source, err := cfg.source.loadForLab()
+	topo, source, err := cfg.source.loadForLab(ctx)
 	if err != nil {
 		return fs.inputError(e, err)
 	}
@@ -159,8 +159,8 @@ func labNodeTimes(flag string, specs list) ([]mutex.Crash, error) {
 
 // loadForLab loads the topology of elect or mutex; a generated bus the lab
 // cannot use names its --gen.
-func (t *topologyFlags) loadForLab() (*bus.Topology, string, error) {
-	topo, source, err := t.load()
+func (t *topologyFlags) loadForLab(ctx context.Context) (*bus.Topology, string, error) {
+	topo, source, err := t.load(ctx)
 	if err != nil && t.gen != "" && !errors.Is(err, bus.ErrBadGenerator) {
 		err = fmt.Errorf("--gen %s: %w", t.gen, err)
 	}

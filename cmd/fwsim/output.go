@@ -5,23 +5,33 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 )
 
 // outputs are the files one command writes. A regular file is written to a
 // temporary file beside it and renamed into place by commit, once every
-// output is complete: a command that fails or is interrupted leaves each
-// existing file as it was, never a partial or empty one, and a report never
-// links a file that is not there. A symbolic link keeps pointing where it
-// did: the file it names is replaced. Special files (a terminal, a pipe,
-// /dev/null, /dev/full) are written in place and never removed, and "-" is
-// standard output where the command allows it.
+// output is complete and standard output has been written: a command that
+// fails or is interrupted, or whose report did not reach standard output,
+// leaves each existing file as it was, never a partial or empty one, and a
+// report never links a file that is not there. A symbolic link keeps
+// pointing where it did: the file it names is replaced. Special files (a
+// terminal, a pipe, /dev/null, /dev/full) are written in place and never
+// removed, and "-" is standard output where the command allows it.
 type outputs struct {
+	// env holds the context that ends a wait to open a FIFO, and standard
+	// output, whose errors commit checks.
+	env *env
+	// dash says whether "-" names standard output: not when standard
+	// output carries the command's own report.
+	dash  bool
 	files []*outputFile
-	// stdout is where "-" writes; nil when standard output carries the
-	// command's own report, so "-" is refused.
-	stdout io.Writer
+	// dirs are the directories mkdirAll made, parents first: abort
+	// removes them.
+	dirs []string
 }
 
 // outputFile is one output: an io.Writer that commit puts in place.
@@ -30,8 +40,22 @@ type outputFile struct {
 	w          io.Writer // where writes go
 	file       *os.File  // nil for "-"
 	temp       string    // the temporary file renamed onto target; "" when written in place
-	target     string    // the regular file temp replaces
-	mode       fs.FileMode
+	target     string    // the regular file temp replaces; "" for a special file
+	id         fileID
+}
+
+// fileID says which file an output is, however its path is spelled: two
+// outputs that are one file would lose one of them.
+type fileID struct {
+	info fs.FileInfo // the file as it exists; nil for a new one
+	path string      // a new file: its directory's absolute path, symbolic links resolved, and its name
+}
+
+func (a fileID) same(b fileID) bool {
+	if a.info != nil && b.info != nil {
+		return os.SameFile(a.info, b.info)
+	}
+	return a.path != "" && a.path == b.path
 }
 
 // Write writes to the output; an error is a *writeError naming it.
@@ -53,12 +77,16 @@ func (e *writeError) Unwrap() error { return e.err }
 // create opens the output the flag names at path. The path is checked now,
 // before any long run, so that a typo fails at once.
 func (o *outputs) create(flag, path string) (*outputFile, error) {
-	for _, f := range o.files {
-		if f.path != "-" && filepath.Clean(f.path) == filepath.Clean(path) {
-			return nil, fmt.Errorf("--%s and --%s both name %s", f.flag, flag, path)
+	out := &outputFile{flag: flag, path: path}
+	err := o.locate(out)
+	if err == nil {
+		for _, f := range o.files {
+			if f.id.same(out.id) {
+				return nil, fmt.Errorf("--%s %s and --%s %s name the same file", f.flag, f.path, flag, path)
+			}
 		}
+		err = o.open(out)
 	}
-	out, err := o.open(flag, path)
 	if err != nil {
 		return nil, fmt.Errorf("--%s %s: %w", flag, path, err)
 	}
@@ -66,89 +94,158 @@ func (o *outputs) create(flag, path string) (*outputFile, error) {
 	return out, nil
 }
 
-func (o *outputs) open(flag, path string) (*outputFile, error) {
-	out := &outputFile{flag: flag, path: path, mode: 0o644}
-	if path == "-" {
-		if o.stdout == nil {
-			return nil, errors.New(`standard output carries the command's report, so "-" cannot name this file as well: name a file`)
+// locate finds the file out.path names and how to write it; "-" is
+// standard output, at once.
+func (o *outputs) locate(out *outputFile) error {
+	if out.path == "-" {
+		if !o.dash {
+			return errors.New(`standard output carries the command's report, so "-" cannot name this file as well: name a file`)
 		}
-		out.w = o.stdout
-		return out, nil
+		out.w = o.env.stdout
+		return nil
 	}
-	info, err := os.Stat(path) // through symbolic links
+	info, err := os.Stat(out.path) // through symbolic links
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if _, lerr := os.Lstat(path); lerr == nil {
-			return nil, errors.New("a symbolic link to a file that does not exist: name the file itself")
+		if _, lerr := os.Lstat(out.path); lerr == nil {
+			return errors.New("a symbolic link to a file that does not exist: name the file itself")
 		}
-		out.target = path
+		out.target = out.path
 	case err != nil:
-		return nil, err
+		return err
 	case info.IsDir():
-		return nil, errors.New("is a directory: name a file")
+		return errors.New("is a directory: name a file")
 	case !info.Mode().IsRegular():
-		// A device or a pipe cannot be replaced, and must not be removed.
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			return nil, err
-		}
-		out.file, out.w = f, f
-		return out, nil
+		out.id.info = info // a device or a pipe, written in place
+		return nil
 	default:
-		if out.target, err = filepath.EvalSymlinks(path); err != nil {
-			return nil, err
+		if out.target, err = filepath.EvalSymlinks(out.path); err != nil {
+			return err
 		}
-		out.mode = info.Mode().Perm()
+		out.id.info = info
 	}
 	dir := filepath.Dir(out.target)
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return nil, fmt.Errorf("the directory %s does not exist", dir)
+		return fmt.Errorf("the directory %s does not exist", dir)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(out.target)+".*.tmp")
-	if err != nil {
-		return nil, err
-	}
-	out.file, out.w, out.temp = f, f, f.Name()
-	return out, nil
-}
-
-// commit closes every output and renames each temporary file into place.
-// It stops at the first error, removing the temporary files left.
-func (o *outputs) commit() error {
-	for i, f := range o.files {
-		if err := f.finish(); err != nil {
-			o.files = o.files[i+1:]
-			o.abort()
-			return &writeError{fmt.Errorf("--%s %s: %w", f.flag, f.path, err)}
+	if out.id.info == nil {
+		abs, err := filepath.Abs(dir)
+		if err == nil {
+			abs, err = filepath.EvalSymlinks(abs)
 		}
+		if err != nil {
+			return err
+		}
+		out.id.path = filepath.Join(abs, filepath.Base(out.target))
 	}
-	o.files = nil
 	return nil
 }
 
-// finish closes f and puts it in place.
-func (f *outputFile) finish() error {
-	if f.file == nil {
-		return nil
-	}
-	err := f.file.Close()
-	if f.temp == "" {
-		return err
-	}
-	if err == nil {
-		err = os.Chmod(f.temp, f.mode)
-	}
-	if err == nil {
-		err = os.Rename(f.temp, f.target)
-	}
-	if err != nil {
-		os.Remove(f.temp)
+// open opens out, located, for writing: a special file in place, waiting
+// for a FIFO's reader until the command's context ends; a regular file as
+// a temporary file beside it, private while it replaces an existing file
+// (commit gives it that file's permissions), and with the umask's
+// permissions, as any new file, when it is new.
+func (o *outputs) open(out *outputFile) error {
+	var err error
+	switch {
+	case out.w != nil: // standard output
+	case out.target == "":
+		// A device or a pipe cannot be replaced, and must not be removed.
+		out.file, err = openFile(o.env.ctx, out.path, os.O_WRONLY)
+		out.w = out.file
+	default:
+		perm := fs.FileMode(0o666)
+		if out.id.info != nil {
+			perm = 0o600
+		}
+		out.file, err = createTemp(out.target, perm)
+		if err == nil {
+			out.w, out.temp = out.file, out.file.Name()
+		}
 	}
 	return err
 }
 
-// abort closes every output without putting any in place: existing files
-// keep their contents. It is safe to call after commit, and more than once.
+// createTemp creates a new file beside target to replace it, as
+// os.CreateTemp does with the pattern ".NAME.*.tmp", but with perm less the
+// umask where os.CreateTemp gives 0600 whatever the umask.
+func createTemp(target string, perm fs.FileMode) (*os.File, error) {
+	dir, name := filepath.Split(target)
+	for range 10000 {
+		path := filepath.Join(dir, "."+name+"."+strconv.FormatUint(uint64(rand.Uint32()), 10)+".tmp")
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, &fs.PathError{Op: "createtemp", Path: filepath.Join(dir, "."+name+".*.tmp"), Err: fs.ErrExist}
+}
+
+// mkdirAll makes the directory dir and its missing parents for the
+// outputs, as os.MkdirAll does, with 0777 less the umask as any new
+// directory. abort removes them again, so that a command that fails or is
+// interrupted leaves no directory either.
+func (o *outputs) mkdirAll(dir string) error {
+	var made []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) || filepath.Dir(d) == d {
+			break
+		}
+		made = append(made, d)
+	}
+	slices.Reverse(made)
+	o.dirs = append(o.dirs, made...)
+	return os.MkdirAll(dir, 0o777)
+}
+
+// commit closes every output and renames each temporary file into place,
+// once standard output has been written whole: the command's report is
+// the last thing it writes. It stops at the first error, removing the
+// temporary files left.
+func (o *outputs) commit() error {
+	if err := o.env.stdout.err; err != nil {
+		o.abort()
+		return err
+	}
+	// Every file is closed before any is renamed: a file that fails to
+	// close leaves the others as they were too.
+	for _, f := range o.files {
+		if err := f.close(); err != nil {
+			o.abort()
+			return &writeError{fmt.Errorf("--%s %s: %w", f.flag, f.path, err)}
+		}
+	}
+	for i, f := range o.files {
+		if f.temp == "" {
+			continue
+		}
+		if err := os.Rename(f.temp, f.target); err != nil {
+			o.files = o.files[i:]
+			o.abort()
+			return &writeError{fmt.Errorf("--%s %s: %w", f.flag, f.path, err)}
+		}
+	}
+	o.files, o.dirs = nil, nil
+	return nil
+}
+
+// close closes f, giving a temporary file that replaces an existing one
+// that file's permissions.
+func (f *outputFile) close() error {
+	if f.file == nil {
+		return nil
+	}
+	err := f.file.Close()
+	if err == nil && f.temp != "" && f.id.info != nil {
+		err = os.Chmod(f.temp, f.id.info.Mode().Perm())
+	}
+	return err
+}
+
+// abort closes every output without putting any in place, and removes the
+// directories mkdirAll made: existing files keep their contents. It is
+// safe to call after commit, and more than once.
 func (o *outputs) abort() {
 	for _, f := range o.files {
 		if f.file != nil {
@@ -158,5 +255,8 @@ func (o *outputs) abort() {
 			os.Remove(f.temp)
 		}
 	}
-	o.files = nil
+	for _, d := range slices.Backward(o.dirs) {
+		os.Remove(d) // only an empty directory: never what another put there
+	}
+	o.files, o.dirs = nil, nil
 }

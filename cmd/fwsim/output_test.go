@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -279,4 +280,102 @@ func TestTraceIsBounded(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Less(t, time.Since(start), 5*time.Second)
 	assertUntouched(t, path)
+}
+
+// Output files are put in place only once standard output, the last thing
+// a command writes, has been written: a command that exits 3 because its
+// report did not arrive has changed no file.
+func TestFailingStandardOutputKeepsFiles(t *testing.T) {
+	dir := t.TempDir()
+	far := filepath.Join(dir, "far.yaml") // a wire beyond the conditions: explore finds a stall
+	require.NoError(t, os.WriteFile(far, []byte("nodes:\n  - {id: a, ports: 1}\n  - {id: b, ports: 1}\ncables:\n  - {from: a:0, to: b:0, delay_ns: 300}\n"), 0o644))
+	for _, tc := range []struct {
+		name  string
+		files []string // in a directory of their own
+		args  func(paths []string) []string
+	}{
+		{"run", []string{"a.vcd", "a.gtkw", "a.jsonl", "a.dot"}, func(p []string) []string {
+			return []string{"run", "--gen", "pair", "--vcd", p[0], "--gtkw", p[1], "--trace", p[2], "--dot", p[3]}
+		}},
+		{"analyze", []string{"runs.csv"}, func(p []string) []string {
+			return []string{"analyze", "--gen", "pair", "--runs", "10", "--csv", p[0]}
+		}},
+		{"sweep", []string{"sweep.csv"}, func(p []string) []string {
+			return []string{"sweep", "--gen", "pair", "--runs", "5", "--param", "delay=10..20:10", "--csv", p[0]}
+		}},
+		{"report", []string{"index.html", "data.csv"}, func(p []string) []string {
+			return []string{"report", "--gen", "pair", "--runs", "10", "--out", filepath.Dir(p[0])}
+		}},
+		{"elect --sweep", []string{"elect.csv", "elect.html"}, func(p []string) []string {
+			return []string{"elect", "--sweep", "n=10..20", "--csv", p[0], "--report", p[1]}
+		}},
+		{"decode", []string{"bus.yaml"}, func(p []string) []string {
+			return []string{"decode", captures + "ohci-two-resets.log", "--emit-topology", p[0]}
+		}},
+		{"explore", []string{"stalled.json"}, func(p []string) []string {
+			return []string{"explore", "--topology", far, "--allow-out-of-spec", "--clock", "ideal", "--timing", "max", "--counterexamples", filepath.Dir(p[0])}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sub := t.TempDir()
+			var paths []string
+			for _, name := range tc.files {
+				paths = append(paths, preciousFile(t, sub, name))
+			}
+			for _, asJSON := range []bool{false, true} {
+				args := tc.args(paths)
+				if asJSON && tc.name != "report" {
+					args = append(args, "--json")
+				}
+				var errOut bytes.Buffer
+				code := Run(context.Background(), args, strings.NewReader(""), &failingWriter{}, &errOut)
+				assert.Equal(t, exitOutput, code, "%q: %s", args, errOut.String())
+				assertOneLineError(t, args[0], errOut.String())
+				assert.Contains(t, errOut.String(), "writing standard output: no space left on device\n", args)
+				assert.NotContains(t, errOut.String(), "wrote", args)
+				for _, path := range paths {
+					assertUntouched(t, path)
+				}
+			}
+		})
+	}
+}
+
+// A directory made for the outputs goes again when the command fails or
+// is interrupted: nothing is left of a command that wrote nothing.
+func TestFailingCommandsLeaveNoDirectory(t *testing.T) {
+	dir := t.TempDir()
+	report := filepath.Join(dir, "report", "nested")
+	code, _, stderr, _ := runInterrupted(t, 100*time.Millisecond, strings.NewReader(""),
+		"report", "--out", report, "--gen", "pair", "--runs", "100000000")
+	assert.Equal(t, exitInterrupted, code, stderr)
+	assert.NoDirExists(t, filepath.Join(dir, "report"))
+
+	cex := filepath.Join(dir, "a", "b", "c")
+	code, _, stderr, _ = runInterrupted(t, 0, strings.NewReader(""), "explore", "--gen", "pair", "--counterexamples", cex)
+	assert.Equal(t, exitInterrupted, code, stderr)
+	assert.NoDirExists(t, filepath.Join(dir, "a"), "interrupted")
+	explore := []string{"explore", "--gen", "pair", "--timing", "max", "--clock", "ideal", "--counterexamples", cex}
+	code, _, stderr = runCLI(t, append(explore, "--force-root", "nope")...)
+	assert.Equal(t, exitUsage, code, stderr)
+	assert.NoDirExists(t, filepath.Join(dir, "a"), "failed")
+	code, _, stderr = runCLI(t, explore...)
+	assert.Equal(t, exitOK, code, stderr)
+	assert.DirExists(t, cex, "succeeded")
+}
+
+// Removing the directories made for the outputs keeps what was there
+// before, and what another put in them.
+func TestAbortKeepsOthersDirectories(t *testing.T) {
+	dir := t.TempDir()
+	made := filepath.Join(dir, "made")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	files := outputs{env: &env{ctx: ctx, stdout: &checkedWriter{w: io.Discard}}}
+	require.NoError(t, files.mkdirAll(filepath.Join(made, "empty")))
+	require.NoError(t, os.WriteFile(filepath.Join(made, "theirs"), nil, 0o644))
+	files.abort()
+	assert.NoDirExists(t, filepath.Join(made, "empty"))
+	assert.FileExists(t, filepath.Join(made, "theirs"))
+	assert.DirExists(t, dir)
 }

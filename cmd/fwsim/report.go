@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -64,15 +63,16 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 	if code != exitOK {
 		return code
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fs.inputError(e, fmt.Errorf("--out: %w", err))
-	}
 	// data.csv fills as the runs finish, so that a million runs need no
 	// memory for their rows. It, sweep.csv and index.html are put in place
 	// together once all are complete: a report never links a missing file,
-	// and a failed report leaves the directory as it was.
-	var files outputs
+	// and a failed report leaves the directory as it was, or none when
+	// there was none.
+	files := outputs{env: e}
 	defer files.abort()
+	if err := files.mkdirAll(dir); err != nil {
+		return fs.inputError(e, fmt.Errorf("--out: %w", err))
+	}
 	data, err := files.create("out", filepath.Join(dir, "data.csv"))
 	if err != nil {
 		return fs.inputError(e, err)
@@ -162,10 +162,10 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 	if err := page.Write(index); err != nil {
 		return fs.inputError(e, err)
 	}
+	fmt.Fprintf(e.stdout, "wrote %s\n", index.path)
 	if err := files.commit(); err != nil {
 		return fs.inputError(e, err)
 	}
-	fmt.Fprintf(e.stdout, "wrote %s\n", index.path)
 	if r.Grid != nil {
 		return sweepVerdict(e, fs, r)
 	}

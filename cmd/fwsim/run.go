@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/explore"
@@ -103,7 +102,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return fs.usageError(e, "--gtkw goes with the gtkwave dialect of --vcd, not --vcd-dialect %s", cfg.views.vcdOptions.Dialect)
 	}
 	opts := cfg.bus.options()
-	topo, source, err := cfg.bus.load()
+	topo, source, err := cfg.bus.load(ctx)
 	if cfg.replay != "" {
 		for _, name := range order {
 			if fs.isSet(name) {
@@ -112,7 +111,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		}
 		source = "replay " + cfg.replay
 		var data []byte
-		if data, err = os.ReadFile(cfg.replay); err != nil {
+		if data, err = readInput(ctx, cfg.replay); err != nil {
 			err = fmt.Errorf("--replay: %w", err)
 		} else {
 			topo, opts, err = explore.ReadReplayFile(cfg.replay, data)
@@ -122,7 +121,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return fs.inputError(e, err)
 	}
 	// Every output file is checked before the run, which may be long.
-	if err := cfg.views.open(); err != nil {
+	if err := cfg.views.open(e); err != nil {
 		return fs.inputError(e, err)
 	}
 	defer cfg.views.out.abort()
@@ -159,6 +158,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		}
 	} else {
 		view.WriteRunText(e.stdout, source, res)
+	}
+	if err := cfg.views.out.commit(); err != nil {
+		return fs.outputError(e, err)
 	}
 	if len(res.Generations) == 0 {
 		fmt.Fprintf(e.stderr, "fwsim run: the budget of --max-events %d ran out before the first bus reset began\n", opts.MaxEvents) // only a budget set so low runs out so soon

@@ -584,7 +584,7 @@ func TestRunViewFileErrors(t *testing.T) {
 	same := dir + "/./good.vcd"
 	code, _, stderr = runCLI(t, "run", "--vcd", good, "--trace", same)
 	assert.Equal(t, exitUsage, code)
-	assert.Equal(t, "fwsim run: --vcd and --trace both name "+same+"\n", stderr)
+	assert.Equal(t, "fwsim run: --vcd "+good+" and --trace "+same+" name the same file\n", stderr)
 	assert.NoFileExists(t, good)
 
 	// Bad input after the files were opened removes them too.

@@ -28,8 +28,8 @@ var lookPath = exec.LookPath
 func (v *viewFiles) traced() bool { return v.vcd != "" || v.trace != "" }
 
 // open finds dot for --svg and opens every file, so that a missing tool or
-// a bad path fails before the run. Nothing is in place until commit.
-func (v *viewFiles) open() error {
+// a bad path fails before the run. Nothing is in place until v.out.commit.
+func (v *viewFiles) open(e *env) error {
 	if v.svg != "" {
 		path, err := lookPath("dot")
 		if err != nil {
@@ -38,6 +38,7 @@ func (v *viewFiles) open() error {
 		}
 		v.dotPath = path
 	}
+	v.out = outputs{env: e}
 	v.files = map[string]*outputFile{}
 	for _, f := range []struct{ flag, path string }{{"vcd", v.vcd}, {"gtkw", v.gtkw}, {"trace", v.trace}, {"dot", v.dot}, {"svg", v.svg}} {
 		if f.path == "" {
@@ -53,8 +54,8 @@ func (v *viewFiles) open() error {
 	return nil
 }
 
-// write writes every view asked for and puts the files in place: all of
-// them, or, when one fails, none.
+// write writes every view asked for, for v.out.commit to put in place: all
+// of them, or, when one fails, none.
 func (v *viewFiles) write(res *bus.Result, trace []bus.TraceEvent) error {
 	views := []struct {
 		flag  string
@@ -81,5 +82,5 @@ func (v *viewFiles) write(res *bus.Result, trace []bus.TraceEvent) error {
 			return &writeError{fmt.Errorf("--%s %s: %w", view.flag, f.path, err)}
 		}
 	}
-	return v.out.commit()
+	return nil
 }

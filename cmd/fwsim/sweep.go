@@ -147,7 +147,7 @@ func runSweep(ctx context.Context, e *env, args []string) (code int) {
 	if code != exitOK {
 		return code
 	}
-	files := outputs{stdout: e.stdout}
+	files := outputs{env: e, dash: true}
 	defer files.abort()
 	var csvOut *outputFile
 	if csvFile != "" {
