@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -37,6 +38,10 @@ func TestReadSummaryRejectsInconsistentFiles(t *testing.T) {
 		{`"runs":20`, `"runs":20,"extra":1`, `unknown field "extra"`},
 		{`"metric":"self_id_ns"`, `"metric":"tree_id_ns"`, `deadlines[1].metric "tree_id_ns": want self_id_ns`},
 		{`"stalled":0`, `"stalled":0,"exploded":1`, `failures: unknown outcome "exploded"`},
+		// encoding/json keeps the last of a repeated field: refused, as the
+		// topology reader refuses it.
+		{`"runs":20`, `"runs":20,` + "\n" + `"runs":20`, `line 2: field "runs" given twice`},
+		{`"stalled":0`, `"stalled":0,"stalled":0`, `line 1: field "stalled" given twice`},
 	} {
 		bad := strings.Replace(good, tc.old, tc.new, 1)
 		require.NotEqual(t, good, bad, tc.old)
@@ -46,6 +51,11 @@ func TestReadSummaryRejectsInconsistentFiles(t *testing.T) {
 	}
 	_, err = ReadSummary(strings.NewReader(good + good))
 	assert.ErrorContains(t, err, "more than one JSON value")
+	// A file of any size was read whole: a wrong path (a device, a log)
+	// exhausted memory.
+	_, err = ReadSummary(io.MultiReader(strings.NewReader(good), endless{}))
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	assert.EqualError(t, err, "invalid analysis: larger than 64 MiB, more than any analysis writes")
 	_, err = ReadSummary(strings.NewReader(`{"runs":`))
 	assert.ErrorIs(t, err, ErrInvalidConfig)
 
@@ -112,6 +122,16 @@ func TestReadSummaryRejectsInconsistentFiles(t *testing.T) {
 		assert.ErrorIs(t, err, ErrInvalidConfig, tc.want)
 		assert.ErrorContains(t, err, tc.want)
 	}
+}
+
+// endless reads as blanks without end.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
 }
 
 // A summary carries the schema version of its JSON: another one, or none
