@@ -1,16 +1,10 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
-	"strings"
 	"testing"
-	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/fwsim/fwsim/analysis"
 )
 
 // Flags after the files are flags, as decode takes them around its file:
@@ -44,32 +38,4 @@ func TestMergeTakesShardsWithASetupSeed(t *testing.T) {
 	code, got, stderr := runCLI(t, "merge", "--json", files[0], files[1])
 	require.Equal(t, exitOK, code, stderr)
 	assert.Equal(t, want, got)
-}
-
-// The strings of a shard that no hash covers (the topology's name) or that
-// name nodes reach the terminal escaped: an escape sequence in them set
-// the window title and cleared the screen.
-func TestMergeEscapesTheShardsStrings(t *testing.T) {
-	files := writeShards(t, t.TempDir(), []string{"analyze", "--gen", "pair", "--runs", "20"}, "1/2", "2/2")
-	const hostile = "\x1b]0;owned\a\x1b[2J"
-	for _, file := range files {
-		b, err := os.ReadFile(file)
-		require.NoError(t, err)
-		var s analysis.Summary
-		require.NoError(t, json.Unmarshal(b, &s))
-		s.Topology = hostile + s.Topology
-		s.Roots[hostile+"a"] = s.Roots["a"]
-		delete(s.Roots, "a")
-		b, err = json.Marshal(&s)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(file, b, 0o644))
-	}
-	code, stdout, stderr := runCLI(t, "merge", files[0], files[1])
-	require.Equal(t, exitOK, code, stderr)
-	for _, r := range stdout {
-		assert.False(t, unicode.IsControl(r) && r != '\n', "a raw control character %U in %q", r, stdout)
-	}
-	escaped := `\x1b]0;owned\x07\x1b[2J`
-	assert.True(t, strings.HasPrefix(stdout, "analysis of "+escaped+"gen pair: 20 runs"), stdout)
-	assert.Contains(t, stdout, "roots:    "+escaped+"a ")
 }
