@@ -286,6 +286,22 @@ func dropZeros(v any) {
 	}
 }
 
+// The topology's name is no part of config_sha256, which hashes the
+// topology itself: shards that name another are refused all the same, by
+// that field, as the other fields of the header are.
+func TestMergeRefusesAnotherTopologyName(t *testing.T) {
+	var parts []*Summary
+	for k, name := range []string{"gen pair", "pair.yaml"} {
+		s, err := ReadSummary(bytes.NewReader(shardJSON(t, k+1, 2)))
+		require.NoError(t, err)
+		s.Topology = name
+		parts = append(parts, s)
+	}
+	_, err := Merge(parts, "a.json", "b.json")
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	assert.EqualError(t, err, "invalid analysis: b.json (shard 2/2) comes from another analysis than a.json: topology pair.yaml, not gen pair")
+}
+
 // FuzzReadSummary: whatever the input, ReadSummary returns an error or a
 // Summary that Merge accepts when it is a whole set of shards, and
 // re-encoding it reads back the same. It never panics.
