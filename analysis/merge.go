@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -48,7 +49,7 @@ func Merge(parts []*Summary, names ...string) (*Summary, error) {
 		switch {
 		case p.Shard.N != n || p.TotalRuns != first.TotalRuns:
 			return nil, fmt.Errorf("%w: %s is shard %s of %d runs, %s shard %s of %d runs", ErrInvalidConfig, label(i), p.Shard, p.TotalRuns, label(0), first.Shard, first.TotalRuns)
-		case p.Header != first.Header:
+		case headerDiff(first.Header, p.Header) != "":
 			return nil, fmt.Errorf("%w: %s (shard %s) comes from another analysis than %s: %s", ErrInvalidConfig, label(i), p.Shard, label(0), headerDiff(first.Header, p.Header))
 		case seen[p.Shard.K]:
 			return nil, fmt.Errorf("%w: shard %s given twice (again in %s)", ErrInvalidConfig, p.Shard, label(i))
@@ -87,8 +88,16 @@ func sameDeadlines(a, b []Deadline) bool {
 	return slices.EqualFunc(a, b, func(x, y Deadline) bool { return x.Metric == y.Metric && x.DeadlineNs == y.DeadlineNs })
 }
 
-// headerDiff names the first field in which two headers differ.
+// headerDiff names the first field in which two headers differ, "" when
+// none does. setup_seed is compared by value: two shards' pointers never
+// are equal.
 func headerDiff(a, b Header) string {
+	setupSeed := func(p *uint64) any {
+		if p == nil {
+			return "null"
+		}
+		return *p
+	}
 	for _, f := range []struct {
 		name string
 		x, y any
@@ -96,12 +105,13 @@ func headerDiff(a, b Header) string {
 		{"seed", a.Seed, b.Seed}, {"topology", a.Topology, b.Topology}, {"profile", a.Profile, b.Profile},
 		{"timing", a.Timing, b.Timing}, {"clock", a.Clock, b.Clock}, {"policy", a.Policy, b.Policy},
 		{"coin_bias", a.CoinBias, b.CoinBias}, {"config_sha256", a.ConfigSHA256, b.ConfigSHA256},
+		{"setup_seed", setupSeed(a.SetupSeed), setupSeed(b.SetupSeed)},
 	} {
 		if f.x != f.y {
 			return fmt.Sprintf("%s %v, not %v", f.name, f.y, f.x)
 		}
 	}
-	return "they are equal"
+	return ""
 }
 
 // ReadSummary reads a Summary as the JSON of `fwsim analyze --json` writes
@@ -110,8 +120,20 @@ func headerDiff(a, b Header) string {
 // shard; every count within the runs and consistent with the others; every
 // statistic and deadline the one its histogram gives. An error names the
 // field as the JSON spells it.
+// A field given twice is an error, as in a topology file, rather than
+// the last one winning. A file over MaxSummarySize is refused unread.
 func ReadSummary(r io.Reader) (*Summary, error) {
-	dec := json.NewDecoder(r)
+	data, err := io.ReadAll(io.LimitReader(r, MaxSummarySize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	if len(data) > MaxSummarySize {
+		return nil, fmt.Errorf("%w: larger than %d MiB, more than any analysis writes", ErrInvalidConfig, MaxSummarySize>>20)
+	}
+	if err := repeatedKey(data); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var s Summary
 	if err := dec.Decode(&s); err != nil {
@@ -130,6 +152,61 @@ func ReadSummary(r io.Reader) (*Summary, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return &s, nil
+}
+
+// MaxSummarySize bounds what ReadSummary reads, so that a wrong file (a
+// device, a huge log) fails instead of exhausting memory. The largest
+// summaries, of a 63-node bus with a bin for each distinct nanosecond, hold
+// a few MiB.
+const MaxSummarySize = 64 << 20
+
+// repeatedKey reports the first key given twice in one object of the JSON
+// in data, at its line: encoding/json would keep the last. It reads
+// tokens, so that its memory is that of the keys of the open objects. A
+// syntax error is left to the decoder, which says what it is.
+func repeatedKey(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type object struct {
+		keys    map[string]bool
+		wantKey bool
+	}
+	var open []*object // nil for an array
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // io.EOF, or a syntax error for the decoder
+		}
+		var top *object
+		if len(open) > 0 {
+			top = open[len(open)-1]
+		}
+		if key, ok := tok.(string); ok && top != nil && top.wantKey {
+			if top.keys[key] {
+				line := bytes.Count(data[:dec.InputOffset()], []byte("\n")) + 1
+				return fmt.Errorf("line %d: field %q given twice", line, key)
+			}
+			top.keys[key], top.wantKey = true, false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			open = append(open, &object{keys: map[string]bool{}, wantKey: true})
+			continue
+		case json.Delim('['):
+			open = append(open, nil)
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			open = open[:len(open)-1]
+			if len(open) > 0 {
+				top = open[len(open)-1]
+			} else {
+				top = nil
+			}
+		}
+		if top != nil { // a value of top's ends: a key comes next
+			top.wantKey = true
+		}
+	}
 }
 
 // check verifies a Summary as ReadSummary describes. Counts are compared

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -75,15 +77,22 @@ func ReadTopology(r io.Reader, name string) (*Topology, error) {
 
 // ParseTopology reads a topology in YAML or JSON: JSON when name ends in
 // .json, YAML when it ends in .yaml or .yml, otherwise JSON if the data
-// starts with '{'. Unknown fields, repeated fields and values of the wrong
-// type are errors (ErrMalformedFile) naming the file, line and field. The
-// result is not validated: Validate does that, naming lines too.
+// starts with '{'. A leading UTF-8 byte-order mark is skipped. Bytes that
+// are not UTF-8 text, control characters, unknown fields, repeated fields
+// and values of the wrong type are errors (ErrMalformedFile) naming the
+// file, line and field. The result is not validated: Validate does that,
+// naming lines too.
 func ParseTopology(data []byte, name string) (*Topology, error) {
+	// Editors on Windows write a byte-order mark; YAML skips it, and so
+	// does JSON here rather than quote it as "ï".
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	var root *yaml.Node
-	var err *TopologyError
-	if isJSON(data, name) {
+	err := checkText(data)
+	switch {
+	case err != nil:
+	case isJSON(data, name):
 		root, err = jsonToNode(data)
-	} else {
+	default:
 		root, err = yamlToNode(data)
 	}
 	if err != nil {
@@ -98,6 +107,32 @@ func ParseTopology(data []byte, name string) (*Topology, error) {
 		}
 	}
 	return t, nil
+}
+
+// checkText refuses bytes that are not UTF-8 text, and control characters
+// but tab and line breaks, at their line and column. Both parsers refuse
+// them anyway, but YAML without saying where, and JSON by quoting a
+// character the file does not hold (it reads invalid UTF-8 as U+FFFD).
+func checkText(data []byte) *TopologyError {
+	line, lineStart := 1, 0
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		var what string
+		switch {
+		case r == '\n':
+			line, lineStart = line+1, i+1
+		case r == utf8.RuneError && size == 1:
+			what = fmt.Sprintf("the byte %#02x, which is not UTF-8 text", data[i])
+		case unicode.IsControl(r) && r != '\t' && r != '\r':
+			what = fmt.Sprintf("the control character %U; only tabs and line breaks are allowed", r)
+		}
+		if what != "" {
+			column := utf8.RuneCount(data[lineStart:i]) + 1
+			return &TopologyError{Line: line, Msg: fmt.Sprintf("column %d: %s", column, what), Kind: ErrMalformedFile}
+		}
+		i += size
+	}
+	return nil
 }
 
 func isJSON(data []byte, name string) bool {
@@ -140,12 +175,12 @@ func yamlToNode(data []byte) (*yaml.Node, *TopologyError) {
 		if err == io.EOF {
 			return nil, nil
 		}
-		return nil, yamlSyntaxError(err)
+		return nil, yamlSyntaxError(err, data)
 	}
 	var next yaml.Node
 	if err := dec.Decode(&next); err != io.EOF {
 		if err != nil {
-			return nil, yamlSyntaxError(err)
+			return nil, yamlSyntaxError(err, data)
 		}
 		return nil, &TopologyError{Line: next.Line, Msg: "more than one YAML document", Kind: ErrMalformedFile}
 	}
@@ -156,8 +191,10 @@ func yamlToNode(data []byte) (*yaml.Node, *TopologyError) {
 }
 
 // yamlSyntaxError turns the parser's "yaml: line 7: problem" into a
-// TopologyError on line 7.
-func yamlSyntaxError(err error) *TopologyError {
+// TopologyError on line 7. Two problems the parser reports without a line,
+// or with another cause, are found in data: a key longer than YAML allows
+// and an alias to an anchor that does not exist.
+func yamlSyntaxError(err error, data []byte) *TopologyError {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	var line int
 	if rest, ok := strings.CutPrefix(msg, "line "); ok {
@@ -167,7 +204,51 @@ func yamlSyntaxError(err error) *TopologyError {
 			}
 		}
 	}
+	if keyLine, length := longKey(data); keyLine > 0 && (line == 0 || keyLine <= line+1) {
+		// The parser gives up on such a key in several ways, each
+		// misleading ("could not find expected ':'"), some on the line
+		// before (its parser errors count lines from 0).
+		msg = fmt.Sprintf("a key of %d characters: YAML allows keys of up to %d", length, maxYAMLKey)
+		line = keyLine
+	}
+	if name, ok := strings.CutPrefix(msg, "unknown anchor '"); ok && line == 0 {
+		name = strings.TrimSuffix(name, "' referenced")
+		alias := regexp.MustCompile(`\*` + regexp.QuoteMeta(name) + `($|[\s,\]}])`)
+		if loc := alias.FindIndex(data); loc != nil {
+			line = bytes.Count(data[:loc[0]], []byte("\n")) + 1
+		}
+	}
 	return &TopologyError{Line: line, Msg: msg, Kind: ErrMalformedFile}
+}
+
+// maxYAMLKey is YAML's limit on a key without '?' (an implicit key), in
+// characters up to its ':'.
+const maxYAMLKey = 1024
+
+// longKey finds the first line holding a key longer than maxYAMLKey: text
+// before a ': ' (or a ':' ending the line) that starts after the previous
+// ': ', '{', '[' or ',' on the line, or at its start, outside comments. It
+// returns the line and the key's length, or 0, 0.
+func longKey(data []byte) (line, length int) {
+	for i, text := range strings.Split(string(data), "\n") {
+		if c := strings.Index(text, " #"); c >= 0 {
+			text = text[:c]
+		}
+		start := 0
+		for j := 0; j < len(text); j++ {
+			switch {
+			case strings.IndexByte("{[,", text[j]) >= 0:
+				start = j + 1
+			case text[j] == ':' && (j+1 == len(text) || text[j+1] == ' ' || text[j+1] == '\t'):
+				key := strings.TrimLeft(strings.TrimSpace(text[start:j]), "-? ")
+				if n := utf8.RuneCountInString(key); n > maxYAMLKey {
+					return i + 1, n
+				}
+				start = j + 1
+			}
+		}
+	}
+	return 0, 0
 }
 
 // jsonToNode parses JSON into the node tree the YAML parser would build, so

@@ -165,6 +165,18 @@ func TestParseErrors(t *testing.T) {
 		{"list-for-string.yaml", "nodes:\n  - id: [a]\n", `list-for-string.yaml:2: nodes[0].id: want a string, got a list`},
 		{"event-mapping.yaml", "events:\n  - {at: {ms: 2}}\n", `event-mapping.yaml:2: events[0].at: want a duration such as 2ms or 500us, or an integer number of nanoseconds, got a mapping`},
 		{"tagged.yaml", "nodes:\n  - {id: a, ports: !!str 1}\n", `tagged.yaml:2: nodes[0].ports: want an integer, got "1"`},
+		// What is not text is named at its line and column: YAML said
+		// neither, JSON quoted the U+FFFD it reads invalid UTF-8 as.
+		{"nul.yaml", "nodes:\n  - {id: a\x00b, ports: 1}\n", `nul.yaml:2: column 11: the control character U+0000; only tabs and line breaks are allowed`},
+		{"escape.json", "{\"nodes\": [{\"id\": \"\x1b[2J\"}]}", `escape.json:1: column 20: the control character U+001B; only tabs and line breaks are allowed`},
+		{"latin1.yaml", "nodes:\n  - {id: caf\xe9, ports: 1}\n", `latin1.yaml:2: column 13: the byte 0xe9, which is not UTF-8 text`},
+		{"latin1.json", "{\"nodes\": [\n {\"id\": \"\u00e9\xff\"}]}", `latin1.json:2: column 11: the byte 0xff, which is not UTF-8 text`},
+		// The parser's own messages for these were another cause ("could
+		// not find expected ':'") or came without a line.
+		{"long-key.yaml", "nodes:\n  - id: a\n    " + strings.Repeat("k", 1100) + ": 1\n", `long-key.yaml:3: a key of 1100 characters: YAML allows keys of up to 1024`},
+		{"long-flow-key.yaml", "nodes:\n  - {id: a, " + strings.Repeat("k", 1025) + ": 1}\n", `long-flow-key.yaml:2: a key of 1025 characters: YAML allows keys of up to 1024`},
+		{"long-first-key.yaml", strings.Repeat("k", 1100) + ": 1\n", `long-first-key.yaml:1: a key of 1100 characters: YAML allows keys of up to 1024`},
+		{"anchor.yaml", "nodes:\n  - {id: a, ports: 1}\n  - *nope\n", `anchor.yaml:3: unknown anchor 'nope' referenced`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseTopology([]byte(tc.text), tc.name)
@@ -174,6 +186,21 @@ func TestParseErrors(t *testing.T) {
 			assert.Equal(t, tc.want, err.Error())
 		})
 	}
+}
+
+// A leading byte-order mark is skipped in either format, as YAML always
+// did; JSON quoted it as "ï", a character the file does not hold.
+func TestParseSkipsAByteOrderMark(t *testing.T) {
+	for _, name := range []string{"bom.json", "bom.yaml", "bom"} {
+		text := `{"nodes": [{"id": "a", "ports": 1}, {"id": "b", "ports": 1}], "cables": [{"from": "a:0", "to": "b:0"}]}`
+		want, err := ParseTopology([]byte(text), name)
+		require.NoError(t, err)
+		got, err := ParseTopology([]byte("\uFEFF"+text), name)
+		require.NoError(t, err, name)
+		assert.Equal(t, want, got, name)
+	}
+	_, err := ParseTopology([]byte("\uFEFF{\n\x01"), "late.json")
+	assert.EqualError(t, err, "late.json:2: column 1: the control character U+0001; only tabs and line breaks are allowed")
 }
 
 func TestParseYAMLConveniences(t *testing.T) {

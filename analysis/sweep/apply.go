@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,13 +23,33 @@ type Base struct {
 	Options bus.Options
 }
 
-// Check reports, before any run, a parameter that the base cannot take: a
-// node count without a generated bus, or window bounds that cross at some
-// point of g.
+// Check reports, before any run, what the points of g cannot run. The
+// base topology is validated as a topology file is, out of spec allowed,
+// unless the points generate their own: a cable a delay replaces must
+// still be one run would take. That error is the topology's own. The
+// others wrap ErrBadParam: a node count without a generated bus, window
+// bounds that cross at some point, or a point whose topology does not
+// validate (complete:29's nodes have more ports than 1394 allows), named.
 func (b Base) Check(g *Grid) error {
-	for i := range g.Len() {
-		if _, _, err := b.Apply(g.Point(i)); err != nil {
+	resolve := bus.ResolveOptions{Profile: b.Options.Profile, AllowOutOfSpec: true}
+	if !slices.ContainsFunc(g.Params, func(p Param) bool { return p.Name == "nodes" }) {
+		if err := b.Topology.Validate(resolve); err != nil {
 			return err
+		}
+	}
+	for i := range g.Len() {
+		pt := g.Point(i)
+		t, _, err := b.Apply(pt)
+		if err != nil {
+			return err
+		}
+		if err := t.Validate(resolve); err != nil {
+			where := pt.String()
+			if n, ok := pt.value("nodes"); ok {
+				spec, _ := resize(b.Gen, int(n)) // Apply has resized it
+				where += " (--gen " + spec + ")"
+			}
+			return fmt.Errorf("%w: at %s: %v", ErrBadParam, where, err)
 		}
 	}
 	return nil

@@ -228,6 +228,26 @@ func TestApplyNodesAndCoinBias(t *testing.T) {
 	assert.ErrorContains(t, Base{Topology: topo, Gen: "star:4"}.Check(g), "nodes=1", "Check finds the bad point before any run")
 }
 
+// Check validates the base as a topology file is validated, though a delay
+// replaces every cable's, and each point's topology, naming the point.
+func TestCheckValidatesTheBaseAndEveryPoint(t *testing.T) {
+	topo, err := bus.ParseTopology([]byte("nodes: [{id: a, ports: 1}, {id: b, ports: 1}]\ncables: [{from: a:0, to: b:0, length_m: .nan}]\n"), "nan.yaml")
+	require.NoError(t, err)
+	g, err := NewGrid(mustParse(t, "delay=10"))
+	require.NoError(t, err)
+	err = Base{Topology: topo}.Check(g)
+	assert.ErrorIs(t, err, bus.ErrBadCableLength)
+	assert.NotErrorIs(t, err, ErrBadParam, "the file is wrong, not the parameter")
+
+	complete, err := bus.Generate("complete:2")
+	require.NoError(t, err)
+	g, err = NewGrid(mustParse(t, "nodes=2..63:1"))
+	require.NoError(t, err)
+	err = Base{Topology: complete, Gen: "complete:2"}.Check(g)
+	assert.ErrorIs(t, err, ErrBadParam)
+	assert.ErrorContains(t, err, "at nodes=29 (--gen complete:29): nodes[0].ports")
+}
+
 // The thresholds docs/protocol.md §5 predicts: delay < 120 ns for the 1394-1995 windows
 // (240/2 = 120 < (570−260)/2 = 155) and < 370 ns for the prism windows
 // ((1590−850)/2 = 370 < 760/2 = 380). The test evaluates the conditions on

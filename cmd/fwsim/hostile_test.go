@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -18,6 +19,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/analysis"
 )
 
 // hostileInputs are the classes of careless and hostile input, each as the
@@ -45,6 +48,11 @@ func hostileInputs(t *testing.T, dir string) map[string]string {
 		"unknown field":      write("unknown.yaml", "nodes:\n  - {id: a, ports: 1, colour: red}\n"),
 		"out of range":       write("range.yaml", "nodes:\n  - {id: a, ports: 99999999999999999999999}\n"),
 		"control characters": write("control.yaml", "nodes:\n  - {id: \"a\\e[31m\\0\", ports: 1}\n"),
+		"raw escape":         write("escape.yaml", "nodes:\n  - {id: a\x1b]0;title\a, ports: 1}\n"),
+		"latin-1 text":       write("latin1.yaml", "nodes:\n  - {id: caf\xe9, ports: 1}\n"),
+		"long YAML key":      write("long-key.yaml", "nodes:\n  - id: a\n    "+strings.Repeat("k", 1100)+": 1\n"),
+		"unknown anchor":     write("anchor.yaml", "nodes:\n  - {id: a, ports: 1}\n  - *nope\n"),
+		"repeated field":     write("repeated.json", "{\"runs\": 1, \"runs\": 1}\n"),
 		"unreadable":         unreadable,
 		"a directory":        dir,
 		"missing":            filepath.Join(dir, "no-such-file"),
@@ -498,4 +506,32 @@ func assertMode(t *testing.T, want os.FileMode, path string) {
 	info, err := os.Stat(path)
 	require.NoError(t, err)
 	assert.Equal(t, want, info.Mode().Perm(), "%s: %04o", path, info.Mode().Perm())
+}
+
+// The strings of a shard that no hash covers (the topology's name) or that
+// name nodes reach the terminal escaped: an escape sequence in them set
+// the window title and cleared the screen.
+func TestMergeEscapesTheShardsStrings(t *testing.T) {
+	files := writeShards(t, t.TempDir(), []string{"analyze", "--gen", "pair", "--runs", "20"}, "1/2", "2/2")
+	const hostile = "\x1b]0;owned\a\x1b[2J"
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		var s analysis.Summary
+		require.NoError(t, json.Unmarshal(b, &s))
+		s.Topology = hostile + s.Topology
+		s.Roots[hostile+"a"] = s.Roots["a"]
+		delete(s.Roots, "a")
+		b, err = json.Marshal(&s)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(file, b, 0o644))
+	}
+	code, stdout, stderr := runCLI(t, "merge", files[0], files[1])
+	require.Equal(t, exitOK, code, stderr)
+	for _, r := range stdout {
+		assert.False(t, unicode.IsControl(r) && r != '\n', "a raw control character %U in %q", r, stdout)
+	}
+	escaped := `\x1b]0;owned\x07\x1b[2J`
+	assert.True(t, strings.HasPrefix(stdout, "analysis of "+escaped+"gen pair: 20 runs"), stdout)
+	assert.Contains(t, stdout, "roots:    "+escaped+"a ")
 }

@@ -18,7 +18,8 @@ is a file no analysis could have written (a count beyond its runs, a
 statistic its histogram does not give): the error names the file and the
 field. A shard of another schema_version (docs/schema), or of none (an
 older fwsim), is refused too; shards of another fwsim release with the same
-schema_version merge.
+schema_version merge. Flags may follow the files; after -- every argument
+is a file. A file over 64 MiB, or with a field given twice, is refused.
 docs/timing.md shows how to run the shards as a Slurm job array or a
 Kubernetes indexed Job.
 
@@ -48,28 +49,39 @@ func runMerge(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fs.inputError(e, err)
 	}
-	if err := writeSummary(e.stdout, sum, jsonOutput); err != nil {
+	// A shard's strings (its topology's name, its nodes') reach the
+	// terminal escaped, as messages do; JSON escapes them itself.
+	if err := writeSummary(&messageWriter{w: e.stdout}, sum, jsonOutput); err != nil {
 		return fs.inputError(e, err)
 	}
 	return verdict(e, fs, sum)
 }
 
-// parseFiles parses the flags, which come first, and returns the file
-// names after them. Every flag of merge is boolean, so the first argument
-// that is not a flag starts the files. done is as for parse, and also when
-// no file is given.
+// parseFiles parses the flags, before or after the files as decode takes
+// them around its file, and returns the file names. Every flag of merge is
+// boolean, so each argument that starts with '-' is a flag, up to "--":
+// the arguments after it are files whatever their names. done is as for
+// parse, and also when no file is given.
 func (fs *flags) parseFiles(e *env, args []string) (files []string, code int, done bool) {
-	n := 0
-	for n < len(args) && strings.HasPrefix(args[n], "-") && args[n] != "-" {
-		n++
+	var flagArgs []string
+	for i, arg := range args {
+		if arg == "--" {
+			files = append(files, args[i+1:]...)
+			break
+		}
+		if strings.HasPrefix(arg, "-") && arg != "-" {
+			flagArgs = append(flagArgs, arg)
+		} else {
+			files = append(files, arg)
+		}
 	}
-	if code, done := fs.parse(e, args[:n]); done {
+	if code, done := fs.parse(e, flagArgs); done {
 		return nil, code, true
 	}
-	if n == len(args) {
+	if len(files) == 0 {
 		return nil, fs.usageError(e, "no files to merge"), true
 	}
-	return args[n:], exitOK, false
+	return files, exitOK, false
 }
 
 func readSummaryFile(ctx context.Context, name string) (*analysis.Summary, error) {

@@ -93,8 +93,11 @@ func (s *sweepFlags) prepare(ctx context.Context, e *env, fs *flags, required bo
 	if err == nil {
 		err = s.base(cfg).Check(grid)
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, sweep.ErrBadParam):
 		return nil, fs.usageError(e, "--param: %s", strings.TrimPrefix(err.Error(), sweep.ErrBadParam.Error()+": "))
+	case err != nil: // the topology's own error, which every point takes
+		return nil, s.runError(e, fs, cfg, err)
 	}
 	// The progress bar counts the runs of every point in one total: held to
 	// MaxRuns, as the runs of one analysis are, its arithmetic (done·100)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -207,6 +208,43 @@ func TestSweepErrors(t *testing.T) {
 	code, _, stderr := runCLI(t, "sweep", "--gen", "pair", "--param", "delay=1", "--initiator", "zz", "--runs", "1")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "zz")
+}
+
+// A topology file is validated as run validates it, even where a point
+// replaces what is wrong (a delay replaces every cable's), and its errors
+// blame the file, not --param; a generated point that cannot run is named,
+// not the --gen it was resized from.
+func TestSweepBlamesWhatFailed(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, data string) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(data), 0o644))
+		return path
+	}
+	pair := "nodes:\n  - {id: a, ports: 1}\n  - {id: b, ports: 1}\ncables:\n  - {from: a:0, to: b:0%s}\n"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--topology", file("nan.yaml", fmt.Sprintf(pair, ", length_m: .nan")), "--param", "delay=10"},
+			"nan.yaml:5: cables[0].length_m: cable a:0–b:0 has length NaN m, want 0 m to 198 km"},
+		{[]string{"--topology", file("huge.yaml", fmt.Sprintf(pair, ", length_m: 1e308")), "--param", "delay=10"},
+			"huge.yaml:5: cables[0].length_m: cable a:0–b:0 has length 1e+308 m, want 0 m to 198 km"},
+		{[]string{"--topology", file("delay.yaml", fmt.Sprintf(pair, ", delay_ns: 1000000.4")), "--param", "cable_length=1"},
+			"delay.yaml:5: cables[0].delay_ns: cable a:0–b:0 has delay 1.0000004e+06 ns, want 0 to 1000000 ns"},
+		{[]string{"--topology", file("profile.yaml", "profile: nope\n"+fmt.Sprintf(pair, "")), "--param", "delay=10..20:10"},
+			`profile.yaml:1: profile: unknown profile "nope" (want 1394-1995, 1394a-2000, 1394b-2002, prism)`},
+		{[]string{"--gen", "complete:2", "--param", "nodes=2..63:1"},
+			`--param: at nodes=29 (--gen complete:29): nodes[0].ports: node "n0" has 28 ports, more than 27`},
+	} {
+		code, stdout, stderr := runCLI(t, append([]string{"sweep", "--runs", "2"}, tc.args...)...)
+		assert.Equal(t, exitUsage, code, tc.args)
+		assert.Empty(t, stdout, tc.args)
+		assert.True(t, strings.HasPrefix(stderr, "fwsim sweep: "), stderr)
+		assert.Contains(t, stderr, tc.want, tc.args)
+		assert.NotContains(t, stderr, "--gen complete:2:", "the point is named, not the base")
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+	}
 }
 
 func TestSweepHelpListsTheParameters(t *testing.T) {
