@@ -248,6 +248,9 @@ func checkOptions(o *Options) error {
 		return fmt.Errorf("%w: Bus.Observer and Bus.Replay must be nil", ErrInvalidOptions)
 	}
 	o.Bus.Corner = o.Timing.Corner()
+	// Every partial run watches the interrupt too: one run through a long
+	// scenario can take seconds.
+	o.Bus.Interrupt = o.Interrupt
 	f, _ := bias.Float64()
 	o.Bus.CoinBias = &f
 	if o.MaxStates == 0 {
