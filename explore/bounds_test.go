@@ -46,3 +46,45 @@ func TestInterruptStopsARun(t *testing.T) {
 	assert.ErrorIs(t, err, bus.ErrInterrupted)
 	assert.Less(t, time.Since(start), 500*time.Millisecond)
 }
+
+// within runs f and fails the test unless it returns within d.
+func within(t *testing.T, d time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("still running after %v", d)
+	}
+}
+
+// A deadline far beyond every contention's length gives the step
+// functions of the budget (budgetSolver) a step for every few ns: they
+// stop at their bound, as the unrolling does, and the answer is the
+// interval they had reached, which holds the exact value.
+func TestLongDeadlineStaysBounded(t *testing.T) {
+	e, err := newExplorer(generatedTopo(t, "pair"), Options{Bus: bus.Options{IdealClock: true}, MaxStates: 5000})
+	require.NoError(t, err)
+	require.NoError(t, e.build())
+	m := metricIndex(bus.MetricContention)
+	within(t, 5*time.Second, func() {
+		p, err := e.budgetBounds(m, int64(time.Second))
+		require.NoError(t, err)
+		assert.Equal(t, "1", p.Max.RatString(), "the upper bound of a probability")
+		assert.LessOrEqual(t, p.Min.Sign(), 1)
+	})
+}
+
+// The step functions of a long deadline notice Ctrl-C.
+func TestLongDeadlineStopsOnInterrupt(t *testing.T) {
+	interrupt := make(chan struct{})
+	e, err := newExplorer(generatedTopo(t, "pair"), Options{MaxStates: 500, Interrupt: interrupt})
+	require.NoError(t, err)
+	require.NoError(t, e.build())
+	close(interrupt)
+	within(t, 500*time.Millisecond, func() {
+		_, err := e.budgetBounds(metricIndex(bus.MetricContention), int64(time.Second))
+		assert.ErrorIs(t, err, bus.ErrInterrupted)
+	})
+}

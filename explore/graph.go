@@ -71,8 +71,19 @@ func newExplorer(topo *bus.Topology, o Options) (*explorer, error) {
 	return &explorer{o: o, f: f, index: map[string]int{}, classIndex: map[string]int{}}, nil
 }
 
-// interruptEvery is how many runs go by between looks at Options.Interrupt.
+// interruptEvery is how many runs, or evaluations of a deadline's
+// functions, go by between looks at Options.Interrupt.
 const interruptEvery = 64
+
+// interrupted reports that Options.Interrupt has closed.
+func (e *explorer) interrupted() bool {
+	select {
+	case <-e.o.Interrupt:
+		return true
+	default:
+		return false
+	}
+}
 
 // build explores breadth first from power-up until every choice point is
 // expanded or MaxStates of them are known.
@@ -107,12 +118,8 @@ func (e *explorer) expand(s int) error {
 		if p != nil && p.Sign() == 0 {
 			continue // never taken: nothing to explore
 		}
-		if e.o.Interrupt != nil && e.runs%interruptEvery == 0 {
-			select {
-			case <-e.o.Interrupt:
-				return bus.ErrInterrupted
-			default:
-			}
+		if e.runs%interruptEvery == 0 && e.interrupted() {
+			return bus.ErrInterrupted
 		}
 		e.path = append(append(e.path[:0], e.states[s].path...), k)
 		stop, err := e.follow(e.path)
