@@ -113,7 +113,7 @@ type PathChoice struct {
 	Node   string // "" for ChoiceShift
 	Option int
 	// Meaning says what the option means (Choice.Describe), for readers;
-	// a replay does not check it.
+	// a replay checks it when it is not empty.
 	Meaning string
 }
 
@@ -159,6 +159,11 @@ func (ch *chooser) choose(c Choice) int {
 	k := p.Option
 	if k < 0 || k >= c.Options {
 		ch.err = fmt.Errorf("%w: replay: choice %d of the path (%s of %s) takes option %d, but there are %d (0 to %d)", ErrInvalidOptions, ch.next+1, c.Kind, orBus(c.Node), k, c.Options, c.Options-1)
+		return 0
+	}
+	if p.Meaning != "" && p.Meaning != c.Describe(k) {
+		ch.err = fmt.Errorf("%w: replay: choice %d of the path (%s of %s) says option %d means %q, but here it means %q: the path is of another bus or options",
+			ErrInvalidOptions, ch.next+1, c.Kind, orBus(c.Node), k, p.Meaning, c.Describe(k))
 		return 0
 	}
 	ch.next++

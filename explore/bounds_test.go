@@ -1,7 +1,10 @@
 package explore
 
 import (
+	"encoding/json"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,4 +90,69 @@ func TestLongDeadlineStopsOnInterrupt(t *testing.T) {
 		_, err := e.budgetBounds(metricIndex(bus.MetricContention), int64(time.Second))
 		assert.ErrorIs(t, err, bus.ErrInterrupted)
 	})
+}
+
+// stalledReplay is the counterexample file of a stall: a 300 ns wire,
+// waits at their maximum.
+func stalledReplay(t testing.TB) []byte {
+	t.Helper()
+	topo, err := bus.Generate("pair")
+	require.NoError(t, err)
+	d := 300.0
+	topo.Cables[0].LengthM, topo.Cables[0].DelayNs = nil, &d
+	o := Options{Bus: bus.Options{IdealClock: true, AllowOutOfSpec: true}, Timing: Max}
+	res, err := Explore(topo, o)
+	require.NoError(t, err)
+	cex := res.Counterexamples(topo, o)
+	require.NotEmpty(t, cex)
+	data, err := json.MarshalIndent(cex[0].File, "", "  ")
+	require.NoError(t, err)
+	return data
+}
+
+// A counterexample file is read strictly: each error names the file and
+// the field, and says what was expected.
+func TestReadReplayFileRefuses(t *testing.T) {
+	valid := stalledReplay(t)
+	topo, o, err := ReadReplayFile("cex.json", valid)
+	require.NoError(t, err)
+	_, err = bus.Run(topo, o)
+	require.NoError(t, err)
+	edit := func(old, new string) []byte {
+		require.Contains(t, string(valid), old)
+		return []byte(strings.Replace(string(valid), old, new, 1))
+	}
+	firstMeaning := regexp.MustCompile(`"meaning": "[^"]*"`).FindString(string(valid))
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"trailing data", append(slices.Clone(valid), "{}"...), "data after the object"},
+		{"a key twice", edit(`"seed": `, `"seed": 1, "seed": `), "seed: given twice"},
+		{"a key twice in a choice", edit(`"option": `, `"option": 0, "option": `), "choices[0].option: given twice"},
+		{"a window of three", edit(`"event_window_ns": null`, `"event_window_ns": [1, 2, 3]`), "event_window_ns: want [FROM, TO]"},
+		{"a window of one", edit(`"event_window_ns": null`, `"event_window_ns": [1]`), "event_window_ns: want [FROM, TO]"},
+		{"a window backwards", edit(`"event_window_ns": null`, `"event_window_ns": [5, 1]`), "event_window_ns: [5, 1]"},
+		{"an unknown outcome", edit(`"outcome": "stalled"`, `"outcome": "fine"`), `outcome: "fine": want one of ok, config-timeout`},
+		{"a probability above 1", edit(`"probability": "1/4"`, `"probability": "7/3"`), `probability: "7/3": want a fraction`},
+		{"a probability NaN", edit(`"probability": "1/4"`, `"probability": "NaN"`), `probability: "NaN"`},
+		{"a probability of a huge exponent", edit(`"probability": "1/4"`, `"probability": "1e999999999"`), `probability: "1e999999999"`},
+		{"a coin bias of a huge exponent", edit(`"coin_bias": "1/2"`, `"coin_bias": "1e-999999999"`), `coin_bias: "1e-999999999"`},
+		{"a seed of the wrong type", edit(`"seed": `, `"seed": "x", "sed": `), "seed: a JSON string: want a whole number from 0"},
+		{"a choice without meaning", edit(firstMeaning, `"meaning": ""`), "choices[0].meaning: missing"},
+		{"too large", append(slices.Clone(valid), make([]byte, MaxReplayFileSize)...), "larger than 16 MiB"},
+	} {
+		_, _, err := ReadReplayFile("cex.json", tc.data)
+		if assert.Error(t, err, tc.name) {
+			assert.Contains(t, err.Error(), "cex.json: ", tc.name)
+			assert.Contains(t, err.Error(), tc.want, tc.name)
+		}
+	}
+	// A meaning that the run does not give: the path is of another bus.
+	topo, o, err = ReadReplayFile("cex.json", edit(firstMeaning, `"meaning": "SLOW"`))
+	require.NoError(t, err)
+	_, err = bus.Run(topo, o)
+	assert.ErrorContains(t, err, `choice 1 of the path (`)
+	assert.ErrorContains(t, err, `says option 0 means "SLOW", but here it means`)
 }
