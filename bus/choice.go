@@ -259,6 +259,11 @@ func (ch *chooser) shift() int64 {
 	// chosen too: then the edges are found again for every run.
 	instants := ch.instants
 	if instants == nil || ch.space.PhaseGrid > 0 {
+		if n := w.windowEdges(*win); n > MaxWindowEdges {
+			ch.err = fmt.Errorf("%w: the event window %d..%d ns holds %d clock edges, each an instant for the first event: more than %d; narrow the window",
+				ErrInvalidOptions, win.From, win.To, n, MaxWindowEdges)
+			return 0
+		}
 		// A new slice: the choices made before keep theirs.
 		instants = nil
 		for i := range w.nodes {
@@ -277,6 +282,30 @@ func (ch *chooser) shift() int64 {
 	}
 	at := instants[ch.choose(Choice{Kind: ChoiceShift, Options: len(instants), Instants: instants})]
 	return at - w.topo.firstEventAt()
+}
+
+// MaxWindowEdges bounds the clock edges of an event window, which a run
+// lists (8 bytes each) to choose the first event's instant among them.
+const MaxWindowEdges = 1 << 20
+
+// windowEdges counts the clock edges of every node in win, without
+// listing them: the options of the shift, or more where the edges of
+// several nodes coincide.
+func (w *world) windowEdges(win Window) int64 {
+	var n int64
+	for i := range w.nodes {
+		clock := w.nodes[i].clock
+		from := clock.EdgeAtOrAfter(win.From)
+		to, at := clock.FirstEdge(win.To) // win.To+1 could overflow
+		n += to - from
+		if at == win.To {
+			n++
+		}
+		if w.opts.IdealClock {
+			break // every node has an edge every ns
+		}
+	}
+	return n
 }
 
 // firstEventAt is the time of the earliest scripted event.

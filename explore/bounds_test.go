@@ -156,3 +156,50 @@ func TestReadReplayFileRefuses(t *testing.T) {
 	assert.ErrorContains(t, err, `choice 1 of the path (`)
 	assert.ErrorContains(t, err, `says option 0 means "SLOW", but here it means`)
 }
+
+// An event window of more instants than the exploration may explore is
+// refused before any is listed past the bound; the widest windows (an
+// hour: 350 billion clock edges) are refused by the bus without listing
+// one.
+func TestWideEventWindowRefused(t *testing.T) {
+	topo, err := bus.LoadTopology("../examples/unplug-window.yaml")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		win  bus.Window
+		want string
+	}{
+		{bus.Window{From: 0, To: 1_000_000}, "a shift of the bus has 196608 options, each a state to explore: more than max states 50000 allows"},
+		{bus.Window{From: 0, To: int64(time.Hour)}, "the event window 0..3600000000000 ns holds 707788800000 clock edges, each an instant for the first event: more than 1048576"},
+	} {
+		within(t, 2*time.Second, func() {
+			_, err := Explore(topo, Options{Bus: bus.Options{Seed: 1}, Space: bus.ChoiceSpace{EventWindow: &tc.win}})
+			assert.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+// The last state expanded takes the count of states past MaxStates by
+// less than MaxOvershoot: a shift among many instants is left unexpanded
+// when it would go further.
+func TestStatesStayWithinTheBound(t *testing.T) {
+	topo, err := bus.LoadTopology("../examples/unplug-window.yaml")
+	require.NoError(t, err)
+	const maxStates = 300
+	res, err := Explore(topo, Options{Bus: bus.Options{Seed: 1}, MaxStates: maxStates,
+		Space: bus.ChoiceSpace{PhaseGrid: 2, EventWindow: &bus.Window{From: 168_000, To: 169_000}}})
+	require.NoError(t, err)
+	assert.False(t, res.Complete)
+	assert.Less(t, res.States, maxStates+MaxOvershoot, "%d states", res.States)
+}
+
+// A replay lists the clock edges of its window too, up to the bus's bound.
+func TestReplayOfAWideWindowRefused(t *testing.T) {
+	topo, err := bus.LoadTopology("../examples/unplug-window.yaml")
+	require.NoError(t, err)
+	o := bus.Options{Seed: 1, Replay: &bus.Path{Space: bus.ChoiceSpace{EventWindow: &bus.Window{From: 0, To: 20_000_000}}},
+		MaxEvents: 1000}
+	within(t, time.Second, func() {
+		_, err := bus.Run(topo, o)
+		assert.ErrorContains(t, err, "the event window 0..20000000 ns holds")
+	})
+}

@@ -59,6 +59,12 @@ func (t Timing) Corner() treeid.Corner {
 // DefaultMaxStates is Options.MaxStates when zero.
 const DefaultMaxStates = 50_000
 
+// MaxOvershoot is how far past Options.MaxStates the states explored may
+// go: the last state expanded adds one per option, two for a coin or a
+// wait. A choice of more options than MaxStates+MaxOvershoot−1 (a wide
+// event window) could never be expanded, and is refused.
+const MaxOvershoot = 64
+
 // Options configure an exploration.
 type Options struct {
 	// Bus is how the bus runs, as for bus.Run: profile, clock, policy,

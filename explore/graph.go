@@ -95,7 +95,9 @@ func (e *explorer) build() error {
 	e.add(nil, first)
 	e.initial, e.initialRounds = measured(bus.Marks{}, first.Marks)
 	for len(e.queue) > 0 {
-		if e.choicePoints() > e.o.MaxStates {
+		// A state's options each add a state at most: the count stops
+		// within MaxOvershoot of the bound.
+		if e.choicePoints() > e.o.MaxStates || e.choicePoints()+e.states[e.queue[0]].choice.Options > e.o.MaxStates+MaxOvershoot {
 			break
 		}
 		s := e.queue[0]
@@ -139,7 +141,20 @@ func (e *explorer) follow(path []int) (bus.FollowStop, error) {
 	stop, err := e.f.Follow(path)
 	e.runs++
 	e.events += stop.Events
+	if c := stop.Choice; err == nil && !stop.Done && c.Options >= e.o.MaxStates+MaxOvershoot {
+		// It could never be expanded within the bound.
+		return stop, fmt.Errorf("%w: a %s of %s has %d options, each a state to explore: more than max states %d allows; narrow the choice (the event window, the phase grid) or raise max states",
+			ErrInvalidOptions, c.Kind, orBus(c.Node), c.Options, e.o.MaxStates)
+	}
 	return stop, err
+}
+
+// orBus names a choice's node, "the bus" for a shift of its events.
+func orBus(node string) string {
+	if node == "" {
+		return "the bus"
+	}
+	return node
 }
 
 // add records where a run stopped: a new terminal, a choice point seen
