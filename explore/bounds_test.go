@@ -203,3 +203,15 @@ func TestReplayOfAWideWindowRefused(t *testing.T) {
 		assert.ErrorContains(t, err, "the event window 0..20000000 ns holds")
 	})
 }
+
+// A bound on the states whose memory the machine cannot hold is refused
+// once the first states show their size, not when memory runs out.
+func TestMaxStatesBeyondTheMemoryBudgetRefused(t *testing.T) {
+	topo := generatedTopo(t, "tree:12")
+	within(t, 5*time.Second, func() {
+		_, err := Explore(topo, Options{Timing: Nondet, Space: bus.ChoiceSpace{PhaseGrid: 4}, MaxStates: 100_000_000})
+		require.ErrorIs(t, err, ErrInvalidOptions)
+		assert.ErrorContains(t, err, "max states 100000000 would take about")
+		assert.ErrorContains(t, err, "more than the budget of 4096 MiB")
+	})
+}

@@ -59,6 +59,9 @@ func (t Timing) Corner() treeid.Corner {
 // DefaultMaxStates is Options.MaxStates when zero.
 const DefaultMaxStates = 50_000
 
+// DefaultMaxMemory is Options.MaxMemory when zero.
+const DefaultMaxMemory = 4 << 30
+
 // MaxOvershoot is how far past Options.MaxStates the states explored may
 // go: the last state expanded adds one per option, two for a coin or a
 // wait. A choice of more options than MaxStates+MaxOvershoot−1 (a wide
@@ -93,6 +96,10 @@ type Options struct {
 	// unrolling past 50 times it gives way to step functions of the
 	// budget, which are exact too.
 	MaxStates int
+	// MaxMemory is the budget in bytes of the MaxStates states (default
+	// DefaultMaxMemory): once the first thousand are found, an exploration
+	// whose bound would take more, at their average size, is refused.
+	MaxMemory int64
 	// Limits bound the solver's exact work (internal/mdp): a cycle whose
 	// exact solution would cost too much is bounded by sound value
 	// iteration instead, and its answers become narrow intervals. The
@@ -261,6 +268,9 @@ func checkOptions(o *Options) error {
 	o.Bus.CoinBias = &f
 	if o.MaxStates == 0 {
 		o.MaxStates = DefaultMaxStates
+	}
+	if o.MaxMemory == 0 {
+		o.MaxMemory = DefaultMaxMemory
 	}
 	if o.MaxStates < 1 {
 		return fmt.Errorf("%w: max states %d: want at least 1", ErrInvalidOptions, o.MaxStates)

@@ -58,6 +58,11 @@ type explorer struct {
 	// first generation that terminals end with, and their index by key.
 	classes    []class
 	classIndex map[string]int
+	// stateBytes sums the keys and paths of the choice points, for the
+	// estimate of the memory MaxStates of them take; sized is set once
+	// it is checked.
+	stateBytes int64
+	sized      bool
 }
 
 func newExplorer(topo *bus.Topology, o Options) (*explorer, error) {
@@ -95,6 +100,12 @@ func (e *explorer) build() error {
 	e.add(nil, first)
 	e.initial, e.initialRounds = measured(bus.Marks{}, first.Marks)
 	for len(e.queue) > 0 {
+		if e.choicePoints() >= sampleStates && !e.sized {
+			if err := e.checkMemory(); err != nil {
+				return err
+			}
+			e.sized = true
+		}
 		// A state's options each add a state at most: the count stops
 		// within MaxOvershoot of the bound.
 		if e.choicePoints() > e.o.MaxStates || e.choicePoints()+e.states[e.queue[0]].choice.Options > e.o.MaxStates+MaxOvershoot {
@@ -107,6 +118,26 @@ func (e *explorer) build() error {
 		}
 	}
 	return nil
+}
+
+// sampleStates is how many states the estimate of a state's memory is
+// taken from; stateOverhead is what a state takes besides its key and
+// path: the state, its index entry, its edges.
+const (
+	sampleStates  = 1000
+	stateOverhead = 400
+)
+
+// checkMemory refuses an exploration whose MaxStates states would take
+// more than MaxMemory, as the states found so far take on average.
+func (e *explorer) checkMemory() error {
+	perState := e.stateBytes/int64(e.choicePoints()) + stateOverhead
+	need := int64(e.o.MaxStates) * perState
+	if need <= e.o.MaxMemory {
+		return nil
+	}
+	return fmt.Errorf("%w: max states %d would take about %d MiB (%d bytes a state, as the first %d take), more than the budget of %d MiB; lower max states",
+		ErrInvalidOptions, e.o.MaxStates, need>>20, perState, e.choicePoints(), e.o.MaxMemory>>20)
 }
 
 // choicePoints counts the choice points found.
@@ -178,6 +209,7 @@ func (e *explorer) add(path []int, stop bus.FollowStop) int {
 	if s, ok := e.index[string(key)]; ok {
 		return s
 	}
+	e.stateBytes += int64(len(key) + 8*len(path))
 	s := len(e.states)
 	e.index[string(key)] = s
 	e.states = append(e.states, state{path: clonePath(path), marks: stop.Marks, choice: stop.Choice})
