@@ -215,3 +215,15 @@ func TestMaxStatesBeyondTheMemoryBudgetRefused(t *testing.T) {
 		assert.ErrorContains(t, err, "more than the budget of 4096 MiB")
 	})
 }
+
+// An exploration whose cost, states × the events of each partial run,
+// would outlast MaxDuration is refused from its first second's pace.
+func TestExplorationBeyondMaxDurationRefused(t *testing.T) {
+	topo := longScenario(t, 20_000)
+	within(t, 3*time.Second, func() {
+		_, err := Explore(topo, Options{MaxStates: 500, MaxDuration: 2 * time.Second})
+		require.ErrorIs(t, err, ErrInvalidOptions)
+		assert.ErrorContains(t, err, "max states 500 would take at least")
+		assert.ErrorContains(t, err, "more than max duration 2s")
+	})
+}

@@ -100,6 +100,11 @@ type Options struct {
 	// DefaultMaxMemory): once the first thousand are found, an exploration
 	// whose bound would take more, at their average size, is refused.
 	MaxMemory int64
+	// MaxDuration, when not zero, refuses an exploration that would take
+	// longer to find MaxStates states: from its first second on, its pace
+	// so far says how long they would take (a lower bound: later runs go
+	// deeper, and take longer).
+	MaxDuration time.Duration
 	// Limits bound the solver's exact work (internal/mdp): a cycle whose
 	// exact solution would cost too much is bounded by sound value
 	// iteration instead, and its answers become narrow intervals. The
@@ -271,6 +276,9 @@ func checkOptions(o *Options) error {
 	}
 	if o.MaxMemory == 0 {
 		o.MaxMemory = DefaultMaxMemory
+	}
+	if o.MaxDuration < 0 {
+		return fmt.Errorf("%w: max duration %v: want 0 (no limit) or a positive duration", ErrInvalidOptions, o.MaxDuration)
 	}
 	if o.MaxStates < 1 {
 		return fmt.Errorf("%w: max states %d: want at least 1", ErrInvalidOptions, o.MaxStates)
