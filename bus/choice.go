@@ -113,7 +113,7 @@ type PathChoice struct {
 	Node   string // "" for ChoiceShift
 	Option int
 	// Meaning says what the option means (Choice.Describe), for readers;
-	// a replay does not check it.
+	// a replay checks it when it is not empty.
 	Meaning string
 }
 
@@ -159,6 +159,11 @@ func (ch *chooser) choose(c Choice) int {
 	k := p.Option
 	if k < 0 || k >= c.Options {
 		ch.err = fmt.Errorf("%w: replay: choice %d of the path (%s of %s) takes option %d, but there are %d (0 to %d)", ErrInvalidOptions, ch.next+1, c.Kind, orBus(c.Node), k, c.Options, c.Options-1)
+		return 0
+	}
+	if p.Meaning != "" && p.Meaning != c.Describe(k) {
+		ch.err = fmt.Errorf("%w: replay: choice %d of the path (%s of %s) says option %d means %q, but here it means %q: the path is of another bus or options",
+			ErrInvalidOptions, ch.next+1, c.Kind, orBus(c.Node), k, p.Meaning, c.Describe(k))
 		return 0
 	}
 	ch.next++
@@ -254,6 +259,11 @@ func (ch *chooser) shift() int64 {
 	// chosen too: then the edges are found again for every run.
 	instants := ch.instants
 	if instants == nil || ch.space.PhaseGrid > 0 {
+		if n := w.windowEdges(*win); n > MaxWindowEdges {
+			ch.err = fmt.Errorf("%w: the event window %d..%d ns holds %d clock edges, each an instant for the first event: more than %d; narrow the window",
+				ErrInvalidOptions, win.From, win.To, n, MaxWindowEdges)
+			return 0
+		}
 		// A new slice: the choices made before keep theirs.
 		instants = nil
 		for i := range w.nodes {
@@ -272,6 +282,30 @@ func (ch *chooser) shift() int64 {
 	}
 	at := instants[ch.choose(Choice{Kind: ChoiceShift, Options: len(instants), Instants: instants})]
 	return at - w.topo.firstEventAt()
+}
+
+// MaxWindowEdges bounds the clock edges of an event window, which a run
+// lists (8 bytes each) to choose the first event's instant among them.
+const MaxWindowEdges = 1 << 20
+
+// windowEdges counts the clock edges of every node in win, without
+// listing them: the options of the shift, or more where the edges of
+// several nodes coincide.
+func (w *world) windowEdges(win Window) int64 {
+	var n int64
+	for i := range w.nodes {
+		clock := w.nodes[i].clock
+		from := clock.EdgeAtOrAfter(win.From)
+		to, at := clock.FirstEdge(win.To) // win.To+1 could overflow
+		n += to - from
+		if at == win.To {
+			n++
+		}
+		if w.opts.IdealClock {
+			break // every node has an edge every ns
+		}
+	}
+	return n
 }
 
 // firstEventAt is the time of the earliest scripted event.

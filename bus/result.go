@@ -35,6 +35,9 @@ const (
 	OutcomeBudgetExhausted Outcome = "budget-exhausted"
 )
 
+// Outcomes lists every Outcome.
+var Outcomes = []Outcome{OutcomeOK, OutcomeConfigTimeout, OutcomeInconsistent, OutcomeInterrupted, OutcomeStalled, OutcomeBudgetExhausted}
+
 // Result is everything one run produced.
 type Result struct {
 	Seed    uint64

@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"slices"
 
+	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/mdp"
 )
 
@@ -66,6 +67,9 @@ type budgetSolver struct {
 	opt  mdp.Opt
 	f    []stepFn
 	live []bool // the states whose value depends on the budget
+	// steps counts the steps of every function: bounded, as the
+	// unrolling is, by unrollFactor·MaxStates.
+	steps int
 	// scratch for combine
 	points []int64
 }
@@ -74,9 +78,11 @@ type budgetSolver struct {
 func (bs *budgetSolver) maxSweeps() int64 { return bs.d + 2 }
 
 // solve returns V(0, D) and whether the iteration reached its fixed point
-// (false only where a cycle that spends nothing keeps a state's value
-// moving: the value returned is then a lower bound).
-func (bs *budgetSolver) solve(frontier *big.Rat, endedValue []*big.Rat) (*big.Rat, bool) {
+// (false where a cycle that spends nothing keeps a state's value moving,
+// or where the functions grow past their bound: the value returned is
+// then a lower bound, as every sweep climbs from below). The error is
+// bus.ErrInterrupted.
+func (bs *budgetSolver) solve(frontier *big.Rat, endedValue []*big.Rat) (*big.Rat, bool, error) {
 	e := bs.e
 	n := len(e.states)
 	bs.f = make([]stepFn, n)
@@ -105,6 +111,8 @@ func (bs *budgetSolver) solve(frontier *big.Rat, endedValue []*big.Rat) (*big.Ra
 		}
 	}
 	dirty := slices.Clone(bs.live)
+	bs.steps = n
+	evaluated := 0
 	for sweep := int64(0); sweep < bs.maxSweeps(); sweep++ {
 		changed := false
 		// States were found breadth first: backwards, most ways are
@@ -113,12 +121,19 @@ func (bs *budgetSolver) solve(frontier *big.Rat, endedValue []*big.Rat) (*big.Ra
 			if !dirty[i] {
 				continue
 			}
+			if evaluated++; evaluated%interruptEvery == 0 && e.interrupted() {
+				return nil, false, bus.ErrInterrupted
+			}
 			dirty[i] = false
 			g := bs.combine(&e.states[i])
 			if g.equal(bs.f[i]) {
 				continue
 			}
+			bs.steps += len(g.at) - len(bs.f[i].at)
 			bs.f[i] = g
+			if bs.steps > unrollFactor*e.o.MaxStates {
+				return bs.f[0].value(bs.d), false, nil
+			}
 			for _, p := range preds[i] {
 				if bs.live[p] {
 					dirty[p], changed = true, true
@@ -126,10 +141,10 @@ func (bs *budgetSolver) solve(frontier *big.Rat, endedValue []*big.Rat) (*big.Ra
 			}
 		}
 		if !changed {
-			return bs.f[0].value(bs.d), true
+			return bs.f[0].value(bs.d), true, nil
 		}
 	}
-	return bs.f[0].value(bs.d), false
+	return bs.f[0].value(bs.d), false, nil
 }
 
 // combine is the right side of state st's equation.
@@ -219,6 +234,6 @@ func (e *explorer) budgetValue(m int, d int64, opt mdp.Opt, frontier *big.Rat) (
 		}
 	}
 	bs := budgetSolver{e: e, m: m, d: d, opt: opt}
-	v, converged := bs.solve(frontier, reported)
-	return v, exact && converged, nil
+	v, converged, err := bs.solve(frontier, reported)
+	return v, exact && converged, err
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/mdp"
 )
 
@@ -68,6 +69,9 @@ func (e *explorer) unroll(m int, d int64) (met Interval, done bool, err error) {
 	for i := 0; i < len(u.todo); i++ {
 		if len(u.todo) > unrollFactor*e.o.MaxStates {
 			return Interval{}, false, nil
+		}
+		if i%(interruptEvery*interruptEvery) == 0 && e.interrupted() {
+			return Interval{}, false, bus.ErrInterrupted
 		}
 		u.expand(u.todo[i])
 	}

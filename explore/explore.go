@@ -59,6 +59,15 @@ func (t Timing) Corner() treeid.Corner {
 // DefaultMaxStates is Options.MaxStates when zero.
 const DefaultMaxStates = 50_000
 
+// DefaultMaxMemory is Options.MaxMemory when zero.
+const DefaultMaxMemory = 4 << 30
+
+// MaxOvershoot is how far past Options.MaxStates the states explored may
+// go: the last state expanded adds one per option, two for a coin or a
+// wait. A choice of more options than MaxStates+MaxOvershoot−1 (a wide
+// event window) could never be expanded, and is refused.
+const MaxOvershoot = 64
+
 // Options configure an exploration.
 type Options struct {
 	// Bus is how the bus runs, as for bus.Run: profile, clock, policy,
@@ -87,6 +96,15 @@ type Options struct {
 	// unrolling past 50 times it gives way to step functions of the
 	// budget, which are exact too.
 	MaxStates int
+	// MaxMemory is the budget in bytes of the MaxStates states (default
+	// DefaultMaxMemory): once the first thousand are found, an exploration
+	// whose bound would take more, at their average size, is refused.
+	MaxMemory int64
+	// MaxDuration, when not zero, refuses an exploration that would take
+	// longer to find MaxStates states: from its first second on, its pace
+	// so far says how long they would take (a lower bound: later runs go
+	// deeper, and take longer).
+	MaxDuration time.Duration
 	// Limits bound the solver's exact work (internal/mdp): a cycle whose
 	// exact solution would cost too much is bounded by sound value
 	// iteration instead, and its answers become narrow intervals. The
@@ -248,10 +266,19 @@ func checkOptions(o *Options) error {
 		return fmt.Errorf("%w: Bus.Observer and Bus.Replay must be nil", ErrInvalidOptions)
 	}
 	o.Bus.Corner = o.Timing.Corner()
+	// Every partial run watches the interrupt too: one run through a long
+	// scenario can take seconds.
+	o.Bus.Interrupt = o.Interrupt
 	f, _ := bias.Float64()
 	o.Bus.CoinBias = &f
 	if o.MaxStates == 0 {
 		o.MaxStates = DefaultMaxStates
+	}
+	if o.MaxMemory == 0 {
+		o.MaxMemory = DefaultMaxMemory
+	}
+	if o.MaxDuration < 0 {
+		return fmt.Errorf("%w: max duration %v: want 0 (no limit) or a positive duration", ErrInvalidOptions, o.MaxDuration)
 	}
 	if o.MaxStates < 1 {
 		return fmt.Errorf("%w: max states %d: want at least 1", ErrInvalidOptions, o.MaxStates)

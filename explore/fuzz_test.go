@@ -1,7 +1,9 @@
 package explore
 
 import (
+	"bytes"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/fwsim/fwsim/bus"
@@ -55,5 +57,27 @@ func FuzzExplore(f *testing.F) {
 		if exact && sum.Cmp(one) != 0 {
 			t.Fatalf("%s: exact outcome probabilities sum to %s", spec, sum.RatString())
 		}
+	})
+}
+
+// FuzzReadReplayFile reads any bytes as a counterexample file: it never
+// panics, every error names the file, and a file it accepts replays in
+// bus.Run, which fails or not but within its event budget.
+func FuzzReadReplayFile(f *testing.F) {
+	valid := stalledReplay(f)
+	f.Add(valid)
+	f.Add(bytes.Replace(valid, []byte(`"event_window_ns": null`), []byte(`"event_window_ns": [0, 3600000000000]`), 1))
+	f.Add(bytes.Replace(valid, []byte(`"phase_grid": 0`), []byte(`"phase_grid": 4`), 1))
+	f.Add([]byte(`{"seed": 1, "seed": 2}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		topo, o, err := ReadReplayFile("cex.json", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "cex.json") {
+				t.Fatalf("the error does not name the file: %v", err)
+			}
+			return
+		}
+		o.MaxEvents = 100_000
+		_, _ = bus.Run(topo, o)
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/big"
+	"time"
 
 	"github.com/fwsim/fwsim/bus"
 )
@@ -58,6 +59,11 @@ type explorer struct {
 	// first generation that terminals end with, and their index by key.
 	classes    []class
 	classIndex map[string]int
+	// stateBytes sums the keys and paths of the choice points, for the
+	// estimate of the memory MaxStates of them take; sized is set once
+	// it is checked.
+	stateBytes int64
+	sized      bool
 }
 
 func newExplorer(topo *bus.Topology, o Options) (*explorer, error) {
@@ -71,8 +77,19 @@ func newExplorer(topo *bus.Topology, o Options) (*explorer, error) {
 	return &explorer{o: o, f: f, index: map[string]int{}, classIndex: map[string]int{}}, nil
 }
 
-// interruptEvery is how many runs go by between looks at Options.Interrupt.
+// interruptEvery is how many runs, or evaluations of a deadline's
+// functions, go by between looks at Options.Interrupt.
 const interruptEvery = 64
+
+// interrupted reports that Options.Interrupt has closed.
+func (e *explorer) interrupted() bool {
+	select {
+	case <-e.o.Interrupt:
+		return true
+	default:
+		return false
+	}
+}
 
 // build explores breadth first from power-up until every choice point is
 // expanded or MaxStates of them are known.
@@ -83,8 +100,20 @@ func (e *explorer) build() error {
 	}
 	e.add(nil, first)
 	e.initial, e.initialRounds = measured(bus.Marks{}, first.Marks)
+	start := time.Now()
 	for len(e.queue) > 0 {
-		if e.choicePoints() > e.o.MaxStates {
+		if err := e.checkDuration(time.Since(start)); err != nil {
+			return err
+		}
+		if e.choicePoints() >= sampleStates && !e.sized {
+			if err := e.checkMemory(); err != nil {
+				return err
+			}
+			e.sized = true
+		}
+		// A state's options each add a state at most: the count stops
+		// within MaxOvershoot of the bound.
+		if e.choicePoints() > e.o.MaxStates || e.choicePoints()+e.states[e.queue[0]].choice.Options > e.o.MaxStates+MaxOvershoot {
 			break
 		}
 		s := e.queue[0]
@@ -94,6 +123,41 @@ func (e *explorer) build() error {
 		}
 	}
 	return nil
+}
+
+// sampleStates is how many states the estimate of a state's memory is
+// taken from; stateOverhead is what a state takes besides its key and
+// path: the state, its index entry, its edges, and the solver's models
+// of the graph (400,000 states of the unplug window take 1.6 GB in all).
+const (
+	sampleStates  = 1000
+	stateOverhead = 3000
+)
+
+// checkMemory refuses an exploration whose MaxStates states would take
+// more than MaxMemory, as the states found so far take on average.
+func (e *explorer) checkMemory() error {
+	perState := e.stateBytes/int64(e.choicePoints()) + stateOverhead
+	need := int64(e.o.MaxStates) * perState
+	if need <= e.o.MaxMemory {
+		return nil
+	}
+	return fmt.Errorf("%w: max states %d would take about %d MiB (%d bytes a state, as the first %d take), more than the budget of %d MiB; lower max states",
+		ErrInvalidOptions, e.o.MaxStates, need>>20, perState, e.choicePoints(), e.o.MaxMemory>>20)
+}
+
+// checkDuration refuses, once elapsed passes a second, an exploration
+// whose pace says MaxStates states would take longer than MaxDuration.
+func (e *explorer) checkDuration(elapsed time.Duration) error {
+	if e.o.MaxDuration == 0 || elapsed < time.Second {
+		return nil
+	}
+	need := time.Duration(float64(elapsed) * float64(e.o.MaxStates) / float64(e.choicePoints()))
+	if need <= e.o.MaxDuration {
+		return nil
+	}
+	return fmt.Errorf("%w: max states %d would take at least %v here (timed from the first %d states, %d partial runs of %d events on average), more than max duration %v",
+		ErrInvalidOptions, e.o.MaxStates, need.Round(time.Second), e.choicePoints(), e.runs, e.events/uint64(e.runs), e.o.MaxDuration)
 }
 
 // choicePoints counts the choice points found.
@@ -107,12 +171,8 @@ func (e *explorer) expand(s int) error {
 		if p != nil && p.Sign() == 0 {
 			continue // never taken: nothing to explore
 		}
-		if e.o.Interrupt != nil && e.runs%interruptEvery == 0 {
-			select {
-			case <-e.o.Interrupt:
-				return bus.ErrInterrupted
-			default:
-			}
+		if e.runs%interruptEvery == 0 && e.interrupted() {
+			return bus.ErrInterrupted
 		}
 		e.path = append(append(e.path[:0], e.states[s].path...), k)
 		stop, err := e.follow(e.path)
@@ -132,7 +192,20 @@ func (e *explorer) follow(path []int) (bus.FollowStop, error) {
 	stop, err := e.f.Follow(path)
 	e.runs++
 	e.events += stop.Events
+	if c := stop.Choice; err == nil && !stop.Done && c.Options >= e.o.MaxStates+MaxOvershoot {
+		// It could never be expanded within the bound.
+		return stop, fmt.Errorf("%w: a %s of %s has %d options, each a state to explore: more than max states %d allows; narrow the choice (the event window, the phase grid) or raise max states",
+			ErrInvalidOptions, c.Kind, orBus(c.Node), c.Options, e.o.MaxStates)
+	}
 	return stop, err
+}
+
+// orBus names a choice's node, "the bus" for a shift of its events.
+func orBus(node string) string {
+	if node == "" {
+		return "the bus"
+	}
+	return node
 }
 
 // add records where a run stopped: a new terminal, a choice point seen
@@ -156,6 +229,7 @@ func (e *explorer) add(path []int, stop bus.FollowStop) int {
 	if s, ok := e.index[string(key)]; ok {
 		return s
 	}
+	e.stateBytes += int64(len(key) + 8*len(path))
 	s := len(e.states)
 	e.index[string(key)] = s
 	e.states = append(e.states, state{path: clonePath(path), marks: stop.Marks, choice: stop.Choice})

@@ -3,8 +3,15 @@ package explore
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math/big"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fwsim/fwsim/bus"
@@ -155,7 +162,7 @@ type ReplayFile struct {
 	Initiators     []string           `json:"initiators"`        // --initiator; [] when none was given and the power-up mode decides
 	PowerUp        string             `json:"power_up"`          // --power-up: one, all or staggered; default for the profile's
 	PhaseGrid      int                `json:"phase_grid"`        // K of --phases grid:K; 0 for the seed's phases
-	EventWindowNs  *[2]int64          `json:"event_window_ns"`   // --event-window as [from, to] ns; null without
+	EventWindowNs  *WindowNs          `json:"event_window_ns"`   // --event-window as [from, to] ns; null without
 	Topology       json.RawMessage    `json:"topology"`          // the bus, as a topology file in JSON
 	Choices        []ReplayChoiceJSON `json:"choices"`           // every choice of the run, in order
 }
@@ -181,7 +188,7 @@ func NewReplayFile(topo *bus.Topology, o Options, outcome bus.Outcome, path *bus
 		ForceRoot: o.Bus.ForceRoot, Initiators: append([]string{}, o.Bus.Initiators...), PowerUp: o.Bus.PowerUp.String(), PhaseGrid: o.Space.PhaseGrid,
 		Topology: bytes.TrimSpace(buf.Bytes()), Choices: []ReplayChoiceJSON{}}
 	if win := o.Space.EventWindow; win != nil {
-		f.EventWindowNs = &[2]int64{win.From, win.To}
+		f.EventWindowNs = &WindowNs{win.From, win.To}
 	}
 	for _, c := range path.Choices {
 		f.Choices = append(f.Choices, ReplayChoiceJSON{Kind: c.Kind.String(), Node: c.Node, Option: c.Option, Meaning: c.Meaning})
@@ -189,17 +196,60 @@ func NewReplayFile(topo *bus.Topology, o Options, outcome bus.Outcome, path *bus
 	return f
 }
 
+// WindowNs is an event window, [from, to] ns.
+type WindowNs [2]int64
+
+// UnmarshalJSON reads exactly two numbers: an array decodes into a Go
+// array of any length, dropping or zeroing the rest.
+func (w *WindowNs) UnmarshalJSON(data []byte) error {
+	var ns []int64
+	if err := json.Unmarshal(data, &ns); err != nil || len(ns) != 2 {
+		return errors.New("event_window_ns: want [FROM, TO], two whole numbers of ns")
+	}
+	*w = WindowNs(ns)
+	return nil
+}
+
+// MaxReplayFileSize bounds a counterexample file: its topology file (at
+// most 4 MiB as YAML, a few times that as JSON) and a line per choice.
+const MaxReplayFileSize = 16 << 20
+
+// fraction matches a probability as big.Rat.RatString writes it; SetString
+// alone would also take "1e999999999", which takes ages to expand.
+var fraction = regexp.MustCompile(`^[0-9]+(/[0-9]+)?$`)
+
+// parseProbability reads a fraction from 0 to 1.
+func parseProbability(s string) (*big.Rat, bool) {
+	if !fraction.MatchString(s) {
+		return nil, false
+	}
+	p, ok := new(big.Rat).SetString(s)
+	return p, ok && p.Cmp(one) <= 0
+}
+
 // ReadReplayFile reads data, the counterexample file name, and returns the
-// bus and the options that replay it with bus.Run.
+// bus and the options that replay it with bus.Run. A file larger than
+// MaxReplayFileSize, anything after its object, a key given twice and a
+// field out of its range are errors that name the file and the field.
 func ReadReplayFile(name string, data []byte) (*bus.Topology, bus.Options, error) {
 	var f ReplayFile
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
+	if len(data) > MaxReplayFileSize {
+		return nil, bus.Options{}, fmt.Errorf("%s: larger than %d MiB: not a counterexample file of fwsim explore", name, MaxReplayFileSize>>20)
+	}
+	if err := decodeStrict(data, &f); err != nil {
 		return nil, bus.Options{}, fmt.Errorf("%s: not a counterexample file of fwsim explore: %w", name, err)
 	}
 	if f.SchemaVersion != bus.SchemaVersion {
 		return nil, bus.Options{}, fmt.Errorf("%s: schema_version %d (fwsim %s), but this fwsim reads %d", name, f.SchemaVersion, f.FwsimVersion, bus.SchemaVersion)
+	}
+	field := func(what, value, want string) error {
+		return fmt.Errorf("%s: %s: %q: want %s", name, what, value, want)
+	}
+	if !slices.Contains(bus.Outcomes, bus.Outcome(f.Outcome)) {
+		return nil, bus.Options{}, field("outcome", f.Outcome, "one of "+outcomeNames())
+	}
+	if _, ok := parseProbability(f.Probability); !ok {
+		return nil, bus.Options{}, field("probability", f.Probability, "a fraction from 0 to 1 such as 1/4")
 	}
 	if len(f.Topology) == 0 {
 		return nil, bus.Options{}, fmt.Errorf("%s: topology: missing", name)
@@ -210,9 +260,6 @@ func ReadReplayFile(name string, data []byte) (*bus.Topology, bus.Options, error
 	}
 	o := bus.Options{Seed: f.Seed, Profile: f.Profile, NominalTimers: f.NominalTimers, AllowOutOfSpec: f.AllowOutOfSpec,
 		ForceRoot: f.ForceRoot, Initiators: f.Initiators}
-	field := func(what, value, want string) error {
-		return fmt.Errorf("%s: %s: %q: want %s", name, what, value, want)
-	}
 	if f.PowerUp != bus.PowerUpDefault.String() {
 		if o.PowerUp, err = bus.ParsePowerUp(f.PowerUp); err != nil {
 			return nil, o, field("power_up", f.PowerUp, "default, one, all or staggered")
@@ -233,14 +280,17 @@ func ReadReplayFile(name string, data []byte) (*bus.Topology, bus.Options, error
 		return nil, o, field("timing", f.Timing, "random, nondet, min or max")
 	}
 	o.Corner = timing.Corner()
-	bias, ok := new(big.Rat).SetString(f.CoinBias)
-	if !ok || bias.Sign() < 0 || bias.Cmp(big.NewRat(1, 1)) > 0 {
+	bias, ok := parseProbability(f.CoinBias)
+	if !ok {
 		return nil, o, field("coin_bias", f.CoinBias, "a probability such as 1/2")
 	}
 	p, _ := bias.Float64()
 	o.CoinBias = &p
 	path := &bus.Path{Space: bus.ChoiceSpace{PhaseGrid: f.PhaseGrid}}
 	if w := f.EventWindowNs; w != nil {
+		if w[0] < 0 || w[1] < w[0] {
+			return nil, o, fmt.Errorf("%s: event_window_ns: [%d, %d]: want [FROM, TO] with 0 ≤ FROM ≤ TO", name, w[0], w[1])
+		}
 		path.Space.EventWindow = &bus.Window{From: w[0], To: w[1]}
 	}
 	for i, c := range f.Choices {
@@ -248,10 +298,113 @@ func ReadReplayFile(name string, data []byte) (*bus.Topology, bus.Options, error
 		if err != nil {
 			return nil, o, fmt.Errorf("%s: choices[%d].kind: %w", name, i, err)
 		}
+		if c.Meaning == "" {
+			return nil, o, fmt.Errorf("%s: choices[%d].meaning: missing: want what the option means, as explore writes it", name, i)
+		}
 		path.Choices = append(path.Choices, bus.PathChoice{Kind: kind, Node: c.Node, Option: c.Option, Meaning: c.Meaning})
 	}
 	o.Replay = path
 	return topo, o, nil
+}
+
+// outcomeNames lists bus.Outcomes for a message.
+func outcomeNames() string {
+	names := make([]string, len(bus.Outcomes))
+	for i, o := range bus.Outcomes {
+		names[i] = string(o)
+	}
+	return strings.Join(names, ", ")
+}
+
+// decodeStrict decodes data, one JSON object, into v as the topology
+// reader reads JSON: no unknown field, no key twice in one object, nothing
+// after the object; a value of the wrong type is named by its field.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
+			return fmt.Errorf("%s: a JSON %s: want %s", te.Field, te.Value, jsonKind(te.Type))
+		}
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("data after the object, at byte %d", dec.InputOffset())
+	}
+	if path := repeatedKey(data); path != "" {
+		return fmt.Errorf("%s: given twice; want each key once", path)
+	}
+	return nil
+}
+
+// jsonKind says in words what JSON value a Go type reads.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number from 0"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
+}
+
+// repeatedKey is the path of the first key that one object of data, valid
+// JSON, gives twice ("" for none): encoding/json keeps the last silently.
+func repeatedKey(data []byte) string {
+	type frame struct {
+		object bool
+		keys   map[string]bool
+		path   string
+		key    string // the key of the value to come, in an object
+		keyed  bool   // whether key is read
+		index  int    // the index of the next value, in an array
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var stack []frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		path := ""
+		if n := len(stack); n > 0 {
+			top := &stack[n-1]
+			if top.object && !top.keyed {
+				k := tok.(string) // a key: Token reads objects as key, value
+				if top.keys[k] {
+					return top.path + k
+				}
+				top.keys[k], top.key, top.keyed = true, k, true
+				continue
+			}
+			if top.object {
+				path, top.keyed = top.path+top.key, false
+			} else {
+				path = top.path + "[" + strconv.Itoa(top.index) + "]"
+				top.index++
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			prefix := ""
+			if path != "" {
+				prefix = path + "."
+			}
+			stack = append(stack, frame{object: true, keys: map[string]bool{}, path: prefix})
+		case json.Delim('['):
+			stack = append(stack, frame{path: path})
+		}
+	}
 }
 
 // AllGood reports whether no run can fail or miss a deadline: what makes

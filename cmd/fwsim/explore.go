@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/explore"
@@ -62,6 +63,7 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		phases     string
 		window     string
 		maxStates  int
+		maxDur     time.Duration
 		jsonOutput bool
 		cexDir     string
 	)
@@ -75,11 +77,13 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		"move the topology's scripted events together so that the first falls on\nevery clock edge in `FROM..TO`, chosen by the adversary,\ne.g. --event-window 166us..172us")
 	fs.IntVar(&maxStates, "max-states", explore.DefaultMaxStates,
 		"stop after `N` distinct states; the answers are then intervals that hold the\nexact values, e.g. --max-states 1000000")
+	fs.DurationVar(&maxDur, "max-duration", 24*time.Hour,
+		"refuse an exploration that would take longer than `DUR` to find --max-states\nstates, as its pace over its first second says; 0 for no limit,\ne.g. --max-duration 10m")
 	fs.BoolVar(&jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .outcomes")
 	fs.StringVar(&cexDir, "counterexamples", "",
 		"write a likeliest run of every outcome that is not ok to `DIR`/OUTCOME.json,\nand of every deadline some run misses to DIR/miss-METRIC-DUR.json, for\nfwsim run --replay, e.g. --counterexamples cex")
-	fs.order(append(order[:2:2], append([]string{"timing", "phases", "event-window", "deadline", "max-states", "json", "counterexamples"},
+	fs.order(append(order[:2:2], append([]string{"timing", "phases", "event-window", "deadline", "max-states", "max-duration", "json", "counterexamples"},
 		without(order[2:], "timing", "max-events")...)...)...)
 	if code, done := fs.parse(e, args); done {
 		return code
@@ -93,8 +97,11 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 	if maxStates < 1 {
 		return fs.usageError(e, "--max-states %d: want at least 1", maxStates)
 	}
+	if maxDur < 0 {
+		return fs.usageError(e, "--max-duration %s: want 0 (no limit) or a positive duration", maxDur)
+	}
 	o := explore.Options{Bus: b.options(), CoinBias: b.coinBias, Deadlines: deadlines.list, MaxStates: maxStates,
-		MissPaths: cexDir != "", Interrupt: ctx.Done()}
+		MaxDuration: maxDur, MissPaths: cexDir != "", Interrupt: ctx.Done()}
 	timing, err := explore.ParseTiming(b.corner.value)
 	if err != nil {
 		return fs.usageError(e, "--timing: %v", err)

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -75,7 +77,20 @@ func TestExploreCounterexampleReplays(t *testing.T) {
 	require.NoError(t, os.WriteFile(short, data, 0o644))
 	code, _, stderr = runCLI(t, "run", "--replay", short)
 	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
+	assert.Contains(t, stderr, "fwsim run: --replay "+short+": ")
 	assert.Contains(t, stderr, "replay: the path's")
+
+	// A file is read up to its bound, not to the end of memory (/dev/zero
+	// never ends): a counterexample padded past it is refused.
+	padded := filepath.Join(dir, "padded.json")
+	require.NoError(t, os.WriteFile(padded, append(data, bytes.Repeat([]byte(" "), explore.MaxReplayFileSize)...), 0o644))
+	code, _, stderr = runCLI(t, "run", "--replay", padded)
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, "fwsim run: "+padded+": larger than 16 MiB: not a counterexample file of fwsim explore\n", stderr)
+	code, _, stderr = runCLI(t, "run", "--replay", "/dev/zero")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "larger than 16 MiB")
 }
 
 func TestExploreBadFlags(t *testing.T) {

@@ -87,12 +87,15 @@ func openInput(ctx context.Context, name string) (*inputFile, error) {
 
 func (f *inputFile) Close() error { return f.file.Close() }
 
-// readInput reads the whole file name, as os.ReadFile does.
-func readInput(ctx context.Context, name string) ([]byte, error) {
+// readInput reads the file name, as os.ReadFile does, up to one byte past
+// limit: the caller refuses a file that long.
+func readInput(ctx context.Context, name string, limit int64) ([]byte, error) {
 	f, err := openInput(ctx, name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	// One byte more than the limit, so that a file past it can be told
+	// from one that fills it.
+	return io.ReadAll(io.LimitReader(f, limit+1))
 }

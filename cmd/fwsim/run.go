@@ -110,12 +110,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			}
 		}
 		source = "replay " + cfg.replay
-		var data []byte
-		if data, err = readInput(ctx, cfg.replay); err != nil {
-			err = fmt.Errorf("--replay: %w", err)
-		} else {
-			topo, opts, err = explore.ReadReplayFile(cfg.replay, data)
-		}
+		topo, opts, err = loadReplay(ctx, cfg.replay)
 	}
 	if err != nil {
 		return fs.inputError(e, err)
@@ -146,6 +141,10 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if full { // whether or not the run saw the stop before it ended
 		return fs.inputError(e, fmt.Errorf("the run passed --max-trace-events %d, the bound on the trace the --vcd and --trace files are written from; no file was written: raise the bound, or lower --max-events", cfg.maxTraceEvents))
 	}
+	if err != nil && cfg.replay != "" {
+		// The file, not the flags, set the options: name it.
+		return fs.inputError(e, fmt.Errorf("--replay %s: %w", cfg.replay, err))
+	}
 	if err != nil {
 		return fs.inputError(e, cfg.bus.explain(topo, err))
 	}
@@ -171,4 +170,15 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// loadReplay reads --replay's counterexample file, no larger than
+// explore.MaxReplayFileSize: ReadAll would read /dev/zero until memory ran
+// out.
+func loadReplay(ctx context.Context, name string) (*bus.Topology, bus.Options, error) {
+	data, err := readInput(ctx, name, explore.MaxReplayFileSize)
+	if err != nil {
+		return nil, bus.Options{}, fmt.Errorf("--replay %s: %w", name, withoutPath(err))
+	}
+	return explore.ReadReplayFile(name, data)
 }
