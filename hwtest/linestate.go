@@ -2,6 +2,7 @@ package hwtest
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -98,9 +99,12 @@ func ParseChannelMap(s string) (ChannelMap, error) {
 	for entry := range strings.SplitSeq(s, ",") {
 		entry = strings.TrimSpace(entry)
 		signal, channel, ok := strings.Cut(entry, "=")
-		b, valid := parseSignal(strings.TrimSpace(signal))
+		b, err := parseSignal(strings.TrimSpace(signal))
 		channel = strings.TrimSpace(channel)
-		if !ok || !valid || channel == "" {
+		if err != nil && err != errNotSignal {
+			return nil, &ParseError{Format: FormatChannelMap, Field: entry, Reason: err.Error()}
+		}
+		if !ok || err != nil || channel == "" {
 			return nil, &ParseError{Format: FormatChannelMap, Field: entry, Reason: "want NODE.pPORT.tpa|tpb.hi|lo=CHANNEL, such as a.p0.tpa.hi=D0"}
 		}
 		b.Channel = channel
@@ -109,19 +113,27 @@ func ParseChannelMap(s string) (ChannelMap, error) {
 	return m, m.check()
 }
 
+// errNotSignal is parseSignal's answer to a name of another form.
+var errNotSignal = errors.New("not NODE.pPORT.tpa|tpb.hi|lo")
+
 // parseSignal reads NODE.pPORT.tpa|tpb.hi|lo, also the name of a channel of
-// fwsim's sigrok dialect once the node is unescaped.
-func parseSignal(s string) (ChannelBind, bool) {
+// fwsim's sigrok dialect once the node is unescaped. It fails with
+// errNotSignal for a name of another form, and says why for one whose
+// PORT, digits, is no port number.
+func parseSignal(s string) (ChannelBind, error) {
 	rest, level, _ := cutLast(s)
 	rest, pair, _ := cutLast(rest)
 	node, port, ok := cutLast(rest)
 	digits, isPort := strings.CutPrefix(port, "p")
-	n, err := strconv.Atoi(digits)
-	if !ok || node == "" || !isPort || err != nil || n < 0 || n >= maxLinePorts || digits != strconv.Itoa(n) ||
+	if !ok || node == "" || !isPort || digits == "" || strings.Trim(digits, "0123456789") != "" ||
 		(pair != "tpa" && pair != "tpb") || (level != "hi" && level != "lo") {
-		return ChannelBind{}, false
+		return ChannelBind{}, errNotSignal
 	}
-	return ChannelBind{Port: PortRef{node, n}, Pair: Pair(boolIndex(pair == "tpb")), Hi: level == "hi"}, true
+	n, err := strconv.Atoi(digits)
+	if err != nil || n >= maxLinePorts || digits != strconv.Itoa(n) {
+		return ChannelBind{}, fmt.Errorf("port %s: want p0 to p%d, without leading zeros (a PHY has at most %d ports)", channelName(port), maxLinePorts-1, maxLinePorts)
+	}
+	return ChannelBind{Port: PortRef{node, n}, Pair: Pair(boolIndex(pair == "tpb")), Hi: level == "hi"}, nil
 }
 
 // maxLinePorts is the most ports a PHY has (27, 1394-1995's self-ID limit).

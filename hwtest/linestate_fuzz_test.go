@@ -8,7 +8,8 @@ import (
 
 // FuzzReadLines: no input makes the line-state readers panic or fail with
 // anything but a short one-line ParseError naming a line the input has,
-// with the lab's channel map or with fwsim's channel names; what they read
+// with the lab's channel map or with fwsim's channel names, with a sample
+// rate given or without; what they read
 // is a timeline: times increasing, each change a change, within the
 // capture.
 func FuzzReadLines(f *testing.F) {
@@ -28,8 +29,8 @@ func FuzzReadLines(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, m := range []ChannelMap{lab, nil} {
-			lc, err := ReadLines(bytes.NewReader(data), "", LineOptions{Channels: m})
+		for _, opts := range []LineOptions{{Channels: lab}, {}, {Channels: lab, SampleRateHz: 24_000_000}} {
+			lc, err := ReadLines(bytes.NewReader(data), "", opts)
 			if err != nil {
 				checkReadError(t, data, err)
 				continue

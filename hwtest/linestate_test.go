@@ -287,6 +287,37 @@ func TestLinesSigrokCLI(t *testing.T) {
 			assert.True(t, c.Match(), "%v", c.Rows)
 		})
 	}
+
+	// Its rates, as it writes them: 30-fold downsampling is 33333333 Hz,
+	// "33.333333 MHz" in the VCD's $comment and 33333333 in the META line,
+	// one rate; a 100 ps timescale is 10 GHz, finer than fwsim's ns.
+	res, trace := emulate(t, lineRuns[0].topo(t), lineRuns[0].opts)
+	dir := t.TempDir()
+	run := sigrokVCD(t, res, trace)
+	for _, c := range []struct {
+		input, timescale, output string
+		period                   float64
+		err                      string
+	}{
+		{"vcd:downsample=30", "1ns", "vcd", 1e9 / 33_333_333, ""},
+		{"vcd:downsample=30", "1ns", "csv", 1e9 / 33_333_333, ""},
+		{"vcd", "100ps", "csv", 0, "sigrok-csv line 4: samplerate: 10000000000: a sample period of 0.1 ns is below 1 ns"},
+		{"vcd", "100ps", "vcd", 0, "sigrok-vcd line 1: samplerate: 10000000000: a sample period of 0.1 ns is below 1 ns"},
+	} {
+		path := filepath.Join(dir, c.timescale+".vcd")
+		require.NoError(t, os.WriteFile(path, bytes.Replace(run, []byte("$timescale 1ns $end"), []byte("$timescale "+c.timescale+" $end"), 1), 0o644))
+		var out, errOut bytes.Buffer
+		cmd := exec.Command(cli, "-I", c.input, "-i", path, "-O", c.output)
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		require.NoError(t, cmd.Run(), "sigrok-cli: %s", errOut.String())
+		got, err := ReadLines(&out, "", LineOptions{})
+		if c.err != "" {
+			require.ErrorContains(t, err, c.err, "%s, -I %s -O %s", c.timescale, c.input, c.output)
+			continue
+		}
+		require.NoError(t, err, "-I %s -O %s", c.input, c.output)
+		assert.Equal(t, c.period, got.SamplePeriodNs, "-I %s -O %s", c.input, c.output)
+	}
 }
 
 // TestEpisodes splits a hand-made timeline: a reset the capture begins in,

@@ -79,7 +79,9 @@ var fileReaders = map[string]func(path string) []string{
 	"crosscheck --topology": func(p string) []string {
 		return []string{"crosscheck", "--capture", captures + "ohci-two-resets.log", "--topology", p}
 	},
-	"merge": func(p string) []string { return []string{"merge", p} },
+	"merge":                 func(p string) []string { return []string{"merge", p} },
+	"linestates":            func(p string) []string { return []string{"linestates", p} },
+	"linestates --channels": func(p string) []string { return []string{"linestates", sigrokPair, "--channels", "@" + p} },
 }
 
 func TestHostileInputs(t *testing.T) {
@@ -115,6 +117,69 @@ func TestHostileInputs(t *testing.T) {
 	}
 	if rootReads {
 		t.Log("running as root, which reads files without read permission: the unreadable class was not tried")
+	}
+}
+
+// The terminal class: names a logic-analyzer capture, its channel map or
+// the command line gives (VCD $var names, a CSV's channels, --channels,
+// the file's own name) reach the report and the errors escaped: none
+// sends a control character to the terminal, whether linestates reads the
+// capture or refuses it.
+func TestHostileTerminalEscapes(t *testing.T) {
+	dir := t.TempDir()
+	vcd, err := os.ReadFile(sigrokPair)
+	require.NoError(t, err)
+	write := func(name, data string) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(data), 0o644))
+		return path
+	}
+	const esc = "\x1b[2J\x1b]0;owned\x07\u009b31m"
+	// fwsim's VCD escapes a node's bytes as %XX, which the reader undoes.
+	percent := write("percent.vcd", strings.ReplaceAll(string(vcd), " a.p0.", " a%1B%5B2J%07%C2%9B.p0."))
+	raw := write("raw.vcd", strings.ReplaceAll(string(vcd), " b.p0.", " b"+esc+".p0."))
+	csv, err := os.ReadFile(labCapture)
+	require.NoError(t, err)
+	csvNames := write("names.csv", strings.Replace(string(csv), "D0, D1, D2, D3", "a"+esc+".p0.tpa.hi, a"+esc+".p0.tpa.lo, a"+esc+".p0.tpb.hi, a"+esc+".p0.tpb.lo", 1))
+	channels := "a" + esc + ".p0.tpa.hi=D0,a" + esc + ".p0.tpa.lo=D1,a" + esc + ".p0.tpb.hi=D2,a" + esc + ".p0.tpb.lo=D3"
+	named := write("cap"+esc+".vcd", string(vcd))
+	// esc as the report shows it (escaped as messages are) and as errors
+	// quote it (strconv.Quote).
+	const reported, quoted = `\x1b[2J\x1b]0;owned\x07\x9b31m`, `\x1b[2J\x1b]0;owned\a\u009b31m`
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		code  int
+		shown string // what stdout or stderr shows of the name
+	}{
+		{"VCD names, escaped as fwsim writes them", []string{"linestates", percent, "--gen", "pair"}, exitFailure, `a\x1b[2J\x07\x9b.p0`},
+		{"VCD names", []string{"linestates", raw}, exitOK, reported},
+		{"CSV channels", []string{"linestates", csvNames}, exitOK, reported},
+		{"--channels", []string{"linestates", labCapture, "--channels", channels}, exitOK, reported},
+		{"--channels against the emulation", []string{"linestates", labCapture, "--channels", channels, "--gen", "pair"}, exitFailure, reported},
+		{"the file's name", []string{"linestates", named}, exitOK, reported},
+		{"a channel the capture lacks", []string{"linestates", raw, "--channels", strings.ReplaceAll(channels, "=D", "=D"+esc)}, exitUsage, quoted},
+		{"a port out of range", []string{"linestates", write("port.vcd", strings.ReplaceAll(string(vcd), " b.p0.", " b"+esc+".p30."))}, exitUsage, quoted},
+		{"not a capture", []string{"linestates", write("escapes", esc+"\n")}, exitUsage, quoted},
+		{"a rate", []string{"linestates", write("rate.csv", strings.Replace(string(csv), "24 MHz\n", esc+" MHz\n", 1))}, exitUsage, quoted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runGuarded(t, 20*time.Second, tc.args)
+			assert.Equal(t, tc.code, code, stderr)
+			if code == exitUsage {
+				assert.Empty(t, stdout)
+				assertOneLineError(t, "linestates", stderr)
+			}
+			for _, out := range []string{stdout, stderr} {
+				for _, r := range out {
+					if unicode.IsControl(r) && r != '\n' {
+						assert.Fail(t, fmt.Sprintf("a raw control character %U in %q", r, out))
+						break
+					}
+				}
+			}
+			assert.Contains(t, stdout+stderr, tc.shown, "the name, escaped")
+		})
 	}
 }
 

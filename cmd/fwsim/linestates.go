@@ -50,10 +50,10 @@ func runLinestates(ctx context.Context, e *env, args []string) int {
 		jsonOutput bool
 		emulation  busFlags
 	)
-	fs.Var(&format, "format", "read the capture as `F`: sigrok-vcd or sigrok-csv, e.g. --format sigrok-csv\n(default: detected, a VCD starts with a $ keyword)")
+	fs.Var(&format, "format", "read the capture as `F`: sigrok-vcd or sigrok-csv, e.g. --format sigrok-csv\n(default: detected, a VCD starts with a $ keyword, a CSV with a ; comment or\ncomma-separated columns)")
 	fs.StringVar(&channels, "channels", "",
 		"which channel records which comparator: `MAP` is NODE.pPORT.tpa|tpb.hi|lo=CHANNEL,\ncomma-separated, or @FILE to read it from FILE, e.g. --channels\na.p0.tpa.hi=D0,a.p0.tpa.lo=D1,a.p0.tpb.hi=D2,a.p0.tpb.lo=D3 (default: the\nchannels named so)")
-	fs.Var(newUint64(&rate, 0), "samplerate", "the capture's sample rate in `HZ`, for a CSV without one, e.g. --samplerate 24000000")
+	fs.Var(newUint64(&rate, 0), "samplerate", "the capture's sample rate in `HZ`, at most 1000000000, for a capture that does not\nsay it (one that does must say the same), e.g. --samplerate 24000000")
 	busNames := emulation.register(fs, "pair", "seed the emulation with `N`, e.g. --seed 7")
 	fs.BoolVar(&jsonOutput, "json", false, "write one JSON object instead of the text report, e.g. --json | jq .comparison.rows")
 	fs.order(append(append([]string{"format", "channels", "samplerate"}, busNames...), "json")...)
@@ -70,7 +70,10 @@ func runLinestates(ctx context.Context, e *env, args []string) int {
 			return fs.usageError(e, "--%s sets up the emulation to compare with: give --topology or --gen", name)
 		}
 	}
-	opts := hwtest.LineOptions{SampleRateHz: rate}
+	if err := hwtest.CheckSampleRate(float64(rate)); err != nil {
+		return fs.usageError(e, "--samplerate %d: %v", rate, err)
+	}
+	opts := hwtest.LineOptions{SampleRateHz: rate, SampleRateName: "--samplerate"}
 	if channels != "" {
 		m, err := readChannelMap(ctx, channels)
 		if err != nil {
@@ -110,7 +113,11 @@ func runLinestates(ctx context.Context, e *env, args []string) int {
 			return fs.inputError(e, err)
 		}
 	} else {
-		view.WriteLinestatesText(e.stdout, report)
+		// The names the capture, its channel map and the command line
+		// give (VCD $var names, CSV channels, --channels, the files)
+		// reach the terminal escaped, as messages do; JSON escapes them
+		// itself.
+		view.WriteLinestatesText(&messageWriter{w: e.stdout}, report)
 	}
 	if c := report.Comparison; c != nil && !c.Match() {
 		fmt.Fprintf(e.stderr, "fwsim linestates: the capture does not match the emulation of %s\n", report.Emulated)
