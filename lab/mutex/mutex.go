@@ -166,7 +166,7 @@ func drive(t *bus.Topology, o Options) (*world, *netsim.Outcome, error) {
 	}
 	out, err := netsim.Drive(p)
 	if errors.Is(err, netsim.ErrNoTermination) {
-		return nil, nil, fmt.Errorf("%w: %s ran past %d events; ask for fewer requests or shorter times", ErrTooLong, a.Name, w.maxEvents())
+		return nil, nil, fmt.Errorf("%w: %s ran past its budget of %d events; ask for fewer requests or shorter times", ErrTooLong, a.Name, w.maxEvents())
 	}
 	return w, out, err
 }
