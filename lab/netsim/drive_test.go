@@ -78,3 +78,25 @@ func TestDriveLinksAreFIFOAndCounted(t *testing.T) {
 	}
 	assert.Equal(t, 2, lost)
 }
+
+// idle is a machine that does nothing.
+type idle struct{}
+
+func (idle) Start(*Net, int)                 {}
+func (idle) Receive(*Net, int, int, Message) {}
+func (idle) Timer(*Net, int, Message)        {}
+
+// Drive's links grow with the square of the nodes: beyond MaxDriveNodes it
+// refuses with the estimate, the limit and what to change, before it
+// allocates them.
+func TestDriveRefusesMoreNodesThanItsLinksFit(t *testing.T) {
+	nodes := 10_000
+	p := Protocol{Name: "idle", Types: []string{"M"}, Nodes: make([]string, nodes), Machines: make([]Machine, nodes)}
+	for v := range nodes {
+		p.Machines[v] = idle{}
+	}
+	_, err := Drive(p)
+	require.ErrorIs(t, err, ErrTooLarge)
+	assert.EqualError(t, err, "run too large: idle links every two of its 10000 nodes, which would take about 4.8 GB of memory; "+
+		"it runs at most 4096 nodes (0.8 GB): use a smaller topology")
+}
