@@ -99,19 +99,27 @@ func Drive(p Protocol) (*Outcome, error) {
 	}
 	g := &Graph{Nodes: p.Nodes, Adj: make([][]Half, nodes), Edges: nodes * (nodes - 1) / 2}
 	x := &Net{port: make([][]int, nodes)}
+	// v's ports lead to the other nodes in order: its port to u is u, or
+	// u-1 past v itself. Thousands of nodes take seconds to link: an
+	// interrupt is heard between two nodes.
 	for v := range nodes {
+		select {
+		case <-p.Interrupt:
+			return nil, ErrInterrupted
+		default:
+		}
 		x.port[v] = make([]int, nodes)
 		g.Adj[v] = make([]Half, 0, nodes-1) // no slack from growing: the estimate holds
 		for u := range nodes {
-			if u != v {
-				x.port[v][u] = len(g.Adj[v])
-				g.Adj[v] = append(g.Adj[v], Half{Peer: u, Port: len(g.Adj[v])})
+			if u == v {
+				continue
 			}
-		}
-	}
-	for v := range nodes {
-		for i := range g.Adj[v] {
-			g.Adj[v][i].PeerPort = x.port[g.Adj[v][i].Peer][v]
+			back := v // u's port to v
+			if v > u {
+				back--
+			}
+			x.port[v][u] = len(g.Adj[v])
+			g.Adj[v] = append(g.Adj[v], Half{Peer: u, PeerPort: back, Port: len(g.Adj[v])})
 		}
 	}
 	x.s = New(Config{Name: p.Name, Types: p.Types, Graph: g, Seed: p.Seed, Trace: p.Trace,
