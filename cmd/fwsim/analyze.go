@@ -71,7 +71,7 @@ func (a *analyzeFlags) register(fs *flags) (order []string) {
 	fs.DurationVar(&a.maxDuration, "max-duration", 24*time.Hour,
 		"refuse to start when the runs would take longer than `D` here, as timed from\n"+
 			"the first runs before any output; 0 for no limit, e.g. --max-duration 72h")
-	fs.Uint64Var(&a.setupSeed, "setup-seed", 0,
+	fs.Var(newUint64(&a.setupSeed, 0), "setup-seed",
 		"draw every run's clock phases and timer lengths from `S`, so that runs differ\n"+
 			"only in their coins and waits: the bus fwsim explore --seed S explores,\ne.g. --setup-seed 1 (default: each run draws its own)")
 	return append(order[:2:2], append([]string{"runs", "workers", "deadline", "quiet", "max-duration"}, append(order[2:], "setup-seed")...)...)

@@ -41,8 +41,8 @@ n = 100000 would be 5·10^9 messages.
 Algorithms:
 %s
 Exit status: 0 a leader was elected (for anonymous: the symmetry held); 1 the
-run ended without one; 2 usage or input error (including an algorithm that
-does not apply to the topology).`
+run ended without one, or used up its event budget; 2 usage or input error
+(including an algorithm that does not apply to the topology).`
 
 // electConfig is what the flags of "fwsim elect" ask for.
 type electConfig struct {
@@ -118,7 +118,7 @@ func runElect(ctx context.Context, e *env, args []string) int {
 	}
 	res, err := election.Run(topo, cfg.opts)
 	if err != nil {
-		return fs.inputError(e, cfg.runError(err))
+		return labError(e, fs, cfg.runError(err))
 	}
 	if cfg.jsonOutput {
 		err = jsonout.Write(e.stdout, election.NewJSON(source, res))
@@ -275,7 +275,7 @@ func withoutPath(err error) error {
 func (c *electConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source string) int {
 	rows, err := election.Compare(topo, c.opts)
 	if err != nil {
-		return fs.inputError(e, c.runError(err))
+		return labError(e, fs, c.runError(err))
 	}
 	header := fmt.Sprintf("seed %d, ids %s, delays %s, initiators %s",
 		c.opts.Seed, c.idsName(), election.DelayName(c.opts.UnitDelays), orDefault(c.initiators))

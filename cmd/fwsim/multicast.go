@@ -32,8 +32,8 @@ faults.
 
 Algorithms:
 %s
-Exit status: 0 every promised guarantee held; 1 one was broken; 2 usage or
-input error.`
+Exit status: 0 every promised guarantee held; 1 one was broken, or the run used
+up its event budget; 2 usage or input error.`
 
 // multicastConfig is what the flags of "fwsim multicast" ask for.
 type multicastConfig struct {
@@ -145,7 +145,7 @@ func (c *multicastConfig) register(fs *flags) {
 func (c *multicastConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source string) int {
 	results, err := multicast.Compare(topo, c.opts)
 	if err != nil {
-		return fs.inputError(e, err)
+		return labError(e, fs, err)
 	}
 	var failed []string
 	for _, r := range results {

@@ -10,7 +10,9 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/jsonout"
+	"github.com/fwsim/fwsim/lab/election"
 	"github.com/fwsim/fwsim/lab/mutex"
+	"github.com/fwsim/fwsim/lab/netsim"
 	"github.com/fwsim/fwsim/view"
 )
 
@@ -32,8 +34,9 @@ Times are in message delays. docs/mutex.md explains the algorithms and faults.
 Algorithms:
 %s
 Exit status: 0 the run ended safe (a fault may leave requests waiting: that is
-reported); 1 two nodes were in the critical section at once, or a request was
-never served although no fault was injected; 2 usage or input error.`
+reported); 1 two nodes were in the critical section at once, a request was
+never served although no fault was injected, or the run used up its event
+budget; 2 usage or input error.`
 
 // mutexConfig is what the flags of "fwsim mutex" ask for.
 type mutexConfig struct {
@@ -95,7 +98,7 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 func reportLabRun[R any](e *env, fs *flags, res R, err error, jsonOutput bool,
 	toJSON func(R) any, text func(io.Writer, R), verdict func(R) string) int {
 	if err != nil {
-		return fs.inputError(e, err)
+		return labError(e, fs, err)
 	}
 	if jsonOutput {
 		if err := jsonout.Write(e.stdout, toJSON(res)); err != nil {
@@ -226,7 +229,7 @@ func durationFlag(p *int64) func(string) error {
 func (c *mutexConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source string) int {
 	results, err := mutex.Compare(topo, c.opts)
 	if err != nil {
-		return fs.inputError(e, err)
+		return labError(e, fs, err)
 	}
 	var failed []string
 	for _, r := range results {
@@ -235,6 +238,17 @@ func (c *mutexConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source s
 		}
 	}
 	return writeComparison(e, fs, c.jsonOutput, mutex.NewCompareJSON(source, c.opts, results), view.MutexComparison(c.opts, source, results), failed)
+}
+
+// labError reports a lab run that gave no result. One that used up its
+// event budget ran and failed, as run's and analyze's do: exit 1, with the
+// algorithm and the budget the error names; anything else is bad input.
+func labError(e *env, fs *flags, err error) int {
+	if errors.Is(err, netsim.ErrNoTermination) || errors.Is(err, election.ErrNoTermination) || errors.Is(err, mutex.ErrTooLong) {
+		fmt.Fprintf(e.stderr, "fwsim %s: %s\n", fs.name, oneLine(err.Error()))
+		return exitFailure
+	}
+	return fs.inputError(e, err)
 }
 
 // writeComparison is the one way every lab's --compare ends: its JSON or

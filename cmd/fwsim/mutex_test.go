@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"strings"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/lab/multicast"
 	"github.com/fwsim/fwsim/lab/mutex"
 )
 
@@ -133,5 +136,26 @@ func TestMutexCentralCoordinatorIsElectedLeader(t *testing.T) {
 			require.NotEmpty(t, e.Leader, "%s seed %d", spec, seed)
 			assert.Equal(t, e.Leader, m.Coordinator, "%s seed %d: %s", spec, seed, m.CoordinatorBy)
 		}
+	}
+}
+
+// A lab run that uses up its event budget ran and failed: exit 1, as run's
+// and analyze's budget does, naming the lab and the algorithm, never exit
+// 2 as if the input were bad.
+func TestLabRunOutOfBudgetIsAFailure(t *testing.T) {
+	topo, err := bus.Generate("ring:5")
+	require.NoError(t, err)
+	_, mutexErr := mutex.Run(topo, mutex.Options{Algo: "token-ring", MaxEvents: 5})
+	_, multicastErr := multicast.Run(topo, multicast.Options{Algo: "ack", MaxEvents: 5})
+	_, electErr := election.Run(topo, election.Options{Algo: "lelann", MaxEvents: 5})
+	for _, tc := range []struct {
+		lab, algo string
+		err       error
+	}{{"mutex", "token-ring", mutexErr}, {"multicast", "ack", multicastErr}, {"elect", "lelann", electErr}} {
+		require.Error(t, tc.err, tc.lab)
+		var stderr bytes.Buffer
+		e := &env{stdout: &checkedWriter{w: io.Discard}, stderr: &messageWriter{w: &stderr}}
+		assert.Equal(t, exitFailure, labError(e, newFlags(tc.lab, ""), tc.err), tc.lab)
+		assert.Regexp(t, "^fwsim "+tc.lab+": .*"+tc.algo+" .*budget.*\n$", stderr.String(), tc.lab)
 	}
 }

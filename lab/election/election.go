@@ -58,6 +58,8 @@ type algorithm struct {
 	// options.
 	announces func(o *Options) bool
 	newProc   func(n *net, v int) process
+	// diameter: its nodes know the graph's diameter (net.diam).
+	diameter bool
 	// direct replaces the message-passing runtime (1394 runs on the PHY
 	// model).
 	direct func(t *bus.Topology, g *netsim.Graph, o *Options, res *Result) error
@@ -232,7 +234,12 @@ func (a *algorithm) run(t *bus.Topology, g *netsim.Graph, o Options) (*Result, e
 		}
 		return res, nil
 	}
-	n := &net{g: g, ring: ring, ids: ids, opts: &o, algo: a, diam: -1, procs: make([]process, len(g.Nodes))}
+	n := &net{g: g, ring: ring, ids: ids, opts: &o, algo: a, procs: make([]process, len(g.Nodes))}
+	if a.diameter {
+		if n.diam, err = g.Diameter(o.Interrupt); err != nil {
+			return nil, runError(err)
+		}
+	}
 	n.Sim = netsim.New(netsim.Config{Name: a.name, Types: a.types, Graph: g, Sync: mode == Sync,
 		UnitDelays: o.UnitDelays, Seed: o.Seed, Crashed: crashed, Trace: o.Trace, MaxEvents: o.MaxEvents, Interrupt: o.Interrupt,
 		Restart: func(v int) { n.procs[v] = a.newProc(n, v) }})

@@ -16,7 +16,8 @@ var floodMax = &algorithm{
 	types:     []string{"MAX"},
 	init:      initAll,
 	announces: always,
-	newProc:   func(n *net, v int) process { return &floodMaxNode{diameter: n.diameter()} },
+	diameter:  true,
+	newProc:   func(n *net, v int) process { return &floodMaxNode{diameter: n.diam} },
 }
 
 type floodMaxNode struct {

@@ -1,6 +1,7 @@
 package election
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -94,7 +95,7 @@ func run1394(t *bus.Topology, g *netsim.Graph, o *Options, res *Result) error {
 		}
 		sent = append(sent, m)
 	}
-	bo := bus.Options{Seed: o.Seed, AllowOutOfSpec: true, Observer: observer}
+	bo := bus.Options{Seed: o.Seed, AllowOutOfSpec: true, Observer: observer, Interrupt: o.Interrupt}
 	if len(res.Initiators) < len(g.Nodes) {
 		bo.Initiators = res.Initiators
 	} else {
@@ -103,6 +104,9 @@ func run1394(t *bus.Topology, g *netsim.Graph, o *Options, res *Result) error {
 		res.Initiators, bo.PowerUp = nil, bus.PowerUpAll
 	}
 	r, err := bus.Run(t, bo)
+	if errors.Is(err, bus.ErrInterrupted) {
+		return ErrInterrupted
+	}
 	if err != nil {
 		return err
 	}

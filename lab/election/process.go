@@ -94,16 +94,8 @@ type net struct {
 	procs []process
 
 	symmetry string // what the anonymous ring's watcher found
-	diam     int    // the graph's diameter, -1 until needed
+	diam     int    // the graph's diameter, when the algorithm's nodes know it
 	ranks    []int  // virtual-tree: the registry's order, nil until needed
-}
-
-// diameter is the graph's diameter, computed once per run.
-func (n *net) diameter() int {
-	if n.diam < 0 {
-		n.diam = n.g.Diameter()
-	}
-	return n.diam
 }
 
 // vertexOf is the vertex with ID id: nodes learn IDs from messages, and the

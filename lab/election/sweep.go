@@ -61,7 +61,8 @@ func floodMaxCount(_ int, topo *bus.Topology) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return 2 * float64(g.Edges) * float64(g.Diameter()), nil
+	d, err := g.Diameter(nil)
+	return 2 * float64(g.Edges) * float64(d), err
 }
 
 // Label names a case in tables and legends.

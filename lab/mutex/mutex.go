@@ -166,7 +166,7 @@ func drive(t *bus.Topology, o Options) (*world, *netsim.Outcome, error) {
 	}
 	out, err := netsim.Drive(p)
 	if errors.Is(err, netsim.ErrNoTermination) {
-		return nil, nil, fmt.Errorf("%w: %s ran past %d events; ask for fewer requests or shorter times", ErrTooLong, a.Name, w.maxEvents())
+		return nil, nil, fmt.Errorf("%w: %s ran past its budget of %d events; ask for fewer requests or shorter times", ErrTooLong, a.Name, w.maxEvents())
 	}
 	return w, out, err
 }
@@ -273,11 +273,19 @@ func (w *world) elect(t *bus.Topology, name string) error {
 	}
 	// A tree is what a 1394 bus is: its coordinator is the root tree
 	// identify elects when every PHY powers up.
-	r, err := bus.Run(t, bus.Options{Seed: w.opts.Seed, AllowOutOfSpec: true, PowerUp: bus.PowerUpAll})
+	bo := bus.Options{Seed: w.opts.Seed, AllowOutOfSpec: true, PowerUp: bus.PowerUpAll, Interrupt: w.opts.Interrupt}
+	r, err := bus.Run(t, bo)
+	if errors.Is(err, bus.ErrInterrupted) {
+		return netsim.ErrInterrupted
+	}
 	if err != nil {
 		return err
 	}
 	gen := r.Generations[0]
+	if gen.Outcome == bus.OutcomeBudgetExhausted {
+		return fmt.Errorf("%w: central's coordinator is 1394's root, and tree identify ran past its budget of %d events or its time budget",
+			ErrTooLong, bo.EventBudget(len(t.Nodes)))
+	}
 	if gen.Root == "" {
 		return fmt.Errorf("%w: 1394 elected no coordinator: tree identify ended %s: %s", ErrBadOptions, gen.Outcome, strings.Join(gen.Problems, "; "))
 	}

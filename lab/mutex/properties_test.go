@@ -197,7 +197,7 @@ func TestBadOptions(t *testing.T) {
 		assert.ErrorContains(t, err, tc.want)
 	}
 	_, err = Run(topo, Options{Algo: "token-ring", Think: 10000 * Delay, MaxEvents: 1000})
-	assert.EqualError(t, err, "run too long: token-ring ran past 1000 events; ask for fewer requests or shorter times")
+	assert.EqualError(t, err, "run too long: token-ring ran past its budget of 1000 events; ask for fewer requests or shorter times")
 	assert.ErrorIs(t, err, ErrTooLong)
 	one, err := bus.Generate("chain:1")
 	require.NoError(t, err)

@@ -1,5 +1,7 @@
 package netsim
 
+import "fmt"
+
 // Machine is one node of a protocol that Drive runs. Like a Process it
 // reads no clock and no random source: it is told that it starts, that a
 // message arrived from a node, or that one of its timers fired, and it
@@ -77,24 +79,47 @@ func (d *driven) Receive(s *Sim, v, port int, m Message) {
 
 func (d *driven) Timer(_ *Sim, v int, tag Message) { d.p.Machines[v].Timer(d.x, v, tag) }
 
+// MaxDriveNodes bounds the nodes of a driven protocol. Drive holds a link
+// between every two nodes, DriveBytesPerLink for each ordered pair: 4096
+// nodes take 0.8 GB, and the 10,000 of a large ring would take 4.8 GB.
+const MaxDriveNodes = 4096
+
+// DriveBytesPerLink is what Drive holds for each ordered pair of nodes: the
+// link's end (a Half), the port table's entry and the FIFO clock.
+const DriveBytesPerLink = 32 + 8 + 8
+
 // Drive runs p: every machine starts at time 0, in node order, and the run
-// ends when no event is left or p.Done says so.
+// ends when no event is left or p.Done says so. More than MaxDriveNodes
+// nodes is ErrTooLarge, before anything is allocated.
 func Drive(p Protocol) (*Outcome, error) {
 	nodes := len(p.Nodes)
+	if nodes > MaxDriveNodes {
+		return nil, fmt.Errorf("%w: %s links every two of its %d nodes, which would take about %.1f GB of memory; it runs at most %d nodes (%.1f GB): use a smaller topology",
+			ErrTooLarge, p.Name, nodes, driveGB(nodes), MaxDriveNodes, driveGB(MaxDriveNodes))
+	}
 	g := &Graph{Nodes: p.Nodes, Adj: make([][]Half, nodes), Edges: nodes * (nodes - 1) / 2}
 	x := &Net{port: make([][]int, nodes)}
+	// v's ports lead to the other nodes in order: its port to u is u, or
+	// u-1 past v itself. Thousands of nodes take seconds to link: an
+	// interrupt is heard between two nodes.
 	for v := range nodes {
-		x.port[v] = make([]int, nodes)
-		for u := range nodes {
-			if u != v {
-				x.port[v][u] = len(g.Adj[v])
-				g.Adj[v] = append(g.Adj[v], Half{Peer: u, Port: len(g.Adj[v])})
-			}
+		select {
+		case <-p.Interrupt:
+			return nil, ErrInterrupted
+		default:
 		}
-	}
-	for v := range nodes {
-		for i := range g.Adj[v] {
-			g.Adj[v][i].PeerPort = x.port[g.Adj[v][i].Peer][v]
+		x.port[v] = make([]int, nodes)
+		g.Adj[v] = make([]Half, 0, nodes-1) // no slack from growing: the estimate holds
+		for u := range nodes {
+			if u == v {
+				continue
+			}
+			back := v // u's port to v
+			if v > u {
+				back--
+			}
+			x.port[v][u] = len(g.Adj[v])
+			g.Adj[v] = append(g.Adj[v], Half{Peer: u, PeerPort: back, Port: len(g.Adj[v])})
 		}
 	}
 	x.s = New(Config{Name: p.Name, Types: p.Types, Graph: g, Seed: p.Seed, Trace: p.Trace,
@@ -108,3 +133,6 @@ func Drive(p Protocol) (*Outcome, error) {
 	}
 	return &Outcome{Messages: x.s.Messages(), Time: x.s.Time(), Trace: x.s.Trace()}, nil
 }
+
+// driveGB is the memory, in GB, of Drive's links between n nodes.
+func driveGB(n int) float64 { return float64(n) * float64(n-1) * DriveBytesPerLink / 1e9 }

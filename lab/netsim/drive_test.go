@@ -2,6 +2,7 @@ package netsim
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -77,4 +78,43 @@ func TestDriveLinksAreFIFOAndCounted(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 2, lost)
+}
+
+// idle is a machine that does nothing.
+type idle struct{}
+
+func (idle) Start(*Net, int)                 {}
+func (idle) Receive(*Net, int, int, Message) {}
+func (idle) Timer(*Net, int, Message)        {}
+
+// idleProtocol is n idle machines.
+func idleProtocol(n int) Protocol {
+	p := Protocol{Name: "idle", Types: []string{"M"}, Nodes: make([]string, n), Machines: make([]Machine, n)}
+	for v := range n {
+		p.Machines[v] = idle{}
+	}
+	return p
+}
+
+// Linking thousands of nodes takes a good part of a second: an interrupt
+// stops it, not only the run after it.
+func TestDriveStopsOnInterruptWhileLinking(t *testing.T) {
+	p := idleProtocol(2000)
+	stop := make(chan struct{})
+	p.Interrupt = stop
+	time.AfterFunc(5*time.Millisecond, func() { close(stop) })
+	start := time.Now()
+	_, err := Drive(p)
+	require.ErrorIs(t, err, ErrInterrupted)
+	assert.Less(t, time.Since(start), 40*time.Millisecond)
+}
+
+// Drive's links grow with the square of the nodes: beyond MaxDriveNodes it
+// refuses with the estimate, the limit and what to change, before it
+// allocates them.
+func TestDriveRefusesMoreNodesThanItsLinksFit(t *testing.T) {
+	_, err := Drive(idleProtocol(10_000))
+	require.ErrorIs(t, err, ErrTooLarge)
+	assert.EqualError(t, err, "run too large: idle links every two of its 10000 nodes, which would take about 4.8 GB of memory; "+
+		"it runs at most 4096 nodes (0.8 GB): use a smaller topology")
 }

@@ -11,6 +11,9 @@ var (
 	ErrUnsupportedTopology = errors.New("unsupported topology")
 	// ErrNoTermination: the run exceeded its event budget.
 	ErrNoTermination = errors.New("run did not terminate")
+	// ErrTooLarge: the run would need more memory than the runtime allows
+	// (Drive: more than MaxDriveNodes nodes).
+	ErrTooLarge = errors.New("run too large")
 	// ErrInterrupted: Config.Interrupt closed during the run.
 	ErrInterrupted = errors.New("run interrupted")
 )

@@ -132,22 +132,29 @@ func (g *Graph) unreachable() int {
 // Diameter is the longest shortest path, in cables. A tree's is found from
 // two searches (the farthest node from any node ends a longest path) and a
 // ring's is half its length, so that the large graphs of the lab cost time
-// linear in their size; any other graph is searched from every node.
-func (g *Graph) Diameter() int {
+// linear in their size; any other graph is searched from every node, which
+// takes seconds on a dense graph of thousands: interrupt, when not nil,
+// stops it between two searches with ErrInterrupted.
+func (g *Graph) Diameter(interrupt <-chan struct{}) (int, error) {
 	if g.IsTree() {
 		dist := g.Hops(farthest(g.Hops(0)))
-		return dist[farthest(dist)]
+		return dist[farthest(dist)], nil
 	}
 	if _, err := g.Ring(); err == nil {
-		return len(g.Nodes) / 2
+		return len(g.Nodes) / 2, nil
 	}
 	d := 0
 	for v := range g.Nodes {
+		select {
+		case <-interrupt:
+			return 0, ErrInterrupted
+		default:
+		}
 		for _, h := range g.Hops(v) {
 			d = max(d, h)
 		}
 	}
-	return d
+	return d, nil
 }
 
 // farthest is the vertex with the largest distance in dist.

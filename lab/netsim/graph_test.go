@@ -2,6 +2,7 @@ package netsim
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -84,7 +85,9 @@ func TestGraphShapes(t *testing.T) {
 		assert.Equal(t, tc.tree, g.IsTree(), tc.spec)
 		assert.Equal(t, tc.complete, g.IsComplete(), tc.spec)
 		assert.Equal(t, tc.ring, ringErr == nil, tc.spec)
-		assert.Equal(t, tc.diameter, g.Diameter(), tc.spec)
+		d, err := g.Diameter(nil)
+		require.NoError(t, err)
+		assert.Equal(t, tc.diameter, d, tc.spec)
 		ports := 0
 		for v, adj := range g.Adj {
 			ports = max(ports, len(adj))
@@ -108,6 +111,23 @@ func TestDiameterShortcuts(t *testing.T) {
 				longest = max(longest, d)
 			}
 		}
-		assert.Equal(t, longest, g.Diameter(), spec)
+		d, err := g.Diameter(nil)
+		require.NoError(t, err)
+		assert.Equal(t, longest, d, spec)
 	}
+}
+
+// A dense graph's diameter is a search from every node, seconds at
+// complete:2048: an interrupt stops it between two searches.
+func TestDiameterStopsOnInterrupt(t *testing.T) {
+	g := graphOf(t, "complete:300")
+	stop := make(chan struct{})
+	close(stop)
+	start := time.Now()
+	_, err := g.Diameter(stop)
+	assert.ErrorIs(t, err, ErrInterrupted)
+	assert.Less(t, time.Since(start), 10*time.Millisecond)
+	d, err := g.Diameter(make(chan struct{}))
+	require.NoError(t, err)
+	assert.Equal(t, 1, d)
 }
