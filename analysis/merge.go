@@ -203,6 +203,12 @@ func repeatedKey(data []byte) error {
 				top = nil
 			}
 		}
+		if len(open) == 0 {
+			// The first value is whole. What follows is the decoder's to
+			// refuse, at once: reading it token by token would take
+			// seconds for a file of five million digits.
+			return nil
+		}
 		if top != nil { // a value of top's ends: a key comes next
 			top.wantKey = true
 		}
