@@ -106,7 +106,8 @@ func TestDriveStopsOnInterruptWhileLinking(t *testing.T) {
 	start := time.Now()
 	_, err := Drive(p)
 	require.ErrorIs(t, err, ErrInterrupted)
-	assert.Less(t, time.Since(start), 40*time.Millisecond)
+	// Well under the linking's own time, with room for a loaded machine.
+	assert.Less(t, time.Since(start), 100*time.Millisecond)
 }
 
 // Drive's links grow with the square of the nodes: beyond MaxDriveNodes it

@@ -126,7 +126,8 @@ func TestDiameterStopsOnInterrupt(t *testing.T) {
 	start := time.Now()
 	_, err := g.Diameter(stop)
 	assert.ErrorIs(t, err, ErrInterrupted)
-	assert.Less(t, time.Since(start), 10*time.Millisecond)
+	// One search at the most, not three hundred.
+	assert.Less(t, time.Since(start), 100*time.Millisecond)
 	d, err := g.Diameter(make(chan struct{}))
 	require.NoError(t, err)
 	assert.Equal(t, 1, d)
