@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/jsonout"
 )
 
 // Merge joins the summaries of the N shards of one analysis, each exactly
@@ -130,8 +131,8 @@ func ReadSummary(r io.Reader) (*Summary, error) {
 	if len(data) > MaxSummarySize {
 		return nil, fmt.Errorf("%w: larger than %d MiB, more than any analysis writes", ErrInvalidConfig, MaxSummarySize>>20)
 	}
-	if err := repeatedKey(data); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	if r, ok := jsonout.FindRepeatedKey(data); ok {
+		return nil, fmt.Errorf("%w: line %d: field %q given twice", ErrInvalidConfig, r.Line, r.Key)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -159,61 +160,6 @@ func ReadSummary(r io.Reader) (*Summary, error) {
 // summaries, of a 63-node bus with a bin for each distinct nanosecond, hold
 // a few MiB.
 const MaxSummarySize = 64 << 20
-
-// repeatedKey reports the first key given twice in one object of the JSON
-// in data, at its line: encoding/json would keep the last. It reads
-// tokens, so that its memory is that of the keys of the open objects. A
-// syntax error is left to the decoder, which says what it is.
-func repeatedKey(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	type object struct {
-		keys    map[string]bool
-		wantKey bool
-	}
-	var open []*object // nil for an array
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil // io.EOF, or a syntax error for the decoder
-		}
-		var top *object
-		if len(open) > 0 {
-			top = open[len(open)-1]
-		}
-		if key, ok := tok.(string); ok && top != nil && top.wantKey {
-			if top.keys[key] {
-				line := bytes.Count(data[:dec.InputOffset()], []byte("\n")) + 1
-				return fmt.Errorf("line %d: field %q given twice", line, key)
-			}
-			top.keys[key], top.wantKey = true, false
-			continue
-		}
-		switch tok {
-		case json.Delim('{'):
-			open = append(open, &object{keys: map[string]bool{}, wantKey: true})
-			continue
-		case json.Delim('['):
-			open = append(open, nil)
-			continue
-		case json.Delim('}'), json.Delim(']'):
-			open = open[:len(open)-1]
-			if len(open) > 0 {
-				top = open[len(open)-1]
-			} else {
-				top = nil
-			}
-		}
-		if len(open) == 0 {
-			// The first value is whole. What follows is the decoder's to
-			// refuse, at once: reading it token by token would take
-			// seconds for a file of five million digits.
-			return nil
-		}
-		if top != nil { // a value of top's ends: a key comes next
-			top.wantKey = true
-		}
-	}
-}
 
 // check verifies a Summary as ReadSummary describes. Counts are compared
 // with what is left of the runs before they are added, so that no sum can

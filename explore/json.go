@@ -10,11 +10,11 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/treeid"
 )
 
@@ -331,8 +331,8 @@ func decodeStrict(data []byte, v any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return fmt.Errorf("data after the object, at byte %d", dec.InputOffset())
 	}
-	if path := repeatedKey(data); path != "" {
-		return fmt.Errorf("%s: given twice; want each key once", path)
+	if r, ok := jsonout.FindRepeatedKey(data); ok {
+		return fmt.Errorf("%s: given twice; want each key once", r.Path)
 	}
 	return nil
 }
@@ -352,59 +352,6 @@ func jsonKind(t reflect.Type) string {
 		return "an array"
 	}
 	return "an object"
-}
-
-// repeatedKey is the path of the first key that one object of data, valid
-// JSON, gives twice ("" for none): encoding/json keeps the last silently.
-func repeatedKey(data []byte) string {
-	type frame struct {
-		object bool
-		keys   map[string]bool
-		path   string
-		key    string // the key of the value to come, in an object
-		keyed  bool   // whether key is read
-		index  int    // the index of the next value, in an array
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var stack []frame
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return ""
-		}
-		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
-			stack = stack[:len(stack)-1]
-			continue
-		}
-		path := ""
-		if n := len(stack); n > 0 {
-			top := &stack[n-1]
-			if top.object && !top.keyed {
-				k := tok.(string) // a key: Token reads objects as key, value
-				if top.keys[k] {
-					return top.path + k
-				}
-				top.keys[k], top.key, top.keyed = true, k, true
-				continue
-			}
-			if top.object {
-				path, top.keyed = top.path+top.key, false
-			} else {
-				path = top.path + "[" + strconv.Itoa(top.index) + "]"
-				top.index++
-			}
-		}
-		switch tok {
-		case json.Delim('{'):
-			prefix := ""
-			if path != "" {
-				prefix = path + "."
-			}
-			stack = append(stack, frame{object: true, keys: map[string]bool{}, path: prefix})
-		case json.Delim('['):
-			stack = append(stack, frame{path: path})
-		}
-	}
 }
 
 // AllGood reports whether no run can fail or miss a deadline: what makes

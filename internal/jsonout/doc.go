@@ -2,5 +2,6 @@
 // written (indented, HTML left unescaped) and how an absent value reads
 // (an empty list as [], an empty string or a negative index as null), so
 // that the JSON types of bus, explore, the labs and hwtest follow one
-// convention. It imports nothing of fwsim.
+// convention. Its readers' side is FindRepeatedKey: a key given twice is
+// refused, not read as its last value. It imports nothing of fwsim.
 package jsonout
