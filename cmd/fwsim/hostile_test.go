@@ -387,6 +387,19 @@ func TestHostileSignals(t *testing.T) {
 		})
 	}
 
+	// Building the graph of a million cables does not look at the
+	// context; the process still ends within half a second of the signal.
+	t.Run("SIGINT while building a graph", func(t *testing.T) {
+		t.Parallel()
+		p := startProcess(t, fwsim, "elect", "--algo", "floodmax", "--gen", "complete:1448")
+		time.Sleep(400 * time.Millisecond)
+		signalled := time.Now()
+		require.NoError(t, p.cmd.Process.Signal(syscall.SIGINT))
+		assert.Equal(t, 130, p.wait(t), p.stderr.String())
+		assert.Less(t, time.Since(signalled), 500*time.Millisecond)
+		assert.Equal(t, "fwsim elect: interrupted; no output file was written or changed\n", p.stderr.String())
+	})
+
 	// A command started with SIGHUP ignored, as nohup starts it, outlives
 	// the terminal: it keeps running, and stops on SIGTERM.
 	t.Run("nohup", func(t *testing.T) {

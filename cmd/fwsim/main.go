@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -19,7 +22,44 @@ func main() {
 		signal.Stop(signals)
 		cancel(signalled{sig})
 	}()
-	os.Exit(Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	exit := make(chan int, 1)
+	go func() { exit <- Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr) }()
+	os.Exit(awaitExit(ctx, exit, os.Stderr, os.Args[1:]))
+}
+
+// stopGrace is how long a command has after a signal to stop by itself.
+// The runs look at the context every fraction of a millisecond, but a few
+// phases do not: building the graph of a topology of millions of cables,
+// one step of a solver. Past it the process abandons the command.
+const stopGrace = 250 * time.Millisecond
+
+// awaitExit returns the exit status of the command args running in the
+// background, which sends it on exit: on a signal, the command's own, or
+// after stopGrace the status of an interruption, having removed the
+// command's temporary files and directories and reported it as the
+// command would.
+func awaitExit(ctx context.Context, exit <-chan int, stderr io.Writer, args []string) int {
+	select {
+	case code := <-exit:
+		return code
+	case <-ctx.Done():
+	}
+	select {
+	case code := <-exit:
+		return code
+	case <-time.After(stopGrace):
+	}
+	if !abandonOutputs() {
+		return <-exit // it is putting its files in place: its work is done
+	}
+	name := "fwsim"
+	if len(args) > 0 {
+		if c, ok := lookup(args[0]); ok {
+			name += " " + c.name
+		}
+	}
+	fmt.Fprintf(stderr, "%s: interrupted; no output file was written or changed\n", name)
+	return interruptedStatus(ctx)
 }
 
 // stopSignals are the signals that stop a command as Ctrl-C (SIGINT) does:

@@ -5,12 +5,51 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 )
+
+// made is every temporary file and directory the process's commands have
+// made and neither put in place nor removed yet: what abandonOutputs
+// removes when a command does not stop of itself after a signal. Its lock
+// is held while files are made, renamed into place or removed, so that an
+// abandon sees all of a commit or none of it.
+var made struct {
+	sync.Mutex
+	temps     map[string]bool
+	dirs      map[string]bool
+	committed bool // a commit has put files in place
+}
+
+// abandonOutputs removes every temporary file and directory made and not
+// yet committed, and keeps any more from being made or committed: the
+// process is about to exit without the command. It reports false, making
+// nothing, when a command has already committed its outputs: that command
+// has done its work and should be let finish.
+func abandonOutputs() bool {
+	made.Lock()
+	if made.committed {
+		made.Unlock()
+		return false
+	}
+	for path := range made.temps {
+		os.Remove(path)
+	}
+	dirs := slices.Collect(maps.Keys(made.dirs))
+	slices.SortFunc(dirs, func(a, b string) int {
+		return strings.Count(b, string(filepath.Separator)) - strings.Count(a, string(filepath.Separator))
+	})
+	for _, d := range dirs {
+		os.Remove(d) // deepest first, and only an empty one
+	}
+	return true // and the lock stays held
+}
 
 // outputs are the files one command writes. A regular file is written to a
 // temporary file beside it and renamed into place by commit, once every
@@ -159,10 +198,16 @@ func (o *outputs) open(out *outputFile) error {
 		if out.id.info != nil {
 			perm = 0o600
 		}
+		made.Lock()
 		out.file, err = createTemp(out.target, perm)
 		if err == nil {
 			out.w, out.temp = out.file, out.file.Name()
+			if made.temps == nil {
+				made.temps = map[string]bool{}
+			}
+			made.temps[out.temp] = true
 		}
+		made.Unlock()
 	}
 	return err
 }
@@ -187,15 +232,23 @@ func createTemp(target string, perm fs.FileMode) (*os.File, error) {
 // directory. abort removes them again, so that a command that fails or is
 // interrupted leaves no directory either.
 func (o *outputs) mkdirAll(dir string) error {
-	var made []string
+	var missing []string
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
 		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) || filepath.Dir(d) == d {
 			break
 		}
-		made = append(made, d)
+		missing = append(missing, d)
 	}
-	slices.Reverse(made)
-	o.dirs = append(o.dirs, made...)
+	slices.Reverse(missing)
+	o.dirs = append(o.dirs, missing...)
+	made.Lock()
+	defer made.Unlock()
+	if made.dirs == nil {
+		made.dirs = map[string]bool{}
+	}
+	for _, d := range missing {
+		made.dirs[d] = true
+	}
 	return os.MkdirAll(dir, 0o777)
 }
 
@@ -204,15 +257,17 @@ func (o *outputs) mkdirAll(dir string) error {
 // the last thing it writes. It stops at the first error, removing the
 // temporary files left.
 func (o *outputs) commit() error {
+	made.Lock()
+	defer made.Unlock()
 	if err := o.env.stdout.err; err != nil {
-		o.abort()
+		o.abortMade()
 		return err
 	}
 	// Every file is closed before any is renamed: a file that fails to
 	// close leaves the others as they were too.
 	for _, f := range o.files {
 		if err := f.close(); err != nil {
-			o.abort()
+			o.abortMade()
 			return &writeError{fmt.Errorf("--%s %s: %w", f.flag, f.path, err)}
 		}
 	}
@@ -222,9 +277,14 @@ func (o *outputs) commit() error {
 		}
 		if err := os.Rename(f.temp, f.target); err != nil {
 			o.files = o.files[i:]
-			o.abort()
+			o.abortMade()
 			return &writeError{fmt.Errorf("--%s %s: %w", f.flag, f.path, err)}
 		}
+		delete(made.temps, f.temp)
+		made.committed = true
+	}
+	for _, d := range o.dirs {
+		delete(made.dirs, d)
 	}
 	o.files, o.dirs = nil, nil
 	return nil
@@ -247,16 +307,25 @@ func (f *outputFile) close() error {
 // directories mkdirAll made: existing files keep their contents. It is
 // safe to call after commit, and more than once.
 func (o *outputs) abort() {
+	made.Lock()
+	defer made.Unlock()
+	o.abortMade()
+}
+
+// abortMade is abort with made locked.
+func (o *outputs) abortMade() {
 	for _, f := range o.files {
 		if f.file != nil {
 			f.file.Close()
 		}
 		if f.temp != "" {
 			os.Remove(f.temp)
+			delete(made.temps, f.temp)
 		}
 	}
 	for _, d := range slices.Backward(o.dirs) {
 		os.Remove(d) // only an empty directory: never what another put there
+		delete(made.dirs, d)
 	}
 	o.files, o.dirs = nil, nil
 }

@@ -379,3 +379,46 @@ func TestAbortKeepsOthersDirectories(t *testing.T) {
 	assert.FileExists(t, filepath.Join(made, "theirs"))
 	assert.DirExists(t, dir)
 }
+
+// A command that does not stop of itself after a signal is abandoned: its
+// temporary files and the directories made for it go, the user's file
+// stays, and nothing more can be made or committed. A command that has
+// committed is not abandoned. Not parallel: abandoning touches every
+// command of the process.
+func TestAbandonRemovesWhatCommandsMade(t *testing.T) {
+	made.Lock()
+	made.committed = false
+	made.Unlock()
+	dir := t.TempDir()
+	path := preciousFile(t, dir, "a.vcd")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	files := outputs{env: &env{ctx: ctx, stdout: &checkedWriter{w: io.Discard}}}
+	require.NoError(t, files.mkdirAll(filepath.Join(dir, "new", "deeper")))
+	_, err := files.create("vcd", path)
+	require.NoError(t, err)
+	_, err = files.create("csv", filepath.Join(dir, "new", "deeper", "b.csv"))
+	require.NoError(t, err)
+	require.True(t, abandonOutputs())
+	assertUntouched(t, path)
+	assert.NoDirExists(t, filepath.Join(dir, "new"))
+	later := outputs{env: files.env}
+	created := make(chan error, 1)
+	go func() {
+		_, err := later.create("trace", filepath.Join(dir, "c.txt"))
+		created <- err
+	}()
+	select {
+	case <-created:
+		t.Fatal("an output was made after the command was abandoned")
+	case <-time.After(50 * time.Millisecond):
+	}
+	made.Unlock() // what the process's exit would do instead
+	require.NoError(t, <-created)
+	require.NoError(t, later.commit())
+	assert.False(t, abandonOutputs(), "a command that committed is let finish")
+	assert.FileExists(t, filepath.Join(dir, "c.txt"))
+	made.Lock()
+	made.committed = false
+	made.Unlock()
+}

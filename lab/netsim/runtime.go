@@ -80,8 +80,10 @@ type Config struct {
 	Restart func(v int)
 	// Trace records every message.
 	Trace bool
-	// MaxEvents bounds the run's kernel events (default DefaultMaxEvents);
-	// beyond it Run returns ErrNoTermination.
+	// MaxEvents bounds the run's kernel events (default DefaultMaxEvents),
+	// those taken and those pending alike, and with them its memory (about
+	// a hundred bytes a pending event); beyond it Run returns
+	// ErrNoTermination.
 	MaxEvents uint64
 	// Interrupt, when not nil, stops the run soon after it closes (checked
 	// every 4096 events): Run returns ErrInterrupted.
@@ -382,6 +384,12 @@ func (s *Sim) Run(p Process, initiators []int, faults []Fault) error {
 		}
 		if done >= budget {
 			return fmt.Errorf("%w: %s used up its budget of %d events", ErrNoTermination, s.cfg.Name, budget)
+		}
+		// Pending events are memory: a protocol that sends faster than it
+		// delivers would fill the machine long before it used up the
+		// budget, so the events waiting share it.
+		if pending := uint64(s.k.Len()); pending > budget {
+			return fmt.Errorf("%w: %s has %d messages and timers pending, more than its budget of %d events", ErrNoTermination, s.cfg.Name, pending, budget)
 		}
 		v := int(ev.node)
 		switch {

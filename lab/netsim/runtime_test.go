@@ -51,6 +51,20 @@ func TestBudgetCountsEveryEvent(t *testing.T) {
 	assert.Equal(t, 5, p.events, "the sixth event is not handled")
 }
 
+// On a complete graph the pinger floods for ever, each delivery sending
+// four more: the events pending pass the budget long before the events
+// taken do, and the run stops then, holding no more than the budget and one
+// event's sends in memory.
+func TestBudgetBoundsThePendingEvents(t *testing.T) {
+	const budget = 1000
+	p := &pinger{timerAt: 1 << 40}
+	s := New(Config{Name: "flood", Graph: graphOf(t, "complete:6"), Types: []string{"PING"}, Seed: 1, MaxEvents: budget})
+	err := s.Run(p, []int{0}, nil)
+	require.ErrorIs(t, err, ErrNoTermination)
+	assert.Regexp(t, `^run did not terminate: flood has 100[0-4] messages and timers pending, more than its budget of 1000 events$`, err.Error())
+	assert.Less(t, p.events, budget/2, "stopped for its pending events, not its events taken")
+}
+
 func TestInterruptStopsBeforeTheFirstEvent(t *testing.T) {
 	stop := make(chan struct{})
 	close(stop)
