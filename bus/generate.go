@@ -44,39 +44,16 @@ const treePorts = 3
 // and the election lab, which reads a topology as a graph only
 // (ResolveOptions.GraphOnly), runs them.
 func Generate(spec string) (*Topology, error) {
-	kind, args, _ := strings.Cut(spec, ":")
-	if kind == "pair" {
-		if spec != "pair" {
-			return nil, badGenerator(spec, "pair takes no size")
-		}
+	kind, n, seed, err := parseGenerator(spec)
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case "pair":
 		return &Topology{
 			Nodes:  []Node{{ID: "a", Ports: 1}, {ID: "b", Ports: 1}},
 			Cables: []Cable{{From: "a:0", To: "b:0"}},
 		}, nil
-	}
-	minNodes := map[string]int{"chain": 1, "tree": 1, "star": 2, "ring": 2, "complete": 2}[kind]
-	if minNodes == 0 {
-		return nil, badGenerator(spec, "unknown kind "+strconv.Quote(kind))
-	}
-	size, seedText, hasSeed := strings.Cut(args, ":")
-	if hasSeed && kind != "tree" {
-		return nil, badGenerator(spec, kind+" takes a size only")
-	}
-	maxNodes := MaxGeneratedNodes
-	if kind == "complete" {
-		maxNodes = MaxCompleteNodes
-	}
-	n, err := strconv.Atoi(size)
-	if err != nil || n < minNodes || n > maxNodes {
-		return nil, badGenerator(spec, fmt.Sprintf("%s needs a size from %d to %d", kind, minNodes, maxNodes))
-	}
-	seed := uint64(1)
-	if hasSeed {
-		if seed, err = strconv.ParseUint(seedText, 10, 64); err != nil {
-			return nil, badGenerator(spec, "the seed must be an unsigned integer")
-		}
-	}
-	switch kind {
 	case "chain":
 		return chainTopology(n, false), nil
 	case "ring":
@@ -88,6 +65,57 @@ func Generate(spec string) (*Topology, error) {
 	default:
 		return completeTopology(n), nil
 	}
+}
+
+// GeneratedSize is the number of nodes and cables Generate(spec) would
+// make, without making them: what a command checks against its memory
+// budget first.
+func GeneratedSize(spec string) (nodes, cables int, err error) {
+	kind, n, _, err := parseGenerator(spec)
+	switch {
+	case err != nil:
+		return 0, 0, err
+	case kind == "ring":
+		return n, n, nil
+	case kind == "complete":
+		return n, n * (n - 1) / 2, nil
+	}
+	return n, n - 1, nil
+}
+
+// parseGenerator reads a spec of Generate: its kind, size (2 for pair) and
+// seed.
+func parseGenerator(spec string) (kind string, n int, seed uint64, err error) {
+	kind, args, _ := strings.Cut(spec, ":")
+	if kind == "pair" {
+		if spec != "pair" {
+			return "", 0, 0, badGenerator(spec, "pair takes no size")
+		}
+		return kind, 2, 0, nil
+	}
+	minNodes := map[string]int{"chain": 1, "tree": 1, "star": 2, "ring": 2, "complete": 2}[kind]
+	if minNodes == 0 {
+		return "", 0, 0, badGenerator(spec, "unknown kind "+strconv.Quote(kind))
+	}
+	size, seedText, hasSeed := strings.Cut(args, ":")
+	if hasSeed && kind != "tree" {
+		return "", 0, 0, badGenerator(spec, kind+" takes a size only")
+	}
+	maxNodes := MaxGeneratedNodes
+	if kind == "complete" {
+		maxNodes = MaxCompleteNodes
+	}
+	n, err = strconv.Atoi(size)
+	if err != nil || n < minNodes || n > maxNodes {
+		return "", 0, 0, badGenerator(spec, fmt.Sprintf("%s needs a size from %d to %d", kind, minNodes, maxNodes))
+	}
+	seed = 1
+	if hasSeed {
+		if seed, err = strconv.ParseUint(seedText, 10, 64); err != nil {
+			return "", 0, 0, badGenerator(spec, "the seed must be an unsigned integer")
+		}
+	}
+	return kind, n, seed, nil
 }
 
 func badGenerator(spec, why string) error {

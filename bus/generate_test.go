@@ -281,3 +281,21 @@ func ExampleGenerate() {
 	//   - from: n0:2
 	//     to: n3:0
 }
+
+// GeneratedSize counts what Generate makes, without making it.
+func TestGeneratedSizeCountsWhatGenerateMakes(t *testing.T) {
+	for _, spec := range []string{"pair", "chain:1", "chain:9", "star:5", "tree:12:3", "ring:2", "ring:7", "complete:2", "complete:6"} {
+		topo, err := Generate(spec)
+		require.NoError(t, err, spec)
+		nodes, cables, err := GeneratedSize(spec)
+		require.NoError(t, err, spec)
+		assert.Equal(t, len(topo.Nodes), nodes, spec)
+		assert.Equal(t, len(topo.Cables), cables, spec)
+	}
+	for _, spec := range []string{"chain:0", "complete:2049", "pair:2", "ring:3:1", "web:4"} {
+		_, genErr := Generate(spec)
+		_, _, err := GeneratedSize(spec)
+		require.ErrorIs(t, err, ErrBadGenerator, spec)
+		assert.Equal(t, genErr, err, spec)
+	}
+}

@@ -213,7 +213,7 @@ func TestMaxStatesBeyondTheMemoryBudgetRefused(t *testing.T) {
 		_, err := Explore(topo, Options{Timing: Nondet, Space: bus.ChoiceSpace{PhaseGrid: 4}, MaxStates: 100_000_000})
 		require.ErrorIs(t, err, ErrInvalidOptions)
 		assert.ErrorContains(t, err, "max states 100000000 would take about")
-		assert.ErrorContains(t, err, "more than the budget of 4096 MiB")
+		assert.ErrorContains(t, err, "more than the memory budget of 4096 MiB; lower max states, or raise the budget")
 	})
 }
 

@@ -142,7 +142,7 @@ func (e *explorer) checkMemory() error {
 	if need <= e.o.MaxMemory {
 		return nil
 	}
-	return fmt.Errorf("%w: max states %d would take about %d MiB (%d bytes a state, as the first %d take), more than the budget of %d MiB; lower max states",
+	return fmt.Errorf("%w: max states %d would take about %d MiB (%d bytes a state, as the first %d take), more than the memory budget of %d MiB; lower max states, or raise the budget",
 		ErrInvalidOptions, e.o.MaxStates, need>>20, perState, e.choicePoints(), e.o.MaxMemory>>20)
 }
 

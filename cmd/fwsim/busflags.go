@@ -19,6 +19,9 @@ import (
 type topologyFlags struct {
 	file string // --topology
 	gen  string // --gen
+	// memory is --max-memory, registered with the other two when the
+	// command sets its estimate: the bus or graph load refuses.
+	memory memoryBudget
 }
 
 // register adds --topology and --gen to fs. fileNote, when not empty, is a
@@ -32,6 +35,9 @@ func (t *topologyFlags) register(fs *flags, fileNote, genExample string) {
 	fs.StringVar(&t.file, "topology", "", help)
 	fs.StringVar(&t.gen, "gen", "",
 		"generate the bus from `SPEC`: chain:N, star:N, tree:N[:SEED], ring:N, complete:N\nor pair, e.g. --gen "+genExample+" (not with --topology)")
+	if t.memory.estimate != nil {
+		t.memory.register(fs)
+	}
 }
 
 // check reports flags that cannot go together.
@@ -56,8 +62,20 @@ func (t *topologyFlags) load(ctx context.Context) (*bus.Topology, string, error)
 		if pe, ok := errors.AsType[*os.PathError](err); ok {
 			err = fmt.Errorf("topology file %s: %w", pe.Path, pe.Err)
 		}
+		if err == nil {
+			if err = t.memory.check(len(topo.Nodes), len(topo.Cables)); err != nil {
+				err = fmt.Errorf("topology file %s: %w", t.file, err)
+			}
+		}
 		return topo, t.file, err
 	case t.gen != "":
+		nodes, cables, err := bus.GeneratedSize(t.gen)
+		if err != nil {
+			return nil, "", err
+		}
+		if err := t.memory.check(nodes, cables); err != nil {
+			return nil, "", fmt.Errorf("--gen %s: %w", t.gen, err)
+		}
 		topo, err := bus.Generate(t.gen)
 		return topo, "gen " + t.gen, err
 	}
@@ -93,6 +111,8 @@ func (b *busFlags) register(fs *flags, genExample, seedHelp string) []string {
 	b.corner = newChoice(treeid.CornerRandom.String(), corners...)
 	b.clock = newChoice("cycle", "cycle", "ideal")
 
+	b.memory.estimate = func(nodes, _ int) int64 { return bus.RunMemory(nodes) }
+	b.memory.what = "bus"
 	b.topologyFlags.register(fs, "", genExample)
 	fs.Var(newUint64(&b.opts.Seed, 1), "seed", seedHelp)
 	fs.Func("profile",
@@ -140,7 +160,7 @@ func (b *busFlags) register(fs *flags, genExample, seedHelp string) []string {
 		"end a run after `N` kernel events; it then ends budget-exhausted\n(default %d, or %d a node on a bus of more nodes than that allows),\ne.g. --max-events 10000",
 		bus.DefaultMaxEvents, bus.DefaultEventsPerNode))
 	return []string{"topology", "gen", "seed", "profile", "force-root", "initiator", "power-up", "policy", "coin-bias",
-		"timing", "clock", "nominal-timers", "allow-out-of-spec", "max-events"}
+		"timing", "clock", "nominal-timers", "allow-out-of-spec", "max-events", "max-memory"}
 }
 
 // options returns the bus options the flags ask for.

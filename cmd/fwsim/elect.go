@@ -105,7 +105,7 @@ func runElect(ctx context.Context, e *env, args []string) int {
 	if err := cfg.readIDs(ctx); err != nil {
 		return fs.inputError(e, err)
 	}
-	topo, source, err := cfg.source.loadForLab(ctx)
+	topo, source, err := cfg.source.load(ctx)
 	if err != nil {
 		return fs.inputError(e, err)
 	}
@@ -141,7 +141,7 @@ func (c *electConfig) register(fs *flags) {
 		"run the algorithm `NAME` (listed above), e.g. --algo lelann")
 	fs.BoolVar(&c.compare, "compare", false,
 		"run every algorithm that applies and print one table, e.g. --compare --gen ring:8")
-	c.source.register(fs, "its scripted events are ignored", "ring:8")
+	c.source.registerLab(fs, "ring:8")
 	fs.StringVar(&c.ids, "ids", "ascending",
 		"give the nodes IDs 1…n by `ORDER`: ascending or descending along the ring in the\n"+
 			"direction messages travel (in topology order on other graphs), random (from the\n"+

@@ -101,7 +101,7 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		return fs.usageError(e, "--max-duration %s: want 0 (no limit) or a positive duration", maxDur)
 	}
 	o := explore.Options{Bus: b.options(), CoinBias: b.coinBias, Deadlines: deadlines.list, MaxStates: maxStates,
-		MaxDuration: maxDur, MissPaths: cexDir != "", Interrupt: ctx.Done()}
+		MaxDuration: maxDur, MaxMemory: b.memory.max, MissPaths: cexDir != "", Interrupt: ctx.Done()}
 	timing, err := explore.ParseTiming(b.corner.value)
 	if err != nil {
 		return fs.usageError(e, "--timing: %v", err)

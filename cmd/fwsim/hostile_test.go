@@ -613,3 +613,35 @@ func TestMergeEscapesTheShardsStrings(t *testing.T) {
 	assert.True(t, strings.HasPrefix(stdout, "analysis of "+escaped+"gen pair: 20 runs"), stdout)
 	assert.Contains(t, stdout, "roots:    "+escaped+"a ")
 }
+
+// The memory class: work the documented sizes allow but the memory budget
+// does not fit is refused before anything is built, quickly and with the
+// estimate, naming --max-memory; a bad budget is a usage error; and a
+// protocol that floods its links stops at its event budget instead of
+// filling the machine.
+func TestHostileMemoryBudgets(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"run", "--gen", "chain:16777216", "--allow-out-of-spec"}, exitUsage,
+			`^fwsim run: --gen chain:16777216: a bus of 16777216 nodes and 16777215 cables would take about 48GiB of memory, more than --max-memory 4GiB: `},
+		{[]string{"analyze", "--gen", "tree:2000000", "--allow-out-of-spec", "--max-memory", "1GB"}, exitUsage,
+			`^fwsim analyze: --gen tree:2000000: a bus of 2000000 nodes and 1999999 cables would take about 5\.7GiB of memory, more than --max-memory 953\.7MiB: `},
+		{[]string{"elect", "--compare", "--gen", "complete:2048", "--max-memory", "512MiB"}, exitUsage,
+			`^fwsim elect: --gen complete:2048: a graph of 2048 nodes and 2096128 cables would take about 58\d(\.\d)?MiB of memory, more than --max-memory 512MiB: `},
+		{[]string{"mutex", "--algo", "central", "--gen", "tree:16777216"}, exitUsage,
+			`^fwsim mutex: --gen tree:16777216: a graph of 16777216 nodes and 16777215 cables would take about 7(\.\d)?GiB of memory, more than --max-memory 4GiB: `},
+		{[]string{"explore", "--gen", "tree:12", "--timing", "nondet", "--phases", "grid:4", "--max-states", "1000000", "--max-memory", "1GiB"}, exitUsage,
+			`more than the memory budget of 1024 MiB`},
+		{[]string{"run", "--max-memory", "12"}, exitUsage, `^fwsim run: invalid value "12" for flag --max-memory: want a size from 1MiB to 4EiB`},
+		{[]string{"multicast", "--algo", "ack", "--max-memory", "1.5 TB", "--max-memory", "NaNGiB"}, exitUsage, `invalid value "NaNGiB" for flag --max-memory`},
+	} {
+		code, stdout, stderr := runGuarded(t, 2*time.Second, tc.args)
+		assert.Equal(t, tc.code, code, "%q: %s", tc.args, stderr)
+		assert.Empty(t, stdout, tc.args)
+		assertOneLineError(t, tc.args[0], stderr)
+		assert.Regexp(t, tc.want, stderr, tc.args)
+	}
+}

@@ -81,7 +81,7 @@ func runMulticast(ctx context.Context, e *env, args []string) int {
 		}
 		*f.into = events
 	}
-	topo, source, err := cfg.source.loadForLab(ctx)
+	topo, source, err := cfg.source.load(ctx)
 	if err != nil {
 		return fs.inputError(e, err)
 	}
@@ -107,7 +107,7 @@ func (c *multicastConfig) register(fs *flags) {
 	fs.StringVar(&c.opts.Algo, "algo", "", "run the algorithm `NAME` (listed above), e.g. --algo nack")
 	fs.BoolVar(&c.compare, "compare", false,
 		"run every algorithm on the same stream, losses and faults; print one table, e.g. --compare")
-	c.source.register(fs, "its scripted events are ignored", "ring:5")
+	c.source.registerLab(fs, "ring:5")
 	fs.Func("messages", fmt.Sprintf("the sender multicasts `M` messages, 1 to %d, e.g. --messages 10 (default 1)", multicast.MaxMessages),
 		func(s string) error {
 			m, err := strconv.Atoi(s)

@@ -69,7 +69,7 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 		return fs.usageError(e, "%s", err)
 	}
 	cfg.opts.Crashes = crashes
-	topo, source, err := cfg.source.loadForLab(ctx)
+	topo, source, err := cfg.source.load(ctx)
 	if err != nil {
 		return fs.inputError(e, err)
 	}
@@ -160,14 +160,11 @@ func labNodeTimes(flag string, specs list) ([]mutex.Crash, error) {
 	return crashes, nil
 }
 
-// loadForLab loads the topology of elect or mutex; a generated bus the lab
-// cannot use names its --gen.
-func (t *topologyFlags) loadForLab(ctx context.Context) (*bus.Topology, string, error) {
-	topo, source, err := t.load(ctx)
-	if err != nil && t.gen != "" && !errors.Is(err, bus.ErrBadGenerator) {
-		err = fmt.Errorf("--gen %s: %w", t.gen, err)
-	}
-	return topo, source, err
+// registerLab adds --topology, --gen and --max-memory to the flags of a
+// lab, which reads a topology as a graph.
+func (t *topologyFlags) registerLab(fs *flags, genExample string) {
+	t.memory.estimate, t.memory.what = netsim.GraphMemory, "graph"
+	t.register(fs, "its scripted events are ignored", genExample)
 }
 
 // register adds the flags of mutex to fs.
@@ -177,7 +174,7 @@ func (c *mutexConfig) register(fs *flags) {
 		"run the algorithm `NAME` (listed above), e.g. --algo token-ring")
 	fs.BoolVar(&c.compare, "compare", false,
 		"run every algorithm on the same workload and print one table, e.g. --compare")
-	c.source.register(fs, "its scripted events are ignored", "ring:5")
+	c.source.registerLab(fs, "ring:5")
 	fs.Func("requests", "every node enters the critical section `K` times, 1 to 100, e.g. --requests 3\n(default 1)",
 		func(s string) error {
 			k, err := strconv.Atoi(s)
