@@ -236,7 +236,7 @@ func TestElectCompareListsEveryAlgorithm(t *testing.T) {
 
 // electFlags are every flag of "fwsim elect", which help must explain.
 var electFlags = []string{"algo", "compare", "topology", "gen", "ids", "initiators", "crashed", "crash", "recover", "sync", "async",
-	"unit-delays", "suppress", "announce", "seed", "trace", "json", "sweep", "runs", "max-messages", "csv", "report"}
+	"unit-delays", "suppress", "announce", "seed", "trace", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report"}
 
 func TestElectHelp(t *testing.T) {
 	help, flags := flagHelp(t, "elect")
