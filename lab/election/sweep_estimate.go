@@ -62,8 +62,9 @@ func EstimateSweep(ctx context.Context, o SweepOptions, limit time.Duration) (d 
 				continue
 			}
 			work := row.Formula + float64(n)
-			// The pace so far overstates this size's: if a run fits in
-			// what is left of the pilot by it, it fits.
+			// A smaller size's pace overstates this one's (its fixed costs
+			// weigh more): a run that fits in what is left of the pilot by
+			// it fits.
 			if left := sweepPilotTime - piloted; nsPerWork < 0 || nsPerWork*work <= float64(left) {
 				start := time.Now()
 				perRun, cut, err := pilotSweepPoint(ctx, o, topo, row, max(left, 0))
