@@ -53,7 +53,7 @@ type analyzeFlags struct {
 	workers     int
 	deadlines   durationList
 	quiet       bool
-	maxDuration time.Duration
+	maxDuration maxDuration
 	setupSeed   uint64
 }
 
@@ -68,9 +68,8 @@ func (a *analyzeFlags) register(fs *flags) (order []string) {
 		"report the probability that each time metric is at most `DUR`; repeat for\nseveral, e.g. --deadline 2us --deadline 4us")
 	fs.BoolVar(&a.quiet, "quiet", false,
 		"draw no progress bar (drawn on stderr only when it is a terminal),\ne.g. --quiet 2>log")
-	fs.DurationVar(&a.maxDuration, "max-duration", 24*time.Hour,
-		"refuse to start when the runs would take longer than `D` here, as timed from\n"+
-			"the first runs before any output; 0 for no limit, e.g. --max-duration 72h")
+	a.maxDuration.register(fs, "refuse to start when the runs would take longer than `D` here, as timed from\n"+
+		"the first runs before any output; 0 for no limit, e.g. --max-duration 72h")
 	fs.Var(newUint64(&a.setupSeed, 0), "setup-seed",
 		"draw every run's clock phases and timer lengths from `S`, so that runs differ\n"+
 			"only in their coins and waits: the bus fwsim explore --seed S explores,\ne.g. --setup-seed 1 (default: each run draws its own)")
@@ -97,8 +96,8 @@ func (a *analyzeFlags) config(e *env, fs *flags) (analysis.Config, int) {
 	if a.workers < 0 {
 		return analysis.Config{}, fs.usageError(e, "--workers %d: want 0 (every core) or more", a.workers)
 	}
-	if a.maxDuration < 0 {
-		return analysis.Config{}, fs.usageError(e, "--max-duration %s: want 0 (no limit) or a positive duration", view.ShortDuration(a.maxDuration))
+	if msg := a.maxDuration.check(); msg != "" {
+		return analysis.Config{}, fs.usageError(e, "%s", msg)
 	}
 	topo, source, err := a.bus.load(e.ctx)
 	if err != nil {
@@ -118,22 +117,17 @@ func (a *analyzeFlags) config(e *env, fs *flags) (analysis.Config, int) {
 // estimate is over the limit the rest go untimed, and the message says "at
 // least". The estimate changes nothing the analyses give.
 func (a *analyzeFlags) checkDuration(ctx context.Context, e *env, fs *flags, what string, cfgs ...analysis.Config) int {
-	if a.maxDuration == 0 {
+	if a.maxDuration.limit == 0 {
 		return exitOK
 	}
-	total, lowerBound, failed, err := analysis.EstimateTotal(ctx, a.maxDuration, cfgs...)
+	total, lowerBound, failed, err := analysis.EstimateTotal(ctx, a.maxDuration.limit, cfgs...)
 	if err != nil {
 		return a.runError(e, fs, cfgs[failed], err)
 	}
-	if total <= a.maxDuration {
-		return exitOK
+	if msg := a.maxDuration.refusal(what, total, lowerBound, "timed from the first runs", "give a longer --max-duration, or 0 for no limit"); msg != "" {
+		return fs.usageError(e, "%s", msg)
 	}
-	about := "about"
-	if lowerBound {
-		about = "at least"
-	}
-	return fs.usageError(e, "%s would take %s %s here (timed from the first runs), more than --max-duration %s; give a longer --max-duration, or 0 for no limit",
-		what, about, view.Roughly(total), view.ShortDuration(a.maxDuration))
+	return exitOK
 }
 
 // runError reports an error of analysis.Run as an input error, explained as

@@ -238,6 +238,16 @@ func TestLongWorkIsRefusedBeforeItStarts(t *testing.T) {
 			`^fwsim sweep: 2 points × 1000000000000 runs would take at least [\d.]+ days here \(timed from the first runs\), more than --max-duration 24h; `},
 		{[]string{"report", "--out", report, "--gen", "pair", "--workers", "1", "--runs", "1000000000000"},
 			`^fwsim report: 1000000000000 runs would take about [\d.]+ days here`},
+		// 10^9 runs of random rings of 10 to 100 nodes take days; without
+		// random IDs there is no --runs to lower, only the sizes. The limit
+		// is 2m, as a lower bound just past it is then written in minutes
+		// (view.Roughly writes less than two minutes in seconds).
+		{[]string{"elect", "--sweep", "n=10..100", "--runs", "1000000000"},
+			`^fwsim elect: --sweep n=10\.\.100 with --runs 1000000000 would take (about|at least) [\d.]+ (hours|days) here \(timed from the first runs of each case\), more than --max-duration 24h; lower --runs or TO, or give a longer --max-duration, or 0 for no limit \(see 'fwsim help elect'\)\n$`},
+		{[]string{"elect", "--sweep", "n=10..100000", "--ids", "worst", "--max-messages", "1000000000000", "--max-duration", "2m"},
+			`^fwsim elect: --sweep n=10\.\.100000 would take (about|at least) [\d.]+ (minutes|hours|days) here \(timed from the first runs of each case\), more than --max-duration 2m; lower TO, or give `},
+		{[]string{"elect", "--sweep", "n=10..1000", "--max-duration", "1ms"},
+			`^fwsim elect: --sweep n=10\.\.1000 with --runs 10 would take (about|at least) [\d.]+ (milliseconds|seconds) here`},
 	} {
 		code, stdout, stderr, _ := runInterrupted(t, 5*time.Second, strings.NewReader(""), tc.args...)
 		assert.Equal(t, exitUsage, code, "%v: %s", tc.args, stderr)

@@ -16,10 +16,11 @@
 // Where things are: cli.go (the command table, Run, help, the flag helpers),
 // output.go (output files), busflags.go (--topology/--gen and the bus
 // options run, analyze, sweep, explore and report share, and how their
-// errors name the flags), progress.go (when to draw the progress bar),
-// input.go (input files and stdin that Ctrl-C stops), and one file per
-// command. Golden tests compare each command's output with testdata/;
-// `go test ./cmd/fwsim -update` rewrites the files.
+// errors name the flags), maxduration.go (--max-duration, which analyze,
+// sweep, report and elect --sweep share), progress.go (when to draw the
+// progress bar), input.go (input files and stdin that Ctrl-C stops), and
+// one file per command. Golden tests compare each command's output with
+// testdata/; `go test ./cmd/fwsim -update` rewrites the files.
 //
 // default.pgo, beside this file, is a CPU profile of the emulator's
 // benchmarks: the go command uses it whenever it builds fwsim, to inline

@@ -36,13 +36,16 @@ at each size, with the formula's value beside the count. --algo, --gen
 ring|tree and --ids best|average|worst pick some of the curves; --report
 writes the log–log plot. A run whose formula gives more than
 --max-messages is skipped, not run: the worst case is quadratic, and
-n = 100000 would be 5·10^9 messages.
+n = 100000 would be 5·10^9 messages. A sweep that would take longer than
+--max-duration here, as timed from the first runs of each case, is
+refused before it starts.
 
 Algorithms:
 %s
 Exit status: 0 a leader was elected (for anonymous: the symmetry held); 1 the
 run ended without one, or used up its event budget; 2 usage or input error
-(including an algorithm that does not apply to the topology).`
+(including an algorithm that does not apply to the topology), or a sweep
+that would take longer than --max-duration.`
 
 // electConfig is what the flags of "fwsim elect" ask for.
 type electConfig struct {
@@ -179,7 +182,7 @@ func (c *electConfig) register(fs *flags) {
 		"write one JSON object instead of the text report, e.g. --json | jq .leader")
 	c.sweep.register(fs)
 	fs.order("algo", "compare", "topology", "gen", "ids", "initiators", "crashed", "crash", "recover", "sync", "async", "unit-delays",
-		"suppress", "announce", "seed", "trace", "json", "sweep", "runs", "max-messages", "csv", "report")
+		"suppress", "announce", "seed", "trace", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report")
 }
 
 // parseInitiators reads --initiators into the options.

@@ -14,7 +14,7 @@ import (
 
 // sweepFlagNames are the flags elect --sweep takes besides its own; the
 // others (initiators, faults, modes, traces) change what the formulas count.
-var sweepFlagNames = []string{"sweep", "algo", "compare", "gen", "ids", "seed", "unit-delays", "runs", "max-messages", "csv", "report", "json"}
+var sweepFlagNames = []string{"sweep", "algo", "compare", "gen", "ids", "seed", "unit-delays", "runs", "max-messages", "max-duration", "csv", "report", "json"}
 
 // electSweep is what --sweep and the flags that go with it ask for.
 type electSweep struct {
@@ -23,6 +23,7 @@ type electSweep struct {
 	cases       []*election.SweepCase
 	runs        int
 	maxMessages uint64
+	maxDuration maxDuration
 	csvFile     string
 	reportFile  string
 }
@@ -36,6 +37,8 @@ func (s *electSweep) register(fs *flags) {
 		"--sweep: average random IDs over `R` seeds (seed, seed+1, …), e.g. --runs 30")
 	fs.Var(newUint64(&s.maxMessages, 100_000_000), "max-messages",
 		"--sweep: skip a run whose formula gives more than `M` messages,\ne.g. --max-messages 1000000000")
+	s.maxDuration.register(fs, "--sweep: refuse to start when the sweep would take longer than `D` here, as\n"+
+		"timed from the first runs of each case before any output; 0 for no limit,\ne.g. --max-duration 2h")
 	fs.StringVar(&s.csvFile, "csv", "",
 		"--sweep: also write the rows as CSV to `FILE`; - writes them to standard output\ninstead of the table, e.g. --csv curves.csv")
 	fs.StringVar(&s.reportFile, "report", "",
@@ -47,7 +50,7 @@ func (s *electSweep) register(fs *flags) {
 func (c *electConfig) prepareSweep(fs *flags) string {
 	s := &c.sweep
 	if !fs.isSet("sweep") {
-		for _, name := range []string{"runs", "max-messages", "csv", "report"} {
+		for _, name := range []string{"runs", "max-messages", "max-duration", "csv", "report"} {
 			if fs.isSet(name) {
 				return fmt.Sprintf("--%s goes with --sweep", name)
 			}
@@ -74,6 +77,8 @@ func (c *electConfig) prepareSweep(fs *flags) string {
 		return fmt.Sprintf("--runs %d: want at least 1 seed for the random IDs", s.runs)
 	case s.maxMessages == 0:
 		return "--max-messages 0: want a positive number of messages"
+	case s.maxDuration.check() != "":
+		return s.maxDuration.check()
 	case s.csvFile == "-" && c.jsonOutput:
 		return "--csv - and --json both want standard output: give --csv a file name"
 	}
@@ -112,6 +117,11 @@ func otherGraph(gen string) string {
 // HTML page.
 func (c *electConfig) runElectSweep(ctx context.Context, e *env, fs *flags, args []string) int {
 	s := &c.sweep
+	so := election.SweepOptions{Cases: s.cases, Sizes: s.sizes, Seed: c.opts.Seed,
+		Runs: s.runs, UnitDelays: c.opts.UnitDelays, MaxMessages: s.maxMessages}
+	if code := s.checkDuration(ctx, e, fs, so); code != exitOK {
+		return code
+	}
 	files := outputs{env: e, dash: true}
 	defer files.abort()
 	var csvOut, page *outputFile
@@ -126,8 +136,6 @@ func (c *electConfig) runElectSweep(ctx context.Context, e *env, fs *flags, args
 			return fs.inputError(e, err)
 		}
 	}
-	so := election.SweepOptions{Cases: c.sweep.cases, Sizes: c.sweep.sizes, Seed: c.opts.Seed,
-		Runs: c.sweep.runs, UnitDelays: c.opts.UnitDelays, MaxMessages: c.sweep.maxMessages}
 	rows, err := election.Sweep(ctx, so)
 	if err != nil {
 		return fs.inputError(e, err)
@@ -150,6 +158,28 @@ func (c *electConfig) runElectSweep(ctx context.Context, e *env, fs *flags, args
 	}
 	if err != nil {
 		return fs.outputError(e, err)
+	}
+	return exitOK
+}
+
+// checkDuration refuses a sweep that would outlast --max-duration, before
+// it starts: election.EstimateSweep times it, which changes none of its
+// rows.
+func (s *electSweep) checkDuration(ctx context.Context, e *env, fs *flags, so election.SweepOptions) int {
+	if s.maxDuration.limit == 0 {
+		return exitOK
+	}
+	total, atLeast, err := election.EstimateSweep(ctx, so, s.maxDuration.limit)
+	if err != nil {
+		return fs.inputError(e, err)
+	}
+	what, advice := "--sweep "+s.spec, "lower TO, or give a longer --max-duration, or 0 for no limit"
+	if slices.ContainsFunc(s.cases, func(k *election.SweepCase) bool { return k.IDs == election.Random }) {
+		what += fmt.Sprintf(" with --runs %d", s.runs)
+		advice = "lower --runs or TO, or give a longer --max-duration, or 0 for no limit"
+	}
+	if msg := s.maxDuration.refusal(what, total, atLeast, "timed from the first runs of each case", advice); msg != "" {
+		return fs.usageError(e, "%s", msg)
 	}
 	return exitOK
 }

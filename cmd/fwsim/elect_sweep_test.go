@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -89,6 +90,31 @@ func TestElectSweepIsDeterministic(t *testing.T) {
 	assert.Equal(t, first, again)
 	_, other, _ := runCLI(t, append(args[:len(args):len(args)], "--seed", "8")...)
 	assert.NotEqual(t, first, other, "another seed draws other IDs")
+	_, unestimated, _ := runCLI(t, append(args[:len(args):len(args)], "--max-duration", "0")...)
+	assert.Equal(t, first, unestimated, "the estimate changes no output")
+}
+
+// A sweep that would outlast --max-duration is refused within a pilot's
+// time (its refusals are TestLongWorkIsRefusedBeforeItStarts's), and
+// Ctrl-C during the estimate stops it as it stops the sweep.
+func TestElectSweepEstimateIsQuick(t *testing.T) {
+	page := filepath.Join(t.TempDir(), "curves.html")
+	start := time.Now()
+	code, stdout, stderr, _ := runInterrupted(t, 5*time.Second, strings.NewReader(""),
+		"elect", "--sweep", "n=10..100", "--runs", "1000000000", "--report", page)
+	assert.Less(t, time.Since(start), 2*time.Second)
+	assert.Equal(t, exitUsage, code, stderr)
+	assert.Empty(t, stdout)
+	assert.NoFileExists(t, page, "refused before any output")
+
+	// The pilot of the random rings alone takes 50 ms.
+	code, _, stderr, _ = runInterrupted(t, 20*time.Millisecond, strings.NewReader(""),
+		"elect", "--sweep", "n=10..100", "--runs", "1000000000")
+	assert.Equal(t, exitInterrupted, code, stderr)
+	// 0 is no limit: the sweep starts, until the interrupt.
+	code, _, stderr, _ = runInterrupted(t, 300*time.Millisecond, strings.NewReader(""),
+		"elect", "--sweep", "n=10..100", "--runs", "1000000000", "--max-duration", "0")
+	assert.Equal(t, exitInterrupted, code, stderr)
 }
 
 func TestElectSweepFiles(t *testing.T) {
@@ -142,6 +168,11 @@ func TestElectSweepErrors(t *testing.T) {
 		{"runs alone", []string{"elect", "--algo", "echo", "--runs", "3"}, "fwsim elect: --runs goes with --sweep" + help},
 		{"csv and json", []string{"elect", "--sweep", "n=10..100", "--csv", "-", "--json"},
 			"fwsim elect: --csv - and --json both want standard output: give --csv a file name" + help},
+		{"negative duration", []string{"elect", "--sweep", "n=10..100", "--max-duration", "-1h"},
+			"fwsim elect: --max-duration -1h: want 0 (no limit) or a positive duration" + help},
+		{"not a duration", []string{"elect", "--sweep", "n=10..100", "--max-duration", "soon"},
+			"fwsim elect: invalid value \"soon\" for flag --max-duration: want a duration such as 500ms or 10s" + help},
+		{"duration alone", []string{"elect", "--algo", "echo", "--max-duration", "1h"}, "fwsim elect: --max-duration goes with --sweep" + help},
 	})
 }
 
@@ -149,6 +180,7 @@ func TestElectSweepErrors(t *testing.T) {
 func TestElectSweepHelp(t *testing.T) {
 	_, stdout, _ := runCLI(t, "elect", "--help")
 	assert.True(t, strings.Contains(stdout, "n = 100000 would be 5·10^9 messages"), stdout)
+	assert.Contains(t, stdout, "--max-duration D\n        --sweep: refuse to start when the sweep would take longer than D here")
 }
 
 // An interrupted sweep stops before the next size and leaves no file.

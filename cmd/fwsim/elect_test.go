@@ -236,7 +236,7 @@ func TestElectCompareListsEveryAlgorithm(t *testing.T) {
 
 // electFlags are every flag of "fwsim elect", which help must explain.
 var electFlags = []string{"algo", "compare", "topology", "gen", "ids", "initiators", "crashed", "crash", "recover", "sync", "async",
-	"unit-delays", "suppress", "announce", "seed", "trace", "json", "sweep", "runs", "max-messages", "csv", "report", "max-memory"}
+	"unit-delays", "suppress", "announce", "seed", "trace", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report", "max-memory"}
 
 func TestElectHelp(t *testing.T) {
 	help, flags := flagHelp(t, "elect")

@@ -124,39 +124,16 @@ func Sweep(ctx context.Context, o SweepOptions) ([]SweepRow, error) {
 }
 
 func sweepPoint(ctx context.Context, o SweepOptions, k *SweepCase, n int) (SweepRow, error) {
-	spec := k.Graph + ":" + strconv.Itoa(n)
-	if k.Graph == "tree" {
-		spec += ":" + strconv.FormatUint(o.Seed, 10)
+	topo, row, err := sweepGraph(o, k, n)
+	if err != nil || row.Skipped != "" {
+		return row, err
 	}
-	topo, err := bus.Generate(spec)
-	if err != nil {
-		return SweepRow{}, err
-	}
-	row := SweepRow{Case: k, N: n}
-	if row.Formula, err = k.Predict(n, topo); err != nil {
-		return SweepRow{}, err
-	}
-	if row.Formula > float64(o.MaxMessages) {
-		row.Skipped = fmt.Sprintf("the formula gives %.4g messages, more than --max-messages %d", row.Formula, o.MaxMessages)
-		return row, nil
-	}
-	runs := 1
-	if k.IDs == Random {
-		runs = o.Runs
-	}
-	// The runtime's default budget of events stops runs of more than ten
-	// million messages; here the formula says how many to expect. Each
-	// message is one event, and each node's start and timers a few more.
-	budget := 2*uint64(row.Formula) + 4*uint64(n) + 1024
+	runs := o.runsOf(k)
 	var sum, sumSq, times float64
 	for r := range runs {
-		res, err := Run(topo, Options{Algo: k.Algo, IDOrder: k.IDs, Seed: o.Seed + uint64(r),
-			UnitDelays: o.UnitDelays, MaxEvents: budget, Interrupt: ctx.Done()})
+		res, err := sweepRun(ctx.Done(), o, topo, row, r)
 		if err != nil {
 			return SweepRow{}, err
-		}
-		if res.Leader == "" {
-			return SweepRow{}, fmt.Errorf("seed %d elected no leader: %s", res.Seed, res.NoLeader)
 		}
 		m := float64(res.Messages.Total)
 		sum, sumSq, times = sum+m, sumSq+m*m, times+res.Time
@@ -173,6 +150,53 @@ func sweepPoint(ctx context.Context, o SweepOptions, k *SweepCase, n int) (Sweep
 		row.Lo, row.Hi = ci[0], ci[1]
 	}
 	return row, nil
+}
+
+// sweepGraph builds the graph of case k at size n and starts its row with
+// the formula's value, or with why the size is skipped.
+func sweepGraph(o SweepOptions, k *SweepCase, n int) (*bus.Topology, SweepRow, error) {
+	spec := k.Graph + ":" + strconv.Itoa(n)
+	if k.Graph == "tree" {
+		spec += ":" + strconv.FormatUint(o.Seed, 10)
+	}
+	topo, err := bus.Generate(spec)
+	if err != nil {
+		return nil, SweepRow{}, err
+	}
+	row := SweepRow{Case: k, N: n}
+	if row.Formula, err = k.Predict(n, topo); err != nil {
+		return nil, SweepRow{}, err
+	}
+	if row.Formula > float64(o.MaxMessages) {
+		row.Skipped = fmt.Sprintf("the formula gives %.4g messages, more than --max-messages %d", row.Formula, o.MaxMessages)
+	}
+	return topo, row, nil
+}
+
+// runsOf is how many runs each size of case k averages: one unless its
+// IDs are random.
+func (o SweepOptions) runsOf(k *SweepCase) int {
+	if k.IDs == Random {
+		return o.Runs
+	}
+	return 1
+}
+
+// sweepRun is run r of the point row on topo, checked to elect a leader.
+func sweepRun(interrupt <-chan struct{}, o SweepOptions, topo *bus.Topology, row SweepRow, r int) (*Result, error) {
+	// The runtime's default budget of events stops runs of more than ten
+	// million messages; here the formula says how many to expect. Each
+	// message is one event, and each node's start and timers a few more.
+	budget := 2*uint64(row.Formula) + 4*uint64(row.N) + 1024
+	res, err := Run(topo, Options{Algo: row.Case.Algo, IDOrder: row.Case.IDs, Seed: o.Seed + uint64(r),
+		UnitDelays: o.UnitDelays, MaxEvents: budget, Interrupt: interrupt})
+	if err != nil {
+		return nil, err
+	}
+	if res.Leader == "" {
+		return nil, fmt.Errorf("seed %d elected no leader: %s", res.Seed, res.NoLeader)
+	}
+	return res, nil
 }
 
 // WriteSweepCSV writes the preamble of comment lines, which says what
