@@ -14,7 +14,7 @@ import (
 
 // sweepFlagNames are the flags elect --sweep takes besides its own; the
 // others (initiators, faults, modes, traces) change what the formulas count.
-var sweepFlagNames = []string{"sweep", "algo", "compare", "gen", "ids", "seed", "unit-delays", "runs", "max-messages", "max-duration", "csv", "report", "json"}
+var sweepFlagNames = []string{"sweep", "algo", "compare", "gen", "ids", "seed", "unit-delays", "runs", "max-messages", "max-duration", "max-memory", "csv", "report", "json"}
 
 // electSweep is what --sweep and the flags that go with it ask for.
 type electSweep struct {
@@ -93,7 +93,7 @@ func (c *electConfig) prepareSweep(fs *flags) string {
 		}
 	}
 	if s.cases = election.SelectSweepCases(c.opts.Algo, gen, order); len(s.cases) > 0 {
-		return ""
+		return s.checkMemory(&c.source.memory)
 	}
 	switch {
 	case c.opts.Algo != "" && !slices.ContainsFunc(election.SweepCases, func(k election.SweepCase) bool { return k.Algo == c.opts.Algo }):
@@ -104,6 +104,22 @@ func (c *electConfig) prepareSweep(fs *flags) string {
 		return fmt.Sprintf("--ids %s with --sweep picks a case of Chang–Roberts, which runs on a ring: not with --gen %s", c.ids, gen)
 	}
 	return fmt.Sprintf("--gen %s with --sweep: %s runs on a %s", gen, c.opts.Algo, otherGraph(gen))
+}
+
+// checkMemory refuses a sweep whose largest graph would not fit
+// --max-memory, before any is built; it returns the message, or "".
+func (s *electSweep) checkMemory(budget *memoryBudget) string {
+	largest := slices.Max(s.sizes)
+	for _, k := range s.cases {
+		nodes, cables, err := bus.GeneratedSize(fmt.Sprintf("%s:%d", k.Graph, largest))
+		if err == nil {
+			err = budget.check(nodes, cables)
+		}
+		if err != nil {
+			return fmt.Sprintf("--sweep %s: %v", s.spec, err)
+		}
+	}
+	return ""
 }
 
 func otherGraph(gen string) string {

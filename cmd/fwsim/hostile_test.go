@@ -635,6 +635,8 @@ func TestHostileMemoryBudgets(t *testing.T) {
 			`^fwsim mutex: --gen tree:16777216: a graph of 16777216 nodes and 16777215 cables would take about 7(\.\d)?GiB of memory, more than --max-memory 4GiB: `},
 		{[]string{"explore", "--gen", "tree:12", "--timing", "nondet", "--phases", "grid:4", "--max-states", "1000000", "--max-memory", "1GiB"}, exitUsage,
 			`more than the memory budget of 1024 MiB`},
+		{[]string{"elect", "--sweep", "n=10..16777216"}, exitUsage,
+			`^fwsim elect: --sweep n=10..16777216: a graph of 16777216 nodes and 16777216 cables would take about 7(\.\d)?GiB of memory, more than --max-memory 4GiB: `},
 		{[]string{"run", "--max-memory", "12"}, exitUsage, `^fwsim run: invalid value "12" for flag --max-memory: want a size from 1MiB to 4EiB`},
 		{[]string{"multicast", "--algo", "ack", "--max-memory", "1.5 TB", "--max-memory", "NaNGiB"}, exitUsage, `invalid value "NaNGiB" for flag --max-memory`},
 	} {
