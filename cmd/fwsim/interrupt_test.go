@@ -48,6 +48,8 @@ func TestEveryCommandStopsOnInterrupt(t *testing.T) {
 		{"report", "--out", filepath.Join(dir, "report"), "--gen", "pair", "--runs", "1000000"},
 		{"elect", "--algo", "echo", "--gen", "chain:4"},
 		{"elect", "--compare", "--gen", "ring:8"},
+		{"mutex", "--algo", "central", "--gen", "ring:5"},
+		{"multicast", "--algo", "ack", "--gen", "ring:5"},
 		{"merge", shard},
 		{"decode"},        // from stdin
 		{"decode", shard}, // from a file
@@ -68,6 +70,9 @@ func TestLongRunsStopOnInterrupt(t *testing.T) {
 	for _, args := range [][]string{
 		{"run", "--gen", "pair", "--coin-bias", "0", "--max-events", "1000000000", "--vcd", filepath.Join(t.TempDir(), "x.vcd")},
 		{"analyze", "--gen", "pair", "--coin-bias", "0", "--max-events", "1000000000", "--runs", "4", "--workers", "1"},
+		{"elect", "--algo", "chang-roberts", "--gen", "ring:4000", "--ids", "descending"},
+		{"mutex", "--algo", "ricart-agrawala", "--gen", "complete:300", "--requests", "100"},
+		{"multicast", "--algo", "srm", "--gen", "ring:2000", "--messages", "1000", "--loss", "0.3"},
 	} {
 		code, stdout, stderr, after := runInterrupted(t, 100*time.Millisecond, strings.NewReader(""), args...)
 		assert.Equal(t, exitInterrupted, code, "%v: %s", args, stderr)
