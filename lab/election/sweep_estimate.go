@@ -15,12 +15,16 @@ import (
 // enough to average over small runs and the scheduler's pauses, short
 // enough to be lost in any sweep worth estimating. A first run longer than
 // that is waited for up to sweepPilotLimit, then cut short. The pilot of a
-// size also stops after 1/sweepPilotShare of its runs, so that a small
-// sweep pays little for being estimated.
+// size also stops after 1/sweepPilotShare of its runs (but times up to
+// sweepPilotWarmRuns), so that a small sweep pays little for being
+// estimated.
 const (
 	sweepPilotTime  = 50 * time.Millisecond
 	sweepPilotLimit = time.Second
 	sweepPilotShare = 16
+	// sweepPilotWarmRuns is how many runs a pilot times at least, when they
+	// fit in it, even of a point of fewer runs: the fastest of a few.
+	sweepPilotWarmRuns = 4
 )
 
 // EstimateSweep predicts how long Sweep(ctx, o) takes on this machine. It
@@ -110,22 +114,25 @@ func pilotSweepPoint(ctx context.Context, o SweepOptions, topo *bus.Topology, ro
 		return took, false, err
 	}
 	// The first run pays for cold caches and first allocations: it is timed
-	// apart, and counts only when no other run fits in the pilot.
+	// apart, and counts only when no other run fits in the pilot. Of the
+	// others the fastest counts: a pause of the scheduler or the collector
+	// (a loaded machine) only ever adds to a run, and one such run,
+	// scaled to a sweep's largest sizes, overstated a sweep 40 times.
 	perRun, cut, err = timed(0)
-	most := max(o.runsOf(row.Case)/sweepPilotShare, 1)
-	var warm time.Duration
-	n := 0
-	for !cut && err == nil && 1+n < most && perRun+warm < budget {
+	most := max(o.runsOf(row.Case)/sweepPilotShare, sweepPilotWarmRuns)
+	var spent time.Duration
+	fastest := time.Duration(math.MaxInt64)
+	for n := 1; !cut && err == nil && n < most && perRun+spent < budget; n++ {
 		var took time.Duration
-		took, cut, err = timed(1 + n)
-		warm += took
-		n++
+		took, cut, err = timed(n % o.runsOf(row.Case))
+		spent += took
+		fastest = min(fastest, took)
 	}
 	if err != nil {
 		return 0, false, err
 	}
-	if n > 0 {
-		perRun = warm / time.Duration(n)
+	if spent > 0 {
+		perRun = fastest
 	}
 	return perRun, cut, nil
 }
