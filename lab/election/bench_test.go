@@ -46,6 +46,13 @@ func BenchmarkLeLannRing63(b *testing.B) {
 	benchElection(b, "ring:63", Options{Algo: "lelann"})
 }
 
+// The 1394 row on a random tree of 1,000 nodes, beyond the bus's 63: the
+// bus run and the million self-ID arrivals its observer sees. Each named
+// its peer by searching the node list, once n³ steps (3.6 s).
+func BenchmarkIEEE1394Tree1000(b *testing.B) {
+	benchElection(b, "tree:1000:1", Options{Algo: "1394"})
+}
+
 // Chang–Roberts on a ring of 10^5 nodes, IDs ascending: 2n−1 messages.
 // With the two below it measures messages per second at the lab's scale
 // (docs/performance.md).

@@ -3,7 +3,6 @@ package election
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/fwsim/fwsim/bus"
@@ -62,7 +61,19 @@ type tiMessage struct {
 	typ    int
 	at     int64
 	packet phy.SelfID // SELF_ID: the packet
-	entry  netsim.TraceEntry
+	node   string     // the node that transmitted or, for SELF_ID, received
+	port   int
+}
+
+// entry is m as a trace shows it, the peer at the far end of its port
+// named by peers.
+func (m tiMessage) entry(peers *peerNames) netsim.TraceEntry {
+	e := netsim.TraceEntry{Sent: float64(m.at), Arrived: float64(m.at), From: m.node,
+		To: peers.of(m.node, m.port), Type: treeIDTypes[m.typ], Payload: "port " + fmt.Sprint(m.port)}
+	if m.typ == tiSelfID { // the packet arrived: the sender is at the far end
+		e.From, e.To, e.Payload = e.To, m.node, fmt.Sprintf("%08x", uint32(m.packet))
+	}
+	return e
 }
 
 func run1394(t *bus.Topology, g *netsim.Graph, o *Options, res *Result) error {
@@ -88,11 +99,7 @@ func run1394(t *bus.Topology, g *netsim.Graph, o *Options, res *Result) error {
 		if m.typ < 0 {
 			return
 		}
-		m.entry = netsim.TraceEntry{Sent: float64(e.TimeNs), Arrived: float64(e.TimeNs), From: e.Node,
-			To: peerOf(g, e.Node, e.Port), Type: treeIDTypes[m.typ], Payload: "port " + fmt.Sprint(e.Port)}
-		if m.typ == tiSelfID { // the packet arrived: the sender is at the far end
-			m.entry.From, m.entry.To, m.entry.Payload = m.entry.To, e.Node, fmt.Sprintf("%08x", uint32(e.Packet))
-		}
+		m.node, m.port = e.Node, e.Port
 		sent = append(sent, m)
 	}
 	bo := bus.Options{Seed: o.Seed, AllowOutOfSpec: true, Observer: observer, Interrupt: o.Interrupt}
@@ -121,6 +128,7 @@ func run1394(t *bus.Topology, g *netsim.Graph, o *Options, res *Result) error {
 	}
 	counts := make([]int, len(treeIDTypes))
 	var trace []netsim.TraceEntry
+	peers := newPeerNames(g)
 	for _, m := range sent {
 		// Only the first generation's own messages, and of self identify
 		// only the root's first packet.
@@ -129,7 +137,7 @@ func run1394(t *bus.Topology, g *netsim.Graph, o *Options, res *Result) error {
 		}
 		counts[m.typ]++
 		if o.Trace {
-			trace = append(trace, m.entry)
+			trace = append(trace, m.entry(peers))
 		}
 	}
 	res.Messages = netsim.NewMessages(treeIDTypes, counts)
@@ -154,13 +162,29 @@ func run1394(t *bus.Topology, g *netsim.Graph, o *Options, res *Result) error {
 	return nil
 }
 
-// peerOf names the node at the other end of node's port, "" when nothing
-// is cabled there.
-func peerOf(g *netsim.Graph, node string, port int) string {
-	if v := slices.Index(g.Nodes, node); v >= 0 {
-		for _, h := range g.Adj[v] {
+// peerNames names the node at the other end of a port: a trace of a bus of
+// n nodes has n² self-ID arrivals, so a node is found by its name in a map,
+// not by a search.
+type peerNames struct {
+	g      *netsim.Graph
+	vertex map[string]int
+}
+
+func newPeerNames(g *netsim.Graph) *peerNames {
+	p := &peerNames{g: g, vertex: make(map[string]int, len(g.Nodes))}
+	for v, name := range g.Nodes {
+		p.vertex[name] = v
+	}
+	return p
+}
+
+// of names the node at the other end of node's port, "" when nothing is
+// cabled there.
+func (p *peerNames) of(node string, port int) string {
+	if v, ok := p.vertex[node]; ok {
+		for _, h := range p.g.Adj[v] {
 			if h.Port == port {
-				return g.Nodes[h.Peer]
+				return p.g.Nodes[h.Peer]
 			}
 		}
 	}
