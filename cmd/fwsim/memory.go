@@ -12,10 +12,10 @@ import (
 // example and a million-node lab run, and well within a laptop.
 const defaultMaxMemory = 4 << 30
 
-// setMemoryLimit, when not nil, is given --max-memory, as the Go runtime's
-// soft limit, by the process's own command: the collector then works
-// harder rather than let the heap pass the budget. Tests, which run many
-// commands in one process, leave it nil.
+// setMemoryLimit, when not nil, is debug.SetMemoryLimit: the process's own
+// command makes --max-memory the Go runtime's soft limit, so that the
+// collector works harder rather than let the heap pass the budget. Tests,
+// which run many commands in one process, leave it nil.
 var setMemoryLimit func(int64) int64
 
 // memoryUnits are the suffixes --max-memory takes, binary and decimal.
@@ -76,9 +76,13 @@ type memoryBudget struct {
 	what     string                        // what the estimate is of, for the message
 }
 
-// register adds --max-memory to fs.
+// register adds --max-memory to fs, and makes its default the runtime's
+// soft limit unless GOMEMLIMIT set a lower one.
 func (m *memoryBudget) register(fs *flags) {
 	m.max = defaultMaxMemory
+	if setMemoryLimit != nil && setMemoryLimit(-1) > defaultMaxMemory {
+		setMemoryLimit(defaultMaxMemory)
+	}
 	fs.Var(byteSize{&m.max}, "max-memory", fmt.Sprintf(
 		"refuse, before building it, a %s that would take more than `SIZE` of\nmemory, and keep the heap under it, e.g. --max-memory 16GiB",
 		m.what))
