@@ -94,6 +94,12 @@ func run1394(t *bus.Topology, g *netsim.Graph, o *Options, res *Result) error {
 				m.typ = tiChildNotify
 			}
 		case e.Kind == bus.TracePacket && e.Port >= 0:
+			// Only the root's first packet counts, and the root of a
+			// connected bus of n nodes takes phy_ID n−1: the n² other
+			// arrivals are not kept (a bus of 16,384 nodes has 2^28).
+			if e.Packet.IsExtended() || e.Packet.PhyID() != len(g.Nodes)-1 {
+				return
+			}
 			m.typ, m.packet = tiSelfID, e.Packet
 		}
 		if m.typ < 0 {
