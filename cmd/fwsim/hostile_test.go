@@ -647,3 +647,21 @@ func TestHostileMemoryBudgets(t *testing.T) {
 		assert.Regexp(t, tc.want, stderr, tc.args)
 	}
 }
+
+// A closed standard output is what the Go runtime makes of it before
+// fwsim starts: /dev/null, as README's "Files, errors and Ctrl-C" says.
+// The report is discarded, and the command succeeds as with > /dev/null;
+// were the runtime to leave the descriptor closed, the write would fail
+// and this would exit 3.
+func TestClosedStandardOutputIsDevNull(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a shell's >&- is unix's")
+	}
+	fwsim := buildFwsim(t)
+	cmd := exec.Command("sh", "-c", `exec "$0" run --gen pair >&-`, fwsim)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	require.NoError(t, err, stderr.String())
+	assert.Empty(t, stderr.String())
+}
