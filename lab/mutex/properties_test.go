@@ -80,10 +80,16 @@ func randomTopology(t testing.TB, rng *rand.Rand) (string, *bus.Topology) {
 	return spec, topo
 }
 
-// randomWorkload draws an algorithm, a workload and a seed.
+// randomWorkload draws an algorithm, a workload and a seed: half of them
+// busy (a fraction of a delay to think and to stay inside), where chains of
+// messages between requests are common.
 func randomWorkload(rng *rand.Rand) Options {
-	return Options{Algo: algorithms[rng.IntN(len(algorithms))].Name, Requests: 1 + rng.IntN(3),
-		CSTime: rng.Int64N(3 * Delay), Think: rng.Int64N(4 * Delay), Seed: rng.Uint64(), Notify: rng.IntN(2) == 0}
+	scale := int64(4)
+	if rng.IntN(2) == 0 {
+		scale = 1
+	}
+	return Options{Algo: algorithms[rng.IntN(len(algorithms))].Name, Requests: 1 + rng.IntN(4),
+		CSTime: rng.Int64N(scale * Delay * 3 / 4), Think: rng.Int64N(scale * Delay), Seed: rng.Uint64(), Notify: rng.IntN(2) == 0}
 }
 
 // randomFaults draws a workload with crashes, a lost token or the remedy.
@@ -238,4 +244,38 @@ func TestOrderingCountsEveryPair(t *testing.T) {
 		causal += got.CausalInversions
 	}
 	assert.Positive(t, causal, "some runs invert happened-before, or the check is not tested")
+}
+
+// Ricart–Agrawala follows happened-before: a request that happened before
+// another, through any chain of messages, REPLYs included, enters first.
+// The two runs are the ones where a REPLY carried no clock and the chain
+// through it did not reach the later requester's; the random workloads
+// are short and busy (several requests, a fraction of a delay to think and
+// to stay inside), where such chains are common.
+func TestRicartAgrawalaFollowsHappenedBefore(t *testing.T) {
+	for _, tc := range []struct {
+		spec      string
+		requests  int
+		think, cs int64
+		seed      uint64
+	}{
+		{"complete:3", 4, 3 * Delay / 10, 2 * Delay / 10, 198},
+		{"chain:8", 3, 5 * Delay / 10, 2 * Delay / 10, 24},
+	} {
+		topo, err := bus.Generate(tc.spec)
+		require.NoError(t, err)
+		res, err := Run(topo, Options{Algo: "ricart-agrawala", Requests: tc.requests, Think: tc.think, CSTime: tc.cs, Seed: tc.seed})
+		require.NoError(t, err)
+		assert.Zero(t, res.Order.CausalInversions, "%s seed %d: %s", tc.spec, tc.seed, res.Order.CausalInversion)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range 2 * cases() {
+		spec := fmt.Sprintf("complete:%d", 3+rng.IntN(4))
+		topo, err := bus.Generate(spec)
+		require.NoError(t, err)
+		o := Options{Algo: "ricart-agrawala", Requests: 2 + rng.IntN(3), Think: rng.Int64N(Delay), CSTime: rng.Int64N(Delay / 2), Seed: rng.Uint64()}
+		res, err := Run(topo, o)
+		require.NoError(t, err)
+		assert.Zero(t, res.Order.CausalInversions, "case %d: %s %+v: %s", i, spec, o, res.Order.CausalInversion)
+	}
 }

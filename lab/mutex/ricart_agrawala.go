@@ -11,7 +11,10 @@ var raTypes = []string{"REQUEST", "REPLY", "DEFER"}
 
 // Message types: a REQUEST carries its timestamp; a REPLY or DEFER the
 // timestamp of the request it answers, so that an answer to an old request
-// is never taken for one to the current.
+// is never taken for one to the current. Every message carries its
+// sender's Lamport clock besides (Message.Clock), which the receiver
+// witnesses: a request that happened before another through a REPLY then
+// has the smaller timestamp too, and enters first.
 const (
 	raRequest uint8 = iota
 	raReply
@@ -88,7 +91,7 @@ func (r *ra) want(x *netsim.Net) {
 // ask sends u the open request.
 func (r *ra) ask(x *netsim.Net, u int) {
 	r.heard[u] = false
-	r.w.send(x, r.v, u, netsim.Message{Type: raRequest, Value: r.stamp})
+	r.send(x, u, netsim.Message{Type: raRequest, Value: r.stamp})
 }
 
 // suspectLater sets the remedy's timer: an answer sent at once is in two
@@ -110,18 +113,24 @@ func (r *ra) enterIfDone(x *netsim.Net) {
 func (r *ra) release(x *netsim.Net) {
 	r.state = released
 	for _, d := range r.deferred {
-		r.w.send(x, r.v, d.node, netsim.Message{Type: raReply, Value: d.stamp})
+		r.send(x, d.node, netsim.Message{Type: raReply, Value: d.stamp})
 	}
 	r.deferred = r.deferred[:0]
 }
 
+// send sends m to u with r's clock.
+func (r *ra) send(x *netsim.Net, u int, m netsim.Message) {
+	m.Clock = r.clock
+	r.w.send(x, r.v, u, m)
+}
+
 func (r *ra) receive(x *netsim.Net, from int, m netsim.Message) {
+	r.witness(m.Clock)
 	switch m.Type {
 	case raRequest:
-		r.witness(m.Value)
 		mine := r.state == held || (r.state == wanted && (r.stamp < m.Value || (r.stamp == m.Value && r.v < from)))
 		if !mine {
-			r.w.send(x, r.v, from, netsim.Message{Type: raReply, Value: m.Value})
+			r.send(x, from, netsim.Message{Type: raReply, Value: m.Value})
 			return
 		}
 		d := deferral{from, m.Value}
@@ -129,7 +138,7 @@ func (r *ra) receive(x *netsim.Net, from int, m netsim.Message) {
 			r.deferred = append(r.deferred, d)
 		}
 		if r.w.opts.RequestReply {
-			r.w.send(x, r.v, from, netsim.Message{Type: raDefer, Value: m.Value})
+			r.send(x, from, netsim.Message{Type: raDefer, Value: m.Value})
 		}
 	case raReply:
 		if r.state == wanted && m.Value == r.stamp && !r.replied[from] {

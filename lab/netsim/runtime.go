@@ -27,14 +27,17 @@ const StreamDelays = 1
 // Type is an index into Config.Types, Value is usually an ID, and the trace
 // shows Value, or List when it is not nil.
 type Message struct {
-	Type  uint8
-	Value int64
-	Aux   int64
-	List  []int64
+	Type uint8
 	// Back marks a message sent straight back over a loop, such as the
 	// depth-first token, so that its sender does not take the cable for a
 	// tree edge.
-	Back bool
+	Back  bool
+	Value int64
+	Aux   int64
+	// Clock is the sender's logical clock, for a protocol that keeps one
+	// (Lamport's) on every message, whatever its Value says.
+	Clock int64
+	List  []int64
 }
 
 // Process is the nodes of a protocol: the runtime calls it for vertex v,
