@@ -78,7 +78,7 @@ func MutexComparison(o mutex.Options, source string, results []*mutex.Result) *C
 		if len(r.Violations) > 0 {
 			safety = "VIOLATED"
 		}
-		c.Table.add(r.Algo, strconv.Itoa(len(r.Entries)), strconv.Itoa(r.Messages.Total), fmt.Sprintf("%.3f", r.PerEntry),
+		c.Table.add(r.Algo, strconv.Itoa(len(r.Entries)), strconv.Itoa(r.Messages.Total), perEntry(r, ""),
 			fmt.Sprintf("%.3f", r.MeanWait), fmt.Sprintf("%.3f", r.MaxWait), strconv.Itoa(len(r.Unserved)),
 			fmt.Sprintf("%d/%d", r.Order.Inversions, r.Order.Pairs), strconv.Itoa(r.Order.CausalInversions), safety)
 	}

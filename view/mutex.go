@@ -88,7 +88,7 @@ func WriteMutexText(w io.Writer, source string, o mutex.Options, res *mutex.Resu
 	for i, c := range res.Messages.ByType {
 		parts[i] = fmt.Sprintf("%s %d", c.Type, c.Count)
 	}
-	fmt.Fprintf(w, "messages: %d (%s), %.3f per entry\n", res.Messages.Total, strings.Join(parts, ", "), res.PerEntry)
+	fmt.Fprintf(w, "messages: %d (%s), %s\n", res.Messages.Total, strings.Join(parts, ", "), perEntry(res, " per entry"))
 	fmt.Fprintf(w, "waiting: mean %.3f, max %.3f delays\n", res.MeanWait, res.MaxWait)
 	fmt.Fprintln(w, "\nnodes:")
 	var nodes table
@@ -147,4 +147,13 @@ func formatEvents(events []mutex.Crash) string {
 		parts[i] = c.Node + " at " + mutex.Format(c.At)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// perEntry is the messages per entry with unit, or "no entry" for a run in
+// which no node entered: 0.000 a entry would read as messages for free.
+func perEntry(res *mutex.Result, unit string) string {
+	if len(res.Entries) == 0 {
+		return "no entry"
+	}
+	return fmt.Sprintf("%.3f", res.PerEntry) + unit
 }

@@ -159,3 +159,14 @@ func TestLabRunOutOfBudgetIsAFailure(t *testing.T) {
 		assert.Regexp(t, "^fwsim "+tc.lab+": .*"+tc.algo+" .*budget.*\n$", stderr.String(), tc.lab)
 	}
 }
+
+// A run in which no node enters has no messages per entry to report:
+// 0.000 would read as messages for free.
+func TestMutexWithoutEntriesSaysSo(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "mutex", "--algo", "ricart-agrawala", "--gen", "ring:5", "--crash", "n2@0.2")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "entries: none\n")
+	assert.Regexp(t, `\nmessages: 22 \(REQUEST 16, REPLY 6, DEFER 0\), no entry\n`, stdout)
+	_, stdout, _ = runCLI(t, "mutex", "--compare", "--gen", "ring:5", "--crash", "n2@0.2")
+	assert.Regexp(t, `\nricart-agrawala +0 +22 +no entry +`, stdout)
+}
