@@ -63,7 +63,11 @@ func WriteMulticastText(w io.Writer, source string, res *multicast.Result) {
 	for i, c := range res.Sent.ByType {
 		parts[i] = fmt.Sprintf("%s %d", c.Type, c.Count)
 	}
-	fmt.Fprintf(w, "messages: %d (%s), %d lost\n", res.Sent.Total, strings.Join(parts, ", "), res.Lost)
+	toCrashed := ""
+	if res.ToCrashed > 0 {
+		toCrashed = fmt.Sprintf(", %d to crashed nodes", res.ToCrashed)
+	}
+	fmt.Fprintf(w, "messages: %d (%s), %d lost%s\n", res.Sent.Total, strings.Join(parts, ", "), res.Lost, toCrashed)
 	if res.Algo == "srm" {
 		fmt.Fprintf(w, "suppression: %d NACKs spared (losses repaired on another's NACK), %d repairs spared\n",
 			res.NACKsSpared, res.RepairsSpared)

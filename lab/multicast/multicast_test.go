@@ -193,3 +193,24 @@ func TestBadOptions(t *testing.T) {
 		assert.ErrorContains(t, err, "at least 2 nodes")
 	}
 }
+
+// The summary's losses are the trace's: what the links lost, and what
+// reached a node that had crashed, together mark every lost entry of the
+// trace, for every algorithm.
+func TestLossesAreTheTracesLostEntries(t *testing.T) {
+	for _, algo := range []string{"ack", "nack", "srm", "vsync"} {
+		for seed := range uint64(4) {
+			o := Options{Algo: algo, Messages: 12, Loss: 0.25, Seed: seed, Stop: algo == "nack" || algo == "srm", Trace: true,
+				Crashes: []Crash{{Node: "n2", At: 3 * Delay / 2}}}
+			res := run(t, "ring:6", o)
+			lost := 0
+			for _, e := range res.Trace {
+				if e.Lost {
+					lost++
+				}
+			}
+			assert.Positive(t, res.ToCrashed, "%s seed %d", algo, seed)
+			assert.Equal(t, lost, res.Lost+res.ToCrashed, "%s seed %d", algo, seed)
+		}
+	}
+}

@@ -22,8 +22,9 @@ type Result struct {
 	Members []Member
 	// Sent counts every message sent, lost ones included, by type.
 	Sent netsim.Messages
-	// Lost counts the messages the links lost.
-	Lost int
+	// Lost counts the messages the links lost; ToCrashed those that
+	// reached a node after it crashed, lost there.
+	Lost, ToCrashed int
 	// NACKsSpared (srm) counts the NACKs suppression spared: messages whose
 	// DATA was lost to a member and which it had repaired without sending a
 	// NACK of its own, because another's NACK called for the repair.
@@ -95,7 +96,7 @@ func Format(t int64) string { return fmt.Sprintf("%.3f", float64(t)/Delay) }
 func (w *world) result(out *netsim.Outcome) *Result {
 	o := w.opts
 	res := &Result{Algo: w.algo.Name, Seed: o.Seed, Messages: o.Messages, Loss: o.Loss, Stop: o.Stop,
-		Sender: w.names[w.sender], Crashes: o.Crashes, Joins: o.Joins, Leaves: o.Leaves, Sent: out.Messages, Lost: w.lost,
+		Sender: w.names[w.sender], Crashes: o.Crashes, Joins: o.Joins, Leaves: o.Leaves, Sent: out.Messages, Lost: w.lost, ToCrashed: out.ToCrashed,
 		NACKsSpared: w.spared(), RepairsSpared: w.repairsSpared, Time: out.Time, Trace: out.Trace}
 	ordered := Guarantee{Name: "in order, once each", Promised: true, Held: true}
 	reliable := Guarantee{Name: "every live member delivered the whole stream", Promised: true, Held: true}

@@ -60,6 +60,9 @@ type Protocol struct {
 // Outcome is what the runtime counted in a driven run.
 type Outcome struct {
 	Messages Messages
+	// ToCrashed counts the messages lost because their receiver had
+	// crashed (Sim.ToCrashed).
+	ToCrashed int
 	// Time is the last delivery, in delays.
 	Time  float64
 	Trace []TraceEntry
@@ -131,7 +134,7 @@ func Drive(p Protocol) (*Outcome, error) {
 	if err := x.s.Run(&driven{p: p, x: x}, starters, nil); err != nil {
 		return nil, err
 	}
-	return &Outcome{Messages: x.s.Messages(), Time: x.s.Time(), Trace: x.s.Trace()}, nil
+	return &Outcome{Messages: x.s.Messages(), ToCrashed: x.s.ToCrashed(), Time: x.s.Time(), Trace: x.s.Trace()}, nil
 }
 
 // driveGB is the memory, in GB, of Drive's links between n nodes.

@@ -139,6 +139,9 @@ type Sim struct {
 	rng     *rand.Rand
 	fifo    [][]int64 // per vertex and port: when the last message sent there arrives
 	counts  []int
+	// toCrashed counts the messages lost because their receiver had
+	// crashed: when they were sent, or by the time they arrived.
+	toCrashed int
 	awake   []bool
 	crashed []bool
 	inc     []int32 // per vertex: how often it crashed or recovered during the run
@@ -191,6 +194,7 @@ func (s *Sim) Send(v, port int, m Message) {
 	h := s.g.Adj[v][port]
 	now := s.k.Now()
 	if s.crashed[h.Peer] {
+		s.toCrashed++
 		s.record(now, 0, v, h.Peer, m, true)
 		return
 	}
@@ -301,6 +305,7 @@ func (s *Sim) OffBus(v int, typ uint8, party string, out bool) {
 // lostOnArrival marks as lost the trace entry of a message that arrives
 // at a node that crashed after it was sent.
 func (s *Sim) lostOnArrival(ev event, at int64) {
+	s.toCrashed++
 	if !s.cfg.Trace {
 		return
 	}
@@ -314,6 +319,11 @@ func (s *Sim) lostOnArrival(ev event, at int64) {
 		}
 	}
 }
+
+// ToCrashed is the number of messages lost because their receiver had
+// crashed, when they were sent or by the time they arrived: those a trace
+// marks lost besides the ones Lose lost.
+func (s *Sim) ToCrashed() int { return s.toCrashed }
 
 // Messages counts every message sent so far, lost ones included.
 func (s *Sim) Messages() Messages { return NewMessages(s.cfg.Types, s.counts) }
