@@ -43,7 +43,8 @@ refused before it starts.
 Algorithms:
 %s
 Exit status: 0 a leader was elected (for anonymous: the symmetry held); 1 the
-run ended without one, or used up its event budget; 2 usage or input error
+run ended without one, an announced leader never reached a node that is up,
+or the run used up its event budget; 2 usage or input error
 (including an algorithm that does not apply to the topology), or a sweep
 that would take longer than --max-duration.`
 
@@ -133,6 +134,10 @@ func runElect(ctx context.Context, e *env, args []string) int {
 	}
 	if res.Leader == "" && res.Algo != "anonymous" {
 		fmt.Fprintf(e.stderr, "fwsim elect: %s elected no leader: %s\n", res.Algo, res.NoLeader)
+		return exitFailure
+	}
+	if unaware := res.Unaware(); unaware != "" {
+		fmt.Fprintf(e.stderr, "fwsim elect: %s elected %s, but %s, up, never learnt it\n", res.Algo, res.Leader, unaware)
 		return exitFailure
 	}
 	return exitOK

@@ -394,3 +394,14 @@ func runReadmeCommands(t *testing.T, command string) int {
 	require.NoError(t, sc.Err())
 	return ran
 }
+
+// An announced election is complete only when every node that is up knows
+// the leader: virtual-tree with n1 crashed elects n5 but never tells n2.
+func TestElectUnawareNodeFails(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "elect", "--algo", "virtual-tree", "--gen", "ring:6", "--crash", "n1@0.5")
+	assert.Equal(t, exitFailure, code)
+	assert.Regexp(t, `\n  n2 +3 +undecided +-\n`, stdout)
+	assert.Equal(t, "fwsim elect: virtual-tree elected n5, but n2, up, never learnt it\n", stderr)
+	code, _, stderr = runCLI(t, "elect", "--algo", "virtual-tree", "--gen", "ring:6")
+	assert.Equal(t, exitOK, code, stderr)
+}

@@ -1,6 +1,10 @@
 package election
 
-import "github.com/fwsim/fwsim/lab/netsim"
+import (
+	"strings"
+
+	"github.com/fwsim/fwsim/lab/netsim"
+)
 
 // NodeState is a node's role at the end of a run.
 type NodeState string
@@ -71,4 +75,21 @@ func DelayName(unit bool) string {
 		return "unit"
 	}
 	return "random"
+}
+
+// Unaware names the live nodes that never learnt the leader of an
+// announced election, which is then incomplete: "" when every node that
+// is up knows it, when no leader was elected, or when the algorithm does
+// not announce.
+func (r *Result) Unaware() string {
+	if r.Leader == "" || !r.Announced {
+		return ""
+	}
+	var unaware []string
+	for _, n := range r.Nodes {
+		if n.State == Undecided {
+			unaware = append(unaware, n.Node)
+		}
+	}
+	return strings.Join(unaware, ", ")
 }
