@@ -135,17 +135,17 @@ type Sim struct {
 	p       Process
 	watcher LinkWatcher
 
-	k       bus.Kernel[event]
-	rng     *rand.Rand
-	fifo    [][]int64 // per vertex and port: when the last message sent there arrives
-	counts  []int
+	k      bus.Kernel[event]
+	rng    *rand.Rand
+	fifo   [][]int64 // per vertex and port: when the last message sent there arrives
+	counts []int
 	// toCrashed counts the messages lost because their receiver had
 	// crashed: when they were sent, or by the time they arrived.
 	toCrashed int
-	awake   []bool
-	crashed []bool
-	inc     []int32 // per vertex: how often it crashed or recovered during the run
-	last    int64   // kernel time of the last delivery or decision
+	awake     []bool
+	crashed   []bool
+	inc       []int32 // per vertex: how often it crashed or recovered during the run
+	last      int64   // kernel time of the last delivery or decision
 
 	trace []TraceEntry
 	// afterRound, when set, is called at the end of every synchronous round;
