@@ -214,3 +214,19 @@ func TestLossesAreTheTracesLostEntries(t *testing.T) {
 		}
 	}
 }
+
+// A message on its way to a node that crashes before it arrives is lost
+// there, not delivered: in the trace nothing reaches n2 after its crash.
+func TestNothingArrivesAfterACrash(t *testing.T) {
+	for _, algo := range []string{"ack", "nack", "srm", "vsync"} {
+		for seed := range uint64(4) {
+			res := run(t, "ring:6", Options{Algo: algo, Messages: 12, Loss: 0.1, Seed: seed, Trace: true,
+				Crashes: []Crash{{Node: "n2", At: 3 * Delay / 2}}})
+			for _, e := range res.Trace {
+				if e.To == "n2" && !e.Lost {
+					assert.LessOrEqual(t, e.Arrived, 1.5, "%s seed %d: %+v", algo, seed, e)
+				}
+			}
+		}
+	}
+}

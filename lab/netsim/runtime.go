@@ -254,9 +254,12 @@ func (s *Sim) Now() int64 { return s.k.Now() }
 // the last delivery.
 func (s *Sim) Decided() { s.last = max(s.last, s.k.Now()) }
 
-// Crash makes every message sent to v from now on lost. The process of v
-// still hears what was already on its way and must ignore it.
-func (s *Sim) Crash(v int) { s.crashed[v] = true }
+// Crash takes v down: every message to v, already on its way or sent
+// from now on, is lost, and its timers never fire.
+func (s *Sim) Crash(v int) {
+	s.crashed[v] = true
+	s.inc[v]++
+}
 
 // units converts kernel time to the run's unit: delays, or rounds.
 func (s *Sim) units(t int64) float64 {
