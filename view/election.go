@@ -20,7 +20,11 @@ func electHeader(res *election.Result) string {
 	if res.Mode == election.Async {
 		s += ", delays " + election.DelayName(res.UnitDelays)
 	}
-	return s + OptionNames(res.Suppress, res.Announce)
+	s += OptionNames(res.Suppress, res.Announce)
+	if res.Policy != "" {
+		s += ", policy " + res.Policy
+	}
+	return s
 }
 
 // OptionNames lists the options that only some algorithms take, for a

@@ -11,6 +11,7 @@ import (
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/lab/election"
+	"github.com/fwsim/fwsim/treeid"
 	"github.com/fwsim/fwsim/view"
 )
 
@@ -52,6 +53,7 @@ that would take longer than --max-duration.`
 type electConfig struct {
 	source     topologyFlags
 	opts       election.Options
+	policy     *choice // --policy: 1394's root contention
 	ids        string
 	initiators string
 	crashed    string
@@ -97,6 +99,10 @@ func runElect(ctx context.Context, e *env, args []string) int {
 	case cfg.async:
 		cfg.opts.Mode = election.Async
 	}
+	if fs.isSet("policy") && !cfg.compare && cfg.opts.Algo != "1394" {
+		return fs.usageError(e, "--policy resolves 1394's root contention: it goes with --algo 1394 or --compare")
+	}
+	cfg.opts.Policy, _ = treeid.ParsePolicy(cfg.policy.value)
 	if err := cfg.parseInitiators(); err != nil {
 		return fs.usageError(e, "%v", err)
 	}
@@ -175,6 +181,9 @@ func (c *electConfig) register(fs *flags) {
 	fs.BoolVar(&c.opts.UnitDelays, "unit-delays", false,
 		"make every asynchronous message take exactly one time unit, the worst case the\n"+
 			"time bounds assume, e.g. --unit-delays")
+	c.policy = newChoice(treeid.Coin.String(), treeid.Coin.String(), treeid.LargerIDWins.String())
+	fs.Var(c.policy, "policy",
+		"1394: resolve root contention by `POLICY`: coin, the standard's coin flip, or\nlarger-id-wins, the notes' alternative, as fwsim run --policy does,\ne.g. --algo 1394 --gen pair --policy larger-id-wins")
 	fs.BoolVar(&c.opts.Suppress, "suppress", false,
 		"chang-roberts: a node woken by a larger ID does not send its own, e.g. --suppress")
 	fs.BoolVar(&c.opts.Announce, "announce", false,
@@ -187,7 +196,7 @@ func (c *electConfig) register(fs *flags) {
 		"write one JSON object instead of the text report, e.g. --json | jq .leader")
 	c.sweep.register(fs)
 	fs.order("algo", "compare", "topology", "gen", "ids", "initiators", "crashed", "crash", "recover", "sync", "async", "unit-delays",
-		"suppress", "announce", "seed", "trace", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report")
+		"suppress", "announce", "policy", "seed", "trace", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report")
 }
 
 // parseInitiators reads --initiators into the options.

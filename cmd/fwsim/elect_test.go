@@ -236,7 +236,7 @@ func TestElectCompareListsEveryAlgorithm(t *testing.T) {
 
 // electFlags are every flag of "fwsim elect", which help must explain.
 var electFlags = []string{"algo", "compare", "topology", "gen", "ids", "initiators", "crashed", "crash", "recover", "sync", "async",
-	"unit-delays", "suppress", "announce", "seed", "trace", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report", "max-memory"}
+	"unit-delays", "suppress", "announce", "policy", "seed", "trace", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report", "max-memory"}
 
 func TestElectHelp(t *testing.T) {
 	help, flags := flagHelp(t, "elect")
@@ -404,4 +404,21 @@ func TestElectUnawareNodeFails(t *testing.T) {
 	assert.Equal(t, "fwsim elect: virtual-tree elected n5, but n2, up, never learnt it\n", stderr)
 	code, _, stderr = runCLI(t, "elect", "--algo", "virtual-tree", "--gen", "ring:6")
 	assert.Equal(t, exitOK, code, stderr)
+}
+
+// --policy larger-id-wins resolves the 1394 row's root contention as fwsim
+// run --policy does; the other algorithms have no root contention.
+func TestElectPolicy(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "elect", "--algo", "1394", "--gen", "pair", "--policy", "larger-id-wins")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "fwsim elect: 1394, timed, seed 1, ids none, policy larger-id-wins\n")
+	assert.Contains(t, stdout, "\nleader: b\n")
+	_, run, _ := runCLI(t, "run", "--gen", "pair", "--policy", "larger-id-wins")
+	assert.Contains(t, run, "\n  root: b\n")
+	code, _, stderr = runCLI(t, "elect", "--algo", "echo", "--policy", "larger-id-wins")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--policy resolves 1394's root contention: it goes with --algo 1394 or --compare")
+	code, _, stderr = runCLI(t, "elect", "--algo", "1394", "--policy", "smallest")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, `invalid value "smallest" for flag --policy`)
 }

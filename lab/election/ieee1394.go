@@ -8,6 +8,7 @@ import (
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/lab/netsim"
 	"github.com/fwsim/fwsim/phy"
+	"github.com/fwsim/fwsim/treeid"
 )
 
 // IEEE 1394 tree identify, run on the PHY model through bus.Run from a
@@ -108,7 +109,10 @@ func run1394(t *bus.Topology, g *netsim.Graph, o *Options, res *Result) error {
 		m.node, m.port = e.Node, e.Port
 		sent = append(sent, m)
 	}
-	bo := bus.Options{Seed: o.Seed, AllowOutOfSpec: true, Observer: observer, Interrupt: o.Interrupt}
+	bo := bus.Options{Seed: o.Seed, AllowOutOfSpec: true, Observer: observer, Interrupt: o.Interrupt, Policy: o.Policy}
+	if o.Policy != treeid.Coin {
+		res.Policy = o.Policy.String()
+	}
 	if len(res.Initiators) < len(g.Nodes) {
 		bo.Initiators = res.Initiators
 	} else {

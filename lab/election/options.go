@@ -3,6 +3,8 @@ package election
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/fwsim/fwsim/treeid"
 )
 
 // Mode is how time passes in a run.
@@ -76,6 +78,11 @@ type Options struct {
 	// chang-roberts-bidi and adoption. The other algorithms always announce,
 	// except anonymous, which elects nobody.
 	Announce bool
+	// Policy is how 1394's root contention is resolved, as
+	// bus.Options.Policy: the standard's coin (the default), or
+	// treeid.LargerIDWins, the notes' alternative. The other algorithms
+	// ignore it.
+	Policy treeid.Policy
 	// Crashed lists bully's crashed nodes (default: the node with the
 	// largest ID, the coordinator whose failure starts the election).
 	Crashed []string

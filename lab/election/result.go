@@ -29,6 +29,7 @@ type Result struct {
 	UnitDelays bool
 	Suppress   bool
 	Announce   bool
+	Policy     string   // 1394's root-contention policy when not the coin; "" otherwise
 	Initiators []string // nil for 1394 from power-up: every node
 	Crashed    []string
 	// Crashes and Recoveries are the faults during the run, in time order.
