@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -43,6 +44,8 @@ type mutexConfig struct {
 	source              topologyFlags
 	opts                mutex.Options
 	crashes             list
+	requesters          list
+	clockNames          []string // the nodes --clock set, to refuse one twice
 	compare, jsonOutput bool
 }
 
@@ -55,6 +58,7 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 		"fwsim mutex --algo token-ring --gen ring:5 --lose-token-at 3 --trace",
 		"fwsim mutex --compare --gen ring:8 --requests 3",
 		"fwsim mutex --algo central --gen ring:5 --requests 2 --think 4 --notify",
+		"fwsim mutex --algo ricart-agrawala --gen chain:3 --requester n0 --requester n1 \\\n      --clock n0=11 --clock n1=7 --think 0 --trace   (the textbook example: timestamps 12 and 8)",
 	)
 	var cfg mutexConfig
 	cfg.register(fs)
@@ -69,6 +73,7 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 		return fs.usageError(e, "%s", err)
 	}
 	cfg.opts.Crashes = crashes
+	cfg.opts.Requesters = cfg.requesters
 	topo, source, err := cfg.source.load(ctx)
 	if err != nil {
 		return fs.inputError(e, err)
@@ -197,14 +202,37 @@ func (c *mutexConfig) register(fs *flags) {
 			c.opts.LoseToken = true
 			return durationFlag(&c.opts.LoseTokenAt)(s)
 		})
+	fs.Var(&c.requesters, "requester",
+		"only `NODE` asks for the critical section; repeat for several (default: every\nnode), e.g. --requester n0 --requester n1")
+	fs.Func("clock", "ricart-agrawala: start `NODE=N`'s Lamport clock at N, so that its first request\nis stamped N+1; repeat for several (default 0), e.g. --clock n1=7",
+		func(s string) error {
+			name, value, ok := strings.Cut(s, "=")
+			n, err := strconv.ParseInt(value, 10, 64)
+			switch {
+			case !ok || name == "":
+				return errors.New("want NODE=N, e.g. n1=7")
+			case err != nil || n < 0:
+				return fmt.Errorf("%s: want a clock from 0, e.g. %s=7", name, name)
+			case c.opts.Clocks[name] != 0 || slices.Contains(c.clockNames, name):
+				return fmt.Errorf("%s's clock is given twice; want it once", name)
+			}
+			if c.opts.Clocks == nil {
+				c.opts.Clocks = map[string]int64{}
+			}
+			c.opts.Clocks[name] = n
+			c.clockNames = append(c.clockNames, name)
+			return nil
+		})
+	fs.StringVar(&c.opts.Coordinator, "coordinator", "",
+		"central: `NODE` coordinates instead of the elected leader, e.g. --coordinator n3")
 	fs.BoolVar(&c.opts.RequestReply, "request-reply", false,
 		"ricart-agrawala: answer every REQUEST at once (REPLY or DEFER) and give up on a\nnode silent for two delays, the remedy against crashes, e.g. --request-reply")
 	fs.BoolVar(&c.opts.Trace, "trace", false,
 		"list every message: when sent and received, between whom, its type and value,\ne.g. --trace")
 	fs.BoolVar(&c.jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .unserved")
-	fs.order("algo", "compare", "topology", "gen", "requests", "cs-time", "think", "notify", "seed", "crash", "lose-token-at",
-		"request-reply", "trace", "json")
+	fs.order("algo", "compare", "topology", "gen", "requests", "requester", "cs-time", "think", "notify", "seed", "crash", "lose-token-at",
+		"request-reply", "clock", "coordinator", "trace", "json")
 }
 
 // maxRequests bounds --requests: 63 nodes asking 100 times each make 6300

@@ -170,3 +170,27 @@ func TestMutexWithoutEntriesSaysSo(t *testing.T) {
 	_, stdout, _ = runCLI(t, "mutex", "--compare", "--gen", "ring:5", "--crash", "n2@0.2")
 	assert.Regexp(t, `\nricart-agrawala +0 +22 +no entry +`, stdout)
 }
+
+// The notes' Ricart–Agrawala example from the command line: n1 asks with
+// timestamp 8 and n0 with 12 at once, n2 does not ask; n1 enters first and
+// n0 on n1's REPLY, in 8 messages.
+func TestMutexTextbookExampleFromTheCommandLine(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "mutex", "--algo", "ricart-agrawala", "--gen", "chain:3", "--requester", "n0", "--requester", "n1",
+		"--clock", "n0=11", "--clock", "n1=7", "--think", "0")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Regexp(t, `\n  n1 +0\.000 +[\d.]+ +[\d.]+ +[\d.]+ +8\n  n0 +0\.000 +[\d.]+ +[\d.]+ +[\d.]+ +12\n`, stdout)
+	assert.Contains(t, stdout, "\nmessages: 8 (REQUEST 4, REPLY 4, DEFER 0)")
+	for _, tc := range []struct{ args, want string }{
+		{"--clock n1", `invalid value "n1" for flag --clock: want NODE=N, e.g. n1=7`},
+		{"--clock n1=-3", `invalid value "n1=-3" for flag --clock: n1: want a clock from 0, e.g. n1=7`},
+		{"--clock n1=0 --clock n1=3", `n1's clock is given twice; want it once`},
+		{"--clock zz=4", `clock of "zz" is not on the bus`},
+		{"--requester zz", `requester "zz" is not on the bus`},
+		{"--requester n0 --requester n0", `"n0" is given twice; want each once`},
+	} {
+		args := append([]string{"mutex", "--algo", "ricart-agrawala", "--gen", "chain:3"}, strings.Fields(tc.args)...)
+		code, _, stderr := runCLI(t, args...)
+		assert.Equal(t, exitUsage, code, tc.args)
+		assert.Contains(t, stderr, tc.want, tc.args)
+	}
+}
