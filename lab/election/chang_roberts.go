@@ -1,7 +1,9 @@
 package election
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/fwsim/fwsim/lab/netsim"
 )
@@ -17,6 +19,8 @@ var changRoberts = &algorithm{
 	summary:   "unidirectional ring: forward larger IDs, swallow smaller ones",
 	needs:     needRing,
 	mode:      Async,
+	faults:    true,
+	noLeader:  ringBroken,
 	types:     []string{"ELECTION", "LEADER"},
 	init:      initAll,
 	announces: ifAnnounce,
@@ -76,6 +80,8 @@ var changRobertsBidi = &algorithm{
 	summary:   "bidirectional ring: each ID goes a random way, smaller ones are swallowed",
 	needs:     needRing,
 	mode:      Async,
+	faults:    true,
+	noLeader:  ringBroken,
 	types:     changRoberts.types,
 	init:      initAll,
 	announces: ifAnnounce,
@@ -100,6 +106,8 @@ var changRobertsMin = &algorithm{
 	summary:   "unidirectional ring: only initiators stand, the smallest ID wins",
 	needs:     needRing,
 	mode:      Async,
+	faults:    true,
+	noLeader:  ringBroken,
 	types:     changRoberts.types,
 	init:      initAll,
 	announces: always,
@@ -133,4 +141,20 @@ func (c *crMinNode) receive(n *net, v, _ int, m netsim.Message) {
 		c.lose()
 		n.Send(v, out, m)
 	}
+}
+
+// ringBroken is why a ring algorithm elected nobody: a crashed node swallows
+// every message sent to it, and an ID must go all the way round, so under
+// failures the election never ends (termination is not guaranteed).
+func ringBroken(n *net) string {
+	var down []string
+	for v, name := range n.g.Nodes {
+		if n.Crashed(v) {
+			down = append(down, name)
+		}
+	}
+	if down == nil {
+		return "no node became leader"
+	}
+	return fmt.Sprintf("the ring is broken at %s, which swallows what reaches it, and an ID must go all the way round: under failures the election never ends", strings.Join(down, ", "))
 }

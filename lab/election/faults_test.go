@@ -201,3 +201,23 @@ func TestBullyFaultsTerminationAndAgreement(t *testing.T) {
 		assert.Equal(t, res, again, "%s: not deterministic", where)
 	}
 }
+
+// Chang–Roberts and LeLann under a crash (the notes: termination is not
+// guaranteed): a crashed node swallows what reaches it and an ID must go
+// all the way round, so a node down from the first instant leaves no
+// leader and says why; a crash after the election changes nothing.
+func TestRingAlgorithmsDoNotSurviveACrash(t *testing.T) {
+	topo, err := bus.Generate("ring:6")
+	require.NoError(t, err)
+	for _, algo := range []string{"chang-roberts", "chang-roberts-bidi", "chang-roberts-min", "lelann"} {
+		res, err := Run(topo, Options{Algo: algo, Crashes: []NodeEvent{{"n2", 0}}})
+		require.NoError(t, err, algo)
+		assert.Empty(t, res.Leader, algo)
+		assert.Contains(t, res.NoLeader, "the ring is broken at n2", algo)
+		late, err := Run(topo, Options{Algo: algo, Crashes: []NodeEvent{{"n2", 100_000}}})
+		require.NoError(t, err, algo)
+		alone, err := Run(topo, Options{Algo: algo})
+		require.NoError(t, err, algo)
+		assert.Equal(t, alone.Leader, late.Leader, algo)
+	}
+}

@@ -17,6 +17,8 @@ var leLann = &algorithm{
 	summary:   "ring: every initiator's list goes all the way round",
 	needs:     needRing,
 	mode:      Async,
+	faults:    true,
+	noLeader:  ringBroken,
 	types:     []string{"CANDIDATE", "LEADER"},
 	init:      initAll,
 	announces: always,
