@@ -343,8 +343,14 @@ func (fs *flags) outputError(e *env, err error) int {
 // interrupt reports that the command stopped on a signal, having written
 // no partial file, and returns exitInterrupted.
 func (fs *flags) interrupt(e *env) int {
-	fmt.Fprintf(e.stderr, "fwsim %s: interrupted; no output file was written or changed\n", fs.name)
+	writeInterrupted(e.stderr, "fwsim "+fs.name)
 	return exitInterrupted
+}
+
+// writeInterrupted writes the line of a command, named as "fwsim CMD",
+// that a signal stopped.
+func writeInterrupted(w io.Writer, command string) {
+	fmt.Fprintf(w, "%s: interrupted; no output file was written or changed\n", command)
 }
 
 // writeHelp writes the intro, every flag as --name ARG with its usage and

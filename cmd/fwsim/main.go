@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -60,7 +59,7 @@ func awaitExit(ctx context.Context, exit <-chan int, stderr io.Writer, args []st
 			name += " " + c.name
 		}
 	}
-	fmt.Fprintf(stderr, "%s: interrupted; no output file was written or changed\n", name)
+	writeInterrupted(stderr, name)
 	return interruptedStatus(ctx)
 }
 

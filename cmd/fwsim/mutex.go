@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -45,7 +44,6 @@ type mutexConfig struct {
 	opts                mutex.Options
 	crashes             list
 	requesters          list
-	clockNames          []string // the nodes --clock set, to refuse one twice
 	compare, jsonOutput bool
 }
 
@@ -208,19 +206,19 @@ func (c *mutexConfig) register(fs *flags) {
 		func(s string) error {
 			name, value, ok := strings.Cut(s, "=")
 			n, err := strconv.ParseInt(value, 10, 64)
+			_, given := c.opts.Clocks[name]
 			switch {
 			case !ok || name == "":
 				return errors.New("want NODE=N, e.g. n1=7")
 			case err != nil || n < 0:
 				return fmt.Errorf("%s: want a clock from 0, e.g. %s=7", name, name)
-			case c.opts.Clocks[name] != 0 || slices.Contains(c.clockNames, name):
+			case given:
 				return fmt.Errorf("%s's clock is given twice; want it once", name)
 			}
 			if c.opts.Clocks == nil {
 				c.opts.Clocks = map[string]int64{}
 			}
 			c.opts.Clocks[name] = n
-			c.clockNames = append(c.clockNames, name)
 			return nil
 		})
 	fs.StringVar(&c.opts.Coordinator, "coordinator", "",

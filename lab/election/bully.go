@@ -42,7 +42,7 @@ func bullyNoLeader(n *net) string {
 			return fmt.Sprintf("the leader %s crashed after winning, and nobody holds an election until a node notices", n.g.Nodes[v])
 		}
 	}
-	return "no node became leader"
+	return noneBecameLeader
 }
 
 const (

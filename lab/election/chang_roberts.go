@@ -154,7 +154,7 @@ func ringBroken(n *net) string {
 		}
 	}
 	if down == nil {
-		return "no node became leader"
+		return noneBecameLeader
 	}
 	return fmt.Sprintf("the ring is broken at %s, which swallows what reaches it, and an ID must go all the way round: under failures the election never ends", strings.Join(down, ", "))
 }

@@ -408,6 +408,9 @@ func (a *algorithm) initiators(g *netsim.Graph, order []int, crashed []bool, o *
 	return vs, nil
 }
 
+// noneBecameLeader is why a run elected nobody when no algorithm says more.
+const noneBecameLeader = "no node became leader"
+
 // fill copies the outcome of the run into res.
 func (n *net) fill(res *Result) {
 	res.Announced = n.algo.announces(n.opts)
@@ -442,7 +445,7 @@ func (n *net) fill(res *Result) {
 	case n.algo.noLeader != nil:
 		res.NoLeader = n.algo.noLeader(n)
 	default:
-		res.NoLeader = "no node became leader"
+		res.NoLeader = noneBecameLeader
 	}
 	res.Messages = n.Messages()
 	res.Time = n.Time()
