@@ -97,17 +97,7 @@ func WriteElectText(out io.Writer, source string, res *election.Result) {
 	fmt.Fprintf(w, "messages: %d (%s)\n", res.Messages.Total, strings.Join(parts, ", "))
 	fmt.Fprintf(w, "time: %s\n", formatTime(res.Time, res.TimeUnit))
 	if res.Trace != nil {
-		fmt.Fprintf(w, "\ntrace (%s):\n", res.TimeUnit)
-		var tr table
-		tr.add("sent", "arrived", "from", "to", "type", "payload")
-		for _, m := range res.Trace {
-			arrived := strconv.FormatFloat(m.Arrived, 'f', -1, 64)
-			if m.Lost {
-				arrived = "lost"
-			}
-			tr.add(strconv.FormatFloat(m.Sent, 'f', -1, 64), arrived, m.From, m.To, m.Type, m.Payload)
-		}
-		tr.write(w, "  ")
+		writeTraceTable(w, res.TimeUnit, res.Trace)
 	}
 }
 

@@ -74,7 +74,7 @@ func WriteMulticastText(w io.Writer, source string, res *multicast.Result) {
 	}
 	fmt.Fprintf(w, "time: %.3f delays\n", res.Time)
 	if res.Trace != nil {
-		writeTraceTable(w, res.Trace)
+		writeTraceTable(w, "delays", res.Trace)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/fwsim/fwsim/lab/mutex"
-	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // mutexHeader describes how a run was set, so that the output reproduces
@@ -107,7 +106,7 @@ func WriteMutexText(w io.Writer, source string, o mutex.Options, res *mutex.Resu
 	nodes.write(w, "  ")
 	fmt.Fprintf(w, "time: %.3f delays\n", res.Time)
 	if res.Trace != nil {
-		writeTraceTable(w, res.Trace)
+		writeTraceTable(w, "delays", res.Trace)
 	}
 }
 
@@ -123,21 +122,6 @@ func writeOrder(w io.Writer, o mutex.Order) {
 	} else {
 		fmt.Fprintf(w, "happened-before: %d of %d pairs against it (%s)\n", o.CausalInversions, o.Pairs, o.CausalInversion)
 	}
-}
-
-// writeTraceTable lists every message of a trace.
-func writeTraceTable(w io.Writer, trace []netsim.TraceEntry) {
-	fmt.Fprintf(w, "\ntrace (delays):\n")
-	var tr table
-	tr.add("sent", "arrived", "from", "to", "type", "value")
-	for _, m := range trace {
-		arrived := strconv.FormatFloat(m.Arrived, 'f', -1, 64)
-		if m.Lost {
-			arrived = "lost"
-		}
-		tr.add(strconv.FormatFloat(m.Sent, 'f', -1, 64), arrived, m.From, m.To, m.Type, m.Payload)
-	}
-	tr.write(w, "  ")
 }
 
 // formatEvents lists crashes, joins or leaves as "n2 at 1.500, n3 at 2.000".

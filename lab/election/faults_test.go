@@ -51,7 +51,7 @@ func TestBullyCrashAfterAnswering(t *testing.T) {
 		assert.Equal(t, n-2, res.Messages.Count("COORDINATOR"), spec)
 		assert.InDelta(t, 4.001, res.Time, 1e-9, spec, "2·T, as without the crash")
 		var lostToN2 []string
-		for _, m := range res.Trace {
+		for _, m := range netsim.MessagesOnly(res.Trace) {
 			if m.Lost && m.To == "n2" {
 				lostToN2 = append(lostToN2, m.From+" "+m.Type)
 			}

@@ -37,7 +37,7 @@ func assertArrangement(t *testing.T, res *Result, step int64) {
 		id[node.Node] = node.ID
 	}
 	first := map[string]bool{}
-	for _, m := range res.Trace {
+	for _, m := range netsim.MessagesOnly(res.Trace) {
 		if own := id[m.From]; m.Payload == fmt.Sprint(own) && !first[m.From] {
 			first[m.From] = true
 			assert.Equal(t, (own-1+step+n)%n+1, id[m.To], "ID %d goes first to %s", own, m.To)
@@ -229,8 +229,8 @@ func TestSyncRingAtMostNMessages(t *testing.T) {
 			res := elect(t, fmt.Sprintf("ring:%d", n), Options{Algo: "sync-ring", IDs: ids, Trace: true})
 			assert.Equal(t, n, res.Messages.Total)
 			assert.Equal(t, minID, res.LeaderID)
-			require.NotEmpty(t, res.Trace)
-			assert.Equal(t, float64(minID)*float64(n)+1, res.Trace[0].Sent, "n=%d min ID %d: the leader speaks", n, minID)
+			require.NotEmpty(t, netsim.MessagesOnly(res.Trace))
+			assert.Equal(t, float64(minID)*float64(n)+1, netsim.MessagesOnly(res.Trace)[0].Sent, "n=%d min ID %d: the leader speaks", n, minID)
 			assert.Equal(t, int(minID)*n+1+n, res.Rounds, "n=%d min ID %d", n, minID)
 		}
 	}
@@ -349,9 +349,9 @@ func TestDFSTokenNotesTerminationRule(t *testing.T) {
 		topo, err := bus.Generate(tc.spec)
 		require.NoError(t, err)
 		res := elect(t, tc.spec, Options{Algo: "dfs-token", Trace: true})
-		first := res.Trace[0]
+		first := netsim.MessagesOnly(res.Trace)[0]
 		visited := map[string]bool{first.From: true}
-		for _, m := range res.Trace {
+		for _, m := range netsim.MessagesOnly(res.Trace) {
 			if m.Type != "TOKEN" {
 				continue
 			}

@@ -2,6 +2,7 @@ package election
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/fwsim/fwsim/lab/netsim"
 )
@@ -110,27 +111,35 @@ func (d nodes) Start(s *netsim.Sim, v int) {
 	p := d.n.procs[v]
 	before, _ := p.status()
 	p.start(d.n, v)
-	if after, _ := p.status(); after != before {
-		s.Decided()
-	}
+	d.decided(s, v, p, before)
 }
 
 func (d nodes) Receive(s *netsim.Sim, v, port int, m netsim.Message) {
 	p := d.n.procs[v]
 	before, _ := p.status()
 	p.receive(d.n, v, port, m)
-	if after, _ := p.status(); after != before {
-		s.Decided()
-	}
+	d.decided(s, v, p, before)
 }
 
 func (d nodes) Timer(s *netsim.Sim, v int, tag netsim.Message) {
 	p := d.n.procs[v]
 	before, _ := p.status()
 	p.timeout(d.n, v, tag)
-	if after, _ := p.status(); after != before {
-		s.Decided()
+	d.decided(s, v, p, before)
+}
+
+// decided tells the runtime when v's state changed from before: a
+// decision, which the time counts up to and the trace shows.
+func (d nodes) decided(s *netsim.Sim, v int, p process, before NodeState) {
+	after, leader := p.status()
+	if after == before {
+		return
 	}
+	detail := ""
+	if leader >= 0 && leader != v {
+		detail = "leader " + s.Graph().Nodes[leader]
+	}
+	s.Decided(v, strings.ToUpper(string(after)), detail)
 }
 
 func (d nodes) LinkDown(_ *netsim.Sim, v, port int) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/testenv"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // randomCase draws a topology, an ID layout, initiators, a mode and a seed.
@@ -158,9 +159,9 @@ func TestDeterminismAndSeeds(t *testing.T) {
 
 func TestTraceListsEveryMessage(t *testing.T) {
 	res := elect(t, "complete:5", Options{Algo: "bully", InitiatorCount: 1, UnitDelays: true, Trace: true})
-	require.Len(t, res.Trace, res.Messages.Total)
+	require.Len(t, netsim.MessagesOnly(res.Trace), res.Messages.Total)
 	lost := 0
-	for _, m := range res.Trace {
+	for _, m := range netsim.MessagesOnly(res.Trace) {
 		if m.Lost {
 			lost++
 			assert.Equal(t, "n4", m.To, "only the crashed coordinator loses messages")

@@ -40,7 +40,7 @@ func TestVirtualTreeStartUp(t *testing.T) {
 			}
 			assert.Equal(t, 2*n+2*e+4*(n-1), res.Messages.Total, where)
 			assert.Equal(t, int64(n), res.LeaderID, where)
-			for _, m := range res.Trace {
+			for _, m := range netsim.MessagesOnly(res.Trace) {
 				if m.Type == "CHILD" {
 					from, to := slices.Index(g.Nodes, m.From), slices.Index(g.Nodes, m.To)
 					assert.Equal(t, fmt.Sprint(hops[from]), m.Payload, "%s: level of %s", where, m.From)
@@ -61,7 +61,7 @@ func TestVirtualTreeStartUp(t *testing.T) {
 func TestVirtualTreeReparenting(t *testing.T) {
 	res := elect(t, "ring:6", Options{Algo: "virtual-tree", UnitDelays: true, Trace: true, Crashes: []NodeEvent{{"n4", 36000}}})
 	var children []string
-	for _, m := range res.Trace {
+	for _, m := range netsim.MessagesOnly(res.Trace) {
 		if m.Type == "CHILD" && m.From == "n3" {
 			children = append(children, m.To+" "+m.Payload)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 func run(t testing.TB, spec string, o Options) *Result {
@@ -42,7 +43,7 @@ func TestArrivalsAreDeliveriesOrDuplicates(t *testing.T) {
 	for _, algo := range []string{"ack", "nack", "srm"} {
 		res := run(t, "ring:5", Options{Algo: algo, Messages: 20, Loss: 0.3, Seed: 9, Stop: algo != "ack", Trace: true})
 		arrived := map[string]int{}
-		for _, e := range res.Trace {
+		for _, e := range netsim.MessagesOnly(res.Trace) {
 			if !e.Lost && e.Arrived <= res.Time && (e.Type == "DATA" || e.Type == "RETRANS" || e.Type == "REPAIR") {
 				arrived[e.To]++
 			}
@@ -59,13 +60,13 @@ func TestArrivalsAreDeliveriesOrDuplicates(t *testing.T) {
 func TestLossRate(t *testing.T) {
 	res := run(t, "ring:8", Options{Algo: "ack", Messages: 300, Loss: 0.2, Seed: 5, Trace: true})
 	lost := 0
-	for _, e := range res.Trace {
+	for _, e := range netsim.MessagesOnly(res.Trace) {
 		if e.Lost {
 			lost++
 		}
 	}
 	assert.Equal(t, lost, res.Lost)
-	assert.Len(t, res.Trace, res.Sent.Total)
+	assert.Len(t, netsim.MessagesOnly(res.Trace), res.Sent.Total)
 	assert.InDelta(t, 0.2, float64(lost)/float64(res.Sent.Total), 0.02)
 }
 
@@ -112,7 +113,7 @@ func TestSRMMulticastsFeedbackAndCountsWhatSuppressionSpared(t *testing.T) {
 	assert.Zero(t, res.Sent.Count("REPAIR")%11)
 	type key struct{ node, seq string }
 	lost, asked := map[key]bool{}, map[key]bool{}
-	for _, e := range res.Trace {
+	for _, e := range netsim.MessagesOnly(res.Trace) {
 		switch {
 		case e.Type == "DATA" && e.Lost:
 			lost[key{e.To, e.Payload}] = true
@@ -157,7 +158,7 @@ func TestCrashes(t *testing.T) {
 func TestAckGivesUpAfterMaxTries(t *testing.T) {
 	res := run(t, "chain:2", Options{Algo: "ack", Messages: 3, Seed: 1, Trace: true, Crashes: []Crash{{Node: "n1", At: 0}}})
 	copies := map[string]int{}
-	for _, e := range res.Trace {
+	for _, e := range netsim.MessagesOnly(res.Trace) {
 		copies[e.Payload]++
 	}
 	assert.True(t, res.Members[0].GaveUp)
@@ -204,7 +205,7 @@ func TestLossesAreTheTracesLostEntries(t *testing.T) {
 				Crashes: []Crash{{Node: "n2", At: 3 * Delay / 2}}}
 			res := run(t, "ring:6", o)
 			lost := 0
-			for _, e := range res.Trace {
+			for _, e := range netsim.MessagesOnly(res.Trace) {
 				if e.Lost {
 					lost++
 				}
@@ -222,7 +223,7 @@ func TestNothingArrivesAfterACrash(t *testing.T) {
 		for seed := range uint64(4) {
 			res := run(t, "ring:6", Options{Algo: algo, Messages: 12, Loss: 0.1, Seed: seed, Trace: true,
 				Crashes: []Crash{{Node: "n2", At: 3 * Delay / 2}}})
-			for _, e := range res.Trace {
+			for _, e := range netsim.MessagesOnly(res.Trace) {
 				if e.To == "n2" && !e.Lost {
 					assert.LessOrEqual(t, e.Arrived, 1.5, "%s seed %d: %+v", algo, seed, e)
 				}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 // groupFaults adds to o, drawn from r, crashes, joins (some followed by a
@@ -199,7 +200,7 @@ func TestVsyncCrashFoundSixtyDelaysLater(t *testing.T) {
 			res := run(t, "ring:6", Options{Algo: "vsync", Messages: 3, Seed: seed, Trace: true,
 				Crashes: []Crash{{Node: "n3", At: at}}})
 			first := -1.0
-			for _, m := range res.Trace {
+			for _, m := range netsim.MessagesOnly(res.Trace) {
 				if m.Type == "FLUSH" && (first < 0 || m.Sent < first) {
 					first = m.Sent
 				}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 func run(t *testing.T, spec string, o Options) *Result {
@@ -70,7 +71,7 @@ func TestRicartAgrawalaExample(t *testing.T) {
 	assert.Equal(t, int64(12), res.Entries[1].Stamp)
 	assert.GreaterOrEqual(t, res.Entries[1].Entered, res.Entries[0].Left, "P0 enters once P1 has left")
 	// n1's REPLY to n0 goes out when n1 leaves, not before.
-	for _, m := range res.Trace {
+	for _, m := range netsim.MessagesOnly(res.Trace) {
 		if m.From == "n1" && m.To == "n0" && m.Type == "REPLY" {
 			assert.Equal(t, res.Entries[0].Left, m.Sent, "the deferred reply is sent on release")
 		}
@@ -188,7 +189,7 @@ func TestTokenRingLostToken(t *testing.T) {
 		assert.Contains(t, u.Reason, "was lost; that looks like a long stay inside")
 	}
 	lost := 0
-	for _, m := range res.Trace {
+	for _, m := range netsim.MessagesOnly(res.Trace) {
 		if m.Lost {
 			lost++
 		}

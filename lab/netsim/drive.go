@@ -37,6 +37,9 @@ func (x *Net) TimerAt(v int, at int64, tag Message) {
 // Now is the kernel time of the event being handled, in ticks.
 func (x *Net) Now() int64 { return x.s.Now() }
 
+// Note traces an event of node v now (Sim.Note).
+func (x *Net) Note(v int, event, what, detail string) { x.s.Note(v, event, what, detail) }
+
 // Crash makes every message sent to v from now on lost. The machine of v
 // still hears what was already on its way and must ignore it.
 func (x *Net) Crash(v int) { x.s.Crash(v) }
@@ -49,10 +52,12 @@ type Protocol struct {
 	Nodes    []string // the node names, for the trace
 	Machines []Machine
 	// Seed draws the delays, as Config.Seed does.
-	Seed      uint64
-	Trace     bool
-	MaxEvents uint64 // default DefaultMaxEvents; beyond it Drive returns ErrNoTermination
-	Interrupt <-chan struct{}
+	Seed  uint64
+	Trace bool
+	// TimerNames name the timers' tags in the trace (Config.TimerNames).
+	TimerNames []string
+	MaxEvents  uint64 // default DefaultMaxEvents; beyond it Drive returns ErrNoTermination
+	Interrupt  <-chan struct{}
 	// Done, when set, is asked after every event; true ends the run.
 	Done func() bool
 }
@@ -126,7 +131,7 @@ func Drive(p Protocol) (*Outcome, error) {
 		}
 	}
 	x.s = New(Config{Name: p.Name, Types: p.Types, Graph: g, Seed: p.Seed, Trace: p.Trace,
-		MaxEvents: p.MaxEvents, Interrupt: p.Interrupt, Done: p.Done})
+		TimerNames: p.TimerNames, MaxEvents: p.MaxEvents, Interrupt: p.Interrupt, Done: p.Done})
 	starters := make([]int, nodes)
 	for v := range nodes {
 		starters[v] = v

@@ -6,14 +6,15 @@ type CountJSON struct {
 	ByType map[string]int `json:"by_type"` // by type, every type of the algorithm, zero counts included
 }
 
-// TraceJSON is one message of --trace.
+// TraceJSON is one entry of --trace: a message, or an event of one node.
 type TraceJSON struct {
-	Sent    float64  `json:"sent"`    // when it was sent, in time_unit
-	Arrived *float64 `json:"arrived"` // when it arrived, in time_unit; null when lost
-	From    string   `json:"from"`    // the sender
-	To      string   `json:"to"`      // the receiver
-	Type    string   `json:"type"`    // the message type, e.g. ELECTION
-	Payload string   `json:"payload"` // its content; for 1394 the port that drives it, or the self-ID packet in hex
+	Event   string   `json:"event"`   // "message", or what the node did: start, timer, crash, recover, decide, enter, exit, deliver, join, leave
+	Sent    float64  `json:"sent"`    // when the message was sent, or the event happened, in time_unit
+	Arrived *float64 `json:"arrived"` // when the message arrived, in time_unit; null when lost, and for an event
+	From    string   `json:"from"`    // the sender, or the node of the event
+	To      *string  `json:"to"`      // the receiver; null for an event
+	Type    string   `json:"type"`    // the message type, e.g. ELECTION; for an event what happened, e.g. LEADER for a decision, the tag of a timer
+	Payload string   `json:"payload"` // the message's content (for 1394 the port that drives it, or the self-ID packet in hex), or the event's detail
 }
 
 // CrashJSON is one crash.
@@ -31,11 +32,14 @@ func NewCountJSON(total int, byType []TypeCount) CountJSON {
 	return out
 }
 
-// NewTraceJSON is one message of --trace.
+// NewTraceJSON is one entry of --trace.
 func NewTraceJSON(m TraceEntry) TraceJSON {
-	tj := TraceJSON{Sent: m.Sent, From: m.From, To: m.To, Type: m.Type, Payload: m.Payload}
-	if !m.Lost {
-		tj.Arrived = &m.Arrived
+	tj := TraceJSON{Event: m.Event, Sent: m.Sent, From: m.From, Type: m.Type, Payload: m.Payload}
+	if m.Event == "" {
+		tj.Event, tj.To = "message", &m.To
+		if !m.Lost {
+			tj.Arrived = &m.Arrived
+		}
 	}
 	return tj
 }

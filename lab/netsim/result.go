@@ -36,10 +36,13 @@ func (m Messages) Count(typ string) int {
 }
 
 // TraceEntry is one message: when it was sent and when it arrived (in the
-// run's time unit), between which nodes, its type and its content. A lab
-// that runs on a model of its own fills it as it sees fit: the election
-// lab's 1394 names the port a line state starts on, or the self-ID packet
-// in hex, Sent and Arrived both that time.
+// run's time unit), between which nodes, its type and its content; or,
+// when Event is set, a step of one node that a student follows besides
+// the messages (it started, a timer fired, it crashed, decided, entered
+// its critical section), at Sent, by From, with Type naming what happened
+// and Payload its detail. A lab that runs on a model of its own fills it
+// as it sees fit: the election lab's 1394 names the port a line state
+// starts on, or the self-ID packet in hex, Sent and Arrived both that time.
 type TraceEntry struct {
 	Sent, Arrived float64
 	// Lost is set for a message to a crashed node; Arrived is then 0.
@@ -47,7 +50,26 @@ type TraceEntry struct {
 	From, To string
 	Type     string
 	Payload  string
+	// Event is empty for a message, else what the node did: one of the
+	// Event constants, or a lab's own (EventEnter, EventDeliver...).
+	Event string
 }
+
+// The events of a node that a trace shows besides its messages. The
+// runtime records the first four itself; a protocol records the others
+// with Sim.Note or Net.Note.
+const (
+	EventStart   = "start"   // the node initiates, or restarts after a recovery
+	EventTimer   = "timer"   // one of its timers fired
+	EventCrash   = "crash"   // it stops
+	EventRecover = "recover" // it comes back, remembering nothing
+	EventDecide  = "decide"  // it decided: Type is what (LEADER, FOLLOWER...)
+	EventEnter   = "enter"   // it entered its critical section
+	EventExit    = "exit"    // it left its critical section
+	EventDeliver = "deliver" // it delivered a multicast to its application
+	EventJoin    = "join"    // it joined a group
+	EventLeave   = "leave"   // it left a group
+)
 
 // Crash is a node and a time in ticks, as the labs read their faults: a
 // node that stops then (Net.Crash), or, in the multicast lab, one that
@@ -55,4 +77,15 @@ type TraceEntry struct {
 type Crash struct {
 	Node string
 	At   int64
+}
+
+// MessagesOnly is the messages of a trace, without the events of nodes.
+func MessagesOnly(trace []TraceEntry) []TraceEntry {
+	var out []TraceEntry
+	for _, e := range trace {
+		if e.Event == "" {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -81,8 +81,11 @@ type Config struct {
 	// gives v a fresh state machine, which remembers nothing, and the
 	// runtime starts it.
 	Restart func(v int)
-	// Trace records every message.
+	// Trace records every message, and the events of the nodes (Note).
 	Trace bool
+	// TimerNames name the tags of the protocol's timers in the trace, by
+	// the tag's Type; a tag beyond them is a TIMER.
+	TimerNames []string
 	// MaxEvents bounds the run's kernel events (default DefaultMaxEvents),
 	// those taken and those pending alike, and with them its memory (about
 	// a hundred bytes a pending event); beyond it Run returns
@@ -249,10 +252,24 @@ func (s *Sim) SetTimerAt(v int, at int64, tag Message) {
 // Now is the kernel time of the event being handled, in ticks.
 func (s *Sim) Now() int64 { return s.k.Now() }
 
-// Decided marks the event being handled as a decision of its node (it
-// became leader or follower, say): Time counts up to it as it counts up to
-// the last delivery.
-func (s *Sim) Decided() { s.last = max(s.last, s.k.Now()) }
+// Decided marks the event being handled as a decision of node v (what:
+// LEADER or FOLLOWER, say; detail: of whom): Time counts up to it as it
+// counts up to the last delivery, and the trace shows it.
+func (s *Sim) Decided(v int, what, detail string) {
+	s.last = max(s.last, s.k.Now())
+	s.Note(v, EventDecide, what, detail)
+}
+
+// Note traces an event of node v now, when Config.Trace asks for it: what
+// the node did (an Event constant), what exactly (a type or a name) and its
+// detail.
+func (s *Sim) Note(v int, event, what, detail string) {
+	if !s.cfg.Trace {
+		return
+	}
+	now := s.units(s.k.Now())
+	s.trace = append(s.trace, TraceEntry{Sent: now, Arrived: now, From: s.g.Nodes[v], Type: what, Payload: detail, Event: event})
+}
 
 // Crash takes v down: every message to v, already on its way or sent
 // from now on, is lost, and its timers never fire.
@@ -277,6 +294,14 @@ func (s *Sim) record(sent, arrived int64, from, to int, m Message, lost bool) {
 	}
 	s.trace = append(s.trace, TraceEntry{Sent: s.units(sent), Arrived: s.units(arrived), Lost: lost,
 		From: s.g.Nodes[from], To: s.g.Nodes[to], Type: s.cfg.Types[m.Type], Payload: payload(m)})
+}
+
+// timerName is what the trace calls a timer with tag.
+func (s *Sim) timerName(tag Message) string {
+	if int(tag.Type) < len(s.cfg.TimerNames) {
+		return s.cfg.TimerNames[tag.Type]
+	}
+	return "TIMER"
 }
 
 func payload(m Message) string {
@@ -316,7 +341,7 @@ func (s *Sim) lostOnArrival(ev event, at int64) {
 	from := s.g.Nodes[s.g.Adj[ev.node][ev.port].Peer]
 	sent, arrived := s.units(ev.sent), s.units(at)
 	for i := len(s.trace) - 1; i >= 0; i-- {
-		if e := &s.trace[i]; !e.Lost && e.To == to && e.From == from && e.Sent == sent && e.Arrived == arrived {
+		if e := &s.trace[i]; e.Event == "" && !e.Lost && e.To == to && e.From == from && e.Sent == sent && e.Arrived == arrived {
 			e.Lost, e.Arrived = true, 0
 			return
 		}
@@ -412,6 +437,7 @@ func (s *Sim) Run(p Process, initiators []int, faults []Fault) error {
 		case ev.kind == evCrash:
 			s.crashed[v] = true
 			s.inc[v]++
+			s.Note(v, EventCrash, "CRASH", "")
 			for _, h := range s.g.Adj[v] {
 				if s.watcher != nil && !s.crashed[h.Peer] {
 					s.watcher.LinkDown(s, h.Peer, h.PeerPort)
@@ -423,6 +449,7 @@ func (s *Sim) Run(p Process, initiators []int, faults []Fault) error {
 			// initiator.
 			s.crashed[v] = false
 			s.inc[v]++
+			s.Note(v, EventRecover, "RECOVER", "")
 			if s.cfg.Restart != nil {
 				s.cfg.Restart(v)
 			}
@@ -436,12 +463,14 @@ func (s *Sim) Run(p Process, initiators []int, faults []Fault) error {
 		switch ev.kind {
 		case evStart:
 			s.awake[v] = true
+			s.Note(v, EventStart, "START", "")
 			s.p.Start(s, v)
 		case evDeliver:
 			s.awake[v] = true
 			s.last = at
 			s.p.Receive(s, v, int(ev.port), ev.m)
 		case evTimer:
+			s.Note(v, EventTimer, s.timerName(ev.m), payload(ev.m))
 			s.p.Timer(s, v, ev.m)
 		}
 		if s.cfg.Done != nil && s.cfg.Done() {

@@ -30,7 +30,7 @@ func (p *pinger) Receive(s *Sim, v, port int, m Message) {
 func (p *pinger) Timer(s *Sim, v int, _ Message) {
 	p.events++
 	p.decideAt = s.Now()
-	s.Decided()
+	s.Decided(v, "DONE", "")
 }
 
 // A chain of five: one start, four deliveries, one timer: six events.
