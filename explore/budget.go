@@ -195,21 +195,25 @@ func (bs *budgetSolver) combine(st *state) stepFn {
 // first state: exact, or bounds that hold it (under nondeterminism, the
 // minimum and maximum over every scheduler).
 func (e *explorer) budgetBounds(m int, d int64) (Interval, error) {
-	lo, exact, err := e.budgetValue(m, d, mdp.Min, zero)
+	lo, loExact, err := e.budgetValue(m, d, mdp.Min, zero)
 	if err != nil {
 		return Interval{}, err
 	}
-	if !e.nondet && len(e.queue) == 0 && exact {
-		return Interval{lo, lo}, nil
+	complete := len(e.queue) == 0
+	if !e.nondet && complete && loExact {
+		return Interval{Min: lo, Max: lo}, nil
 	}
-	hi, exact, err := e.budgetValue(m, d, mdp.Max, one)
+	hi, hiExact, err := e.budgetValue(m, d, mdp.Max, one)
 	if err != nil {
 		return Interval{}, err
 	}
-	if !exact {
+	if !hiExact {
 		hi = one // the iteration stopped below the fixed point
 	}
-	return Interval{lo, hi}, nil
+	if e.nondet && complete && loExact && hiExact {
+		return Interval{Min: lo, Max: hi}, nil // the minimum and maximum over every scheduler
+	}
+	return unsettled(lo, hi), nil
 }
 
 // budgetValue solves the question for opt, the unexplored states worth

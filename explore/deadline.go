@@ -21,7 +21,7 @@ import (
 // unrolling falls back to them past its bound.
 func (e *explorer) deadline(m int, d int64) (Interval, error) {
 	if d -= e.initial[m]; d < 0 {
-		return Interval{zero, zero}, nil // missed before the first choice
+		return Interval{Min: zero, Max: zero}, nil // missed before the first choice
 	}
 	var met Interval
 	var err error
@@ -47,7 +47,7 @@ func (e *explorer) deadline(m int, d int64) (Interval, error) {
 		return Interval{}, err
 	}
 	if applies.Max.Sign() == 0 {
-		return Interval{zero, zero}, nil
+		return Interval{Min: zero, Max: zero}, nil
 	}
 	lo := new(big.Rat).Quo(met.Min, applies.Max)
 	hi := one
@@ -57,7 +57,10 @@ func (e *explorer) deadline(m int, d int64) (Interval, error) {
 			hi = one
 		}
 	}
-	return Interval{lo, hi}, nil
+	if met.Settled() && applies.Settled() {
+		return Interval{Min: lo, Max: hi}, nil
+	}
+	return unsettled(lo, hi), nil
 }
 
 // unroll answers the question on the unrolling, unless it grows past
@@ -171,7 +174,10 @@ func (u *unrolling) bounds() (Interval, error) {
 		u.states[i].Value = one
 	}
 	hi, err := u.e.solveAt(m, mdp.Max, root)
-	return Interval{lo.Min, hi.Max}, err
+	if err != nil {
+		return Interval{}, err
+	}
+	return unsettled(lo.Min, hi.Max), nil
 }
 
 // rootIndex is the unrolling's start: the power-up state with the whole

@@ -68,6 +68,6 @@
 //
 // An exploration's JSON (NewJSON), its counterexample files
 // (Result.Counterexamples, ReplayFile, ReadReplayFile, which fwsim run
-// --replay reads) and its verdict (Result.AllGood) are here; package view
+// --replay reads) and its verdict (Result.Verdict) are here; package view
 // renders its text.
 package explore

@@ -137,17 +137,72 @@ type Deadline struct {
 
 // Interval holds an exact value (Min equal to Max) or the bounds of one:
 // [minimum, maximum] over every scheduler under nondeterminism, widened to
-// what the unexplored states could change when MaxStates was reached.
+// what the unexplored states could change when MaxStates was reached, or
+// to what the solver could bound (Result.Bounded).
+//
+// Min is always a lower bound of the minimum and Max an upper bound of the
+// maximum. MinUpper, when not nil, is an upper bound of the minimum: the
+// minimum is only known to lie in [Min, MinUpper]; nil means Min is the
+// minimum. MaxLower likewise bounds the maximum from below. Without an
+// adversary the minimum is the maximum, and both say where the one value
+// lies.
 type Interval struct {
-	Min, Max *big.Rat
+	Min, Max           *big.Rat
+	MinUpper, MaxLower *big.Rat
 }
 
 // Exact reports whether the interval is one value.
 func (i Interval) Exact() bool { return i.Min.Cmp(i.Max) == 0 }
 
+// Settled reports whether the minimum and the maximum are both known
+// exactly (they may differ, under an adversary).
+func (i Interval) Settled() bool { return i.MinUpper == nil && i.MaxLower == nil }
+
+// MinBounds is the interval the minimum lies in.
+func (i Interval) MinBounds() (lower, upper *big.Rat) {
+	if i.MinUpper == nil {
+		return i.Min, i.Min
+	}
+	return i.Min, i.MinUpper
+}
+
+// MaxBounds is the interval the maximum lies in.
+func (i Interval) MaxBounds() (lower, upper *big.Rat) {
+	if i.MaxLower == nil {
+		return i.Max, i.Max
+	}
+	return i.MaxLower, i.Max
+}
+
+// unsettled is an interval that holds one value, or a minimum and a
+// maximum, about which nothing is known but that they lie in [lo, hi].
+func unsettled(lo, hi *big.Rat) Interval {
+	if lo.Cmp(hi) == 0 {
+		return Interval{Min: lo, Max: hi}
+	}
+	return Interval{Min: lo, Max: hi, MinUpper: hi, MaxLower: lo}
+}
+
+// complement is the interval of 1 − x for x in i.
+func (i Interval) complement() Interval {
+	c := Interval{Min: new(big.Rat).Sub(one, i.Max), Max: new(big.Rat).Sub(one, i.Min)}
+	if i.MaxLower != nil {
+		c.MinUpper = new(big.Rat).Sub(one, i.MaxLower)
+	}
+	if i.MinUpper != nil {
+		c.MaxLower = new(big.Rat).Sub(one, i.MinUpper)
+	}
+	return c
+}
+
 func (i Interval) String() string {
 	if i.Exact() {
 		return i.Min.RatString()
+	}
+	if !i.Settled() {
+		minLo, minHi := i.MinBounds()
+		maxLo, maxHi := i.MaxBounds()
+		return "min in [" + minLo.RatString() + ", " + minHi.RatString() + "], max in [" + maxLo.RatString() + ", " + maxHi.RatString() + "]"
 	}
 	return "[" + i.Min.RatString() + ", " + i.Max.RatString() + "]"
 }
@@ -211,10 +266,14 @@ type Result struct {
 	// Bounded reports that the solver bounded some cycle by sound value
 	// iteration instead of solving it exactly (Options.Limits): the answers
 	// that depend on it are narrow intervals around the exact value.
-	Bounded   bool
-	Outcomes  []OutcomeResult
-	Deadlines []DeadlineResult
-	Expected  []ExpectedResult
+	Bounded  bool
+	Outcomes []OutcomeResult
+	// Unexplored, when the exploration stopped at MaxStates, is the
+	// probability that a run reaches a state left unexplored: where every
+	// answer's bounds come from. Nil when complete.
+	Unexplored *Interval
+	Deadlines  []DeadlineResult
+	Expected   []ExpectedResult
 	// Roots is, with Options.Roots, each root the first generation of some
 	// run elects, with its probability and the self-ID orders of those
 	// runs, likeliest first. Runs that never end elect none of them.

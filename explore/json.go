@@ -42,29 +42,67 @@ type JSON struct {
 	Events           uint64                  `json:"events"`           // their kernel events
 	ElapsedNs        int64                   `json:"elapsed_ns"`       // wall time of the exploration
 	Outcomes         []OutcomeJSON           `json:"outcomes"`         // every reachable outcome
+	Unexplored       *ProbJSON               `json:"unexplored"`       // the probability that a run reaches a state left unexplored at --max-states; null when complete
 	Deadlines        []DeadlineJSON          `json:"deadlines"`        // for each deadline in turn, tree_id_ns, self_id_ns and contention_ns
 	Expected         map[string]ExpectedJSON `json:"expected"`         // keyed by metric: tree_id_ns, self_id_ns, contention_ns, contention_rounds
 }
 
-// ProbJSON is a probability: p and p_exact when exact, else pmin, pmax,
-// pmin_exact and pmax_exact.
+// ProbJSON is a probability. Exactly one form is present: p and p_exact
+// when it is one exact value; p_bounds when, without an adversary, it is
+// only bounded (the exploration stopped at --max-states, or the solver
+// bounded a cycle); under an adversary, the minimum and the maximum over
+// every scheduler, each as pmin and pmin_exact (pmax, pmax_exact) when
+// exact, else as pmin_bounds (pmax_bounds).
 type ProbJSON struct {
-	P         *float64 `json:"p,omitempty"`          // the probability, rounded
-	PExact    string   `json:"p_exact,omitempty"`    // the probability, a fraction such as "25/32"
-	PMin      *float64 `json:"pmin,omitempty"`       // the lower bound, rounded
-	PMax      *float64 `json:"pmax,omitempty"`       // the upper bound, rounded
-	PMinExact string   `json:"pmin_exact,omitempty"` // the lower bound, a fraction
-	PMaxExact string   `json:"pmax_exact,omitempty"` // the upper bound, a fraction
+	P          *float64    `json:"p,omitempty"`           // the probability, rounded
+	PExact     string      `json:"p_exact,omitempty"`     // the probability, a fraction such as "25/32"
+	PBounds    *BoundsJSON `json:"p_bounds,omitempty"`    // without an adversary: where the probability lies, when it is not exact
+	PMin       *float64    `json:"pmin,omitempty"`        // the minimum over every scheduler, rounded
+	PMinExact  string      `json:"pmin_exact,omitempty"`  // the minimum, a fraction
+	PMinBounds *BoundsJSON `json:"pmin_bounds,omitempty"` // where the minimum lies, when it is not exact
+	PMax       *float64    `json:"pmax,omitempty"`        // the maximum over every scheduler, rounded
+	PMaxExact  string      `json:"pmax_exact,omitempty"`  // the maximum, a fraction
+	PMaxBounds *BoundsJSON `json:"pmax_bounds,omitempty"` // where the maximum lies, when it is not exact
 }
 
-func newProbJSON(i Interval) ProbJSON {
+// BoundsJSON is an interval that holds a value not known exactly.
+type BoundsJSON struct {
+	Lower         float64 `json:"lower"`          // the lower bound, rounded
+	Upper         float64 `json:"upper"`          // the upper bound, rounded
+	LowerFraction string  `json:"lower_fraction"` // the lower bound, a fraction
+	UpperFraction string  `json:"upper_fraction"` // the upper bound, a fraction
+}
+
+func newBoundsJSON(lo, hi *big.Rat) *BoundsJSON {
+	l, _ := lo.Float64()
+	h, _ := hi.Float64()
+	return &BoundsJSON{Lower: l, Upper: h, LowerFraction: lo.RatString(), UpperFraction: hi.RatString()}
+}
+
+// newProbJSON is i; adversary says whether a scheduler makes choices, so
+// that i is a minimum and a maximum rather than one value.
+func newProbJSON(i Interval, adversary bool) ProbJSON {
 	if i.Exact() {
 		f, _ := i.Min.Float64()
 		return ProbJSON{P: &f, PExact: i.Min.RatString()}
 	}
-	lo, _ := i.Min.Float64()
-	hi, _ := i.Max.Float64()
-	return ProbJSON{PMin: &lo, PMax: &hi, PMinExact: i.Min.RatString(), PMaxExact: i.Max.RatString()}
+	if !adversary {
+		return ProbJSON{PBounds: newBoundsJSON(i.Min, i.Max)}
+	}
+	var j ProbJSON
+	if i.MinUpper == nil {
+		f, _ := i.Min.Float64()
+		j.PMin, j.PMinExact = &f, i.Min.RatString()
+	} else {
+		j.PMinBounds = newBoundsJSON(i.Min, i.MinUpper)
+	}
+	if i.MaxLower == nil {
+		f, _ := i.Max.Float64()
+		j.PMax, j.PMaxExact = &f, i.Max.RatString()
+	} else {
+		j.PMaxBounds = newBoundsJSON(i.MaxLower, i.Max)
+	}
+	return j
 }
 
 // OutcomeJSON is one reachable outcome.
@@ -105,14 +143,18 @@ func NewJSON(source string, o Options, res *Result, files map[string]string) JSO
 		out.EventWindowNs = &[2]int64{win.From, win.To}
 	}
 	for _, r := range res.Outcomes {
-		j := OutcomeJSON{Outcome: string(r.Outcome), ProbJSON: newProbJSON(r.P)}
+		j := OutcomeJSON{Outcome: string(r.Outcome), ProbJSON: newProbJSON(r.P, res.Nondeterministic)}
 		if name, ok := files[string(r.Outcome)]; ok {
 			j.Counterexample = &name
 		}
 		out.Outcomes = append(out.Outcomes, j)
 	}
+	if res.Unexplored != nil {
+		u := newProbJSON(*res.Unexplored, res.Nondeterministic)
+		out.Unexplored = &u
+	}
 	for _, d := range res.Deadlines {
-		j := DeadlineJSON{Metric: d.Metric, DeadlineNs: d.DeadlineNs, ProbJSON: newProbJSON(d.P)}
+		j := DeadlineJSON{Metric: d.Metric, DeadlineNs: d.DeadlineNs, ProbJSON: newProbJSON(d.P, res.Nondeterministic)}
 		if name, ok := files[MissKey(d)]; ok {
 			j.Counterexample = &name
 		}
@@ -354,20 +396,48 @@ func jsonKind(t reflect.Type) string {
 	return "an object"
 }
 
-// AllGood reports whether no run can fail or miss a deadline: what makes
-// fwsim explore exit 0.
-func (res *Result) AllGood() bool {
+// Verdict is what an exploration concluded: what fwsim explore's exit
+// status says.
+type Verdict int
+
+const (
+	// Good: every state was explored, and no run can fail or miss a
+	// deadline.
+	Good Verdict = iota
+	// Fails: some run fails or misses a deadline with a probability that is
+	// surely above 0 (under some scheduler), explored completely or not.
+	Fails
+	// Incomplete: the exploration stopped at MaxStates before finding a
+	// sure failure, and the unexplored states may still hold one.
+	Incomplete
+)
+
+// Verdict is the exploration's conclusion.
+func (res *Result) Verdict() Verdict {
 	for _, r := range res.Outcomes {
-		if r.Outcome != bus.OutcomeOK && r.P.Max.Sign() > 0 {
-			return false
+		if lower, _ := r.P.MaxBounds(); r.Outcome != bus.OutcomeOK && lower.Sign() > 0 {
+			return Fails
 		}
 	}
 	for _, d := range res.Deadlines {
-		if d.P.Min.Cmp(big.NewRat(1, 1)) < 0 {
-			return false
+		if _, upper := d.P.MinBounds(); upper.Cmp(one) < 0 {
+			return Fails
 		}
 	}
-	return true
+	if !res.Complete {
+		return Incomplete
+	}
+	for _, r := range res.Outcomes {
+		if r.Outcome != bus.OutcomeOK && r.P.Max.Sign() > 0 {
+			return Fails
+		}
+	}
+	for _, d := range res.Deadlines {
+		if d.P.Min.Cmp(one) < 0 {
+			return Fails
+		}
+	}
+	return Good
 }
 
 // MissKey names a deadline's counterexample in NewJSON's files map.

@@ -49,7 +49,7 @@ func (e *explorer) solve() (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			p = Interval{new(big.Rat).Sub(one, other.Max), new(big.Rat).Sub(one, other.Min)}
+			p = other.complement()
 		} else if p, err = e.reach(func(st *state) bool { return st.terminal && st.metrics.Outcome == o }); err != nil {
 			return nil, err
 		}
@@ -61,6 +61,13 @@ func (e *explorer) solve() (*Result, error) {
 			}
 		}
 		res.Outcomes = append(res.Outcomes, r)
+	}
+	if !res.Complete {
+		u, err := e.unexplored()
+		if err != nil {
+			return nil, err
+		}
+		res.Unexplored = &u
 	}
 	for _, d := range e.o.Deadlines {
 		for m, name := range bus.TimeMetrics {
@@ -104,7 +111,29 @@ func (e *explorer) neverEnds() (Interval, error) {
 	if err != nil {
 		return Interval{}, err
 	}
-	return Interval{new(big.Rat).Sub(one, ends.Max), new(big.Rat).Sub(one, ends.Min)}, nil
+	return ends.complement(), nil
+}
+
+// unexplored is the probability that a run reaches a state the
+// exploration left unexplored. The ways there are all explored, so it is
+// exact but for what the solver can only bound.
+func (e *explorer) unexplored() (Interval, error) {
+	none := func(*state) *big.Rat { return zero }
+	lo, err := e.solveAt(e.model(none, one, nil), mdp.Min, 0)
+	if err != nil || !e.nondet {
+		return lo, err
+	}
+	hi, err := e.solveAt(e.model(none, one, nil), mdp.Max, 0)
+	if err != nil {
+		return Interval{}, err
+	}
+	return spanning(lo, hi), nil
+}
+
+// spanning is the interval from the minimum a Min solve found to the
+// maximum a Max solve found.
+func spanning(lo, hi Interval) Interval {
+	return Interval{Min: lo.Min, Max: hi.Max, MinUpper: lo.MinUpper, MaxLower: hi.MaxLower}
 }
 
 // reaches reports whether some run ends with outcome o.
@@ -161,14 +190,37 @@ func (e *explorer) model(value func(*state) *big.Rat, frontier *big.Rat, reward 
 // bounds solves value under the least and the greatest scheduler, the
 // unexplored states at 0 and at 1: an interval that holds the exact value
 // (a single value for a complete graph without adversary choices, when the
-// solver could solve it exactly).
+// solver could solve it exactly). When the exploration stopped at
+// MaxStates under an adversary, two more solves bound the minimum from
+// above (the unexplored states at 1) and the maximum from below (at 0).
 func (e *explorer) bounds(value func(*state) *big.Rat) (Interval, error) {
 	lo, err := e.solveAt(e.model(value, zero, nil), mdp.Min, 0)
-	if err != nil || (!e.nondet && len(e.queue) == 0) {
+	complete := len(e.queue) == 0
+	if err != nil || (!e.nondet && complete) {
 		return lo, err
 	}
 	hi, err := e.solveAt(e.model(value, one, nil), mdp.Max, 0)
-	return Interval{lo.Min, hi.Max}, err
+	if err != nil {
+		return Interval{}, err
+	}
+	if !e.nondet {
+		return unsettled(lo.Min, hi.Max), nil
+	}
+	i := spanning(lo, hi)
+	if complete {
+		return i, nil
+	}
+	minUp, err := e.solveAt(e.model(value, one, nil), mdp.Min, 0)
+	if err != nil {
+		return Interval{}, err
+	}
+	maxLow, err := e.solveAt(e.model(value, zero, nil), mdp.Max, 0)
+	if err != nil {
+		return Interval{}, err
+	}
+	_, i.MinUpper = minUp.MinBounds()
+	i.MaxLower, _ = maxLow.MaxBounds()
+	return i, nil
 }
 
 // solveModel solves m for opt within the exploration's limits.
@@ -198,7 +250,7 @@ func (e *explorer) solveAt(m *mdp.Model, opt mdp.Opt, s int) (Interval, error) {
 	if hi == nil || hi.Cmp(one) > 0 {
 		hi = one
 	}
-	return Interval{sol.Lo[s], hi}, nil
+	return unsettled(sol.Lo[s], hi), nil
 }
 
 func indicator(b bool) *big.Rat {
@@ -299,7 +351,7 @@ func (e *explorer) expected(m int) (ExpectedResult, error) {
 		if low.Lo[0] == nil || high.Hi[0] == nil {
 			return ExpectedResult{Why: "unbounded: a scheduler can make it as long as it likes"}, nil
 		}
-		return ExpectedResult{Defined: true, Value: Interval{low.Lo[0], high.Hi[0]}.plus(e.before(m))}, nil
+		return ExpectedResult{Defined: true, Value: Interval{Min: low.Lo[0], Max: high.Hi[0]}.plus(e.before(m))}, nil
 	}
 	// E[X | reached] = E[X·1reached] / P(reached): what a way adds counts
 	// with the probability that the metric is then reached. Where that
@@ -341,7 +393,7 @@ func (e *explorer) expected(m int) (ExpectedResult, error) {
 	if qHi == nil || qHi.Cmp(one) > 0 {
 		qHi = one
 	}
-	x := Interval{new(big.Rat).Quo(lowSum, qHi), new(big.Rat).Quo(highSum, q.Lo[0])}
+	x := unsettled(new(big.Rat).Quo(lowSum, qHi), new(big.Rat).Quo(highSum, q.Lo[0]))
 	return ExpectedResult{Defined: true, Value: x.plus(e.before(m))}, nil
 }
 
@@ -365,5 +417,11 @@ func (e *explorer) before(m int) *big.Rat {
 
 // plus shifts both bounds by d.
 func (i Interval) plus(d *big.Rat) Interval {
-	return Interval{new(big.Rat).Add(i.Min, d), new(big.Rat).Add(i.Max, d)}
+	add := func(r *big.Rat) *big.Rat {
+		if r == nil {
+			return nil
+		}
+		return new(big.Rat).Add(r, d)
+	}
+	return Interval{Min: add(i.Min), Max: add(i.Max), MinUpper: add(i.MinUpper), MaxLower: add(i.MaxLower)}
 }

@@ -26,9 +26,11 @@ func ratText(r *big.Rat) string {
 	return r.FloatString(6)
 }
 
-// intervalText writes a value, or the bounds of one: an interval too
-// narrow for six decimals to tell apart is written as its midpoint and
-// width.
+// intervalText writes a value; the minimum and maximum over every
+// scheduler as [a, b]; or, where they are not exact, the interval that
+// holds them ("in [a, b]", or each apart when they are known apart). An
+// interval too narrow for six decimals to tell apart is written as its
+// midpoint and width.
 func intervalText(i explore.Interval) string {
 	if i.Exact() {
 		return ratText(i.Min)
@@ -37,7 +39,23 @@ func intervalText(i explore.Interval) string {
 		width, _ := new(big.Rat).Sub(i.Max, i.Min).Float64()
 		return fmt.Sprintf("%s (bounds %.1e apart)", i.Min.FloatString(6), width)
 	}
-	return "[" + ratText(i.Min) + ", " + ratText(i.Max) + "]"
+	if i.Settled() {
+		return boundsText(i.Min, i.Max)
+	}
+	minLo, minHi := i.MinBounds()
+	maxLo, maxHi := i.MaxBounds()
+	if minHi.Cmp(i.Max) == 0 && maxLo.Cmp(i.Min) == 0 {
+		return "in " + boundsText(i.Min, i.Max)
+	}
+	return "min in " + boundsText(minLo, minHi) + ", max in " + boundsText(maxLo, maxHi)
+}
+
+// boundsText writes [lo, hi], or lo alone when they are the same.
+func boundsText(lo, hi *big.Rat) string {
+	if lo.Cmp(hi) == 0 {
+		return ratText(lo)
+	}
+	return "[" + ratText(lo) + ", " + ratText(hi) + "]"
 }
 
 // WriteExploreText writes the report of fwsim explore: res, the
@@ -46,7 +64,7 @@ func WriteExploreText(w io.Writer, source string, topo *bus.Topology, o explore.
 	fmt.Fprintf(w, "fwsim explore: %s, %s\n", source, exploreSettings(topo, o))
 	complete := "every state explored"
 	if !res.Complete {
-		complete = fmt.Sprintf("stopped at --max-states %d: every answer is an interval that holds the exact value", o.MaxStates)
+		complete = fmt.Sprintf("stopped at --max-states %d: every answer is an interval that holds the exact value, and only a failure already sure is a verdict", o.MaxStates)
 	}
 	fmt.Fprintf(w, "%d states, %d run ends (%s); %d partial runs, %d events, %s\n",
 		res.States, res.Terminals, complete, res.Runs, res.Events, res.Elapsed.Round(time.Millisecond))
@@ -67,6 +85,9 @@ func WriteExploreText(w io.Writer, source string, topo *bus.Topology, o explore.
 			line += "\truns that never end (fwsim run stops them at its event budget)"
 		}
 		fmt.Fprintln(tw, line)
+	}
+	if res.Unexplored != nil {
+		fmt.Fprintln(tw, "  unexplored\t"+intervalText(*res.Unexplored)+"\truns that reach a state left unexplored (--max-states), where any outcome may follow")
 	}
 	tw.Flush()
 	if len(res.Deadlines) > 0 {

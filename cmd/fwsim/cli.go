@@ -26,6 +26,7 @@ const (
 	exitFailure     = 1   // the command ran; what it found is a failure
 	exitUsage       = 2   // bad flags, arguments or input
 	exitOutput      = 3   // an output could not be written
+	exitIncomplete  = 4   // explore stopped at its budget before its answer was sure
 	exitInterrupted = 130 // SIGINT: 128 + its number, as shells report it (interruptedStatus)
 )
 

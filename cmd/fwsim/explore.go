@@ -38,16 +38,23 @@ and time metric (tree_id_ns, self_id_ns, contention_ns, as fwsim analyze
 measures them) the probability of meeting it, the metrics' expected values,
 and the number of states. Fractions are exact; the decimals beside them are
 rounded. When --max-states is reached, every answer is an interval that
-holds the exact value; so is a value that a cycle too large to solve exactly
-(a feedback set beyond 512 states) leads to: the text gives it with the
-width of its bounds, --json both bounds. A generation that the topology's scripted events
+holds the exact value (under an adversary, bounds of the minimum and of the
+maximum, "min in [a, b], max in [c, d]"; "in [a, b]" holds both), and
+"unexplored" is the probability of reaching a state left unexplored; so is
+a value that a cycle too large to solve exactly (a feedback set beyond 512
+states) leads to: the text gives it with the width of its bounds, --json
+both bounds (p_bounds, pmin_bounds, pmax_bounds; *_exact only for exact
+values). A generation that the topology's scripted events
 interrupt counts as ok: the question is whether the bus then comes up.
 --counterexamples DIR writes, for every outcome that is not ok, a likeliest
 run that ends so: fwsim run --replay FILE runs it again with every view.
 docs/timing.md explains the method and its limits.
 
-Exit status: 0 every run ends ok and meets every deadline; 1 some run can
-fail or miss a deadline; 2 usage or input error.`
+Exit status: 0 every state explored, and every run ends ok and meets every
+deadline; 1 some run fails or misses a deadline with a probability surely
+above 0 (also when the exploration stopped at --max-states: what it found is
+found); 2 usage or input error; 4 stopped at --max-states with no sure
+failure, where the unexplored states may hold one.`
 
 func runExplore(ctx context.Context, e *env, args []string) int {
 	fs := newFlags("explore", exploreIntro,
@@ -169,8 +176,11 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 	if err := out.commit(); err != nil {
 		return fs.outputError(e, err)
 	}
-	if !res.AllGood() {
+	switch res.Verdict() {
+	case explore.Fails:
 		return exitFailure
+	case explore.Incomplete:
+		return exitIncomplete
 	}
 	return exitOK
 }

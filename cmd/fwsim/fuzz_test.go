@@ -116,6 +116,10 @@ func checkFlagValue(t *testing.T, ctx context.Context, command uint8, flag, valu
 	code := Run(ctx, args, strings.NewReader(""), &out, &errOut)
 	switch code {
 	case exitOK, exitFailure, exitInterrupted:
+	case exitIncomplete:
+		if c.name != "explore" {
+			t.Errorf("%q: exit %d is explore's alone", args, code)
+		}
 	case exitUsage:
 		msg := errOut.String()
 		if !strings.HasPrefix(msg, "fwsim "+c.name+": ") || strings.Count(msg, "\n") != 1 || !strings.HasSuffix(msg, "\n") {

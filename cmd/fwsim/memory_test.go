@@ -32,7 +32,11 @@ func TestMaxMemoryIsTheSoftLimit(t *testing.T) {
 		}
 		code, _, stderr := runCLI(t, tc.args...)
 		setMemoryLimit = nil
-		require.Equal(t, exitOK, code, "%q: %s", tc.args, stderr)
+		want := exitOK
+		if tc.args[0] == "explore" {
+			want = exitIncomplete // 100 states leave most of the pair unexplored
+		}
+		require.Equal(t, want, code, "%q: %s", tc.args, stderr)
 		assert.Equal(t, tc.want, set, tc.args)
 	}
 }
