@@ -113,6 +113,20 @@ type Options struct {
 	// Interrupt, when not nil, stops the exploration soon after it closes:
 	// Explore returns bus.ErrInterrupted.
 	Interrupt <-chan struct{}
+	// Progress, when not nil, is told how the exploration goes after every
+	// state expanded, and once more when the solving begins.
+	Progress func(Progress)
+}
+
+// Progress is how far an exploration has gone.
+type Progress struct {
+	// States are the choice points known, of at most MaxStates; Frontier
+	// those still to expand.
+	States, Frontier, MaxStates int
+	// Bytes estimates the memory of the states known.
+	Bytes int64
+	// Solving is set once every state is known: the graph is being solved.
+	Solving bool
 }
 
 // ParseDeadline reads METRIC=DUR, a deadline of one time metric, or DUR,

@@ -121,8 +121,19 @@ func (e *explorer) build() error {
 		if err := e.expand(s); err != nil {
 			return err
 		}
+		e.report(false)
 	}
+	e.report(true)
 	return nil
+}
+
+// report tells Options.Progress how far the exploration has gone.
+func (e *explorer) report(solving bool) {
+	if e.o.Progress != nil {
+		n := e.choicePoints()
+		e.o.Progress(Progress{States: n, Frontier: len(e.queue), MaxStates: e.o.MaxStates,
+			Bytes: e.stateBytes + int64(n)*stateOverhead, Solving: solving})
+	}
 }
 
 // sampleStates is how many states the estimate of a state's memory is

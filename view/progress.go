@@ -3,8 +3,11 @@ package view
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/fwsim/fwsim/explore"
 )
 
 // ProgressBar redraws one line on a terminal: the bar, the share and count
@@ -14,6 +17,8 @@ import (
 // and every redraw would leave a line behind.
 type ProgressBar struct {
 	w       io.Writer
+	unit    string // what is counted: runs, states
+	extra   string // figures the caller adds to the richest line
 	columns func() int
 	now     func() time.Time
 	start   time.Time
@@ -26,10 +31,19 @@ type ProgressBar struct {
 // NewProgressBar draws on w, columns wide as asked at every redraw, with
 // now as its clock.
 func NewProgressBar(w io.Writer, columns func() int, now func() time.Time) *ProgressBar {
-	return &ProgressBar{w: w, columns: columns, now: now, start: now()}
+	return NewProgressBarOf("runs", w, columns, now)
 }
 
-// Update shows done of total runs.
+// NewProgressBarOf is a progress bar that counts unit (states, say).
+func NewProgressBarOf(unit string, w io.Writer, columns func() int, now func() time.Time) *ProgressBar {
+	return &ProgressBar{w: w, unit: unit, columns: columns, now: now, start: now()}
+}
+
+// SetExtra adds figures (", frontier 120, 3 MiB") to the richest line from
+// the next redraw on.
+func (b *ProgressBar) SetExtra(extra string) { b.extra = extra }
+
+// Update shows done of total (runs, or the bar's unit).
 func (b *ProgressBar) Update(done, total int) {
 	now := b.now()
 	percent := done * 100 / total
@@ -53,22 +67,25 @@ func (b *ProgressBar) Update(done, total int) {
 // figure, then the figures alone, then fewer of them; the time left goes
 // last, as it is what one looks for.
 func (b *ProgressBar) line(done, total int, elapsed time.Duration, room int) string {
-	count := fmt.Sprintf("%3d%% %d/%d runs", done*100/total, done, total)
+	count := fmt.Sprintf("%3d%% %d/%d %s", done*100/total, done, total, b.unit)
 	candidates := []string{count}
 	if done > 0 && elapsed > 0 {
 		rate := float64(done) / elapsed.Seconds()
 		eta := "ETA " + roundDuration(time.Duration(float64(total-done)/rate*float64(time.Second))).String()
 		candidates = []string{
-			fmt.Sprintf("%s, %s runs/s, %s elapsed, %s", count, formatRate(rate), roundDuration(elapsed), eta),
+			fmt.Sprintf("%s, %s %s/s, %s elapsed, %s%s", count, formatRate(rate), b.unit, roundDuration(elapsed), eta, b.extra),
 			count + ", " + eta,
 			fmt.Sprintf("%3d%% %s", done*100/total, eta),
+		}
+		if b.extra != "" {
+			candidates = slices.Insert(candidates, 1, count+b.extra)
 		}
 	}
 	// The bar takes what the figures of any run shorter than an hour, at
 	// 0.1 runs/s or more, leave it, so that it neither jitters nor comes
 	// and goes as they change length; longer figures shrink it or, on a
 	// narrow terminal, drop it, rather than wrap.
-	usual := len([]rune(fmt.Sprintf("%3d%% %d/%d runs, %s runs/s, %s elapsed, ETA %s", 100, total, total, "12.3k", "59m59s", "59m59s")))
+	usual := len([]rune(fmt.Sprintf("%3d%% %d/%d %s, %s %s/s, %s elapsed, ETA %s%s", 100, total, total, b.unit, "12.3k", b.unit, "59m59s", "59m59s", b.extra)))
 	if len(candidates) > 1 {
 		if bar := min(room-3-max(usual, len([]rune(candidates[0]))), maxBar); bar >= minBar {
 			filled := done * bar / total
@@ -93,6 +110,16 @@ func (b *ProgressBar) Clear() {
 		fmt.Fprintf(b.w, "\r%s\r", strings.Repeat(" ", max(min(b.shown, b.columns()-1), 0)))
 		b.drawn, b.shown = time.Time{}, 0
 	}
+}
+
+// ExploreProgressText is what an exploration's bar adds to its count of
+// states: the frontier still to expand and the states' memory, or that
+// the graph is being solved.
+func ExploreProgressText(p explore.Progress) string {
+	if p.Solving {
+		return fmt.Sprintf(", solving the graph (%d MiB)", p.Bytes>>20)
+	}
+	return fmt.Sprintf(", frontier %d, %d MiB", p.Frontier, p.Bytes>>20)
 }
 
 // formatRate writes a rate with three significant digits at most: "950",

@@ -18,7 +18,7 @@ func drawBar(columns, total int) string { return drawBarAt(columns, total, 10*ti
 func drawBarAt(columns, total int, step time.Duration) string {
 	var out bytes.Buffer
 	clock := time.Unix(0, 0)
-	bar := &ProgressBar{w: &out, columns: func() int { return columns }, now: func() time.Time { return clock }, start: clock}
+	bar := &ProgressBar{w: &out, unit: "runs", columns: func() int { return columns }, now: func() time.Time { return clock }, start: clock}
 	for done := 1; done <= total; done++ {
 		clock = clock.Add(step)
 		bar.Update(done, total)
@@ -70,7 +70,7 @@ func TestProgressBarCoversTheLastLine(t *testing.T) {
 	var out bytes.Buffer
 	clock := time.Unix(0, 0)
 	columns := 120
-	bar := &ProgressBar{w: &out, columns: func() int { return columns }, now: func() time.Time { return clock }, start: clock}
+	bar := &ProgressBar{w: &out, unit: "runs", columns: func() int { return columns }, now: func() time.Time { return clock }, start: clock}
 	written := func(draw func()) string {
 		before := out.Len()
 		draw()
@@ -101,7 +101,7 @@ func TestProgressBarIsSteady(t *testing.T) {
 		columns := tc.columns
 		var out bytes.Buffer
 		clock := time.Unix(0, 0)
-		bar := &ProgressBar{w: &out, columns: func() int { return columns }, now: func() time.Time { return clock }, start: clock}
+		bar := &ProgressBar{w: &out, unit: "runs", columns: func() int { return columns }, now: func() time.Time { return clock }, start: clock}
 		for done := 1; done <= tc.total; done++ {
 			// From 13k runs a second to 25.6k (the digits CI saw change),
 			// then to millions.

@@ -73,6 +73,7 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		maxDur     time.Duration
 		jsonOutput bool
 		cexDir     string
+		quiet      bool
 	)
 	b.nondet = true
 	order := b.register(fs, "pair", "fix everything that is not a choice (timer lengths, clock phases\nwithout --phases) as fwsim run --seed `S` does, e.g. --seed 42")
@@ -90,7 +91,9 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		"write one JSON object instead of the text report, e.g. --json | jq .outcomes")
 	fs.StringVar(&cexDir, "counterexamples", "",
 		"write a likeliest run of every outcome that is not ok to `DIR`/OUTCOME.json,\nand of every deadline some run misses to DIR/miss-METRIC-DUR.json, for\nfwsim run --replay, e.g. --counterexamples cex")
-	fs.order(append(order[:2:2], append([]string{"timing", "phases", "event-window", "deadline", "max-states", "max-duration", "json", "counterexamples"},
+	fs.BoolVar(&quiet, "quiet", false,
+		"draw no progress bar (drawn on stderr only when it is a terminal): the states\nknown of --max-states, their rate, the frontier, their memory, then the solving;\ne.g. --quiet 2>log")
+	fs.order(append(order[:2:2], append([]string{"timing", "phases", "event-window", "deadline", "max-states", "max-duration", "quiet", "json", "counterexamples"},
 		without(order[2:], "timing", "max-events")...)...)...)
 	if code, done := fs.parse(e, args); done {
 		return code
@@ -137,7 +140,11 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 			return fs.inputError(e, fmt.Errorf("--counterexamples: %w", err))
 		}
 	}
+	o.Progress = newExploreProgress(e, quiet)
 	res, err := explore.Explore(topo, o)
+	if e.stderr.bar != nil {
+		e.stderr.bar.Clear()
+	}
 	if errors.Is(err, bus.ErrInterrupted) {
 		return fs.interrupt(e)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,4 +110,26 @@ func TestExploreBadFlags(t *testing.T) {
 		assert.Equal(t, exitUsage, code, tc.args)
 		assert.Contains(t, stderr, tc.msg, tc.args)
 	}
+}
+
+// On a terminal an exploration shows its states against --max-states,
+// their frontier and memory, then that it solves; the bar is erased before
+// the report, which stays clean.
+func TestExploreProgressBarOnlyOnATerminal(t *testing.T) {
+	args := []string{"explore", "--topology", "../../examples/far-pair.yaml", "--allow-out-of-spec", "--clock", "ideal", "--timing", "max"}
+	_, _, stderr := runCLI(t, args...)
+	assert.Empty(t, stderr, "stderr is no terminal in tests")
+
+	saved := isTerminal
+	t.Cleanup(func() { isTerminal = saved })
+	isTerminal = func(io.Writer) bool { return true }
+	code, stdout, stderr := runCLI(t, args...)
+	require.Equal(t, exitFailure, code, "the far pair stalls")
+	assert.Regexp(t, `\d+/50000 states, .*frontier \d+, \d+ MiB`, stderr)
+	assert.Contains(t, stderr, "100% 13/13 states")
+	assert.Contains(t, stderr, "solving the graph")
+	assert.True(t, strings.HasSuffix(stderr, "\r"), "the bar is erased at the end")
+	assert.NotContains(t, stdout, "\r")
+	_, _, stderr = runCLI(t, append(args, "--quiet")...)
+	assert.Empty(t, stderr)
 }

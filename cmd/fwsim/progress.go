@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/fwsim/fwsim/explore"
 	"github.com/fwsim/fwsim/view"
 )
 
@@ -23,6 +24,27 @@ func newProgress(e *env, quiet bool) func(done, total int) {
 		if done == total {
 			bar.Clear()
 		}
+	}
+}
+
+// newExploreProgress returns explore's progress function, or nil when
+// there is to be no bar: the states known of at most --max-states, with
+// the frontier and their memory, then a note that the graph is being
+// solved. The caller clears the bar when the exploration returns.
+func newExploreProgress(e *env, quiet bool) func(explore.Progress) {
+	if quiet || !isTerminal(e.stderr.w) {
+		return nil
+	}
+	bar := view.NewProgressBarOf("states", e.stderr.w, terminalColumns(e.stderr.w), time.Now)
+	e.stderr.bar = bar
+	return func(p explore.Progress) {
+		bar.SetExtra(view.ExploreProgressText(p))
+		total := max(p.MaxStates, p.States)
+		if p.Solving {
+			bar.Clear() // drawn at once: the solve may take long
+			total = p.States
+		}
+		bar.Update(p.States, total)
 	}
 }
 
