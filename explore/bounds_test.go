@@ -173,7 +173,7 @@ func TestWideEventWindowRefused(t *testing.T) {
 		{bus.Window{From: 0, To: int64(time.Hour)}, "the event window 0..3600000000000 ns holds 707788800000 clock edges, each an instant for the first event: more than 1048576"},
 	} {
 		within(t, 2*time.Second, func() {
-			_, err := Explore(topo, Options{Bus: bus.Options{Seed: 1}, Space: bus.ChoiceSpace{EventWindow: &tc.win}})
+			_, err := Explore(topo, Options{Bus: bus.Options{Seed: 1}, Space: bus.ChoiceSpace{EventWindow: &tc.win}, MaxStates: 50_000})
 			assert.ErrorContains(t, err, tc.want)
 		})
 	}

@@ -68,7 +68,7 @@ type budgetSolver struct {
 	f    []stepFn
 	live []bool // the states whose value depends on the budget
 	// steps counts the steps of every function: bounded, as the
-	// unrolling is, by unrollFactor·MaxStates.
+	// unrolling is, by explorer.unrollBound.
 	steps int
 	// scratch for combine
 	points []int64
@@ -131,7 +131,7 @@ func (bs *budgetSolver) solve(frontier *big.Rat, endedValue []*big.Rat) (*big.Ra
 			}
 			bs.steps += len(g.at) - len(bs.f[i].at)
 			bs.f[i] = g
-			if bs.steps > unrollFactor*e.o.MaxStates {
+			if bs.steps > e.unrollBound() {
 				return bs.f[0].value(bs.d), false, nil
 			}
 			for _, p := range preds[i] {

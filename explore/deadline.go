@@ -70,7 +70,7 @@ func (e *explorer) unroll(m int, d int64) (met Interval, done bool, err error) {
 	u.missed = u.add(mdp.State{Kind: mdp.Terminal})
 	u.visit(budgeted{0, d})
 	for i := 0; i < len(u.todo); i++ {
-		if len(u.todo) > unrollFactor*e.o.MaxStates {
+		if len(u.todo) > e.unrollBound() {
 			return Interval{}, false, nil
 		}
 		if i%(interruptEvery*interruptEvery) == 0 && e.interrupted() {
@@ -86,6 +86,21 @@ func (e *explorer) unroll(m int, d int64) (met Interval, done bool, err error) {
 // Options.MaxStates states: each graph state appears there once per budget
 // it can be reached with.
 const unrollFactor = 50
+
+// unrollStates is the fewest states an exploration bound by its memory
+// (Options.MaxStates zero) scales the unrolling from: the states explored
+// otherwise, as MaxStates when it is given. Its bound, in the millions of
+// states, would let an unrolling grow far past the memory the states take.
+const unrollStates = 50_000
+
+// unrollBound is how many pairs of a state and a budget an unrolling, or
+// the step functions of a deadline, may take.
+func (e *explorer) unrollBound() int {
+	if e.fitMemory {
+		return unrollFactor * max(e.choicePoints(), unrollStates)
+	}
+	return unrollFactor * e.o.MaxStates
+}
 
 // budgeted is a state of the unrolling: a graph state with the ns of the
 // deadline left.

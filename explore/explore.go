@@ -56,9 +56,6 @@ func (t Timing) Corner() treeid.Corner {
 	return treeid.CornerRandom
 }
 
-// DefaultMaxStates is Options.MaxStates when zero.
-const DefaultMaxStates = 50_000
-
 // DefaultMaxMemory is Options.MaxMemory when zero.
 const DefaultMaxMemory = 4 << 30
 
@@ -91,8 +88,10 @@ type Options struct {
 	// Roots asks for the distribution of the first generation's root and
 	// self-ID order (Result.Roots).
 	Roots bool
-	// MaxStates bounds the distinct states explored (default
-	// DefaultMaxStates); past it, answers are intervals. A deadline's
+	// MaxStates bounds the distinct states explored; past it, answers are
+	// intervals. Zero: as many as MaxMemory holds, at the size of the
+	// first thousand states (until they are known, MaxMemory over the
+	// least a state takes). A deadline's
 	// unrolling past 50 times it gives way to step functions of the
 	// budget, which are exact too.
 	MaxStates int
@@ -292,6 +291,10 @@ type Result struct {
 	// run elects, with its probability and the self-ID orders of those
 	// runs, likeliest first. Runs that never end elect none of them.
 	Roots []RootResult
+	// MaxStates is the bound the exploration kept: Options.MaxStates, or
+	// the states the memory budget holds (MaxStatesFromMemory).
+	MaxStates           int
+	MaxStatesFromMemory bool
 	// Runs counts the partial runs taken to explore and Events their kernel
 	// events; Elapsed is the wall time.
 	Runs    int
@@ -344,17 +347,14 @@ func checkOptions(o *Options) error {
 	o.Bus.Interrupt = o.Interrupt
 	f, _ := bias.Float64()
 	o.Bus.CoinBias = &f
-	if o.MaxStates == 0 {
-		o.MaxStates = DefaultMaxStates
-	}
 	if o.MaxMemory == 0 {
 		o.MaxMemory = DefaultMaxMemory
 	}
 	if o.MaxDuration < 0 {
 		return fmt.Errorf("%w: max duration %v: want 0 (no limit) or a positive duration", ErrInvalidOptions, o.MaxDuration)
 	}
-	if o.MaxStates < 1 {
-		return fmt.Errorf("%w: max states %d: want at least 1", ErrInvalidOptions, o.MaxStates)
+	if o.MaxStates < 0 {
+		return fmt.Errorf("%w: max states %d: want 0 (as many as the memory budget holds) or more", ErrInvalidOptions, o.MaxStates)
 	}
 	for _, d := range o.Deadlines {
 		if d.D <= 0 {

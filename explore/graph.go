@@ -3,6 +3,7 @@ package explore
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/big"
 	"time"
 
@@ -61,9 +62,11 @@ type explorer struct {
 	classIndex map[string]int
 	// stateBytes sums the keys and paths of the choice points, for the
 	// estimate of the memory MaxStates of them take; sized is set once
-	// it is checked.
+	// it is checked, or, with fitMemory (Options.MaxStates zero), once
+	// MaxStates is set to what the memory budget holds.
 	stateBytes int64
 	sized      bool
+	fitMemory  bool
 }
 
 func newExplorer(topo *bus.Topology, o Options) (*explorer, error) {
@@ -74,7 +77,13 @@ func newExplorer(topo *bus.Topology, o Options) (*explorer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &explorer{o: o, f: f, index: map[string]int{}, classIndex: map[string]int{}}, nil
+	e := &explorer{o: o, f: f, index: map[string]int{}, classIndex: map[string]int{}}
+	if o.MaxStates == 0 {
+		// Until the first states tell their size, no more than the budget
+		// holds of the least a state takes.
+		e.o.MaxStates, e.fitMemory = int(min(o.MaxMemory/stateOverhead, math.MaxInt32)), true
+	}
+	return e, nil
 }
 
 // interruptEvery is how many runs, or evaluations of a deadline's
@@ -106,7 +115,9 @@ func (e *explorer) build() error {
 			return err
 		}
 		if e.choicePoints() >= sampleStates && !e.sized {
-			if err := e.checkMemory(); err != nil {
+			if e.fitMemory {
+				e.o.MaxStates = int(min(e.o.MaxMemory/e.stateSize(), math.MaxInt32))
+			} else if err := e.checkMemory(); err != nil {
 				return err
 			}
 			e.sized = true
@@ -148,7 +159,7 @@ const (
 // checkMemory refuses an exploration whose MaxStates states would take
 // more than MaxMemory, as the states found so far take on average.
 func (e *explorer) checkMemory() error {
-	perState := e.stateBytes/int64(e.choicePoints()) + stateOverhead
+	perState := e.stateSize()
 	need := int64(e.o.MaxStates) * perState
 	if need <= e.o.MaxMemory {
 		return nil
@@ -157,10 +168,17 @@ func (e *explorer) checkMemory() error {
 		ErrInvalidOptions, e.o.MaxStates, need>>20, perState, e.choicePoints(), e.o.MaxMemory>>20)
 }
 
+// stateSize is the memory a state takes, on average over those found.
+func (e *explorer) stateSize() int64 {
+	return e.stateBytes/int64(e.choicePoints()) + stateOverhead
+}
+
 // checkDuration refuses, once elapsed passes a second, an exploration
 // whose pace says MaxStates states would take longer than MaxDuration.
 func (e *explorer) checkDuration(elapsed time.Duration) error {
-	if e.o.MaxDuration == 0 || elapsed < time.Second {
+	// A bound the memory budget sets is only a guess until the states'
+	// size is known.
+	if e.o.MaxDuration == 0 || elapsed < time.Second || (e.fitMemory && !e.sized) {
 		return nil
 	}
 	need := time.Duration(float64(elapsed) * float64(e.o.MaxStates) / float64(e.choicePoints()))

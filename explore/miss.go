@@ -15,7 +15,7 @@ import (
 // a most probable way on to the run's end. It searches best first over
 // pairs of a state and the ns the metric has taken, capped just past d,
 // so that cycles end; it gives up, returning nil, past
-// unrollFactor·MaxStates pairs.
+// explorer.unrollBound pairs.
 func (e *explorer) likeliestMiss(m int, d int64) (*bus.Path, *big.Rat, bus.Outcome, error) {
 	type node struct {
 		s     int
@@ -45,7 +45,7 @@ func (e *explorer) likeliestMiss(m int, d int64) (*bus.Path, *big.Rat, bus.Outco
 		heap.Push(q, ratItem{len(visits) - 1, p})
 	}
 	push(node{0, min(e.initial[m], d+1)}, one, -1, 0)
-	for q.Len() > 0 && len(visits) <= unrollFactor*e.o.MaxStates {
+	for q.Len() > 0 && len(visits) <= e.unrollBound() {
 		it := heap.Pop(q).(ratItem)
 		v := &visits[it.i]
 		if v.done || v.p.Cmp(it.p) != 0 {

@@ -13,7 +13,7 @@ import (
 // solve computes every answer from the graph.
 func (e *explorer) solve() (*Result, error) {
 	res := &Result{States: e.choicePoints(), Complete: len(e.queue) == 0, Nondeterministic: e.nondet,
-		Runs: e.runs, Events: e.events}
+		MaxStates: e.o.MaxStates, MaxStatesFromMemory: e.fitMemory, Runs: e.runs, Events: e.events}
 	var outcomes []bus.Outcome
 	for _, st := range e.states {
 		if st.terminal {

@@ -64,7 +64,11 @@ func WriteExploreText(w io.Writer, source string, topo *bus.Topology, o explore.
 	fmt.Fprintf(w, "fwsim explore: %s, %s\n", source, exploreSettings(topo, o))
 	complete := "every state explored"
 	if !res.Complete {
-		complete = fmt.Sprintf("stopped at --max-states %d: every answer is an interval that holds the exact value, and only a failure already sure is a verdict", o.MaxStates)
+		bound := fmt.Sprintf("--max-states %d", res.MaxStates)
+		if res.MaxStatesFromMemory {
+			bound = fmt.Sprintf("%d states, the most --max-memory holds", res.MaxStates)
+		}
+		complete = "stopped at " + bound + ": every answer is an interval that holds the exact value, and only a failure already sure is a verdict"
 	}
 	fmt.Fprintf(w, "%d states, %d run ends (%s); %d partial runs, %d events, %s\n",
 		res.States, res.Terminals, complete, res.Runs, res.Events, res.Elapsed.Round(time.Millisecond))

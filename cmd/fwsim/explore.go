@@ -83,8 +83,8 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		"fixed keeps each PHY's clock phase as the seed draws it; grid:`K` lets the\nadversary give each one of K evenly spaced phases, e.g. --phases grid:4")
 	fs.StringVar(&window, "event-window", "",
 		"move the topology's scripted events together so that the first falls on\nevery clock edge in `FROM..TO`, chosen by the adversary,\ne.g. --event-window 166us..172us")
-	fs.IntVar(&maxStates, "max-states", explore.DefaultMaxStates,
-		"stop after `N` distinct states; the answers are then intervals that hold the\nexact values, e.g. --max-states 1000000")
+	fs.IntVar(&maxStates, "max-states", 0,
+		"stop after `N` distinct states; the answers are then intervals that hold the\nexact values; 0 for as many as --max-memory holds, at the size of the first\nthousand states, e.g. --max-states 1000000")
 	fs.DurationVar(&maxDur, "max-duration", 24*time.Hour,
 		"refuse an exploration that would take longer than `DUR` to find --max-states\nstates, as its pace over its first second says; 0 for no limit,\ne.g. --max-duration 10m")
 	fs.BoolVar(&jsonOutput, "json", false,
@@ -104,8 +104,8 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 	if fs.isSet("max-events") {
 		return fs.usageError(e, "--max-events: explore runs each partial run to its next choice; bound the exploration with --max-states")
 	}
-	if maxStates < 1 {
-		return fs.usageError(e, "--max-states %d: want at least 1", maxStates)
+	if maxStates < 0 {
+		return fs.usageError(e, "--max-states %d: want 0 (as many as --max-memory holds) or more", maxStates)
 	}
 	if maxDur < 0 {
 		return fs.usageError(e, "--max-duration %s: want 0 (no limit) or a positive duration", maxDur)
