@@ -3,6 +3,7 @@ package view
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -72,15 +73,28 @@ func compareLeader(res *election.Result) string {
 // mutex.Compare with o.
 func MutexComparison(o mutex.Options, source string, results []*mutex.Result) *Comparison {
 	c := &Comparison{Command: "mutex", Header: mutexHeader(o), Source: source, Lines: eventLines(o.Crashes, nil, nil, "")}
-	c.Table.add("algorithm      ", "entries", "messages", "per entry", "mean wait", "max wait", "unserved", "out of order", "causal", "safety")
+	head := []string{"algorithm      ", "entries", "messages", "hops", "per entry", "mean wait", "max wait", "unserved", "out of order", "causal", "safety"}
+	if o.Loss > 0 {
+		head = slices.Insert(head, 4, "lost")
+	}
+	c.Table.add(head...)
 	for _, r := range results {
 		safety := "held"
 		if len(r.Violations) > 0 {
 			safety = "VIOLATED"
 		}
-		c.Table.add(r.Algo, strconv.Itoa(len(r.Entries)), strconv.Itoa(r.Messages.Total), perEntry(r, ""),
+		row := []string{r.Algo, strconv.Itoa(len(r.Entries)), strconv.Itoa(r.Messages.Total), strconv.FormatInt(r.Hops, 10), perEntry(r, ""),
 			fmt.Sprintf("%.3f", r.MeanWait), fmt.Sprintf("%.3f", r.MaxWait), strconv.Itoa(len(r.Unserved)),
-			fmt.Sprintf("%d/%d", r.Order.Inversions, r.Order.Pairs), strconv.Itoa(r.Order.CausalInversions), safety)
+			fmt.Sprintf("%d/%d", r.Order.Inversions, r.Order.Pairs), strconv.Itoa(r.Order.CausalInversions), safety}
+		if o.Loss > 0 {
+			row = slices.Insert(row, 4, strconv.Itoa(len(r.Lost)))
+		}
+		c.Table.add(row...)
+	}
+	for _, r := range results {
+		if r.LossDeadlock() {
+			c.After = append(c.After, fmt.Sprintf("%s deadlocked: %s", r.Algo, r.Deadlock))
+		}
 	}
 	return c
 }

@@ -27,16 +27,21 @@ drawn from [0, --think), and stays --cs-time. Every run checks safety (never
 two nodes inside), liveness (every request served, or which wait for ever and
 why) and order (whether entries followed the order of the requests in time and
 by happened-before), and counts messages per entry and waiting times.
---compare runs every algorithm on the same workload and prints one table;
---lose-token-at goes to token-ring, --request-reply to ricart-agrawala.
-Times are in message delays. docs/mutex.md explains the algorithms and faults.
+--loss P loses every message with probability P (no algorithm resends: a loss
+deadlocks all but a token ring with --regenerate). --compare runs every
+algorithm on the same workload and prints one table, with the hops the
+messages take on the topology; --crash and --loss go to every run,
+--lose-token-at and --regenerate to token-ring, --request-reply to
+ricart-agrawala. Times are in message delays. docs/mutex.md explains the
+algorithms and faults.
 
 Algorithms:
 %s
-Exit status: 0 the run ended safe (a fault may leave requests waiting: that is
-reported); 1 two nodes were in the critical section at once, a request was
-never served although no fault was injected, or the run used up its event
-budget; 2 usage or input error.`
+Exit status: 0 the run ended safe (a crash or a lost token may leave requests
+waiting: that is reported); 1 two nodes were in the critical section at once,
+a request was never served although no crash or lost token was injected (a
+deadlock after a --loss is a failure), or the run used up its event budget;
+2 usage or input error.`
 
 // mutexConfig is what the flags of "fwsim mutex" ask for.
 type mutexConfig struct {
@@ -54,6 +59,9 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 		"fwsim mutex --algo central --gen tree:6:2 --crash n0@2",
 		"fwsim mutex --algo ricart-agrawala --gen ring:5 --crash n2@0.2 --request-reply",
 		"fwsim mutex --algo token-ring --gen ring:5 --lose-token-at 3 --trace",
+		"fwsim mutex --algo token-ring --gen ring:5 --requests 3 --lose-token-at 3 --regenerate",
+		"fwsim mutex --algo central --gen ring:5 --requests 2 --loss 0.1 --seed 3",
+		"fwsim mutex --algo majority --gen ring:9 --requests 2",
 		"fwsim mutex --compare --gen ring:8 --requests 3",
 		"fwsim mutex --algo central --gen ring:5 --requests 2 --think 4 --notify",
 		"fwsim mutex --algo ricart-agrawala --gen chain:3 --requester n0 --requester n1 \\\n      --clock n0=11 --clock n1=7 --think 0 --trace   (the textbook example: timestamps 12 and 8)",
@@ -88,6 +96,8 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 			switch {
 			case len(res.Violations) > 0:
 				return fmt.Sprintf("fwsim mutex: %s broke mutual exclusion: %s", res.Algo, res.Violations[0])
+			case res.LossDeadlock():
+				return fmt.Sprintf("fwsim mutex: %s deadlocked after %d lost message%s: %s", res.Algo, len(res.Lost), view.Plural(len(res.Lost)), res.Deadlock)
 			case !res.Live && !res.Faulty():
 				return fmt.Sprintf("fwsim mutex: %s left requests unserved without a fault", res.Algo)
 			}
@@ -200,6 +210,17 @@ func (c *mutexConfig) register(fs *flags) {
 			c.opts.LoseToken = true
 			return durationFlag(&c.opts.LoseTokenAt)(s)
 		})
+	fs.BoolVar(&c.opts.Regenerate, "regenerate", false,
+		"token-ring: a coordinator (--coordinator, or the elected leader) that has not seen the\ntoken for its longest round trip regenerates it, e.g. --regenerate")
+	fs.Func("loss", "lose every message with probability `P`, from 0 to 1, drawn per message, link and\nattempt from the seed; no algorithm resends, e.g. --loss 0.1 (default 0)",
+		func(s string) error {
+			p, err := strconv.ParseFloat(s, 64)
+			if err != nil || !(p >= 0 && p <= 1) {
+				return errors.New("want a probability from 0 to 1, e.g. 0.1")
+			}
+			c.opts.Loss = p
+			return nil
+		})
 	fs.Var(&c.requesters, "requester",
 		"only `NODE` asks for the critical section; repeat for several (default: every\nnode), e.g. --requester n0 --requester n1")
 	fs.Func("clock", "ricart-agrawala: start `NODE=N`'s Lamport clock at N, so that its first request\nis stamped N+1; repeat for several (default 0), e.g. --clock n1=7",
@@ -222,15 +243,15 @@ func (c *mutexConfig) register(fs *flags) {
 			return nil
 		})
 	fs.StringVar(&c.opts.Coordinator, "coordinator", "",
-		"central: `NODE` coordinates instead of the elected leader, e.g. --coordinator n3")
+		"central, and token-ring with --regenerate: `NODE` coordinates instead of the elected\nleader, e.g. --coordinator n3")
 	fs.BoolVar(&c.opts.RequestReply, "request-reply", false,
 		"ricart-agrawala: answer every REQUEST at once (REPLY or DEFER) and give up on a\nnode silent for two delays, the remedy against crashes, e.g. --request-reply")
 	fs.BoolVar(&c.opts.Trace, "trace", false,
-		"list every message: when sent and received, between whom, its type and value,\ne.g. --trace")
+		"list every message (when sent and received or lost, between whom, its type and\nvalue) and what each node does: its start, its timers (WANT, EXIT, CRASH, SUSPECT,\nTOKEN, TIMEOUT), entering and leaving the critical section, crashing, regenerating\nthe token, e.g. --trace")
 	fs.BoolVar(&c.jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .unserved")
-	fs.order("algo", "compare", "topology", "gen", "requests", "requester", "cs-time", "think", "notify", "seed", "crash", "lose-token-at",
-		"request-reply", "clock", "coordinator", "trace", "json")
+	fs.order("algo", "compare", "topology", "gen", "requests", "requester", "cs-time", "think", "notify", "seed", "crash", "loss", "lose-token-at",
+		"regenerate", "request-reply", "clock", "coordinator", "trace", "json")
 }
 
 // maxRequests bounds --requests: 63 nodes asking 100 times each make 6300

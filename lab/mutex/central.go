@@ -90,6 +90,12 @@ func (c *central) why() string {
 	w := c.w
 	coord := w.machines[w.coord].(*central)
 	name := w.g.Nodes
+	queued := func(s string) string {
+		if i := slices.Index(coord.queue, c.v); i >= 0 {
+			s += fmt.Sprintf("; %s is number %d in its queue", name[c.v], i+1)
+		}
+		return s
+	}
 	switch {
 	case !w.live(w.coord):
 		return fmt.Sprintf("the coordinator %s crashed at %s; a client cannot tell that from a long queue",
@@ -100,12 +106,29 @@ func (c *central) why() string {
 		if r := w.requests[w.nodes[h].current]; r.entered < 0 {
 			where = "before the OK reached it"
 		}
-		s := fmt.Sprintf("the coordinator %s granted %s, which crashed at %s %s: no RELEASE comes",
-			name[w.coord], name[h], Format(w.nodes[h].crashAt), where)
-		if i := slices.Index(coord.queue, c.v); i >= 0 {
-			s += fmt.Sprintf("; %s is number %d in its queue", name[c.v], i+1)
+		return queued(fmt.Sprintf("the coordinator %s granted %s, which crashed at %s %s: no RELEASE comes",
+			name[w.coord], name[h], Format(w.nodes[h].crashAt), where))
+	case coord.holder >= 0:
+		// A live holder that never releases: its OK or its RELEASE was lost.
+		h := coord.holder
+		cur := w.nodes[h].current
+		if ok, lost := w.lostLast(cOK, w.coord, h, -1); lost && cur >= 0 && w.requests[cur].entered < 0 && !slices.Contains(coord.queue, h) {
+			if h == c.v {
+				return fmt.Sprintf("the coordinator %s's OK to it was lost at %s: %s counts it inside and grants no one else",
+					name[w.coord], Format(ok.at), name[w.coord])
+			}
+			return queued(fmt.Sprintf("the coordinator %s granted %s, whose OK was lost at %s: %s never enters, so no RELEASE comes",
+				name[w.coord], name[h], Format(ok.at), name[h]))
 		}
-		return s
+		if rel, lost := w.lostLast(cRelease, h, w.coord, -1); lost {
+			return queued(fmt.Sprintf("%s's RELEASE to the coordinator %s was lost at %s: %s counts %s inside for ever",
+				name[h], name[w.coord], Format(rel.at), name[w.coord], name[h]))
+		}
+	case c.v != w.coord && !slices.Contains(coord.queue, c.v):
+		if req, lost := w.lostLast(cRequest, c.v, w.coord, -1); lost {
+			return fmt.Sprintf("its REQUEST to the coordinator %s was lost at %s: %s never heard of it",
+				name[w.coord], Format(req.at), name[w.coord])
+		}
 	}
 	return "no grant came (a bug: no fault explains it)"
 }

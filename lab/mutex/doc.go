@@ -1,5 +1,6 @@
 // Package mutex runs the classic mutual-exclusion algorithms (a central
-// coordinator, Ricart–Agrawala, the token ring) on the nodes of a bus
+// coordinator, Ricart–Agrawala and its majority-voting improvement, the
+// token ring) on the nodes of a bus
 // topology and the virtual-time runtime of package netsim (netsim.Drive),
 // and checks every run for what mutual exclusion promises.
 //
@@ -29,15 +30,18 @@
 // Result.Unserved says what it waits for and why that never comes.
 // Ordering: whether entries followed the order of the requests in time,
 // and the order of happened-before (vector clocks over every message).
-// And the messages per entry and the waiting times.
+// And the messages per entry, the hops they take on the topology
+// (Result.Hops) and the waiting times.
 //
 // # Faults
 //
 // Options.Crashes stops nodes at given times (a message to a crashed node
-// is counted and lost); Options.LoseToken loses the token ring's token;
+// is counted and lost); Options.Loss loses every message with a
+// probability (no algorithm resends); Options.LoseToken loses the token
+// ring's token and Options.Regenerate lets a coordinator regenerate it;
 // Options.RequestReply is the remedy that lets Ricart–Agrawala go on when
-// a process crashes. A run always ends: a deadlock is reported, never
-// waited out.
+// a process crashes. A run always ends: a deadlock is reported
+// (Result.Deadlock), never waited out.
 //
 // docs/mutex.md describes the model, the algorithms and the figures.
 //

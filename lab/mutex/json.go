@@ -10,9 +10,9 @@ import (
 // message delays.
 type JSON struct {
 	bus.VersionJSON
-	Algo         string             `json:"algo"`            // central, ricart-agrawala or token-ring
+	Algo         string             `json:"algo"`            // central, ricart-agrawala, majority or token-ring
 	Topology     string             `json:"topology"`        // the file, "gen SPEC" or "default"
-	Seed         uint64             `json:"seed"`            // the seed of the delays, the waits and the 1394 root
+	Seed         uint64             `json:"seed"`            // the seed of the delays, the waits, the losses and the 1394 root
 	Requests     int                `json:"requests"`        // entries every node asks for
 	CSTime       float64            `json:"cs_time"`         // the stay in the critical section
 	Think        float64            `json:"think"`           // waits before requests are drawn from [0, think)
@@ -20,17 +20,25 @@ type JSON struct {
 	Crashes      []netsim.CrashJSON `json:"crashes"`         // the crashes asked for
 	LoseTokenAt  *float64           `json:"lose_token_at"`   // the first token sent from then on is lost; null: none
 	RequestReply bool               `json:"request_reply"`   // ricart-agrawala's remedy against crashes
-	Coordinator  *string            `json:"coordinator"`     // central's coordinator; null for the others
+	Regenerate   bool               `json:"regenerate"`      // token-ring: a coordinator regenerates a lost token
+	Loss         float64            `json:"loss"`            // the probability that a message is lost
+	Coordinator  *string            `json:"coordinator"`     // central's coordinator, or token-ring's that regenerates; null otherwise
 	ChosenBy     *string            `json:"chosen_by"`       // how the coordinator was chosen, e.g. "1394 root, seed 1"
 	Ring         []string           `json:"ring"`            // the token's way round; [] for the others
 	Safe         bool               `json:"safe"`            // never two nodes in the critical section
 	Violations   []string           `json:"violations"`      // every entry while another node was inside
 	Live         bool               `json:"live"`            // every live node made all its entries
 	Unserved     []UnservedJSON     `json:"unserved"`        // requests that wait for ever, and why
+	Deadlock     *string            `json:"deadlock"`        // who waits for ever and why; null when live
+	LossDeadlock bool               `json:"loss_deadlock"`   // requests wait for ever after a message loss: a failure, exit 1
+	Lost         []LostJSON         `json:"lost"`            // the messages --loss lost
+	Regenerated  []float64          `json:"regenerated"`     // when the coordinator regenerated the token
+	GaveUp       *float64           `json:"gave_up"`         // when it stopped regenerating; null if it did not
 	Order        OrderJSON          `json:"order"`           // whether entries followed the requests
 	Entries      []EntryJSON        `json:"entries"`         // every entry, in order
 	Messages     netsim.CountJSON   `json:"messages"`        // every message sent, lost ones included
 	PerEntry     float64            `json:"per_entry"`       // the algorithm's messages (not NOTEs) per entry; 0 without entries
+	Hops         int64              `json:"hops"`            // the messages' shortest paths on the topology, summed
 	MeanWait     float64            `json:"mean_wait"`       // from request to entry, over the entries
 	MaxWait      float64            `json:"max_wait"`        // the longest wait of an entry
 	Nodes        []NodeJSON         `json:"nodes"`           // every node, in topology order: what it did
@@ -44,6 +52,14 @@ type UnservedJSON struct {
 	Requested float64 `json:"requested"`  // when
 	Reason    string  `json:"reason"`     // what it waits for and why that never comes
 	NeverMade int     `json:"never_made"` // the node's later requests, never made
+}
+
+// LostJSON is a message --loss lost.
+type LostJSON struct {
+	Type string  `json:"type"` // its type
+	From string  `json:"from"` // its sender
+	To   string  `json:"to"`   // its receiver
+	At   float64 `json:"at"`   // when it was sent
 }
 
 // OrderJSON compares the order of entries with that of requests.
@@ -62,7 +78,7 @@ type EntryJSON struct {
 	Entered   float64  `json:"entered"`   // when it entered
 	Left      *float64 `json:"left"`      // when it left; null if it crashed inside
 	Wait      float64  `json:"wait"`      // entered − requested
-	Timestamp *int64   `json:"timestamp"` // the request's Lamport timestamp (ricart-agrawala); null otherwise
+	Timestamp *int64   `json:"timestamp"` // the request's Lamport timestamp (ricart-agrawala, majority); null otherwise
 }
 
 // NodeJSON is what one node did.
@@ -82,12 +98,20 @@ type NodeJSON struct {
 func NewJSON(source string, res *Result) JSON {
 	out := JSON{VersionJSON: bus.NewVersionJSON(), Algo: res.Algo, Topology: source, Seed: res.Seed,
 		Requests: res.Requests, CSTime: res.CSTime, Think: res.Think, Notify: res.Notify, Crashes: netsim.CrashesJSON(res.Crashes),
-		RequestReply: res.RequestReply, Coordinator: jsonout.NullIfEmpty(res.Coordinator), ChosenBy: jsonout.NullIfEmpty(res.CoordinatorBy),
+		RequestReply: res.RequestReply, Regenerate: res.Regenerate, Loss: res.Loss, Hops: res.Hops,
+		Deadlock: jsonout.NullIfEmpty(res.Deadlock), LossDeadlock: res.LossDeadlock(), Lost: []LostJSON{},
+		Regenerated: jsonout.List(res.Regenerated), Coordinator: jsonout.NullIfEmpty(res.Coordinator), ChosenBy: jsonout.NullIfEmpty(res.CoordinatorBy),
 		Ring: jsonout.List(res.Ring), Safe: len(res.Violations) == 0, Violations: jsonout.List(res.Violations), Live: res.Live,
 		Unserved: []UnservedJSON{}, Entries: []EntryJSON{}, PerEntry: res.PerEntry,
 		MeanWait: res.MeanWait, MaxWait: res.MaxWait, Nodes: []NodeJSON{}, Time: res.Time}
 	if res.LoseToken {
 		out.LoseTokenAt = &res.LoseTokenAt
+	}
+	if res.GaveUp >= 0 {
+		out.GaveUp = &res.GaveUp
+	}
+	for _, l := range res.Lost {
+		out.Lost = append(out.Lost, LostJSON{Type: l.Type, From: l.From, To: l.To, At: l.At})
 	}
 	for _, u := range res.Unserved {
 		out.Unserved = append(out.Unserved, UnservedJSON{Node: u.Node, Requested: u.Requested, Reason: u.Reason, NeverMade: u.NeverMade})
@@ -131,6 +155,8 @@ type CompareJSON struct {
 	Crashes      []netsim.CrashJSON `json:"crashes"`       // the crashes of every run
 	LoseTokenAt  *float64           `json:"lose_token_at"` // token-ring's lost token; null: none
 	RequestReply bool               `json:"request_reply"` // ricart-agrawala ran with its remedy
+	Regenerate   bool               `json:"regenerate"`    // token-ring ran with a coordinator that regenerates a lost token
+	Loss         float64            `json:"loss"`          // the probability that a message is lost, in every run
 	Results      []CompareRowJSON   `json:"results"`       // one per algorithm
 }
 
@@ -139,6 +165,8 @@ type CompareRowJSON struct {
 	Algo       string  `json:"algo"`       // the algorithm
 	Entries    int     `json:"entries"`    // entries into the critical section
 	Messages   int     `json:"messages"`   // every message sent, lost ones included
+	Hops       int64   `json:"hops"`       // the messages' shortest paths on the topology, summed
+	Lost       int     `json:"lost"`       // messages --loss lost
 	PerEntry   float64 `json:"per_entry"`  // the algorithm's messages (not NOTEs) per entry
 	MeanWait   float64 `json:"mean_wait"`  // from request to entry
 	MaxWait    float64 `json:"max_wait"`   // the longest wait
@@ -147,12 +175,14 @@ type CompareRowJSON struct {
 	Causal     int     `json:"causal"`     // pairs of entries against happened-before
 	Pairs      int     `json:"pairs"`      // pairs of entries compared
 	Safe       bool    `json:"safe"`       // never two nodes in the critical section
+	Deadlock   *string `json:"deadlock"`   // who waits for ever and why; null when live
 }
 
 func NewCompareJSON(source string, o Options, results []*Result) CompareJSON {
 	first := NewJSON(source, results[0])
 	out := CompareJSON{VersionJSON: first.VersionJSON, Topology: source, Seed: o.Seed, Requests: o.Requests,
 		CSTime: first.CSTime, Think: first.Think, Notify: o.Notify, Crashes: first.Crashes, RequestReply: o.RequestReply,
+		Regenerate: o.Regenerate, Loss: o.Loss,
 		Results: []CompareRowJSON{}}
 	if o.LoseToken {
 		at := float64(o.LoseTokenAt) / Delay
@@ -160,6 +190,7 @@ func NewCompareJSON(source string, o Options, results []*Result) CompareJSON {
 	}
 	for _, r := range results {
 		out.Results = append(out.Results, CompareRowJSON{Algo: r.Algo, Entries: len(r.Entries), Messages: r.Messages.Total,
+			Hops: r.Hops, Lost: len(r.Lost), Deadlock: jsonout.NullIfEmpty(r.Deadlock),
 			PerEntry: r.PerEntry, MeanWait: r.MeanWait, MaxWait: r.MaxWait, Unserved: len(r.Unserved),
 			Inversions: r.Order.Inversions, Causal: r.Order.CausalInversions, Pairs: r.Order.Pairs, Safe: len(r.Violations) == 0})
 	}

@@ -21,7 +21,8 @@ type Crash = netsim.Crash
 
 // Options control one run. Only Algo is required.
 type Options struct {
-	// Algo is central, ricart-agrawala or token-ring: see Algorithms.
+	// Algo is central, ricart-agrawala, majority or token-ring: see
+	// Algorithms.
 	Algo string
 	// Requests is how many times every requesting node enters the critical
 	// section (default 1).
@@ -36,8 +37,9 @@ type Options struct {
 	// or after the node left the critical section. Zero makes every first
 	// request at time 0, all at once.
 	Think int64
-	// Seed draws the message delays and the waits before requests; the
-	// 1394 root that coordinates central is elected with it too.
+	// Seed draws the message delays, the waits before requests and the
+	// losses, each from a stream of its own; the 1394 root that coordinates
+	// central is elected with it too.
 	Seed uint64
 	// Crashes stop nodes at given times.
 	Crashes []Crash
@@ -45,6 +47,14 @@ type Options struct {
 	// (token-ring).
 	LoseToken   bool
 	LoseTokenAt int64
+	// Regenerate is the token ring's recovery: a coordinator (Coordinator,
+	// or the elected leader as central's) that has not seen the token for
+	// the longest round trip it can take regenerates it.
+	Regenerate bool
+	// Loss is the probability that a message is lost, from 0 to 1; no
+	// algorithm resends. The draw is keyed by the message's type, its link
+	// and its attempt on that link, from a stream of the seed of its own.
+	Loss float64
 	// RequestReply is the remedy of Ricart–Agrawala against crashes: every
 	// REQUEST is answered at once, with REPLY or DEFER, and a node that stays
 	// silent for two delays is taken for crashed and no longer waited for.
@@ -57,9 +67,11 @@ type Options struct {
 	Notify bool
 	// Coordinator names central's coordinator instead of the elected one.
 	Coordinator string
-	// Clocks sets Ricart–Agrawala's Lamport clocks at the start (default 0).
+	// Clocks sets the Lamport clocks of Ricart–Agrawala and the majority
+	// at the start (default 0).
 	Clocks map[string]int64
-	// Trace records every message in Result.Trace.
+	// Trace records every message in Result.Trace, and what the nodes do:
+	// their timers (named), entries and exits, crashes, regenerations.
 	Trace bool
 	// MaxEvents bounds the run's kernel events (default
 	// netsim.DefaultMaxEvents); a run that needs more is ErrTooLong.
@@ -92,15 +104,18 @@ type Info struct {
 type algorithm struct {
 	Info
 	newMachine func(w *world, v int) machine
+	// Timers name the machine's timers in the trace, from tagAlgo on.
+	Timers []string
 	// circulates: its messages never stop by themselves (the token), so
 	// the run ends when every request is served.
 	circulates bool
 }
 
 var algorithms = []algorithm{
-	{Info{"central", "a coordinator (the elected leader) grants the critical section from a FIFO queue", centralTypes, false, false}, newCentral, false},
-	{Info{"ricart-agrawala", "every node asks all others; the smaller (timestamp, id) goes first", raTypes, false, true}, newRA, false},
-	{Info{"token-ring", "one token travels the logical ring; its holder may enter once per visit", tokenTypes, true, false}, newTokenNode, true},
+	{Info{"central", "a coordinator (the elected leader) grants the critical section from a FIFO queue", centralTypes, false, false}, newCentral, nil, false},
+	{Info{"ricart-agrawala", "every node asks all others; the smaller (timestamp, id) goes first", raTypes, false, true}, newRA, []string{"SUSPECT"}, false},
+	{Info{"majority", "asks a majority; a node votes for one at a time, INQUIRE/YIELD against deadlock", majorityTypes, false, false}, newMajority, nil, false},
+	{Info{"token-ring", "one token travels the logical ring; its holder may enter once per visit", tokenTypes, true, false}, newTokenNode, []string{"TOKEN", "TIMEOUT"}, true},
 }
 
 // Algorithms lists the algorithms in the order --compare runs them.
@@ -124,7 +139,10 @@ func lookup(name string) (*algorithm, error) {
 }
 
 // Streams of the seed: the delays use election's stream 1.
-const streamWaits = 10
+const (
+	streamWaits = 10
+	streamLoss  = 11
+)
 
 // Run runs o.Algo on the nodes of t. It returns an error for bad input only;
 // a run that breaks safety or leaves requests unserved is a Result that says
@@ -160,7 +178,8 @@ func drive(t *bus.Topology, o Options) (*world, *netsim.Outcome, error) {
 		types = append(slices.Clip(types), "NOTE")
 	}
 	p := netsim.Protocol{Name: a.Name, Types: types, Nodes: g.Nodes, Machines: machines,
-		Seed: o.Seed, Trace: o.Trace, MaxEvents: o.MaxEvents, Interrupt: o.Interrupt}
+		Seed: o.Seed, Trace: o.Trace, MaxEvents: o.MaxEvents, Interrupt: o.Interrupt,
+		TimerNames: append([]string{"WANT", "EXIT", "CRASH"}, a.Timers...)}
 	if a.circulates {
 		p.Done = w.done
 	}
@@ -184,13 +203,17 @@ func newWorld(t *bus.Topology, g *netsim.Graph, a *algorithm, o Options) (*world
 		return nil, fmt.Errorf("%w: a negative time", ErrBadOptions)
 	case o.LoseToken && !a.Token:
 		return nil, fmt.Errorf("%w: %s has no token to lose", ErrBadOptions, a.Name)
+	case o.Regenerate && !a.Token:
+		return nil, fmt.Errorf("%w: %s has no token to regenerate", ErrBadOptions, a.Name)
+	case !(o.Loss >= 0 && o.Loss <= 1):
+		return nil, fmt.Errorf("%w: loss %v (want a probability from 0 to 1)", ErrBadOptions, o.Loss)
 	case o.RequestReply && !a.RequestReply:
 		return nil, fmt.Errorf("%w: the request-reply remedy is ricart-agrawala's", ErrBadOptions)
 	case n < 2:
 		return nil, fmt.Errorf("%w: mutual exclusion needs at least 2 nodes, the bus has %d", ErrBadOptions, n)
 	}
 	w := &world{opts: o, algo: a, g: g, nodes: make([]nodeState, n),
-		rng: rand.New(rand.NewPCG(o.Seed, streamWaits)), noteType: uint8(len(a.Types))}
+		rng: rand.New(rand.NewPCG(o.Seed, streamWaits)), noteType: uint8(len(a.Types)), gaveUp: -1}
 	index := func(what, name string) (int, error) {
 		v := slices.Index(g.Nodes, name)
 		if v < 0 {
@@ -241,7 +264,7 @@ func newWorld(t *bus.Topology, g *netsim.Graph, a *algorithm, o Options) (*world
 		w.order = ring.Order
 	}
 	w.token = tokenTrail{from: -1, to: w.order[0]}
-	if a.Name == "central" {
+	if a.Name == "central" || o.Regenerate {
 		if err := w.elect(t, o.Coordinator); err != nil {
 			return nil, err
 		}

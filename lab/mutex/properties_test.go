@@ -92,7 +92,8 @@ func randomWorkload(rng *rand.Rand) Options {
 		CSTime: rng.Int64N(scale * Delay * 3 / 4), Think: rng.Int64N(scale * Delay), Seed: rng.Uint64(), Notify: rng.IntN(2) == 0}
 }
 
-// randomFaults draws a workload with crashes, a lost token or the remedy.
+// randomFaults draws a workload with crashes, a lost token (regenerated or
+// not) or the remedy.
 func randomFaults(rng *rand.Rand, topo *bus.Topology) Options {
 	n := len(topo.Nodes)
 	o := randomWorkload(rng)
@@ -104,6 +105,7 @@ func randomFaults(rng *rand.Rand, topo *bus.Topology) Options {
 	switch o.Algo {
 	case "token-ring":
 		o.LoseToken, o.LoseTokenAt = rng.IntN(2) == 0, rng.Int64N(8*Delay)
+		o.Regenerate = rng.IntN(2) == 0
 	case "ricart-agrawala":
 		o.RequestReply = rng.IntN(2) == 0
 	}
@@ -116,7 +118,7 @@ func TestRequestReplyRemedyIsLive(t *testing.T) {
 	for i := range cases() {
 		_, topo := randomTopology(t, rng)
 		o := randomFaults(rng, topo)
-		o.Algo, o.RequestReply, o.LoseToken = "ricart-agrawala", true, false
+		o.Algo, o.RequestReply, o.LoseToken, o.Regenerate = "ricart-agrawala", true, false, false
 		res, err := Run(topo, o)
 		require.NoError(t, err)
 		assert.True(t, res.Live, "case %d: %+v: %v", i, o, res.Unserved)
@@ -190,7 +192,7 @@ func TestBadOptions(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{Options{Algo: "bakery"}, `unknown mutual-exclusion algorithm "bakery" (want central, ricart-agrawala, token-ring)`},
+		{Options{Algo: "bakery"}, `unknown mutual-exclusion algorithm "bakery" (want central, ricart-agrawala, majority, token-ring)`},
 		{Options{Algo: "central", LoseToken: true}, "central has no token to lose"},
 		{Options{Algo: "token-ring", RequestReply: true}, "the request-reply remedy is ricart-agrawala's"},
 		{Options{Algo: "central", Crashes: []Crash{{Node: "n9", At: 0}}}, `crashed node "n9" is not on the bus`},

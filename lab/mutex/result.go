@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/fwsim/fwsim/lab/netsim"
 )
@@ -23,9 +24,12 @@ type Result struct {
 	LoseToken    bool
 	LoseTokenAt  float64
 	RequestReply bool
+	Regenerate   bool
+	Loss         float64
 	// Coordinator is central's coordinator and CoordinatorBy how it was
 	// chosen ("1394 root, seed S", "floodmax, ids ascending" or "named");
-	// both empty for the other algorithms.
+	// both empty for the other algorithms, except the token ring's
+	// coordinator that regenerates the token (Options.Regenerate).
 	Coordinator, CoordinatorBy string
 	// Ring is the token's way round, for token-ring.
 	Ring []string
@@ -37,6 +41,17 @@ type Result struct {
 	// entries (0 when there are none).
 	Messages netsim.Messages
 	PerEntry float64
+	// Hops is the length on the topology of every message counted in
+	// Messages: the hops of a shortest path from sender to receiver. The
+	// algorithms take every two nodes for linked; the topology says what a
+	// message costs.
+	Hops int64
+	// Lost lists the messages Options.Loss lost, in the order sent.
+	Lost []LostMessage
+	// Regenerated lists when the coordinator regenerated the token
+	// (Options.Regenerate); GaveUp is when it stopped, -1 if it did not.
+	Regenerated []float64
+	GaveUp      float64
 	// Violations lists every entry while another node was inside: safety
 	// held when it is empty.
 	Violations []string
@@ -45,6 +60,9 @@ type Result struct {
 	// made all its entries.
 	Unserved []Unserved
 	Live     bool
+	// Deadlock is "" when Live, else who waits for ever and why, the first
+	// of Unserved: "n3 waits for ever: …".
+	Deadlock string
 	Order    Order
 	// MeanWait and MaxWait are over the entries, from request to entry.
 	MeanWait, MaxWait float64
@@ -59,9 +77,16 @@ type Entry struct {
 	Node               string
 	Requested, Entered float64
 	Left               float64 // -1 when the node crashed inside
-	Stamp              int64   // the request's Lamport timestamp (ricart-agrawala), else 0
+	Stamp              int64   // the request's Lamport timestamp (ricart-agrawala, majority), else 0
 	Wait               float64 // Entered − Requested
 	CrashedInside      bool
+}
+
+// LostMessage is a message Options.Loss lost.
+type LostMessage struct {
+	Type     string
+	From, To string
+	At       float64
 }
 
 // Unserved is a request that waits for ever.
@@ -120,13 +145,24 @@ func (w *world) result(out *netsim.Outcome) *Result {
 	o := w.opts
 	res := &Result{Algo: w.algo.Name, Seed: o.Seed, Requests: o.Requests, Requesters: o.Requesters, Notify: o.Notify,
 		CSTime: delays(o.CSTime), Think: delays(o.Think), Crashes: o.Crashes, LoseToken: o.LoseToken,
-		RequestReply: o.RequestReply, Messages: out.Messages, Violations: w.violations, Trace: out.Trace, Time: out.Time}
+		RequestReply: o.RequestReply, Regenerate: o.Regenerate, Loss: o.Loss, Messages: out.Messages, Hops: w.hops,
+		Violations: w.violations, Trace: out.Trace, Time: out.Time, GaveUp: -1}
+	for _, l := range w.lost {
+		res.Lost = append(res.Lost, LostMessage{Type: w.typeName(l.typ), From: w.g.Nodes[l.from], To: w.g.Nodes[l.to], At: delays(l.at)})
+	}
+	for _, t := range w.regenerated {
+		res.Regenerated = append(res.Regenerated, delays(t))
+	}
+	if w.gaveUp >= 0 {
+		res.GaveUp = delays(w.gaveUp)
+	}
 	if o.LoseToken {
 		res.LoseTokenAt = delays(o.LoseTokenAt)
 	}
-	switch w.algo.Name {
-	case "central":
+	if w.algo.Name == "central" || o.Regenerate {
 		res.Coordinator, res.CoordinatorBy = w.g.Nodes[w.coord], w.coordBy
+	}
+	switch w.algo.Name {
 	case "token-ring":
 		for _, v := range w.order {
 			res.Ring = append(res.Ring, w.g.Nodes[v])
@@ -189,6 +225,28 @@ func (w *world) result(out *netsim.Outcome) *Result {
 		}
 		if s.wants > 0 {
 			res.Live = false
+		}
+	}
+	if len(res.Unserved) > 0 {
+		// The root of the deadlock: a node that waits for a lost message,
+		// the one the earliest loss hit; else the first that waits.
+		u := res.Unserved[0]
+		best := len(res.Lost)
+		for _, c := range res.Unserved {
+			if !strings.Contains(c.Reason, "lost") {
+				continue
+			}
+			i := slices.IndexFunc(res.Lost, func(l LostMessage) bool { return l.To == c.Node || l.From == c.Node })
+			if i < 0 {
+				i = len(res.Lost)
+			}
+			if i < best || !strings.Contains(u.Reason, "lost") {
+				u, best = c, i
+			}
+		}
+		res.Deadlock = fmt.Sprintf("%s waits for ever: %s", u.Node, u.Reason)
+		if more := len(res.Unserved) - 1; more > 0 {
+			res.Deadlock += fmt.Sprintf(" (and %d more node%s)", more, map[bool]string{true: "s", false: ""}[more > 1])
 		}
 	}
 	res.Order = w.ordering()

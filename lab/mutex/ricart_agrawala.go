@@ -1,6 +1,7 @@
 package mutex
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -176,20 +177,28 @@ func (r *ra) timer(x *netsim.Net, tag netsim.Message) {
 }
 
 func (r *ra) why() string {
-	var crashed, waiting []string
+	w := r.w
+	var crashed, waiting, lost []string
 	for u, ok := range r.replied {
 		switch {
 		case ok:
-		case r.w.live(u):
-			waiting = append(waiting, r.w.g.Nodes[u])
+		case !w.live(u):
+			crashed = append(crashed, w.g.Nodes[u]+w.crashNote(u))
 		default:
-			crashed = append(crashed, r.w.g.Nodes[u]+r.w.crashNote(u))
+			if l, ok := w.lostLast(raRequest, r.v, u, r.stamp); ok {
+				lost = append(lost, fmt.Sprintf("its REQUEST to %s was lost at %s", w.g.Nodes[u], Format(l.at)))
+			} else if l, ok := w.lostLast(raReply, u, r.v, r.stamp); ok {
+				lost = append(lost, fmt.Sprintf("%s's REPLY was lost at %s", w.g.Nodes[u], Format(l.at)))
+			} else {
+				waiting = append(waiting, w.g.Nodes[u])
+			}
 		}
 	}
 	var parts []string
 	if crashed != nil {
 		parts = append(parts, "no REPLY from "+strings.Join(crashed, "; "))
 	}
+	parts = append(parts, lost...)
 	if waiting != nil {
 		parts = append(parts, strings.Join(waiting, ", ")+" defer theirs while they wait too")
 	}

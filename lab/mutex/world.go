@@ -2,6 +2,7 @@ package mutex
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 
@@ -87,6 +88,39 @@ type world struct {
 	// noteType is the type of Options.Notify's NOTE, after the
 	// algorithm's own.
 	noteType uint8
+
+	// lost lists the messages Options.Loss lost; sentOn counts the
+	// messages of each type sent on each link, the attempt that keys a
+	// loss.
+	lost   []lostMessage
+	sentOn map[linkType]int64
+	// hops is the length on the topology of every message sent, lost ones
+	// included; dist caches shortest paths from each sender.
+	hops int64
+	dist [][]uint16
+	// tokens is how many tokens exist (held or in flight) and maxTokens
+	// the most there ever were: the token ring's safety.
+	tokens, maxTokens int
+	// regenerated lists when the coordinator regenerated the token;
+	// gaveUp is when it stopped, -1 if it did not.
+	regenerated []int64
+	gaveUp      int64
+	// tokenLostAt: Options.LoseTokenAt's token is lost.
+	tokenLostAt bool
+}
+
+// lostMessage is a message Options.Loss lost.
+type lostMessage struct {
+	typ      uint8
+	from, to int
+	at       int64
+	value    int64
+}
+
+// linkType is a message type on a link.
+type linkType struct {
+	typ      uint8
+	from, to int
 }
 
 // node drives a machine for the runtime.
@@ -188,6 +222,7 @@ func (n *node) Timer(x *netsim.Net, v int, tag netsim.Message) {
 	case tag.Type == tagCrash:
 		s.crashed = true
 		x.Crash(v)
+		x.Note(v, netsim.EventCrash, "CRASH", "")
 		w.leave(v)
 	case s.crashed:
 	case tag.Type == tagWant:
@@ -200,6 +235,7 @@ func (n *node) Timer(x *netsim.Net, v int, tag netsim.Message) {
 		s.current = -1
 		s.wants--
 		w.leave(v)
+		x.Note(v, netsim.EventExit, "EXIT", "")
 		n.m.release(x)
 		if s.wants > 0 {
 			x.TimerAt(v, x.Now()+w.think(), netsim.Message{Type: tagWant, Value: s.wantGen})
@@ -217,8 +253,16 @@ func (w *world) think() int64 {
 	return w.rng.Int64N(w.opts.Think)
 }
 
-// send sends m from v to u, carrying v's vector clock.
-func (w *world) send(x *netsim.Net, v, u int, m netsim.Message) {
+// send sends m from v to u, carrying v's vector clock, or loses it with
+// probability Options.Loss; it reports whether m went on its way.
+func (w *world) send(x *netsim.Net, v, u int, m netsim.Message) bool {
+	w.hops += int64(w.distance(v, u))
+	if w.lose(v, u, m.Type) {
+		w.nodes[v].sent++
+		w.lost = append(w.lost, lostMessage{typ: m.Type, from: v, to: u, at: x.Now(), value: m.Value})
+		x.Lose(v, u, m)
+		return false
+	}
 	w.vc[v][v]++
 	var slot int
 	if len(w.free) > 0 {
@@ -232,6 +276,7 @@ func (w *world) send(x *netsim.Net, v, u int, m netsim.Message) {
 	m.Aux = int64(slot + 1)
 	w.nodes[v].sent++
 	x.Send(v, u, m)
+	return true
 }
 
 // timer sets one of v's machine timers, at ticks from now.
@@ -251,6 +296,11 @@ func (w *world) enter(x *netsim.Net, v int) {
 	}
 	w.inside = append(w.inside, v)
 	r.entered = now
+	detail := ""
+	if r.stamp != 0 {
+		detail = fmt.Sprintf("timestamp %d", r.stamp)
+	}
+	x.Note(v, netsim.EventEnter, "ENTER", detail)
 	w.entries = append(w.entries, w.nodes[v].current)
 	x.TimerAt(v, now+w.opts.CSTime, netsim.Message{Type: tagExit})
 }
@@ -281,4 +331,75 @@ func (w *world) crashNote(v int) string {
 		return ""
 	}
 	return fmt.Sprintf(", which crashed at %s", Format(w.nodes[v].crashAt))
+}
+
+// lose draws whether the next message of type typ from v to u is lost. The
+// draw is keyed by the type's name, the link and the attempt (the k-th
+// message of that type on that link), from the seed's stream of losses:
+// two algorithms that send the same message on the same link lose it
+// alike, and the delays, drawn from another stream, do not shift.
+func (w *world) lose(v, u int, typ uint8) bool {
+	if w.opts.Loss <= 0 {
+		return false
+	}
+	if w.sentOn == nil {
+		w.sentOn = map[linkType]int64{}
+	}
+	k := linkType{typ, v, u}
+	attempt := w.sentOn[k]
+	w.sentOn[k] = attempt + 1
+	h := fnv.New64a()
+	h.Write([]byte(w.typeName(typ)))
+	key := h.Sum64() ^ mix(uint64(v)<<42^uint64(u)<<21^uint64(attempt))
+	p := rand.NewPCG(w.opts.Seed^mix(key), streamLoss)
+	return float64(p.Uint64()>>11)/(1<<53) < w.opts.Loss
+}
+
+// mix is splitmix64's finalizer: nearby keys give unrelated seeds.
+func mix(z uint64) uint64 {
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// typeName is the name of message type typ: the algorithm's, or NOTE.
+func (w *world) typeName(typ uint8) string {
+	if int(typ) < len(w.algo.Types) {
+		return w.algo.Types[typ]
+	}
+	return "NOTE"
+}
+
+// distance is the hops from v to u on the topology: the length of a
+// shortest path.
+func (w *world) distance(v, u int) int {
+	if w.dist == nil {
+		w.dist = make([][]uint16, len(w.nodes))
+	}
+	if w.dist[v] == nil {
+		hops := w.g.Hops(v)
+		w.dist[v] = make([]uint16, len(hops))
+		for i, h := range hops {
+			w.dist[v][i] = uint16(h)
+		}
+	}
+	return int(w.dist[v][u])
+}
+
+// lostLast is the last message of type typ lost from v to u with value
+// (any value when value < 0), and whether there is one.
+func (w *world) lostLast(typ uint8, v, u int, value int64) (lostMessage, bool) {
+	for i := len(w.lost) - 1; i >= 0; i-- {
+		l := w.lost[i]
+		if l.typ == typ && l.from == v && l.to == u && (value < 0 || l.value == value) {
+			return l, true
+		}
+	}
+	return lostMessage{}, false
+}
+
+// describe is "OK n4→n3 at 4.200".
+func (w *world) describe(l lostMessage) string {
+	return fmt.Sprintf("%s %s→%s at %s", w.typeName(l.typ), w.g.Nodes[l.from], w.g.Nodes[l.to], Format(l.at))
 }
