@@ -92,7 +92,7 @@ func MutexComparison(o mutex.Options, source string, results []*mutex.Result) *C
 		c.Table.add(row...)
 	}
 	for _, r := range results {
-		if r.LossDeadlock() {
+		if !r.Live {
 			c.After = append(c.After, fmt.Sprintf("%s deadlocked: %s", r.Algo, r.Deadlock))
 		}
 	}

@@ -171,6 +171,20 @@ func formatEvents(events []mutex.Crash) string {
 	return strings.Join(parts, ", ")
 }
 
+// MutexFaults names the faults injected into a run, for the line that
+// says why it deadlocked: "the crash of n0 at 2.000", "the token lost at
+// 3.000".
+func MutexFaults(res *mutex.Result) string {
+	var parts []string
+	if len(res.Crashes) > 0 {
+		parts = append(parts, "the crash of "+formatEvents(res.Crashes))
+	}
+	if res.LoseToken {
+		parts = append(parts, "the token lost at "+fmt.Sprintf("%.3f", res.LoseTokenAt))
+	}
+	return strings.Join(parts, " and ")
+}
+
 // perEntry is the messages per entry with unit, or "no entry" for a run in
 // which no node entered: 0.000 a entry would read as messages for free.
 func perEntry(res *mutex.Result, unit string) string {

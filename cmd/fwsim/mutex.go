@@ -98,7 +98,9 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 				return fmt.Sprintf("fwsim mutex: %s broke mutual exclusion: %s", res.Algo, res.Violations[0])
 			case res.LossDeadlock():
 				return fmt.Sprintf("fwsim mutex: %s deadlocked after %d lost message%s: %s", res.Algo, len(res.Lost), view.Plural(len(res.Lost)), res.Deadlock)
-			case !res.Live && !res.Faulty():
+			case !res.Live && res.Faulty():
+				return fmt.Sprintf("fwsim mutex: %s deadlocked after %s: %s", res.Algo, view.MutexFaults(res), res.Deadlock)
+			case !res.Live:
 				return fmt.Sprintf("fwsim mutex: %s left requests unserved without a fault", res.Algo)
 			}
 			return ""

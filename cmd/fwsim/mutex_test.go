@@ -20,10 +20,10 @@ import (
 // testdata/mutex pin, text and JSON.
 var mutexGoldens = []goldenCase{
 	{name: "ricart-agrawala-ring5", args: []string{"mutex", "--algo", "ricart-agrawala", "--gen", "ring:5", "--requests", "2"}},
-	{name: "central-tree6-coordinator-crash", args: []string{"mutex", "--algo", "central", "--gen", "tree:6:2", "--crash", "n0@2"}},
-	{name: "ricart-agrawala-crash", args: []string{"mutex", "--algo", "ricart-agrawala", "--gen", "ring:5", "--crash", "n2@0.2"}},
+	{name: "central-tree6-coordinator-crash", args: []string{"mutex", "--algo", "central", "--gen", "tree:6:2", "--crash", "n0@2"}, code: exitFailure},
+	{name: "ricart-agrawala-crash", args: []string{"mutex", "--algo", "ricart-agrawala", "--gen", "ring:5", "--crash", "n2@0.2"}, code: exitFailure},
 	{name: "ricart-agrawala-request-reply", args: []string{"mutex", "--algo", "ricart-agrawala", "--gen", "ring:5", "--requests", "2", "--crash", "n2@0.2", "--request-reply"}},
-	{name: "token-ring-lost", args: []string{"mutex", "--algo", "token-ring", "--gen", "ring:5", "--lose-token-at", "3", "--trace"}},
+	{name: "token-ring-lost", args: []string{"mutex", "--algo", "token-ring", "--gen", "ring:5", "--lose-token-at", "3", "--trace"}, code: exitFailure},
 	{name: "compare-ring8", args: []string{"mutex", "--compare", "--gen", "ring:8", "--requests", "3"}},
 	{name: "central-notify", args: []string{"mutex", "--algo", "central", "--gen", "ring:5", "--requests", "2", "--think", "4", "--notify"}},
 	{name: "compare-notify", args: []string{"mutex", "--compare", "--gen", "ring:5", "--requests", "2", "--think", "4", "--notify"}},
@@ -39,8 +39,8 @@ func TestMutexGolden(t *testing.T) {
 }
 
 func TestMutexJSON(t *testing.T) {
-	// A crashed coordinator: every client waits for ever; reported, exit 0.
-	out := jsonOutput[mutex.JSON](t, exitOK, "mutex", "--algo", "central", "--gen", "ring:4", "--crash", "n3@0")
+	// A crashed coordinator: every client waits for ever; reported, exit 1.
+	out := jsonOutput[mutex.JSON](t, exitFailure, "mutex", "--algo", "central", "--gen", "ring:4", "--crash", "n3@0")
 	require.NotNil(t, out.Coordinator)
 	assert.Equal(t, "n3", *out.Coordinator)
 	assert.True(t, out.Safe)
@@ -77,9 +77,13 @@ func TestMutexLossDeadlockFails(t *testing.T) {
 	assert.Equal(t, []mutex.LostJSON{{Type: "OK", From: "n4", To: "n2", At: 7.174}}, out.Lost)
 	assert.Equal(t, 0.1, out.Loss)
 
-	// A crash leaves requests waiting too, reported and exit 0, as before;
-	// the JSON names the deadlock all the same.
-	out = jsonOutput[mutex.JSON](t, exitOK, "mutex", "--algo", "central", "--gen", "ring:4", "--crash", "n3@0")
+	// A crash leaves requests waiting too: exit 1, the stderr line names the
+	// crash, and the JSON names the deadlock, not as a loss's.
+	code, _, stderr = runCLI(t, "mutex", "--algo", "central", "--gen", "ring:4", "--crash", "n3@0")
+	assert.Equal(t, exitFailure, code)
+	assert.Equal(t, "fwsim mutex: central deadlocked after the crash of n3 at 0.000: n0 waits for ever: the coordinator n3 crashed at 0.000; "+
+		"a client cannot tell that from a long queue (and 2 more nodes)\n", stderr)
+	out = jsonOutput[mutex.JSON](t, exitFailure, "mutex", "--algo", "central", "--gen", "ring:4", "--crash", "n3@0")
 	assert.False(t, out.LossDeadlock)
 	require.NotNil(t, out.Deadlock)
 	assert.Contains(t, *out.Deadlock, "the coordinator n3 crashed at 0.000")
@@ -163,7 +167,7 @@ func TestMutexStopsOnInterrupt(t *testing.T) {
 // --compare names the crashes every run had, as one run does.
 func TestMutexCompareNamesCrashes(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "mutex", "--compare", "--gen", "ring:5", "--crash", "n0@2", "--crash", "n3@1.5")
-	require.Equal(t, exitOK, code, stderr)
+	require.Equal(t, exitFailure, code, "every algorithm deadlocks: %s", stderr)
 	assert.Contains(t, stdout, "\ncrashes: n0 at 2.000, n3 at 1.500\ntopology: gen ring:5\n")
 }
 
@@ -216,7 +220,7 @@ func TestLabRunOutOfBudgetIsAFailure(t *testing.T) {
 // 0.000 would read as messages for free.
 func TestMutexWithoutEntriesSaysSo(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "mutex", "--algo", "ricart-agrawala", "--gen", "ring:5", "--crash", "n2@0.2")
-	require.Equal(t, exitOK, code, stderr)
+	require.Equal(t, exitFailure, code, stderr)
 	assert.Contains(t, stdout, "entries: none\n")
 	assert.Regexp(t, `\nmessages: 22 \(REQUEST 16, REPLY 6, DEFER 0\), hops \d+, no entry\n`, stdout)
 	_, stdout, _ = runCLI(t, "mutex", "--compare", "--gen", "ring:5", "--crash", "n2@0.2")
