@@ -46,7 +46,7 @@
 // docs/mutex.md describes the model, the algorithms and the figures.
 //
 // Compare runs every algorithm with the faults each takes; Result.Failed
-// is the verdict (mutual exclusion broken, or requests left unserved
-// without a fault to blame). The JSON forms are in json.go; package view
+// is the verdict (mutual exclusion broken, or requests left unserved,
+// whatever the fault). The JSON forms are in json.go; package view
 // renders the text.
 package mutex
