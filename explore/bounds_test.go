@@ -228,3 +228,15 @@ func TestExplorationBeyondMaxDurationRefused(t *testing.T) {
 		assert.ErrorContains(t, err, "more than max duration 2s")
 	})
 }
+
+// Ctrl-C during the solving stops it too: the graph is known, the answers
+// are not, and Explore returns bus.ErrInterrupted, not results.
+func TestInterruptStopsTheSolving(t *testing.T) {
+	interrupt := make(chan struct{})
+	e, err := newExplorer(generatedTopo(t, "pair"), Options{Interrupt: interrupt})
+	require.NoError(t, err)
+	require.NoError(t, e.build())
+	close(interrupt)
+	_, err = e.solve()
+	assert.ErrorIs(t, err, bus.ErrInterrupted)
+}

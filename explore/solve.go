@@ -225,6 +225,11 @@ func (e *explorer) bounds(value func(*state) *big.Rat) (Interval, error) {
 
 // solveModel solves m for opt within the exploration's limits.
 func (e *explorer) solveModel(m *mdp.Model, opt mdp.Opt) (*mdp.Solution, error) {
+	// Solving takes seconds on the larger graphs, a fraction of one a
+	// solve: Ctrl-C is heard between two.
+	if e.interrupted() {
+		return nil, bus.ErrInterrupted
+	}
 	sol, err := mdp.Solve(m, opt, e.o.Limits)
 	if err != nil {
 		return nil, fmt.Errorf("explore: %w", err)
