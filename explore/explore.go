@@ -215,6 +215,9 @@ func (i Interval) String() string {
 	if !i.Settled() {
 		minLo, minHi := i.MinBounds()
 		maxLo, maxHi := i.MaxBounds()
+		if minHi.Cmp(i.Max) == 0 && maxLo.Cmp(i.Min) == 0 {
+			return "in [" + i.Min.RatString() + ", " + i.Max.RatString() + "]"
+		}
 		return "min in [" + minLo.RatString() + ", " + minHi.RatString() + "], max in [" + maxLo.RatString() + ", " + maxHi.RatString() + "]"
 	}
 	return "[" + i.Min.RatString() + ", " + i.Max.RatString() + "]"

@@ -412,6 +412,32 @@ const (
 	Incomplete
 )
 
+// Shortfalls says, one phrase each, which outcomes that are not ok some
+// run can end with and which deadlines some run can miss ("stalled with
+// probability 1/2", "contention_ns ≤ 2µs only with probability 1861/2048"),
+// or why an incomplete exploration is not sure: what makes fwsim explore
+// exit 1 or 4. Empty when the verdict is Good.
+func (res *Result) Shortfalls() []string {
+	var why []string
+	sure := res.Verdict() == Fails
+	for _, r := range res.Outcomes {
+		lower, _ := r.P.MaxBounds()
+		if r.Outcome != bus.OutcomeOK && ((sure && lower.Sign() > 0) || (!sure && r.P.Max.Sign() > 0)) {
+			why = append(why, fmt.Sprintf("%s with probability %s", r.Outcome, r.P))
+		}
+	}
+	for _, d := range res.Deadlines {
+		_, upper := d.P.MinBounds()
+		if (sure && upper.Cmp(one) < 0) || (!sure && d.P.Min.Cmp(one) < 0) {
+			why = append(why, fmt.Sprintf("%s ≤ %s only with probability %s", d.Metric, time.Duration(d.DeadlineNs), d.P))
+		}
+	}
+	if !sure && !res.Complete {
+		why = append(why, fmt.Sprintf("stopped at %d states with no failure sure, and the unexplored states are reached with probability %s", res.States, res.Unexplored))
+	}
+	return why
+}
+
 // Verdict is the exploration's conclusion.
 func (res *Result) Verdict() Verdict {
 	for _, r := range res.Outcomes {

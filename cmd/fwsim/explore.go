@@ -54,7 +54,8 @@ Exit status: 0 every state explored, and every run ends ok and meets every
 deadline; 1 some run fails or misses a deadline with a probability surely
 above 0 (also when the exploration stopped at --max-states: what it found is
 found); 2 usage or input error; 4 stopped at --max-states with no sure
-failure, where the unexplored states may hold one.`
+failure, where the unexplored states may hold one. Exits 1 and 4 say why in
+one line on stderr.`
 
 func runExplore(ctx context.Context, e *env, args []string) int {
 	fs := newFlags("explore", exploreIntro,
@@ -183,7 +184,11 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 	if err := out.commit(); err != nil {
 		return fs.outputError(e, err)
 	}
-	switch res.Verdict() {
+	verdict := res.Verdict()
+	if verdict != explore.Good {
+		fmt.Fprintf(e.stderr, "fwsim explore: %s\n", strings.Join(res.Shortfalls(), "; "))
+	}
+	switch verdict {
 	case explore.Fails:
 		return exitFailure
 	case explore.Incomplete:

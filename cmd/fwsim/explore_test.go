@@ -118,7 +118,7 @@ func TestExploreBadFlags(t *testing.T) {
 func TestExploreProgressBarOnlyOnATerminal(t *testing.T) {
 	args := []string{"explore", "--topology", "../../examples/far-pair.yaml", "--allow-out-of-spec", "--clock", "ideal", "--timing", "max"}
 	_, _, stderr := runCLI(t, args...)
-	assert.Empty(t, stderr, "stderr is no terminal in tests")
+	assert.Equal(t, "fwsim explore: stalled with probability 1/2\n", stderr, "stderr is no terminal in tests: no bar")
 
 	saved := isTerminal
 	t.Cleanup(func() { isTerminal = saved })
@@ -128,8 +128,36 @@ func TestExploreProgressBarOnlyOnATerminal(t *testing.T) {
 	assert.Regexp(t, `\d+/\d+ states, .*frontier \d+, \d+ MiB`, stderr)
 	assert.Contains(t, stderr, "100% 13/13 states")
 	assert.Contains(t, stderr, "solving the graph")
-	assert.True(t, strings.HasSuffix(stderr, "\r"), "the bar is erased at the end")
+	assert.Regexp(t, "\r +\rfwsim explore: stalled with probability 1/2\n$", stderr, "the bar is erased before the verdict")
 	assert.NotContains(t, stdout, "\r")
 	_, _, stderr = runCLI(t, append(args, "--quiet")...)
-	assert.Empty(t, stderr)
+	assert.Equal(t, "fwsim explore: stalled with probability 1/2\n", stderr)
+}
+
+// The exit status says what is sure, and one line on stderr says why: a
+// missed deadline (exit 1, as analyze), an outcome that is not ok, or an
+// exploration stopped at --max-states before any failure was sure (exit
+// 4), which used to exit 0 with no outcome printed.
+func TestExploreExitStatusSaysWhatIsSure(t *testing.T) {
+	far := []string{"explore", "--topology", "../../examples/far-pair.yaml", "--allow-out-of-spec", "--clock", "ideal", "--timing", "max"}
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"explore", "--gen", "pair", "--deadline", "contention_ns=2us"}, exitFailure,
+			"fwsim explore: contention_ns ≤ 2µs only with probability 1861/2048\n"},
+		{append(far, "--max-states", "2"), exitIncomplete,
+			"fwsim explore: stopped at 3 states with no failure sure, and the unexplored states are reached with probability 1\n"},
+		{append(far, "--max-states", "5"), exitFailure, "fwsim explore: stalled with probability in [1/4, 3/4]\n"},
+		{far, exitFailure, "fwsim explore: stalled with probability 1/2\n"},
+		{[]string{"explore", "--gen", "pair"}, exitOK, ""},
+	} {
+		code, stdout, stderr := runCLI(t, tc.args...)
+		assert.Equal(t, tc.code, code, tc.args)
+		assert.Equal(t, tc.stderr, stderr, tc.args)
+		if tc.code == exitIncomplete {
+			assert.Contains(t, stdout, "\n  unexplored  1  runs that reach a state left unexplored")
+		}
+	}
 }
