@@ -77,6 +77,10 @@ func ElectComparison(header, options, source string, rows []election.CompareRow)
 			notes = append(notes, fmt.Sprintf("%s%s: %s, up, never learnt the leader", r.Algo, failed, res.Unaware()))
 		}
 	}
+	if len(c.Table.rows) == 1 { // a header and no row: say so instead
+		c.Table = table{}
+		c.After = append(c.After, "no algorithm ran this scenario here:")
+	}
 	c.After = append(c.After, notRun...)
 	if len(notes) > 0 {
 		c.After = append(append(c.After, ""), notes...)

@@ -178,6 +178,10 @@ func TestElectErrors(t *testing.T) {
 			"fwsim elect: --crashed n4,,n3: want node ids separated by commas (see 'fwsim help elect')"},
 		{"unknown crashed", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--crashed", "n9"},
 			`fwsim elect: bad election options: crashed node "n9" is not on the bus`},
+		{"unknown crash, compare", []string{"elect", "--compare", "--gen", "ring:5", "--crash", "n9@1"},
+			`fwsim elect: bad election options: crash of "n9": not a node of the bus`},
+		{"unknown crashed, compare", []string{"elect", "--compare", "--gen", "complete:5", "--crashed", "n4,n9"},
+			`fwsim elect: bad election options: crashed node "n9": not a node of the bus`},
 		{"everyone crashed", []string{"elect", "--algo", "bully", "--gen", "complete:2", "--crashed", "n0,n1"},
 			"fwsim elect: bad election options: every node has crashed; nobody is left to elect"},
 		{"crashed without bully", []string{"elect", "--algo", "lelann", "--gen", "ring:5", "--crashed", "n4"},
@@ -355,6 +359,12 @@ func TestElectCompareExitsOneWhenARowElectsNobody(t *testing.T) {
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, stdout, "anonymous: no leader: ")
 	assert.NotContains(t, stdout, "(failed)")
+
+	// Nothing takes crashes in rounds: no row runs, and no empty table.
+	code, stdout, _ = runCLI(t, "elect", "--compare", "--gen", "ring:6", "--sync", "--crash", "n2@1")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, stdout, "\nno algorithm ran this scenario here:\nchang-roberts       not run: chang-roberts's crashes")
+	assert.NotContains(t, stdout, "scenario\n")
 }
 
 // docCommands returns the commands of the "$ fwsim" blocks of the doc at

@@ -3,6 +3,7 @@ package election
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fwsim/fwsim/bus"
@@ -64,6 +65,9 @@ func Compare(topo *bus.Topology, o Options) ([]CompareRow, error) {
 		return nil, err
 	}
 	s := CompareScenario(o)
+	if err := checkScenario(g, &s); err != nil {
+		return nil, err
+	}
 	var rows []CompareRow
 	for _, a := range algorithms {
 		row := CompareRow{Algo: a.name}
@@ -93,6 +97,8 @@ func Compare(topo *bus.Topology, o Options) ([]CompareRow, error) {
 			reason := err.Error()
 			if _, rest, ok := strings.Cut(reason, ": "+a.name+" "); ok {
 				reason = rest // the row names the algorithm
+			} else if _, rest, ok := strings.Cut(reason, ErrBadOptions.Error()+": "); ok {
+				reason = rest
 			}
 			rows = append(rows, CompareRow{Algo: a.name, Reason: reason, NotRun: errors.Is(err, ErrBadOptions)})
 		case err != nil:
@@ -103,6 +109,29 @@ func Compare(topo *bus.Topology, o Options) ([]CompareRow, error) {
 		}
 	}
 	return rows, nil
+}
+
+// checkScenario says which node the scenario s names is not on g: such a
+// scenario is bad input, not a reason for every row that takes faults to
+// stay out.
+func checkScenario(g *netsim.Graph, s *Options) error {
+	type named struct{ what, node string }
+	var all []named
+	for _, n := range s.Crashed {
+		all = append(all, named{"crashed node", n})
+	}
+	for _, e := range s.Crashes {
+		all = append(all, named{"crash of", e.Node})
+	}
+	for _, e := range s.Recoveries {
+		all = append(all, named{"recovery of", e.Node})
+	}
+	for _, n := range all {
+		if !slices.Contains(g.Nodes, n.node) {
+			return fmt.Errorf("%w: %s %q: not a node of the bus", ErrBadOptions, n.what, n.node)
+		}
+	}
+	return nil
 }
 
 // unfaulted says why a cannot run the faults of the scenario s, "" when it
