@@ -52,9 +52,9 @@ func CompareScenario(o Options) Options {
 // Compare runs every algorithm (Algorithms) on topo in one scenario,
 // CompareScenario(o): the same initiators, the announcement, the same
 // crashes and recoveries. An algorithm that cannot start as the scenario
-// says (dfs-token from one initiator, the synchronous ones from every
-// node) or that does not announce runs as near to it as it can and its row
-// says how it differs; one that cannot honour the faults does not run, nor
+// says (dfs-token starts from one initiator; sync-ring, anonymous,
+// floodmax and virtual-tree from every node) or that does not announce
+// runs as near to it as it can and its row says how it differs; one that cannot honour the faults does not run, nor
 // does one that does not apply to the topology or the mode, and its row
 // says why. Any other error stops the comparison.
 func Compare(topo *bus.Topology, o Options) ([]CompareRow, error) {

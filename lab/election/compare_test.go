@@ -86,6 +86,10 @@ func TestCompareRowsRunOneScenario(t *testing.T) {
 				assert.NotContains(t, c.crashed, res.Leader, "%s: %s elects a crashed node", c, r.Algo)
 				assert.NotContains(t, res.Crashed, res.Leader, "%s: %s elects a crashed node", c, r.Algo)
 			}
+			if r.Algo == "1394" {
+				assert.Equal(t, len(topo.Cables), res.Messages.Count("BUS_RESET"), "%s: 1394 resets each cable once", c)
+				assert.Equal(t, "delays", res.TimeUnit, c)
+			}
 			if len(r.Differs) > 0 {
 				continue
 			}
