@@ -35,7 +35,10 @@ func (c *Comparison) WriteText(w io.Writer) {
 }
 
 // ElectComparison is the text of elect --compare: header and options as
-// the command line gave them, and the rows of election.Compare.
+// the command line gave them, and the rows of election.Compare. Every row
+// runs the one scenario the header states, or says "differs" and, under
+// the table, how; the rows that did not run, and the rows without a
+// leader, are listed under the table with the reason.
 func ElectComparison(header, options, source string, rows []election.CompareRow) *Comparison {
 	c := &Comparison{Command: "elect", Header: header, Source: source}
 	if options != "" { // a line of its own: the header is long already
@@ -45,28 +48,67 @@ func ElectComparison(header, options, source string, rows []election.CompareRow)
 	for _, r := range rows {
 		width = max(width, len(r.Algo))
 	}
-	c.Table.add(fmt.Sprintf("%-*s", width, "algorithm"), "mode", "messages", "time", "leader")
+	c.Table.add(fmt.Sprintf("%-*s", width, "algorithm"), "mode", "initiators", "messages", "time", "leader", "scenario")
+	// The reasons take the place of the columns, which they would widen.
+	var notRun, notes []string
 	for _, r := range rows {
-		if res := r.Result; res != nil {
-			c.Table.add(r.Algo, res.Mode.String(), strconv.Itoa(res.Messages.Total), formatTime(res.Time, res.TimeUnit), compareLeader(res))
-		} else {
-			// The reason takes the place of the columns, which it would
-			// widen.
-			c.After = append(c.After, fmt.Sprintf("%-*s  not applicable: %s", width, r.Algo, r.Reason))
+		res := r.Result
+		if res == nil {
+			what := "not applicable"
+			if r.NotRun {
+				what = "not run"
+			}
+			notRun = append(notRun, fmt.Sprintf("%-*s  %s: %s", width, r.Algo, what, r.Reason))
+			continue
 		}
+		scenario := "same"
+		if len(r.Differs) > 0 {
+			scenario = "differs"
+			c.After = append(c.After, fmt.Sprintf("%-*s  differs: %s", width, r.Algo, strings.Join(r.Differs, "; ")))
+		}
+		c.Table.add(r.Algo, res.Mode.String(), initiatorsCell(res), strconv.Itoa(res.Messages.Total), compareTime(res), compareLeader(res), scenario)
+		failed := ""
+		if r.Failed() {
+			failed = " (failed)"
+		}
+		switch {
+		case res.Leader == "":
+			notes = append(notes, fmt.Sprintf("%s%s: no leader: %s", r.Algo, failed, res.NoLeader))
+		case res.Unaware() != "":
+			notes = append(notes, fmt.Sprintf("%s%s: %s, up, never learnt the leader", r.Algo, failed, res.Unaware()))
+		}
+	}
+	if len(c.Table.rows) == 1 { // a header and no row: say so instead
+		c.Table = table{}
+		c.After = append(c.After, "no algorithm ran this scenario here:")
+	}
+	c.After = append(c.After, notRun...)
+	if len(notes) > 0 {
+		c.After = append(append(c.After, ""), notes...)
 	}
 	return c
 }
 
-// compareLeader names the leader with its ID, or says why there is none.
-func compareLeader(res *election.Result) string {
-	switch {
-	case res.Leader == "":
-		return "none"
-	case res.IDOrder == "none":
-		return res.Leader
+// initiatorsCell names a row's initiators: all (the live nodes), the one
+// node, or how many.
+func initiatorsCell(res *election.Result) string {
+	switch k := len(res.Initiators); {
+	case res.Initiators == nil || k == len(res.Nodes)-len(res.Crashed):
+		return "all"
+	case k == 1:
+		return res.Initiators[0]
+	default:
+		return strconv.Itoa(k)
 	}
-	return fmt.Sprintf("%s (id %d)", res.Leader, res.LeaderID)
+}
+
+// compareTime is a row's time with its unit, and a timed row's ns beside.
+func compareTime(res *election.Result) string {
+	t := formatTime(res.Time, res.TimeUnit)
+	if res.Mode == election.Timed {
+		t += fmt.Sprintf(" (%d ns)", res.TimeNs)
+	}
+	return t
 }
 
 // MutexComparison is the text of mutex --compare: the results of
@@ -123,4 +165,15 @@ func MulticastComparison(o multicast.Options, source string, results []*multicas
 			strconv.Itoa(r.Lost), fmt.Sprintf("%.3f", r.Time), guaranteesCell(r.Guarantees), strings.Join(types, ", "))
 	}
 	return c
+}
+
+// compareLeader names the leader with its ID, or says there is none.
+func compareLeader(res *election.Result) string {
+	switch {
+	case res.Leader == "":
+		return "none"
+	case res.IDOrder == "none":
+		return res.Leader
+	}
+	return fmt.Sprintf("%s (id %d)", res.Leader, res.LeaderID)
 }

@@ -41,7 +41,7 @@ func OptionNames(suppress, announce bool) string {
 }
 
 // formatTime renders a time with its unit: delays keep three decimals (a
-// delay is 1000 ticks), rounds and ns are integers.
+// delay is 1000 ticks), rounds are integers.
 func formatTime(t float64, unit string) string {
 	if unit == "delays" {
 		return strconv.FormatFloat(t, 'f', 3, 64) + " delays"
@@ -95,7 +95,11 @@ func WriteElectText(out io.Writer, source string, res *election.Result) {
 		parts[i] = fmt.Sprintf("%s %d", c.Type, c.Count)
 	}
 	fmt.Fprintf(w, "messages: %d (%s)\n", res.Messages.Total, strings.Join(parts, ", "))
-	fmt.Fprintf(w, "time: %s\n", formatTime(res.Time, res.TimeUnit))
+	fmt.Fprintf(w, "time: %s", formatTime(res.Time, res.TimeUnit))
+	if res.Mode == election.Timed {
+		fmt.Fprintf(w, " (%d ns; one delay is %.0f ns)", res.TimeNs, res.NsPerDelay)
+	}
+	fmt.Fprintln(w)
 	if res.Trace != nil {
 		writeTraceTable(w, res.TimeUnit, res.Trace)
 	}

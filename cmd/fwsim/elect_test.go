@@ -178,6 +178,10 @@ func TestElectErrors(t *testing.T) {
 			"fwsim elect: --crashed n4,,n3: want node ids separated by commas (see 'fwsim help elect')"},
 		{"unknown crashed", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--crashed", "n9"},
 			`fwsim elect: bad election options: crashed node "n9" is not on the bus`},
+		{"unknown crash, compare", []string{"elect", "--compare", "--gen", "ring:5", "--crash", "n9@1"},
+			`fwsim elect: bad election options: crash of "n9": not a node of the bus`},
+		{"unknown crashed, compare", []string{"elect", "--compare", "--gen", "complete:5", "--crashed", "n4,n9"},
+			`fwsim elect: bad election options: crashed node "n9": not a node of the bus`},
 		{"everyone crashed", []string{"elect", "--algo", "bully", "--gen", "complete:2", "--crashed", "n0,n1"},
 			"fwsim elect: bad election options: every node has crashed; nobody is left to elect"},
 		{"crashed without bully", []string{"elect", "--algo", "lelann", "--gen", "ring:5", "--crashed", "n4"},
@@ -219,9 +223,11 @@ func TestElectCompareListsEveryAlgorithm(t *testing.T) {
 	for _, r := range out.Results {
 		applicable[r.Algo] = r.Applicable
 		if r.Applicable {
+			assert.True(t, r.Ran, r.Algo)
 			assert.Nil(t, r.Reason, r.Algo)
 			require.NotNil(t, r.Messages, r.Algo)
-			assert.Positive(t, *r.Messages, r.Algo)
+			assert.Positive(t, r.Messages.Total, r.Algo)
+			assert.Equal(t, r.Messages.Total, sumOf(r.Messages.ByType), r.Algo)
 		} else {
 			require.NotNil(t, r.Reason, r.Algo)
 			assert.Contains(t, *r.Reason, "needs a", r.Algo)
@@ -247,24 +253,42 @@ func TestElectHelp(t *testing.T) {
 }
 
 // 1394 runs on the PHY model's virtual time: its mode is neither async nor
-// sync, so it reports neither message delays nor rounds.
+// sync; its time is in delays, as the asynchronous rows', with the ns
+// beside.
 func TestElect1394IsTimed(t *testing.T) {
 	out := jsonOutput[election.JSON](t, exitOK, "elect", "--algo", "1394", "--gen", "chain:4")
 	assert.Equal(t, "timed", out.Mode)
-	assert.Equal(t, "ns", out.TimeUnit)
+	assert.Equal(t, "delays", out.TimeUnit)
 	assert.Nil(t, out.Delays)
 	assert.Nil(t, out.Rounds)
+	require.NotNil(t, out.TimeNs)
+	require.NotNil(t, out.NsPerDelay)
+	assert.InDelta(t, float64(*out.TimeNs) / *out.NsPerDelay, out.Time, 0.0005)
 	cmp := jsonOutput[election.CompareJSON](t, exitOK, "elect", "--compare", "--gen", "chain:4")
 	for _, r := range cmp.Results {
 		if r.Algo == "1394" {
 			require.NotNil(t, r.Mode)
 			assert.Equal(t, "timed", *r.Mode)
+			require.NotNil(t, r.TimeUnit)
+			assert.Equal(t, "delays", *r.TimeUnit)
+			require.NotNil(t, r.TimeNs)
+			assert.Equal(t, *out.TimeNs, *r.TimeNs)
+		} else {
+			assert.Nil(t, r.TimeNs, r.Algo)
 		}
 	}
 }
 
+func sumOf(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
 // --crashed sets bully's crashed nodes; in --compare the other algorithms,
-// which know no crashes, run on every node.
+// which have no nodes crashed from the start, do not run, and say why.
 func TestElectCrashed(t *testing.T) {
 	out := jsonOutput[election.JSON](t, exitOK, "elect", "--algo", "bully", "--gen", "complete:6", "--crashed", "n5, n2")
 	assert.Equal(t, []string{"n2", "n5"}, out.Crashed, "listed in topology order")
@@ -283,12 +307,16 @@ func TestElectCrashed(t *testing.T) {
 	assert.Equal(t, []string{"n5", "n4"}, cmp.Crashed)
 	leaders := map[string]string{}
 	for _, r := range cmp.Results {
-		if r.Applicable {
+		if r.Ran {
 			require.NotNil(t, r.Leader, r.Algo)
 			leaders[r.Algo] = *r.Leader
+			assert.Equal(t, []string{"n4", "n5"}, r.Crashed, r.Algo)
+		} else if r.Applicable {
+			require.NotNil(t, r.Reason, r.Algo)
+			assert.Contains(t, *r.Reason, "no crashed nodes: "+r.Algo, r.Algo)
 		}
 	}
-	assert.Equal(t, map[string]string{"bully": "n3", "floodmax": "n5", "dfs-token": "n5", "adoption": "n5", "virtual-tree": "n5"}, leaders)
+	assert.Equal(t, map[string]string{"bully": "n3"}, leaders, "no row elects the crashed n5")
 }
 
 // --crash and --recover set bully's faults during the run; the JSON lists
@@ -307,7 +335,8 @@ func TestElectCrashAndRecover(t *testing.T) {
 	assert.Contains(t, stdout, "leader: none (the leader n4 crashed after winning")
 	assert.Equal(t, "fwsim elect: bully elected no leader: the leader n4 crashed after winning, and nobody holds an election until a node notices\n", stderr)
 
-	cmp := jsonOutput[election.CompareJSON](t, exitOK, "elect", "--compare", "--gen", "complete:6", "--crash", "n4@2.5", "--unit-delays")
+	cmp := jsonOutput[election.CompareJSON](t, exitOK, "elect", "--compare", "--gen", "complete:6", "--crashed", "n5", "--crash", "n4@2.5",
+		"--initiators", "one", "--unit-delays")
 	assert.Equal(t, []election.NodeEventJSON{{Node: "n4", At: 2.5}}, cmp.Crashes)
 	for _, r := range cmp.Results {
 		if r.Algo == "bully" {
@@ -315,6 +344,27 @@ func TestElectCrashAndRecover(t *testing.T) {
 			assert.Equal(t, "n3", *r.Leader, "n4 crashed before announcing")
 		}
 	}
+}
+
+// A row that runs the scenario and elects no live leader is listed under
+// the table with its reason, names itself on stderr, and the comparison
+// exits 1; rows that elect, and anonymous, which differs by design, do not.
+func TestElectCompareExitsOneWhenARowElectsNobody(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "elect", "--compare", "--gen", "ring:6", "--crash", "n2@0")
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, stdout, "\nchang-roberts (failed): no leader: the ring is broken at n2")
+	assert.Equal(t, "fwsim elect: chang-roberts, chang-roberts-bidi, chang-roberts-min, lelann failed; run each alone for the details\n", stderr)
+
+	code, stdout, _ = runCLI(t, "elect", "--compare", "--gen", "ring:6")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, stdout, "anonymous: no leader: ")
+	assert.NotContains(t, stdout, "(failed)")
+
+	// Nothing takes crashes in rounds: no row runs, and no empty table.
+	code, stdout, _ = runCLI(t, "elect", "--compare", "--gen", "ring:6", "--sync", "--crash", "n2@1")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, stdout, "\nno algorithm ran this scenario here:\nchang-roberts       not run: chang-roberts's crashes")
+	assert.NotContains(t, stdout, "scenario\n")
 }
 
 // docCommands returns the commands of the "$ fwsim" blocks of the doc at

@@ -49,8 +49,9 @@
 // Options.UnitDelays, and keep links FIFO; time is reported in delays. Synchronous runs advance in
 // rounds: a message sent in round r arrives in round r+1, and timers fire
 // after the round's deliveries. 1394 is the exception, mode Timed: it runs
-// tree identify on the PHY model through bus.Run, and its time is the PHY
-// model's, in ns.
+// tree identify on the PHY model through bus.Run, on the PHY model's ns,
+// and reports its time in delays of one cable's propagation and one PHY's
+// repeat delay (Result.TimeNs keeps the ns).
 //
 // docs/election.md describes each algorithm, its assumptions, and how the
 // counts compare with the textbook figures.
@@ -60,7 +61,10 @@
 // Sweep runs the textbook message-count curves (SweepCases: Chang–Roberts
 // best, average and worst, echo, FloodMax) over sizes and sets each
 // measured mean, with its 95% interval (internal/stats), beside the
-// formula. Compare runs every algorithm that applies on one topology. The
+// formula. Compare runs every algorithm that applies on one topology in one
+// scenario (CompareScenario: the same initiators, the announcement, the same
+// faults); a row says how it differs when it cannot start so, and does not
+// run when it cannot honour the faults. The
 // JSON forms of a run, a comparison and a sweep are in json.go; package
 // view renders them as text.
 //

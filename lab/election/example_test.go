@@ -44,7 +44,7 @@ func Example_compare() {
 	// Output:
 	// echo     leader n5, 15 messages ([{EXPLORER 5} {ECHO 6} {INFO 4}])
 	// tree-min leader n0, 15 messages ([{WAKEUP 5} {PROPOSAL 6} {WINNER 4}])
-	// 1394     leader n0, 31 messages ([{BUS_RESET 10} {PARENT_NOTIFY 11} {CHILD_NOTIFY 5} {SELF_ID 5}])
+	// 1394     leader n0, 21 messages ([{BUS_RESET 5} {PARENT_NOTIFY 11} {CHILD_NOTIFY 5}])
 }
 
 // An algorithm on a topology it does not support is an error.

@@ -3,7 +3,9 @@ package election
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
+	"time"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/lab/netsim"
@@ -16,23 +18,31 @@ import (
 // from the leaves without IDs: the root is the node that ends up with no
 // parent, and root contention on the last cable is broken by random
 // back-offs. Its messages are what its PHYs send, counted as the other
-// algorithms count theirs, wake-up and announcement included:
+// algorithms count theirs, from the wake-up to the end of tree identify:
 //
-//	BUS_RESET      a port starts driving BUS_RESET: the wake-up wave (every
-//	               PHY repeats it on all its ports, so 2 per cable)
+//	BUS_RESET      the reset reaches a cable: the wake-up wave, one per
+//	               cable (the first of its two ends to drive it; the other
+//	               end's reset travels the same wire)
 //	PARENT_NOTIFY  a port starts driving PARENT_NOTIFY during tree identify
 //	               (again after every root-contention back-off)
 //	CHILD_NOTIFY   a port starts driving CHILD_NOTIFY during tree identify:
 //	               the parent's answer that completes a handshake
-//	SELF_ID        the root's self-ID packet reaches a node: the
-//	               announcement wave, as the root speaks last in self
-//	               identify and its packet tells every node the root
 //
-// A root-contention back-off is a wait, not a message, and the other
-// nodes' self-ID packets build the topology map, which no other algorithm
-// does: neither is counted. Time is from the end of the bus reset (the last
-// node entering tree identify) to the last node leaving it, in ns: the
-// reset lasts a fixed timer, not a propagation, that would drown the rest.
+// When tree identify ends every node knows its parent port, the way to the
+// root, which is all a node without an ID can know of its leader: the
+// election is announced. Self identify, which comes after and builds the
+// topology map no other algorithm builds, is neither counted nor timed. A
+// root-contention back-off is a wait, not a message.
+//
+// Time covers the same span as the count: from the first BUS_RESET to the
+// last node leaving tree identify, less the reset's hold, from the first
+// BUS_RESET to the first node entering tree identify: RESET_TIME and
+// RESET_WAIT, fixed timers of the standard (166.7 µs whatever the bus)
+// that would drown the rest. The wake-up wave is timed before the hold,
+// tree identify after it. The span is in
+// delays, as the asynchronous algorithms' time: one delay is the longest
+// cable's propagation plus a PHY's repeat delay (23 + 144 = 167 ns on 4.5 m
+// cables), and Result.TimeNs keeps it in ns.
 var ieee1394 = &algorithm{
 	name:      "1394",
 	summary:   "tree: IEEE 1394 tree identify on the PHY model, no IDs",
@@ -47,44 +57,35 @@ var ieee1394 = &algorithm{
 }
 
 // treeIDTypes are 1394's message types, indexed by the constants below.
-var treeIDTypes = []string{"BUS_RESET", "PARENT_NOTIFY", "CHILD_NOTIFY", "SELF_ID"}
+var treeIDTypes = []string{"BUS_RESET", "PARENT_NOTIFY", "CHILD_NOTIFY"}
 
 const (
 	tiBusReset = iota
 	tiParentNotify
 	tiChildNotify
-	tiSelfID
 )
 
 // tiMessage is one message of a 1394 run, before the run tells which
 // generation and which root it belongs to.
 type tiMessage struct {
-	typ    int
-	at     int64
-	packet phy.SelfID // SELF_ID: the packet
-	node   string     // the node that transmitted or, for SELF_ID, received
-	port   int
-}
-
-// entry is m as a trace shows it, the peer at the far end of its port
-// named by peers.
-func (m tiMessage) entry(peers *peerNames) netsim.TraceEntry {
-	e := netsim.TraceEntry{Sent: float64(m.at), Arrived: float64(m.at), From: m.node,
-		To: peers.of(m.node, m.port), Type: treeIDTypes[m.typ], Payload: "port " + fmt.Sprint(m.port)}
-	if m.typ == tiSelfID { // the packet arrived: the sender is at the far end
-		e.From, e.To, e.Payload = e.To, m.node, fmt.Sprintf("%08x", uint32(m.packet))
-	}
-	return e
+	typ  int
+	at   int64  // ns on the bus's clock
+	node string // the node that transmitted
+	port int
 }
 
 func run1394(t *bus.Topology, g *netsim.Graph, o *Options, res *Result) error {
 	state := map[string]phy.State{}
 	var sent []tiMessage
+	treeStart := int64(-1) // the first node entering tree identify
 	observer := func(e bus.TraceEvent) {
-		m := tiMessage{typ: -1, at: e.TimeNs}
+		m := tiMessage{typ: -1, at: e.TimeNs, node: e.Node, port: e.Port}
 		switch {
 		case e.Kind == bus.TraceState:
 			state[e.Node] = e.ToState
+			if e.ToState == phy.T0TreeIDStart && treeStart < 0 {
+				treeStart = e.TimeNs
+			}
 		case e.Kind == bus.TraceTransmit && e.ToLine == phy.TxBusReset:
 			m.typ = tiBusReset
 		case e.Kind == bus.TraceTransmit && state[e.Node] >= phy.T0TreeIDStart && state[e.Node] <= phy.T3RootContention:
@@ -94,20 +95,10 @@ func run1394(t *bus.Topology, g *netsim.Graph, o *Options, res *Result) error {
 			case phy.TxChildNotify:
 				m.typ = tiChildNotify
 			}
-		case e.Kind == bus.TracePacket && e.Port >= 0:
-			// Only the root's first packet counts, and the root of a
-			// connected bus of n nodes takes phy_ID n−1: the n² other
-			// arrivals are not kept (a bus of 16,384 nodes has 2^28).
-			if e.Packet.IsExtended() || e.Packet.PhyID() != len(g.Nodes)-1 {
-				return
-			}
-			m.typ, m.packet = tiSelfID, e.Packet
 		}
-		if m.typ < 0 {
-			return
+		if m.typ >= 0 {
+			sent = append(sent, m)
 		}
-		m.node, m.port = e.Node, e.Port
-		sent = append(sent, m)
 	}
 	bo := bus.Options{Seed: o.Seed, AllowOutOfSpec: true, Observer: observer, Interrupt: o.Interrupt, Policy: o.Policy}
 	if o.Policy != treeid.Coin {
@@ -120,6 +111,10 @@ func run1394(t *bus.Topology, g *netsim.Graph, o *Options, res *Result) error {
 		// power-up of every PHY at once.
 		res.Initiators, bo.PowerUp = nil, bus.PowerUpAll
 	}
+	perDelay, err := nsPerDelay(t)
+	if err != nil {
+		return err
+	}
 	r, err := bus.Run(t, bo)
 	if errors.Is(err, bus.ErrInterrupted) {
 		return ErrInterrupted
@@ -128,36 +123,41 @@ func run1394(t *bus.Topology, g *netsim.Graph, o *Options, res *Result) error {
 		return err
 	}
 	gen := r.Generations[0]
-	root := map[string]bool{}
-	rootID := -1
-	for _, nr := range gen.Nodes {
-		root[nr.ID] = nr.Root
-		if nr.Root {
-			rootID = nr.PhyID
-		}
-	}
+	span := treeIDSpan{start: sent[0].at, hold: treeStart - sent[0].at, end: max(gen.Timing.TreeIDDone, treeStart)}
 	counts := make([]int, len(treeIDTypes))
 	var trace []netsim.TraceEntry
 	peers := newPeerNames(g)
+	reset := map[[2]string]bool{} // the cables the reset has reached
 	for _, m := range sent {
-		// Only the first generation's own messages, and of self identify
-		// only the root's first packet.
-		if m.at > gen.EndNs || m.typ == tiSelfID && (m.packet.IsExtended() || m.packet.PhyID() != rootID) {
-			continue
+		at, ok := span.of(m.at)
+		if !ok {
+			continue // another generation's, or the reset's hold
+		}
+		if m.typ == tiBusReset {
+			peer := peers.of(m.node, m.port)
+			cable := [2]string{min(m.node, peer), max(m.node, peer)}
+			if reset[cable] {
+				continue
+			}
+			reset[cable] = true
 		}
 		counts[m.typ]++
 		if o.Trace {
-			trace = append(trace, m.entry(peers))
+			d := toDelays(at, perDelay)
+			trace = append(trace, netsim.TraceEntry{Sent: d, Arrived: d, From: m.node, To: peers.of(m.node, m.port),
+				Type: treeIDTypes[m.typ], Payload: fmt.Sprintf("port %d, bus %d ns", m.port, m.at)})
 		}
 	}
 	res.Messages = netsim.NewMessages(treeIDTypes, counts)
-	res.TimeUnit, res.Trace, res.Announced = "ns", trace, true
-	if gen.Timing.TreeIDDone >= 0 && gen.Timing.ResetEnd >= 0 {
-		res.Time = float64(gen.Timing.TreeIDDone - gen.Timing.ResetEnd)
-	}
+	res.TimeUnit, res.Trace, res.Announced, res.NsPerDelay = "delays", trace, true, perDelay
+	res.TimeNs, res.Time = span.length(), toDelays(span.length(), perDelay)
 	res.Leader = gen.Root
 	if gen.Outcome != bus.OutcomeOK {
 		res.NoLeader = fmt.Sprintf("tree identify ended %s: %s", gen.Outcome, strings.Join(gen.Problems, "; "))
+	}
+	root := map[string]bool{}
+	for _, nr := range gen.Nodes {
+		root[nr.ID] = nr.Root
 	}
 	for _, name := range g.Nodes {
 		nr := NodeResult{Node: name, State: Follower, Leader: gen.Root}
@@ -170,6 +170,61 @@ func run1394(t *bus.Topology, g *netsim.Graph, o *Options, res *Result) error {
 		res.Nodes = append(res.Nodes, nr)
 	}
 	return nil
+}
+
+// treeIDSpan is what 1394's time covers, in ns on the bus's clock: from
+// the first BUS_RESET to the last node leaving tree identify, less the
+// reset's hold, from the first BUS_RESET to the first node entering tree
+// identify.
+type treeIDSpan struct {
+	start, hold, end int64
+}
+
+// of is the time of a message sent at ns on the span's clock, and whether
+// the span holds it: the wake-up wave before the hold, tree identify
+// after it.
+func (s treeIDSpan) of(ns int64) (int64, bool) {
+	if ns < s.start+s.hold {
+		return ns - s.start, ns >= s.start
+	}
+	return ns - s.start - s.hold, ns <= s.end
+}
+
+// length is the span's time in ns.
+func (s treeIDSpan) length() int64 { return s.end - s.start - s.hold }
+
+// toDelays is ns in delays of perDelay ns, to the thousandth of a delay
+// (the other algorithms' tick).
+func toDelays(ns int64, perDelay float64) float64 {
+	return math.Round(float64(ns)/perDelay*netsim.TicksPerDelay) / netsim.TicksPerDelay
+}
+
+// nsPerDelay is 1394's message delay in ns: the longest cable's propagation
+// (a cable of no stated length or delay is the standard's longest, 4.5 m)
+// plus the repeat delay of the bus's profile, as the topology may override
+// it. The other algorithms' delays are at most one unit, so one unit is
+// the longest a signal takes from one PHY to the next.
+func nsPerDelay(t *bus.Topology) (float64, error) {
+	p, err := phy.LookupProfile(t.Profile)
+	if err != nil {
+		return 0, err
+	}
+	repeat := p.Timing.RepeatDelay
+	if t.Timing != nil && t.Timing.RepeatDelay != nil {
+		repeat = time.Duration(*t.Timing.RepeatDelay)
+	}
+	longest := 0.0
+	for _, c := range t.Cables {
+		d := phy.MaxCableLengthM * phy.CableNsPerMetre
+		switch {
+		case c.DelayNs != nil:
+			d = *c.DelayNs
+		case c.LengthM != nil:
+			d = *c.LengthM * phy.CableNsPerMetre
+		}
+		longest = max(longest, math.Round(d))
+	}
+	return longest + float64(repeat.Nanoseconds()), nil
 }
 
 // peerNames names the node at the other end of a port: a trace of a bus of

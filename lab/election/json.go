@@ -11,7 +11,7 @@ import (
 type JSON struct {
 	bus.VersionJSON
 	Algo       string             `json:"algo"`                 // the algorithm, as --algo names it
-	Mode       string             `json:"mode"`                 // async, sync or timed (1394, on the PHY's ns)
+	Mode       string             `json:"mode"`                 // async, sync or timed (1394, on the PHY's clock)
 	Topology   string             `json:"topology"`             // the file, "gen SPEC" or "default"
 	Seed       uint64             `json:"seed"`                 // the seed of the delays, random IDs and directions
 	IDs        string             `json:"ids"`                  // ascending, descending, random, explicit or none
@@ -28,7 +28,9 @@ type JSON struct {
 	Announced  bool               `json:"announced"`            // every node learns the leader
 	Messages   netsim.CountJSON   `json:"messages"`             // every message sent, lost ones included
 	Time       float64            `json:"time"`                 // the last delivery or decision, in time_unit
-	TimeUnit   string             `json:"time_unit"`            // delays, rounds or ns
+	TimeUnit   string             `json:"time_unit"`            // delays or rounds
+	TimeNs     *int64             `json:"time_ns"`              // 1394: time in ns on the PHY model's clock; null otherwise
+	NsPerDelay *float64           `json:"ns_per_delay"`         // 1394: one delay in ns (the longest cable's propagation + a PHY's repeat delay); null otherwise
 	Rounds     *int               `json:"rounds"`               // null unless the mode is sync
 	Nodes      []NodeJSON         `json:"nodes"`                // every node, in topology order
 	Trace      []netsim.TraceJSON `json:"trace,omitempty"`      // with --trace only
@@ -81,6 +83,9 @@ func NewJSON(source string, res *Result) JSON {
 	if res.Mode == Sync {
 		out.Rounds = &res.Rounds
 	}
+	if res.Mode == Timed {
+		out.TimeNs, out.NsPerDelay = &res.TimeNs, &res.NsPerDelay
+	}
 	for _, n := range res.Nodes {
 		nj := NodeJSON{ID: n.Node, State: string(n.State), Leader: jsonout.NullIfEmpty(n.Leader)}
 		if hasIDs {
@@ -101,27 +106,38 @@ type CompareJSON struct {
 	Seed       uint64           `json:"seed"`                 // the seed of every algorithm's run
 	IDs        string           `json:"ids"`                  // ascending, descending, random, or "from FILE" for --ids FILE
 	Delays     string           `json:"delays"`               // random or unit, for the asynchronous runs
-	Initiators *string          `json:"initiators"`           // --initiators; null: each algorithm's own
+	Initiators string           `json:"initiators"`           // the scenario's initiators, as --initiators gives them (all by default)
 	Suppress   bool             `json:"suppress"`             // --suppress was given
-	Announce   bool             `json:"announce"`             // --announce was given
-	Crashed    []string         `json:"crashed"`              // bully's; [] for its default
-	Crashes    []NodeEventJSON  `json:"crashes,omitempty"`    // crashes during the run (--crash: bully, virtual-tree), as given
-	Recoveries []NodeEventJSON  `json:"recoveries,omitempty"` // bully's recoveries (--recover), as given
+	Announce   bool             `json:"announce"`             // the scenario announces the leader: always true
+	Crashed    []string         `json:"crashed"`              // the nodes crashed from the start (--crashed); [] for none
+	Crashes    []NodeEventJSON  `json:"crashes,omitempty"`    // crashes during the run (--crash), as given
+	Recoveries []NodeEventJSON  `json:"recoveries,omitempty"` // recoveries (--recover), as given
 	Results    []CompareRowJSON `json:"results"`              // one per algorithm
 }
 
 // CompareRowJSON is one algorithm's election; every field but algo,
-// applicable and reason is null when the algorithm does not apply.
+// applicable, ran, reason and differs is null when it did not run.
 type CompareRowJSON struct {
-	Algo       string   `json:"algo"`       // the algorithm, as --algo names it
-	Applicable bool     `json:"applicable"` // it runs on this topology
-	Reason     *string  `json:"reason"`     // why not applicable; null when it is
-	Mode       *string  `json:"mode"`       // async, sync or timed
-	Messages   *int     `json:"messages"`   // every message sent, lost ones included
-	Time       *float64 `json:"time"`       // the last delivery or decision, in time_unit
-	TimeUnit   *string  `json:"time_unit"`  // delays, rounds or ns
-	Rounds     *int     `json:"rounds"`     // null unless the mode is sync
-	Leader     *string  `json:"leader"`     // null when none was elected
+	Algo       string            `json:"algo"`         // the algorithm, as --algo names it
+	Applicable bool              `json:"applicable"`   // it runs on this topology and in this mode
+	Ran        bool              `json:"ran"`          // it ran: it applies and can honour the scenario's faults
+	Reason     *string           `json:"reason"`       // why it did not run; null when it ran
+	Differs    []string          `json:"differs"`      // how the run departs from the scenario; [] when it ran the scenario
+	Failed     bool              `json:"failed"`       // it ran the scenario and elected no live leader that every live node knows
+	Mode       *string           `json:"mode"`         // async, sync or timed
+	Initiators []string          `json:"initiators"`   // the nodes that started, each named (1394's power-up: every node); [] when it did not run
+	Crashed    []string          `json:"crashed"`      // the nodes crashed from the start; [] when it did not run
+	Announced  *bool             `json:"announced"`    // every node learns the leader
+	Messages   *netsim.CountJSON `json:"messages"`     // every message sent, lost ones included, and by type
+	Time       *float64          `json:"time"`         // the last delivery or decision, in time_unit
+	TimeUnit   *string           `json:"time_unit"`    // delays or rounds
+	TimeNs     *int64            `json:"time_ns"`      // 1394: time in ns on the PHY model's clock; null otherwise
+	NsPerDelay *float64          `json:"ns_per_delay"` // 1394: one delay in ns (the longest cable's propagation + a PHY's repeat delay); null otherwise
+	Rounds     *int              `json:"rounds"`       // null unless the mode is sync
+	Leader     *string           `json:"leader"`       // null when none was elected
+	LeaderID   *int64            `json:"leader_id"`    // null when there is no leader or no IDs
+	NoLeader   *string           `json:"no_leader"`    // why there is none; null when there is one or the row did not run
+	Unaware    *string           `json:"unaware"`      // the live nodes that never learnt the announced leader; null when none
 }
 
 // SweepJSON is the --json output of elect --sweep.
@@ -154,18 +170,38 @@ type SweepRowJSON struct {
 
 // NewCompareJSON is the rows of Compare with o as fwsim elect --compare
 // --json writes them; ids and initiators name the ID order and the
-// initiators as the command line gave them ("" for each algorithm's own).
+// initiators as the command line gave them ("" for all).
 func NewCompareJSON(source string, o Options, ids, initiators string, rows []CompareRow) CompareJSON {
+	s := CompareScenario(o)
+	if initiators == "" {
+		initiators = "all"
+	}
 	out := CompareJSON{VersionJSON: bus.NewVersionJSON(), Topology: source, Seed: o.Seed, IDs: ids, Delays: DelayName(o.UnitDelays),
-		Initiators: jsonout.NullIfEmpty(initiators), Suppress: o.Suppress, Announce: o.Announce,
-		Crashed: jsonout.List(o.Crashed), Crashes: NodeEventsJSON(o.Crashes), Recoveries: NodeEventsJSON(o.Recoveries),
+		Initiators: initiators, Suppress: o.Suppress, Announce: s.Announce,
+		Crashed: jsonout.List(s.Crashed), Crashes: NodeEventsJSON(o.Crashes), Recoveries: NodeEventsJSON(o.Recoveries),
 		Results: []CompareRowJSON{}}
 	for _, r := range rows {
-		rj := CompareRowJSON{Algo: r.Algo, Applicable: r.Result != nil, Reason: jsonout.NullIfEmpty(r.Reason)}
+		rj := CompareRowJSON{Algo: r.Algo, Applicable: r.Result != nil || r.NotRun, Ran: r.Result != nil,
+			Reason: jsonout.NullIfEmpty(r.Reason), Differs: jsonout.List(r.Differs), Failed: r.Failed(),
+			Initiators: []string{}, Crashed: []string{}}
 		if res := r.Result; res != nil {
 			mode := res.Mode.String()
-			rj.Mode, rj.Messages, rj.Time, rj.TimeUnit = &mode, &res.Messages.Total, &res.Time, &res.TimeUnit
-			rj.Leader = jsonout.NullIfEmpty(res.Leader)
+			messages := netsim.NewCountJSON(res.Messages.Total, res.Messages.ByType)
+			rj.Mode, rj.Messages, rj.Time, rj.TimeUnit, rj.Announced = &mode, &messages, &res.Time, &res.TimeUnit, &res.Announced
+			rj.Initiators, rj.Crashed = jsonout.List(res.Initiators), jsonout.List(res.Crashed)
+			if res.Initiators == nil { // 1394's power-up
+				for _, n := range res.Nodes {
+					rj.Initiators = append(rj.Initiators, n.Node)
+				}
+			}
+			rj.Leader, rj.NoLeader = jsonout.NullIfEmpty(res.Leader), jsonout.NullIfEmpty(res.NoLeader)
+			rj.Unaware = jsonout.NullIfEmpty(res.Unaware())
+			if res.Leader != "" && res.IDOrder != "none" {
+				rj.LeaderID = &res.LeaderID
+			}
+			if res.Mode == Timed {
+				rj.TimeNs, rj.NsPerDelay = &res.TimeNs, &res.NsPerDelay
+			}
 			if res.Mode == Sync {
 				rj.Rounds = &res.Rounds
 			}

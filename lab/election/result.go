@@ -49,11 +49,15 @@ type Result struct {
 	// Messages counts every message sent, lost ones included.
 	Messages netsim.Messages
 	// Time is the time of the last message delivery or decision: message
-	// delays for asynchronous runs, rounds for synchronous runs, ns for
-	// timed runs (1394). TimeUnit names the unit: "delays", "rounds" or
-	// "ns".
+	// delays for asynchronous and timed runs, rounds for synchronous runs.
+	// TimeUnit names the unit: "delays" or "rounds".
 	Time     float64
 	TimeUnit string
+	// TimeNs is a timed run's (1394's) Time in ns on the PHY model's
+	// clock, and NsPerDelay its delay in ns (the longest cable's
+	// propagation plus a PHY's repeat delay); both 0 for the other modes.
+	TimeNs     int64
+	NsPerDelay float64
 	// Rounds is the number of rounds of a synchronous run, 0 otherwise.
 	Rounds int
 	// Trace lists every message in the order sent, when Options.Trace is
