@@ -16,11 +16,20 @@ import (
 func TestMulticastReportsMembersAndGuarantees(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "multicast", "--algo", "ack", "--gen", "ring:4", "--messages", "3")
 	require.Equal(t, exitOK, code, stderr)
-	// Three members, each delivering the three messages: 3·3 DATA, 3·3 ACK.
-	assert.Contains(t, stdout, "messages: 18 (DATA 9, RETRANS 0, ACK 9), 0 lost\n")
+	// Three members, each delivering the three messages: on the bus's tree
+	// (n1-n0-n3-n2, the ring's cable n1-n2 unused) a DATA multicast each,
+	// crossing the 3 cables, and 3·3 ACKs, crossing 1, 1 and 2 cables.
+	assert.Contains(t, stdout, "packets sent: 12 (DATA 3, RETRANS 0, ACK 9); a multicast is one packet\n")
+	assert.Contains(t, stdout, "crossings: 21 (DATA 9, RETRANS 0, ACK 12);")
+	assert.Contains(t, stdout, "receptions: 18 copies reached a live addressee; 0 missed theirs on the way\n")
 	assert.Equal(t, 3, strings.Count(stdout, "    3          3         0           -        -\n"), stdout)
 	assert.Contains(t, stdout, "in order, once each: held\n")
 	assert.Contains(t, stdout, "every live member delivered the whole stream: held\n")
+	// On the mesh, 3·3 DATA and 3·3 ACK, each its own packet on its link.
+	code, stdout, stderr = runCLI(t, "multicast", "--algo", "ack", "--gen", "ring:4", "--messages", "3", "--medium", "mesh")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "packets sent: 18 (DATA 9, RETRANS 0, ACK 9); a multicast is one packet per addressee\n")
+	assert.Contains(t, stdout, "crossings: 18 (DATA 9, RETRANS 0, ACK 9);")
 }
 
 // nack without the stop signal misses the tail on this seed: exit 1, and
@@ -29,8 +38,8 @@ func TestMulticastTailLossExitsOne(t *testing.T) {
 	args := []string{"multicast", "--algo", "nack", "--gen", "ring:5", "--messages", "5", "--loss", "0.3", "--seed", "1"}
 	code, stdout, stderr := runCLI(t, args...)
 	assert.Equal(t, exitFailure, code)
-	assert.Contains(t, stdout, "VIOLATED, n2 misses 1 of 5 messages, from 5")
-	assert.Equal(t, "fwsim multicast: nack broke a guarantee: every live member delivered the whole stream: n2 misses 1 of 5 messages, from 5\n", stderr)
+	assert.Contains(t, stdout, "VIOLATED, n1 misses 1 of 5 messages, from 5")
+	assert.Equal(t, "fwsim multicast: nack broke a guarantee: every live member delivered the whole stream: n1 misses 1 of 5 messages, from 5\n", stderr)
 	code, _, stderr = runCLI(t, append(args, "--stop")...)
 	assert.Equal(t, exitOK, code, stderr)
 }
