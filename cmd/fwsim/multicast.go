@@ -22,24 +22,25 @@ seed. With --medium bus (the default) the packets travel the bus's tree (the
 topology's cables, or a breadth-first spanning tree of them from the first node
 when they close loops): every node repeats a packet on toward its addressees,
 so a multicast crosses each cable once, a unicast the cables of its path, and a
-cable loses a packet crossing it with probability --loss (or its own, --loss-
-cable), cutting off every addressee behind it. With --medium mesh every two
-nodes share a link and a multicast is one packet per addressee, each lost on
-its own. The fate of every crossing is drawn from the seed and the packet
+cable loses a packet crossing it with probability --loss (or its own,
+--loss-cable), cutting off every addressee behind it. With --medium mesh every
+two nodes share a link and a multicast is one packet per addressee, each lost
+on its own. The fate of every crossing is drawn from the seed and the packet
 (type, number, sender, addressee, how often sent before), so runs that send the
 same packet over the same cable lose it alike. The sender (the first node)
 multicasts --messages numbered messages, one per delay, to every other node.
-Every run reports what each member delivered against what it should have, the
-messages by type, and whether each guarantee held, and counts the packets sent,
-the cables they crossed, the copies received and lost, and the DATA multicasts
-lost: every member delivered in order and once each, and every member alive at
-the end delivered the whole stream when the sender stayed alive. vsync runs the
-group in views, changed by a flush when a node crashes, joins or leaves, and
-checks instead that the members agreed on the views and delivered, per view,
-the same messages, in the view they were sent in. --compare runs every
-algorithm with the same seed, stream, losses and faults and prints one table;
---stop goes to nack and srm, --join and --leave to vsync. Times are in message
-delays. docs/multicast.md explains the algorithms and faults.
+Every run reports what each member delivered against what it should have, and
+whether each guarantee held: every member delivered in order and once each, and
+every member alive at the end delivered the whole stream when the sender stayed
+alive; it counts the packets sent by type, the cables they crossed, the copies
+received and lost, and the DATA multicasts lost. vsync runs the group in views,
+changed by a flush when a node crashes, joins or leaves, and checks instead
+that the members agreed on the views and delivered, per view, the same
+messages, in the view they were sent in. --compare runs every algorithm with
+the same seed, stream, losses and faults and prints one table; --stop goes to
+nack and srm, --join and --leave to vsync, --medium and the losses to all.
+Times are in message delays. docs/multicast.md explains the algorithms and
+faults.
 
 Algorithms:
 %s

@@ -43,17 +43,28 @@ type medium struct {
 	// Buffers of route, reused from one packet to the next.
 	order, parent []int
 	want, reached []bool
+	path          [][2]int
 }
 
-// packet is what decides a crossing's fate besides the cable: the message's
-// type and value, its sender, its addressee (-1: a multicast) and how many
-// times that sender sent the same before.
+// packet is what decides a crossing's fate besides the cable: a hash of
+// the seed, the message's type (by name) and value, its sender and its
+// addressee (-1: a multicast), and how many times that sender sent the
+// same before.
 type packet struct {
-	typ     uint64 // a hash of the type's name
-	value   int64
-	from    int
-	to      int
-	attempt int
+	key     uint64
+	attempt uint64
+}
+
+// newPacket is the packet of m from v to dest (-1: a multicast), counting
+// its sending in w.attempts.
+func (w *world) newPacket(m netsim.Message, v, dest int) packet {
+	key := w.opts.Seed
+	for _, x := range [...]uint64{w.typeKeys[m.Type], uint64(m.Value), uint64(v), uint64(dest)} {
+		key = mix(key, x)
+	}
+	p := packet{key: key, attempt: w.attempts[key]}
+	w.attempts[key]++
+	return p
 }
 
 // newMedium builds o's medium over g and checks o's cable losses against it.
@@ -117,10 +128,7 @@ func (w *world) drops(p packet, a, b int) bool {
 	if prob == 0 {
 		return false
 	}
-	h := w.opts.Seed
-	for _, x := range []uint64{p.typ, uint64(p.value), uint64(p.from), uint64(p.to), uint64(p.attempt), uint64(a), uint64(b)} {
-		h = mix(h, x)
-	}
+	h := mix(mix(mix(p.key, p.attempt), uint64(a)), uint64(b))
 	return float64(h>>11)/(1<<53) < prob
 }
 
@@ -142,7 +150,8 @@ func (w *world) route(p packet, typ uint8, v int, to []int) []bool {
 		}
 	case len(to) == 1: // one addressee: the tree path
 		m.reached[to[0]] = true
-		for _, c := range m.tree.Path(v, to[0]) {
+		m.path = m.tree.Path(m.path[:0], v, to[0])
+		for _, c := range m.path {
 			if !w.cross(p, typ, c[0], c[1]) {
 				m.reached[to[0]] = false
 				break

@@ -128,6 +128,11 @@ func lookup(name string) (*Info, error) {
 // delays use stream 1 (the losses are not drawn from a stream: see lost).
 const streamBackoff = 20
 
+// attemptsHint bounds the room made at first for the packets' sendings
+// (world.attempts): a run sends about a packet per message and node, and a
+// small one should not pay for a large one's table.
+const attemptsHint = 4096
+
 // timerNames name the timer tags in the trace.
 var timerNames = []string{"SEND", "CRASH", "RETRY", "STOP", "REQUEST", "REPAIR", "BEAT", "JOIN", "LEAVE", "CHANGE"}
 
@@ -164,10 +169,10 @@ type world struct {
 	sent, crossings []int
 	lost, lostData  int
 	receptions      int
-	attempts        map[attemptKey]int
+	attempts        map[uint64]uint64 // by packet key (newPacket): the sendings so far
 	typeKeys        []uint64
 	everyone        []int // every node, in order
-	others          []int // a buffer: the addressees of a multicast
+	others          []int // a buffer: the addressees of a multicast, a retry or a heartbeat
 	one             [1]int
 	// repairsSpared (srm) counts the repairs another's spared.
 	repairsSpared int
@@ -236,7 +241,7 @@ func newWorld(names []string, a *Info, o Options) (*world, error) {
 	}
 	w := &world{opts: o, algo: a, names: names, members: make([]member, len(names)),
 		rng: rand.New(rand.NewPCG(o.Seed, streamBackoff)), sent: make([]int, len(a.Types)),
-		crossings: make([]int, len(a.Types)), attempts: map[attemptKey]int{}}
+		crossings: make([]int, len(a.Types)), attempts: make(map[uint64]uint64, min(o.Messages*len(names), attemptsHint))}
 	for v := range names {
 		w.everyone = append(w.everyone, v)
 	}
@@ -281,14 +286,6 @@ func newWorld(names []string, a *Info, o Options) (*world, error) {
 	return w, nil
 }
 
-// attemptKey is a packet without its attempt: what it counts the sendings
-// of.
-type attemptKey struct {
-	typ      uint8
-	value    int64
-	from, to int
-}
-
 // send sends m from v to u alone: on the bus, along the tree path between
 // them.
 func (w *world) send(x *netsim.Net, v, u int, m netsim.Message) {
@@ -322,9 +319,7 @@ func (w *world) cast(x *netsim.Net, v int, to []int, m netsim.Message) {
 // multicast (dest -1), and hands every copy that arrives to the runtime,
 // which draws its delay; a copy the medium lost is traced lost.
 func (w *world) transmit(x *netsim.Net, v, dest int, to []int, m netsim.Message) {
-	k := attemptKey{m.Type, m.Value, v, dest}
-	p := packet{typ: w.typeKeys[m.Type], value: m.Value, from: v, to: dest, attempt: w.attempts[k]}
-	w.attempts[k]++
+	p := w.newPacket(m, v, dest)
 	if w.medium.tree == nil {
 		w.sent[m.Type] += len(to)
 	} else {
@@ -406,7 +401,7 @@ func (n node) Timer(x *netsim.Net, v int, tag netsim.Message) {
 // then every round trip a RETRANS to each; a member that let MaxTries
 // sendings pass is given up.
 func (w *world) retry(x *netsim.Net, s int) {
-	var to []int
+	to := w.others[:0]
 	for u := range w.members {
 		if u == w.sender || w.acked[s][u] > 0 || w.members[u].gaveUp {
 			continue
@@ -418,6 +413,7 @@ func (w *world) retry(x *netsim.Net, s int) {
 		w.tries[s][u]++
 		to = append(to, u)
 	}
+	w.others = to
 	switch {
 	case len(to) == 0:
 		return

@@ -329,7 +329,7 @@ func (w *world) beat(x *netsim.Net, v int) {
 			}
 		}
 	}
-	var to []int
+	to := w.others[:0]
 	for _, u := range watched {
 		switch {
 		case u == v || n.suspect[u]:
@@ -339,6 +339,7 @@ func (w *world) beat(x *netsim.Net, v int) {
 			to = append(to, u)
 		}
 	}
+	w.others = to
 	if len(to) > 0 {
 		w.cast(x, v, to, netsim.Message{Type: typeHeartbeat, Value: int64(w.vs.views[n.view].num)})
 	}

@@ -1,5 +1,7 @@
 package netsim
 
+import "slices"
+
 // Tree is a spanning tree of a graph, rooted: what a broadcast medium over
 // the graph's cables can use when the cables close loops (a 1394 bus is a
 // tree, and a loop is a cable it leaves unused).
@@ -37,22 +39,25 @@ func (g *Graph) SpanningTree(root int) *Tree {
 	return t
 }
 
-// Path lists the cables of the tree path from v to u as the vertices it
-// crosses them from and to, in order: up from v to the nearest common
-// ancestor, then down to u.
-func (t *Tree) Path(v, u int) [][2]int {
-	var up, down [][2]int
-	for v != u {
-		if t.Depth[v] >= t.Depth[u] {
-			up = append(up, [2]int{v, t.Parent[v]})
-			v = t.Parent[v]
+// Path appends to dst the cables of the tree path from v to u, as the
+// vertices it crosses them from and to, in order: up from v to the nearest
+// common ancestor, then down to u.
+func (t *Tree) Path(dst [][2]int, v, u int) [][2]int {
+	top, w := v, u
+	for top != w {
+		if t.Depth[top] >= t.Depth[w] {
+			top = t.Parent[top]
 		} else {
-			down = append(down, [2]int{t.Parent[u], u})
-			u = t.Parent[u]
+			w = t.Parent[w]
 		}
 	}
-	for i := len(down) - 1; i >= 0; i-- {
-		up = append(up, down[i])
+	for ; v != top; v = t.Parent[v] {
+		dst = append(dst, [2]int{v, t.Parent[v]})
 	}
-	return up
+	down := len(dst)
+	for ; u != top; u = t.Parent[u] {
+		dst = append(dst, [2]int{t.Parent[u], u})
+	}
+	slices.Reverse(dst[down:])
+	return dst
 }

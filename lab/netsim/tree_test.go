@@ -39,7 +39,8 @@ func TestTreePath(t *testing.T) {
 	g, err := NewGraph(topo)
 	require.NoError(t, err)
 	tr := g.SpanningTree(0)
-	assert.Equal(t, [][2]int{{2, 1}, {1, 0}, {0, 5}, {5, 4}}, tr.Path(2, 4))
-	assert.Equal(t, [][2]int{{0, 5}, {5, 4}, {4, 3}}, tr.Path(0, 3))
-	assert.Empty(t, tr.Path(3, 3))
+	assert.Equal(t, [][2]int{{2, 1}, {1, 0}, {0, 5}, {5, 4}}, tr.Path(nil, 2, 4))
+	assert.Equal(t, [][2]int{{0, 5}, {5, 4}, {4, 3}}, tr.Path(nil, 0, 3))
+	assert.Empty(t, tr.Path(nil, 3, 3))
+	assert.Equal(t, [][2]int{{9, 9}, {4, 5}, {5, 0}}, tr.Path([][2]int{{9, 9}}, 4, 0), "appended")
 }
