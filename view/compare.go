@@ -112,7 +112,8 @@ func MulticastComparison(o multicast.Options, source string, results []*multicas
 		"receptions: copies that reached a live addressee; lost: copies that missed theirs; DATA lost: multicasts",
 		"that missed some member; NACKs/DATA lost: NACK packets per DATA lost (nack, srm); time in delays.",
 		"Every run draws each packet's fate on each cable from the seed and the packet (type, number, sender,",
-		"addressee, how often sent before): a packet two algorithms both send, such as DATA k, is lost alike."}
+		"addressee, how often sent before): a packet two algorithms both send, such as DATA k, is lost alike",
+		"on every cable both send it over."}
 	return c
 }
 

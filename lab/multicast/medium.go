@@ -121,9 +121,11 @@ func mix(h, x uint64) uint64 {
 // a draw from the seed keyed by p and the crossing, below the cable's loss
 // probability.
 func (w *world) drops(p packet, a, b int) bool {
-	prob, ok := w.medium.loss[[2]int{min(a, b), max(a, b)}]
-	if !ok {
-		prob = w.opts.Loss
+	prob := w.opts.Loss
+	if len(w.medium.loss) > 0 {
+		if p, ok := w.medium.loss[[2]int{min(a, b), max(a, b)}]; ok {
+			prob = p
+		}
 	}
 	if prob == 0 {
 		return false
@@ -139,10 +141,10 @@ func (w *world) cross(p packet, typ uint8, a, b int) bool {
 }
 
 // route carries p, of type typ, from v to the addressees to, and returns
-// which of them it reached (medium.reached, by vertex).
+// which of them it reached (medium.reached, by vertex: only the
+// addressees' entries are meant).
 func (w *world) route(p packet, typ uint8, v int, to []int) []bool {
 	m := w.medium
-	clear(m.reached)
 	switch {
 	case m.tree == nil: // the mesh: a link to each
 		for _, u := range to {
@@ -170,6 +172,7 @@ func (w *world) route(p packet, typ uint8, v int, to []int) []bool {
 func (w *world) flood(p packet, typ uint8, v int, to []int) {
 	m := w.medium
 	clear(m.want)
+	clear(m.reached)
 	for _, u := range to {
 		m.want[u] = true
 	}

@@ -129,9 +129,10 @@ func lookup(name string) (*Info, error) {
 const streamBackoff = 20
 
 // attemptsHint bounds the room made at first for the packets' sendings
-// (world.attempts): a run sends about a packet per message and node, and a
-// small one should not pay for a large one's table.
-const attemptsHint = 4096
+// (world.attempts): a run sends a few distinct packets per message and
+// node (a DATA, an ACK or NACK, a retransmission), and making room for them
+// at once spares the table's growth; beyond the bound it grows.
+const attemptsHint = 1 << 16
 
 // timerNames name the timer tags in the trace.
 var timerNames = []string{"SEND", "CRASH", "RETRY", "STOP", "REQUEST", "REPAIR", "BEAT", "JOIN", "LEAVE", "CHANGE"}
@@ -241,7 +242,7 @@ func newWorld(names []string, a *Info, o Options) (*world, error) {
 	}
 	w := &world{opts: o, algo: a, names: names, members: make([]member, len(names)),
 		rng: rand.New(rand.NewPCG(o.Seed, streamBackoff)), sent: make([]int, len(a.Types)),
-		crossings: make([]int, len(a.Types)), attempts: make(map[uint64]uint64, min(o.Messages*len(names), attemptsHint))}
+		crossings: make([]int, len(a.Types)), attempts: make(map[uint64]uint64, min(2*o.Messages*len(names), attemptsHint))}
 	for v := range names {
 		w.everyone = append(w.everyone, v)
 	}
