@@ -19,6 +19,7 @@ func TestDocLossTable(t *testing.T) {
 	require.NoError(t, err)
 	doc := string(b)
 	rows := map[string]string{}
+	runs := map[string]*Result{}
 	for _, line := range strings.Split(doc, "\n") {
 		cells := strings.Split(strings.Trim(line, "|"), "|")
 		if len(cells) == 10 && (strings.Contains(line, "held") || strings.Contains(line, "VIOLATED")) {
@@ -52,7 +53,25 @@ func TestDocLossTable(t *testing.T) {
 		if c.row == "srm --stop" {
 			assert.Contains(t, doc, fmt.Sprintf("srm --stop spared %d NACKs and %d repairs", res.NACKsSpared, res.RepairsSpared))
 		}
+		runs[c.row] = res
 	}
+	// The lesson under the table, its figures from the runs.
+	flat := strings.Join(strings.Fields(doc), " ")
+	ack, nack, srm := runs["ack"], runs["nack"], runs["srm"]
+	assert.Contains(t, flat, fmt.Sprintf("%.1f times nack's packets here", float64(ack.Sent.Total)/float64(nack.Sent.Total)))
+	// And the lesson under the first --compare, the same runs: ack the
+	// dearest of the three, srm the cheapest in packets and crossings and
+	// the dearest in receptions.
+	assert.Less(t, srm.Sent.Total, nack.Sent.Total)
+	assert.Less(t, srm.Transmissions.Total, nack.Transmissions.Total)
+	assert.Greater(t, ack.Transmissions.Total, nack.Transmissions.Total)
+	assert.Greater(t, srm.Receptions, ack.Receptions)
+	duplicates := 0
+	for _, m := range srm.Members {
+		duplicates += m.Duplicates
+	}
+	assert.Contains(t, flat, fmt.Sprintf("%.1f times nack's receptions, %d of them copies of DATA a member already had",
+		float64(srm.Receptions)/float64(nack.Receptions), duplicates))
 }
 
 // The table of docs/multicast.md where the position of the loss on a
@@ -172,4 +191,20 @@ func TestDocHeartbeatCost(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The lesson under the --compare on the mesh: srm sends three times
+// nack's packets, each of its NACKs and repairs n−1 of them.
+func TestDocMeshLesson(t *testing.T) {
+	b, err := os.ReadFile("../../docs/multicast.md")
+	require.NoError(t, err)
+	require.Contains(t, strings.Join(strings.Fields(string(b)), " "),
+		"each of its NACKs and repairs is seven packets: it sends three times nack's packets")
+	o := Options{Messages: 50, Loss: 0.2, Seed: 1, Stop: true, Medium: MediumMesh}
+	o.Algo = "nack"
+	nack := run(t, "ring:8", o)
+	o.Algo = "srm"
+	srm := run(t, "ring:8", o)
+	assert.InDelta(t, 3, float64(srm.Sent.Total)/float64(nack.Sent.Total), 0.5)
+	assert.Zero(t, (srm.Sent.Count("NACK")+srm.Sent.Count("REPAIR"))%7)
 }
