@@ -145,13 +145,11 @@ func MutexComparison(o mutex.Options, source string, results []*mutex.Result) *C
 // multicast.Compare with o, and their JSON form js, which counts the
 // deliveries.
 func MulticastComparison(o multicast.Options, source string, results []*multicast.Result, js multicast.CompareJSON) *Comparison {
-	header := fmt.Sprintf("seed %d, messages %d, loss %g", o.Seed, o.Messages, o.Loss)
-	if o.Stop {
-		header += ", stop signal (nack, srm)"
-	}
+	header := multicastSettings(results[0], o.Stop)
 	c := &Comparison{Command: "multicast", Header: header, Source: source,
 		Lines: append([]string{"sender: " + js.Sender}, eventLines(o.Crashes, o.Joins, o.Leaves, " (vsync)")...)}
-	c.Table.add("algorithm", "delivered", "expected", "duplicates", "messages", "lost", "time", "guarantees", "by type")
+	c.Table.add("algorithm", "delivered", "expected", "duplicates", "packets", "crossings", "receptions", "lost",
+		"DATA lost", "NACKs/DATA lost", "time", "guarantees", "packets by type")
 	for i, r := range results {
 		row := js.Results[i]
 		// The types a run did not use would only widen the line.
@@ -162,8 +160,16 @@ func MulticastComparison(o multicast.Options, source string, results []*multicas
 			}
 		}
 		c.Table.add(r.Algo, strconv.Itoa(row.Delivered), strconv.Itoa(row.Expected), strconv.Itoa(row.Duplicates), strconv.Itoa(r.Sent.Total),
-			strconv.Itoa(r.Lost), fmt.Sprintf("%.3f", r.Time), guaranteesCell(r.Guarantees), strings.Join(types, ", "))
+			strconv.Itoa(r.Transmissions.Total), strconv.Itoa(r.Receptions), strconv.Itoa(r.Lost), strconv.Itoa(r.LostData),
+			nacksPerLoss(r), fmt.Sprintf("%.3f", r.Time), guaranteesCell(r.Guarantees), strings.Join(types, ", "))
 	}
+	c.After = []string{"",
+		"packets: sent by the nodes (" + packetUnit(results[0].Medium) + "); crossings: " + crossingUnit(results[0].Medium) + ";",
+		"receptions: copies that reached a live addressee; lost: copies that missed theirs; DATA lost: multicasts",
+		"that missed some member; NACKs/DATA lost: NACK packets per DATA lost (nack, srm); time in delays.",
+		"Every run draws each packet's fate on each cable from the seed and the packet (type, number, sender,",
+		"addressee, how often sent before): a packet two algorithms both send, such as DATA k, is lost alike",
+		"on every cable both send it over."}
 	return c
 }
 
@@ -176,4 +182,13 @@ func compareLeader(res *election.Result) string {
 		return res.Leader
 	}
 	return fmt.Sprintf("%s (id %d)", res.Leader, res.LeaderID)
+}
+
+// nacksPerLoss is r's NACK packets per DATA multicast lost, to two places,
+// or - when r has no NACK or lost no DATA.
+func nacksPerLoss(r *multicast.Result) string {
+	if r.LostData == 0 || r.Algo != "nack" && r.Algo != "srm" {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", float64(r.Sent.Count("NACK"))/float64(r.LostData))
 }

@@ -7,10 +7,11 @@ import (
 	"strings"
 
 	"github.com/fwsim/fwsim/lab/multicast"
+	"github.com/fwsim/fwsim/lab/netsim"
 )
 
 func WriteMulticastText(w io.Writer, source string, res *multicast.Result) {
-	fmt.Fprintf(w, "fwsim multicast: %s, seed %d, messages %d, loss %g", res.Algo, res.Seed, res.Messages, res.Loss)
+	fmt.Fprintf(w, "fwsim multicast: %s, %s", res.Algo, multicastSettings(res, false))
 	if res.Stop {
 		fmt.Fprint(w, ", stop signal")
 	}
@@ -59,15 +60,14 @@ func WriteMulticastText(w io.Writer, source string, res *multicast.Result) {
 			fmt.Fprintf(w, "%s: VIOLATED, %s\n", g.Name, g.Detail)
 		}
 	}
-	parts := make([]string, len(res.Sent.ByType))
-	for i, c := range res.Sent.ByType {
-		parts[i] = fmt.Sprintf("%s %d", c.Type, c.Count)
-	}
 	toCrashed := ""
 	if res.ToCrashed > 0 {
-		toCrashed = fmt.Sprintf(", %d to crashed nodes", res.ToCrashed)
+		toCrashed = fmt.Sprintf(", %d reached crashed nodes", res.ToCrashed)
 	}
-	fmt.Fprintf(w, "messages: %d (%s), %d lost%s\n", res.Sent.Total, strings.Join(parts, ", "), res.Lost, toCrashed)
+	fmt.Fprintf(w, "packets sent: %s; %s\n", byType(res.Sent), packetUnit(res.Medium))
+	fmt.Fprintf(w, "crossings: %s; %s\n", byType(res.Transmissions), crossingUnit(res.Medium))
+	fmt.Fprintf(w, "receptions: %d copies reached a live addressee; %d missed theirs on the way%s\n", res.Receptions, res.Lost, toCrashed)
+	fmt.Fprintf(w, "DATA lost: %d of %d multicasts missed some member\n", res.LostData, res.Messages)
 	if res.Algo == "srm" {
 		fmt.Fprintf(w, "suppression: %d NACKs spared (losses repaired on another's NACK), %d repairs spared\n",
 			res.NACKsSpared, res.RepairsSpared)
@@ -76,6 +76,44 @@ func WriteMulticastText(w io.Writer, source string, res *multicast.Result) {
 	if res.Trace != nil {
 		writeTraceTable(w, "delays", res.Trace)
 	}
+}
+
+// multicastSettings names the settings of run r: seed, stream, loss and
+// medium, with the cables given a loss of their own.
+func multicastSettings(r *multicast.Result, stop bool) string {
+	s := fmt.Sprintf("seed %d, messages %d, loss %g, medium %s", r.Seed, r.Messages, r.Loss, r.Medium)
+	for _, c := range r.CableLosses {
+		s += fmt.Sprintf(", loss %g on %s-%s", c.P, c.A, c.B)
+	}
+	if stop {
+		s += ", stop signal (nack, srm)"
+	}
+	return s
+}
+
+// packetUnit says what one packet is on medium.
+func packetUnit(medium string) string {
+	if medium == multicast.MediumMesh {
+		return "a multicast is one packet per addressee"
+	}
+	return "a multicast is one packet"
+}
+
+// crossingUnit says what a crossing is on medium.
+func crossingUnit(medium string) string {
+	if medium == multicast.MediumMesh {
+		return "links a packet crossed, one per packet"
+	}
+	return "cables a packet crossed on the bus's tree, the one it was lost on included"
+}
+
+// byType writes counts as 12 (DATA 5, NACK 7).
+func byType(m netsim.Messages) string {
+	parts := make([]string, len(m.ByType))
+	for i, c := range m.ByType {
+		parts[i] = fmt.Sprintf("%s %d", c.Type, c.Count)
+	}
+	return fmt.Sprintf("%d (%s)", m.Total, strings.Join(parts, ", "))
 }
 
 // writeViews lists vsync's views: who was in each, who proposed it, the

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/lab/multicast"
@@ -15,18 +17,28 @@ const multicastIntro = `Usage: fwsim multicast --algo NAME [--topology FILE | --
        fwsim multicast --compare [--topology FILE | --gen SPEC] [flags]
 
 Runs a reliable multicast algorithm on the nodes of a bus, on the virtual time
-of fwsim elect: every two nodes share a FIFO link, each message takes a delay
-of at most one unit drawn from the seed, and each sending is lost with
-probability --loss. The sender (the first node) multicasts --messages numbered
-messages, one per delay, to every other node. Every run reports what each
-member delivered against what it should have, the messages by type, and
-whether each guarantee held: every member delivered in order and once each,
-and every member alive at the end delivered the whole stream when the sender
-stayed alive. vsync runs the group in views, changed by a flush when a node
-crashes, joins or leaves, and checks instead that the members agreed on the
-views and delivered, per view, the same messages, in the view they were sent
-in. --compare runs every algorithm on the same stream, losses and faults and
-prints one table; --stop goes to nack and srm, --join and --leave to vsync.
+of fwsim elect: each message takes a delay of at most one unit drawn from the
+seed. With --medium bus (the default) the packets travel the bus's tree (the
+topology's cables, or a breadth-first spanning tree of them from the first node
+when they close loops): every node repeats a packet on toward its addressees,
+so a multicast crosses each cable once, a unicast the cables of its path, and a
+cable loses a packet crossing it with probability --loss (or its own,
+--loss-cable), cutting off every addressee behind it. With --medium mesh every
+two nodes share a link and a multicast is one packet per addressee, each lost
+on its own. The fate of every crossing is drawn from the seed and the packet
+(type, number, sender, addressee, how often sent before), so runs that send the
+same packet over the same cable lose it alike. The sender (the first node)
+multicasts --messages numbered messages, one per delay, to every other node.
+Every run reports what each member delivered against what it should have, and
+whether each guarantee held: every member delivered in order and once each, and
+every member alive at the end delivered the whole stream when the sender stayed
+alive; it counts the packets sent by type, the cables they crossed, the copies
+received and lost, and the DATA multicasts lost. vsync runs the group in views,
+changed by a flush when a node crashes, joins or leaves, and checks instead
+that the members agreed on the views and delivered, per view, the same
+messages, in the view they were sent in. --compare runs every algorithm with
+the same seed, stream, losses and faults and prints one table; --stop goes to
+nack and srm, --join and --leave to vsync, --medium and the losses to all.
 Times are in message delays. docs/multicast.md explains the algorithms and
 faults.
 
@@ -37,10 +49,10 @@ up its event budget; 2 usage or input error.`
 
 // multicastConfig is what the flags of "fwsim multicast" ask for.
 type multicastConfig struct {
-	source                 topologyFlags
-	opts                   multicast.Options
-	crashes, joins, leaves list
-	compare, jsonOutput    bool
+	source                            topologyFlags
+	opts                              multicast.Options
+	crashes, joins, leaves, cableLoss list
+	compare, jsonOutput               bool
 }
 
 func runMulticast(ctx context.Context, e *env, args []string) int {
@@ -54,6 +66,8 @@ func runMulticast(ctx context.Context, e *env, args []string) int {
 		"fwsim multicast --algo vsync --gen ring:6 --messages 10 --loss 0.3 --crash n0@4.5",
 		"fwsim multicast --algo vsync --gen ring:5 --messages 10 --loss 0.2 --join n3@2 --leave n1@5",
 		"fwsim multicast --compare --gen ring:8 --messages 50 --loss 0.2 --stop",
+		"fwsim multicast --compare --gen chain:8 --messages 50 --loss-cable n0-n1=0.2 --stop",
+		"fwsim multicast --compare --gen ring:8 --messages 50 --loss 0.2 --stop --medium mesh",
 	)
 	var cfg multicastConfig
 	cfg.register(fs)
@@ -80,6 +94,13 @@ func runMulticast(ctx context.Context, e *env, args []string) int {
 			return fs.usageError(e, "%s", err)
 		}
 		*f.into = events
+	}
+	for _, spec := range cfg.cableLoss {
+		c, err := parseCableLoss(spec)
+		if err != nil {
+			return fs.usageError(e, "--loss-cable %s", err)
+		}
+		cfg.opts.CableLosses = append(cfg.opts.CableLosses, c)
 	}
 	topo, source, err := cfg.source.load(ctx)
 	if err != nil {
@@ -117,13 +138,23 @@ func (c *multicastConfig) register(fs *flags) {
 			c.opts.Messages = m
 			return nil
 		})
-	fs.Func("loss", fmt.Sprintf("every sending is lost with probability `P`, from 0 to %g, e.g. --loss 0.2 (default 0)", multicast.MaxLoss),
+	fs.Func("loss", fmt.Sprintf("every cable (link, on the mesh) loses a packet crossing it with probability `P`,\nfrom 0 to %g, e.g. --loss 0.2 (default 0)", multicast.MaxLoss),
 		func(s string) error {
 			p, err := strconv.ParseFloat(s, 64)
 			if err != nil || !(p >= 0 && p <= multicast.MaxLoss) {
 				return fmt.Errorf("want a probability from 0 to %g, e.g. 0.2", multicast.MaxLoss)
 			}
 			c.opts.Loss = p
+			return nil
+		})
+	fs.Var(&c.cableLoss, "loss-cable", fmt.Sprintf(
+		"`A-B=P`: the cable between nodes A and B (of the bus's tree; on the mesh, their link) loses\na packet with probability P, from 0 to %g, instead of --loss; repeat for several,\ne.g. --loss-cable n0-n1=0.3", multicast.MaxLoss))
+	fs.Func("medium", "`NAME`: bus (the default: packets travel the bus's tree, a loss cuts off what lies\nbehind the cable) or mesh (a link between every two nodes, each copy lost on its own),\ne.g. --medium mesh",
+		func(s string) error {
+			if !slices.Contains(multicast.Media(), s) {
+				return fmt.Errorf("want %s", strings.Join(multicast.Media(), " or "))
+			}
+			c.opts.Medium = s
 			return nil
 		})
 	fs.BoolVar(&c.opts.Stop, "stop", false,
@@ -136,10 +167,25 @@ func (c *multicastConfig) register(fs *flags) {
 	fs.Var(&c.leaves, "leave",
 		"`NODE@TIME`, vsync: the node asks to leave the group at TIME delays (after it joins);\nrepeat for several, e.g. --leave n1@5")
 	fs.BoolVar(&c.opts.Trace, "trace", false,
-		"list every message: when sent and received, between whom, its type and value,\ne.g. --trace")
+		"list every message (when sent and received, between whom, its type and value; a copy\nlost on the way shows lost) and what each node did: its start, timers (SEND, RETRY,\nSTOP, REQUEST, REPAIR, BEAT, JOIN, LEAVE, CHANGE, CRASH), crash, every delivery to its\napplication (DELIVER) and, in vsync, its join and leave, e.g. --trace")
 	fs.BoolVar(&c.jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .members")
-	fs.order("algo", "compare", "topology", "gen", "messages", "loss", "stop", "seed", "crash", "join", "leave", "trace", "json")
+	fs.order("algo", "compare", "topology", "gen", "medium", "messages", "loss", "loss-cable", "stop", "seed", "crash", "join", "leave", "trace", "json")
+}
+
+// parseCableLoss reads A-B=P: the nodes at the first '-', P after the last
+// '='.
+func parseCableLoss(spec string) (multicast.CableLoss, error) {
+	i := strings.LastIndexByte(spec, '=')
+	a, b, ok := strings.Cut(spec[:max(i, 0)], "-")
+	if i < 0 || !ok || a == "" || b == "" {
+		return multicast.CableLoss{}, fmt.Errorf("%q: want A-B=P, two nodes and a probability, e.g. n0-n1=0.3", spec)
+	}
+	p, err := strconv.ParseFloat(spec[i+1:], 64)
+	if err != nil || !(p >= 0 && p <= multicast.MaxLoss) {
+		return multicast.CableLoss{}, fmt.Errorf("%q: want a probability from 0 to %g after '='", spec, multicast.MaxLoss)
+	}
+	return multicast.CableLoss{A: a, B: b, P: p}, nil
 }
 
 func (c *multicastConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source string) int {

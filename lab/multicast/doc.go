@@ -1,12 +1,19 @@
 // Package multicast is the reliable group communication lab: one sender
 // multicasts a stream of numbered messages to every other node of a bus,
-// over links that lose each message with a probability, and the run checks
-// what each member delivered.
+// over a medium that loses packets, and the run checks what each member
+// delivered.
 //
-// It runs on the virtual time of package netsim (netsim.Drive): every
-// two nodes share a FIFO link whose delay is at most one unit, drawn from
-// the seed, and the losses are drawn from the seed too, so that a seed
-// gives one run.
+// It runs on the virtual time of package netsim (netsim.Drive), which
+// draws every message's delay, at most one unit, from the seed. The medium
+// (medium.go) carries the packets: on the bus (MediumBus, the default) a
+// packet travels the topology's spanning tree (netsim.Graph.SpanningTree),
+// a multicast crossing every cable toward its addressees once and a
+// unicast the cables of its path, and a cable that loses it cuts off every
+// addressee behind it; on the mesh (MediumMesh) every two nodes share a
+// link and a multicast is a packet per addressee. Whether a crossing loses
+// its packet is a hash of the seed, the packet (type, value, sender,
+// addressee, attempt) and the cable, so that a seed gives one run and two
+// algorithms that send the same packet over the same cable lose it alike.
 //
 // The algorithms:
 //

@@ -29,6 +29,6 @@ func Example() {
 		fmt.Printf("; violated: %v\n", res.Violated())
 	}
 	// Output:
-	// stop signal false: n1 5/5 n2 4/5 n3 5/5 n4 5/5; violated: true
+	// stop signal false: n1 4/5 n2 4/5 n3 5/5 n4 5/5; violated: true
 	// stop signal true: n1 5/5 n2 5/5 n3 5/5 n4 5/5; violated: false
 }

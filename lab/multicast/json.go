@@ -13,7 +13,9 @@ type JSON struct {
 	Topology      string             `json:"topology"`         // the file, "gen SPEC" or "default"
 	Seed          uint64             `json:"seed"`             // the seed of the delays and losses
 	Messages      int                `json:"messages"`         // the stream's length
-	Loss          float64            `json:"loss"`             // the probability that a sending is lost
+	Loss          float64            `json:"loss"`             // the probability that a cable (link, on the mesh) loses a packet crossing it
+	Medium        string             `json:"medium"`           // bus or mesh
+	CableLosses   []CableLossJSON    `json:"cable_losses"`     // the cables given a loss of their own; [] when none
 	Stop          bool               `json:"stop"`             // the sender repeats a stop signal (nack, srm)
 	Sender        string             `json:"sender"`           // the node that multicasts
 	Crashes       []netsim.CrashJSON `json:"crashes"`          // the crashes asked for
@@ -22,12 +24,30 @@ type JSON struct {
 	Members       []MemberJSON       `json:"members"`          // every other node, in topology order
 	Guarantees    []GuaranteeJSON    `json:"guarantees"`       // each promise and whether it held
 	Views         []ViewJSON         `json:"views,omitempty"`  // vsync: every view installed, by number; absent for the other algorithms
-	Sent          netsim.CountJSON   `json:"sent"`             // every message sent, lost ones included
-	Lost          int                `json:"lost"`             // the messages the links lost
+	Sent          netsim.CountJSON   `json:"sent"`             // the packets sent, lost ones included (on the bus a multicast is one, on the mesh one per addressee)
+	Transmissions netsim.CountJSON   `json:"transmissions"`    // the cables (links) the packets crossed, the crossing a packet was lost on included
+	Receptions    int                `json:"receptions"`       // the copies that reached a live addressee
+	Lost          int                `json:"lost"`             // the copies that missed their addressee on the way
+	LostData      int                `json:"lost_data"`        // the DATA multicasts that missed at least one addressee
 	NACKsSpared   int                `json:"nacks_spared"`     // srm: losses repaired without the member's own NACK, on another's; 0 for the others
 	RepairsSpared int                `json:"repairs_spared"`   // srm: repairs a holder dropped because another's came first; 0 for the others
 	Time          float64            `json:"time"`             // the last delivery
 	Trace         []netsim.TraceJSON `json:"trace,omitempty"`  // with --trace only
+}
+
+// CableLossJSON is a cable given a loss of its own.
+type CableLossJSON struct {
+	A    string  `json:"a"`    // one end
+	B    string  `json:"b"`    // the other end
+	Loss float64 `json:"loss"` // the probability that it loses a packet crossing it
+}
+
+func cableLossesJSON(cs []CableLoss) []CableLossJSON {
+	out := []CableLossJSON{}
+	for _, c := range cs {
+		out = append(out, CableLossJSON{A: c.A, B: c.B, Loss: c.P})
+	}
+	return out
 }
 
 // MemberJSON is what one member delivered.
@@ -68,10 +88,11 @@ type GuaranteeJSON struct {
 
 func NewJSON(source string, res *Result) JSON {
 	out := JSON{VersionJSON: bus.NewVersionJSON(), Algo: res.Algo, Topology: source, Seed: res.Seed,
-		Messages: res.Messages, Loss: res.Loss, Stop: res.Stop, Sender: res.Sender, Crashes: netsim.CrashesJSON(res.Crashes),
+		Messages: res.Messages, Loss: res.Loss, Medium: res.Medium, CableLosses: cableLossesJSON(res.CableLosses), Stop: res.Stop, Sender: res.Sender, Crashes: netsim.CrashesJSON(res.Crashes),
 		Joins: changesJSON(res.Joins), Leaves: changesJSON(res.Leaves), Members: membersJSON(res.Members),
-		Guarantees: guaranteesJSON(res.Guarantees), Sent: netsim.NewCountJSON(res.Sent.Total, res.Sent.ByType), Lost: res.Lost,
-		NACKsSpared: res.NACKsSpared, RepairsSpared: res.RepairsSpared, Time: res.Time}
+		Guarantees: guaranteesJSON(res.Guarantees), Sent: netsim.NewCountJSON(res.Sent.Total, res.Sent.ByType),
+		Transmissions: netsim.NewCountJSON(res.Transmissions.Total, res.Transmissions.ByType), Receptions: res.Receptions,
+		Lost: res.Lost, LostData: res.LostData, NACKsSpared: res.NACKsSpared, RepairsSpared: res.RepairsSpared, Time: res.Time}
 	for _, v := range res.Views {
 		out.Views = append(out.Views, ViewJSON(v))
 	}
@@ -115,16 +136,18 @@ func guaranteesJSON(gs []Guarantee) []GuaranteeJSON {
 // CompareJSON is the --json output of multicast --compare.
 type CompareJSON struct {
 	bus.VersionJSON
-	Topology string             `json:"topology"`         // the file, "gen SPEC" or "default"
-	Seed     uint64             `json:"seed"`             // the seed of every run
-	Messages int                `json:"messages"`         // the stream's length
-	Loss     float64            `json:"loss"`             // the probability that a sending is lost
-	Stop     bool               `json:"stop"`             // nack and srm ran with the stop signal
-	Sender   string             `json:"sender"`           // the node that multicasts
-	Crashes  []netsim.CrashJSON `json:"crashes"`          // the crashes of every run
-	Joins    []EventJSON        `json:"joins,omitempty"`  // vsync's joins; absent when there are none
-	Leaves   []EventJSON        `json:"leaves,omitempty"` // vsync's leaves; absent when there are none
-	Results  []CompareRowJSON   `json:"results"`          // one per algorithm
+	Topology    string             `json:"topology"`         // the file, "gen SPEC" or "default"
+	Seed        uint64             `json:"seed"`             // the seed of every run
+	Messages    int                `json:"messages"`         // the stream's length
+	Loss        float64            `json:"loss"`             // the probability that a cable (link, on the mesh) loses a packet crossing it
+	Medium      string             `json:"medium"`           // bus or mesh
+	CableLosses []CableLossJSON    `json:"cable_losses"`     // the cables given a loss of their own; [] when none
+	Stop        bool               `json:"stop"`             // nack and srm ran with the stop signal
+	Sender      string             `json:"sender"`           // the node that multicasts
+	Crashes     []netsim.CrashJSON `json:"crashes"`          // the crashes of every run
+	Joins       []EventJSON        `json:"joins,omitempty"`  // vsync's joins; absent when there are none
+	Leaves      []EventJSON        `json:"leaves,omitempty"` // vsync's leaves; absent when there are none
+	Results     []CompareRowJSON   `json:"results"`          // one per algorithm
 }
 
 // CompareRowJSON is one algorithm's run.
@@ -135,8 +158,11 @@ type CompareRowJSON struct {
 	Duplicates    int              `json:"duplicates"`     // copies dropped, summed over the members
 	Members       []MemberJSON     `json:"members"`        // every other node, in topology order
 	Guarantees    []GuaranteeJSON  `json:"guarantees"`     // each promise and whether it held
-	Sent          netsim.CountJSON `json:"sent"`           // every message sent, lost ones included
-	Lost          int              `json:"lost"`           // the messages the links lost
+	Sent          netsim.CountJSON `json:"sent"`           // the packets sent, lost ones included
+	Transmissions netsim.CountJSON `json:"transmissions"`  // the cables (links) the packets crossed
+	Receptions    int              `json:"receptions"`     // the copies that reached a live addressee
+	Lost          int              `json:"lost"`           // the copies that missed their addressee on the way
+	LostData      int              `json:"lost_data"`      // the DATA multicasts that missed at least one addressee
 	NACKsSpared   int              `json:"nacks_spared"`   // srm: losses repaired on another's NACK; 0 for the others
 	RepairsSpared int              `json:"repairs_spared"` // srm: repairs dropped because another's came first; 0 for the others
 	Time          float64          `json:"time"`           // the last delivery
@@ -144,11 +170,12 @@ type CompareRowJSON struct {
 
 func NewCompareJSON(source string, o Options, results []*Result) CompareJSON {
 	out := CompareJSON{VersionJSON: bus.NewVersionJSON(), Topology: source, Seed: o.Seed, Messages: results[0].Messages,
-		Loss: o.Loss, Stop: o.Stop, Sender: results[0].Sender, Crashes: netsim.CrashesJSON(o.Crashes), Joins: changesJSON(o.Joins),
+		Loss: o.Loss, Medium: results[0].Medium, CableLosses: cableLossesJSON(o.CableLosses), Stop: o.Stop, Sender: results[0].Sender, Crashes: netsim.CrashesJSON(o.Crashes), Joins: changesJSON(o.Joins),
 		Leaves: changesJSON(o.Leaves), Results: []CompareRowJSON{}}
 	for _, r := range results {
 		row := CompareRowJSON{Algo: r.Algo, Members: membersJSON(r.Members), Guarantees: guaranteesJSON(r.Guarantees),
-			Sent: netsim.NewCountJSON(r.Sent.Total, r.Sent.ByType), Lost: r.Lost, NACKsSpared: r.NACKsSpared, RepairsSpared: r.RepairsSpared, Time: r.Time}
+			Sent: netsim.NewCountJSON(r.Sent.Total, r.Sent.ByType), Transmissions: netsim.NewCountJSON(r.Transmissions.Total, r.Transmissions.ByType),
+			Receptions: r.Receptions, Lost: r.Lost, LostData: r.LostData, NACKsSpared: r.NACKsSpared, RepairsSpared: r.RepairsSpared, Time: r.Time}
 		for _, m := range r.Members {
 			row.Delivered, row.Expected, row.Duplicates = row.Delivered+m.Delivered, row.Expected+m.Expected, row.Duplicates+m.Duplicates
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/lab/netsim"
@@ -39,9 +40,19 @@ type Options struct {
 	// Messages is how many messages the sender multicasts, one every delay
 	// from time 0 (default 1).
 	Messages int
-	// Loss is the probability that a link loses a message, each sending
-	// drawn apart, from 0 to MaxLoss.
+	// Medium is what carries the packets: MediumBus (the default when
+	// empty) or MediumMesh.
+	Medium string
+	// Loss is the probability that a cable (the bus) or a link (the mesh)
+	// loses a packet that crosses it, from 0 to MaxLoss. Each crossing's
+	// fate is drawn from the seed keyed by the packet (type, value, sender,
+	// addressee, how many times the sender sent it before) and the cable,
+	// so that runs that send the same packet over the same cable lose it
+	// alike.
 	Loss float64
+	// CableLosses give cables (the bus: of its tree) or links (the mesh)
+	// a probability of their own instead of Loss.
+	CableLosses []CableLoss
 	// Sender is the node that multicasts; by default the first node.
 	Sender string
 	// Stop: nack's sender repeats a stop signal with the last number.
@@ -113,8 +124,18 @@ func lookup(name string) (*Info, error) {
 	return nil, fmt.Errorf("%w %q (want ack, nack, srm, vsync)", ErrUnknownAlgorithm, name)
 }
 
-// streamLoss is the seed's stream of losses: election's delays use stream 1.
-const streamLoss = 20
+// streamBackoff is the seed's stream of srm's back-offs: the runtime's
+// delays use stream 1 (the losses are not drawn from a stream: see lost).
+const streamBackoff = 20
+
+// attemptsHint bounds the room made at first for the packets' sendings
+// (world.attempts): a run sends a few distinct packets per message and
+// node (a DATA, an ACK or NACK, a retransmission), and making room for them
+// at once spares the table's growth; beyond the bound it grows.
+const attemptsHint = 1 << 16
+
+// timerNames name the timer tags in the trace.
+var timerNames = []string{"SEND", "CRASH", "RETRY", "STOP", "REQUEST", "REPAIR", "BEAT", "JOIN", "LEAVE", "CHANGE"}
 
 // member is one node's state.
 type member struct {
@@ -131,7 +152,6 @@ type member struct {
 	asking     bool
 	gaveUp     bool // nack, srm: it stopped asking; ack: the sender gave it up
 	srm        *recovery
-	sent       int
 }
 
 // world is one run.
@@ -142,7 +162,19 @@ type world struct {
 	sender  int
 	members []member
 	rng     *rand.Rand
-	lost    int
+	medium  *medium
+	// sent and crossings count, by type, the packets sent and the cables
+	// they crossed; lost the copies that missed their addressee,
+	// lostData the DATA multicasts that missed some addressee, and
+	// receptions the copies that reached a live node.
+	sent, crossings []int
+	lost, lostData  int
+	receptions      int
+	attempts        map[uint64]uint64 // by packet key (newPacket): the sendings so far
+	typeKeys        []uint64
+	everyone        []int // every node, in order
+	others          []int // a buffer: the addressees of a multicast, a retry or a heartbeat
+	one             [1]int
 	// repairsSpared (srm) counts the repairs another's spared.
 	repairsSpared int
 	// acked[s][v] (ack, vsync): v acknowledged message s; tries[s][v]:
@@ -169,12 +201,15 @@ func Run(t *bus.Topology, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if w.medium, err = newMedium(g, o); err != nil {
+		return nil, err
+	}
 	machines := make([]netsim.Machine, len(g.Nodes))
 	for v := range machines {
 		machines[v] = node{w}
 	}
 	p := netsim.Protocol{Name: a.Name, Types: a.Types, Nodes: g.Nodes, Machines: machines,
-		Seed: o.Seed, Trace: o.Trace, MaxEvents: o.MaxEvents, Interrupt: o.Interrupt}
+		Seed: o.Seed, Trace: o.Trace, TimerNames: timerNames, MaxEvents: o.MaxEvents, Interrupt: o.Interrupt}
 	switch {
 	case o.Stop:
 		p.Done = w.done
@@ -206,7 +241,14 @@ func newWorld(names []string, a *Info, o Options) (*world, error) {
 		return nil, fmt.Errorf("%w: a group needs at least 2 nodes, the bus has %d", ErrBadOptions, len(names))
 	}
 	w := &world{opts: o, algo: a, names: names, members: make([]member, len(names)),
-		rng: rand.New(rand.NewPCG(o.Seed, streamLoss))}
+		rng: rand.New(rand.NewPCG(o.Seed, streamBackoff)), sent: make([]int, len(a.Types)),
+		crossings: make([]int, len(a.Types)), attempts: make(map[uint64]uint64, min(2*o.Messages*len(names), attemptsHint))}
+	for v := range names {
+		w.everyone = append(w.everyone, v)
+	}
+	for _, typ := range a.Types {
+		w.typeKeys = append(w.typeKeys, typeKey(typ))
+	}
 	for v := range w.members {
 		w.members[v] = member{crashAt: -1, got: make([]bool, o.Messages+1), next: 1}
 	}
@@ -245,26 +287,61 @@ func newWorld(names []string, a *Info, o Options) (*world, error) {
 	return w, nil
 }
 
-// send sends m from v to u, or loses it with probability Loss.
+// send sends m from v to u alone: on the bus, along the tree path between
+// them.
 func (w *world) send(x *netsim.Net, v, u int, m netsim.Message) {
-	w.members[v].sent++
-	if w.opts.Loss > 0 && w.rng.Float64() < w.opts.Loss {
+	w.one[0] = u
+	w.transmit(x, v, u, w.one[:], m)
+}
+
+// multicast sends m from v to every other node.
+func (w *world) multicast(x *netsim.Net, v int, m netsim.Message) {
+	w.cast(x, v, w.othersIn(v, w.everyone), m)
+}
+
+// othersIn is members without v, in w.others.
+func (w *world) othersIn(v int, members []int) []int {
+	w.others = w.others[:0]
+	for _, u := range members {
+		if u != v {
+			w.others = append(w.others, u)
+		}
+	}
+	return w.others
+}
+
+// cast multicasts m from v to the nodes to: one packet on the bus, one per
+// addressee on the mesh.
+func (w *world) cast(x *netsim.Net, v int, to []int, m netsim.Message) {
+	w.transmit(x, v, -1, to, m)
+}
+
+// transmit sends m from v to the addressees to, as a unicast to dest or a
+// multicast (dest -1), and hands every copy that arrives to the runtime,
+// which draws its delay; a copy the medium lost is traced lost.
+func (w *world) transmit(x *netsim.Net, v, dest int, to []int, m netsim.Message) {
+	p := w.newPacket(m, v, dest)
+	if w.medium.tree == nil {
+		w.sent[m.Type] += len(to)
+	} else {
+		w.sent[m.Type]++
+	}
+	reached := w.route(p, m.Type, v, to)
+	missed := false
+	for _, u := range to {
+		if reached[u] {
+			x.Send(v, u, m)
+			continue
+		}
+		missed = true
 		w.lost++
 		if m.Type == typeData && w.members[u].srm != nil {
 			w.members[u].srm.dataLost[m.Value] = true
 		}
 		x.Lose(v, u, m)
-		return
 	}
-	x.Send(v, u, m)
-}
-
-// multicast sends m from v to every other node.
-func (w *world) multicast(x *netsim.Net, v int, m netsim.Message) {
-	for u := range w.members {
-		if u != v {
-			w.send(x, v, u, m)
-		}
+	if missed && m.Type == typeData {
+		w.lostData++
 	}
 }
 
@@ -298,6 +375,7 @@ func (n node) Timer(x *netsim.Net, v int, tag netsim.Message) {
 	case tag.Type == tagCrash:
 		m.crashed = true
 		x.Crash(v)
+		x.Note(v, netsim.EventCrash, "CRASH", "")
 	case m.crashed:
 	case w.vs != nil:
 		w.vsTimer(x, v, tag)
@@ -320,10 +398,11 @@ func (n node) Timer(x *netsim.Net, v int, tag netsim.Message) {
 }
 
 // retry (ack) sends message s to every member that has not acknowledged it
-// and has not been given up, once at first and then every round trip; a
-// member that let MaxTries sendings pass is given up.
+// and has not been given up: at first one multicast (DATA) to them all,
+// then every round trip a RETRANS to each; a member that let MaxTries
+// sendings pass is given up.
 func (w *world) retry(x *netsim.Net, s int) {
-	pending := false
+	to := w.others[:0]
 	for u := range w.members {
 		if u == w.sender || w.acked[s][u] > 0 || w.members[u].gaveUp {
 			continue
@@ -332,17 +411,21 @@ func (w *world) retry(x *netsim.Net, s int) {
 			w.members[u].gaveUp = true
 			continue
 		}
-		typ := typeRetrans
-		if w.tries[s][u] == 0 {
-			typ = typeData
-		}
-		w.send(x, w.sender, u, netsim.Message{Type: typ, Value: int64(s)})
 		w.tries[s][u]++
-		pending = true
+		to = append(to, u)
 	}
-	if pending {
-		x.TimerAt(w.sender, x.Now()+roundTrip, netsim.Message{Type: tagRetry, Value: int64(s)})
+	w.others = to
+	switch {
+	case len(to) == 0:
+		return
+	case w.tries[s][to[0]] == 1: // the first sending, to every member alike
+		w.cast(x, w.sender, to, netsim.Message{Type: typeData, Value: int64(s)})
+	default:
+		for _, u := range to {
+			w.send(x, w.sender, u, netsim.Message{Type: typeRetrans, Value: int64(s)})
+		}
 	}
+	x.TimerAt(w.sender, x.Now()+roundTrip, netsim.Message{Type: tagRetry, Value: int64(s)})
 }
 
 func (n node) Receive(x *netsim.Net, v, from int, m netsim.Message) {
@@ -351,6 +434,7 @@ func (n node) Receive(x *netsim.Net, v, from int, m netsim.Message) {
 	if me.crashed {
 		return
 	}
+	w.receptions++
 	s := int(m.Value)
 	switch {
 	case w.vs != nil:
@@ -385,6 +469,7 @@ func (w *world) arrive(x *netsim.Net, v, s int) {
 	me.last = max(me.last, s)
 	for me.next < len(me.got) && me.got[me.next] {
 		me.delivered = append(me.delivered, me.next)
+		x.Note(v, netsim.EventDeliver, "DELIVER", strconv.Itoa(me.next))
 		me.next++
 		me.asks = 0
 	}

@@ -21,17 +21,28 @@ func run(t testing.TB, spec string, o Options) *Result {
 
 func guarantee(res *Result, i int) Guarantee { return res.Guarantees[i] }
 
-// Without loss, ack sends each message once to each of the n−1 members and
-// gets one ACK back: 2·M·(n−1) messages.
+// Without loss, on the mesh, ack sends each message once to each of the
+// n−1 members and gets one ACK back: 2·M·(n−1) packets, each crossing one
+// link. On the bus, a message is one packet that crosses the n−1 cables of
+// the tree, and the n−1 ACKs cross the cables back: on a chain, from the
+// member d cables away, d of them, n(n−1)/2 in all.
 func TestAckWithoutLossCountsTwoPerMemberAndMessage(t *testing.T) {
-	res := run(t, "ring:6", Options{Algo: "ack", Messages: 7, Seed: 3})
+	res := run(t, "chain:6", Options{Algo: "ack", Messages: 7, Seed: 3, Medium: MediumMesh})
 	assert.Equal(t, 7*5, res.Sent.Count("DATA"))
 	assert.Equal(t, 7*5, res.Sent.Count("ACK"))
 	assert.Zero(t, res.Sent.Count("RETRANS"))
 	assert.Equal(t, 2*7*5, res.Sent.Total)
+	assert.Equal(t, res.Sent, res.Transmissions)
 	for _, m := range res.Members {
 		assert.Equal(t, 7, m.Delivered, m.Node)
 	}
+	assert.False(t, res.Violated())
+	res = run(t, "chain:6", Options{Algo: "ack", Messages: 7, Seed: 3})
+	assert.Equal(t, 7, res.Sent.Count("DATA"))
+	assert.Equal(t, 7*5, res.Sent.Count("ACK"))
+	assert.Equal(t, 7*5, res.Transmissions.Count("DATA"))
+	assert.Equal(t, 7*6*5/2, res.Transmissions.Count("ACK"))
+	assert.Equal(t, 2*7*5, res.Receptions)
 	assert.False(t, res.Violated())
 }
 
@@ -56,18 +67,23 @@ func TestArrivalsAreDeliveriesOrDuplicates(t *testing.T) {
 	}
 }
 
-// The links lose about the share asked for, counted from the trace.
+// The links lose about the share asked for, counted from the trace: on the
+// mesh every copy, on a star's bus, where every path from the hub is one
+// cable, every copy too; the trace has a copy per addressee.
 func TestLossRate(t *testing.T) {
-	res := run(t, "ring:8", Options{Algo: "ack", Messages: 300, Loss: 0.2, Seed: 5, Trace: true})
-	lost := 0
-	for _, e := range netsim.MessagesOnly(res.Trace) {
-		if e.Lost {
-			lost++
+	for _, c := range []struct{ spec, medium string }{{"ring:8", MediumMesh}, {"star:8", MediumBus}} {
+		res := run(t, c.spec, Options{Algo: "ack", Messages: 300, Loss: 0.2, Seed: 5, Trace: true, Medium: c.medium})
+		lost := 0
+		for _, e := range netsim.MessagesOnly(res.Trace) {
+			if e.Lost {
+				lost++
+			}
 		}
+		copies := len(netsim.MessagesOnly(res.Trace))
+		assert.Equal(t, lost, res.Lost, c.spec)
+		assert.Equal(t, copies, res.Receptions+res.Lost, c.spec)
+		assert.InDelta(t, 0.2, float64(lost)/float64(copies), 0.02, c.spec)
 	}
-	assert.Equal(t, lost, res.Lost)
-	assert.Len(t, netsim.MessagesOnly(res.Trace), res.Sent.Total)
-	assert.InDelta(t, 0.2, float64(lost)/float64(res.Sent.Total), 0.02)
 }
 
 // nack finds a gap only from a later message: a loss at the end of the
@@ -93,24 +109,38 @@ func TestNackMissesTheTailAndStopRepairsIt(t *testing.T) {
 	assert.Positive(t, tails)
 }
 
-// Without loss nack and srm send the stream and nothing else.
+// Without loss nack and srm send the stream and nothing else: on the bus
+// M packets, each crossing the n−1 cables of the tree; on the mesh M(n−1).
 func TestNegativeFeedbackWithoutLossSendsOnlyData(t *testing.T) {
 	for _, algo := range []string{"nack", "srm"} {
-		res := run(t, "tree:6:2", Options{Algo: algo, Messages: 4, Seed: 2})
-		assert.Equal(t, 4*5, res.Sent.Total, algo)
-		assert.Equal(t, 4*5, res.Sent.Count("DATA"), algo)
-		assert.False(t, res.Violated(), algo)
+		for medium, packets := range map[string]int{MediumBus: 4, MediumMesh: 4 * 5} {
+			res := run(t, "tree:6:2", Options{Algo: algo, Messages: 4, Seed: 2, Medium: medium})
+			assert.Equal(t, packets, res.Sent.Total, algo)
+			assert.Equal(t, packets, res.Sent.Count("DATA"), algo)
+			assert.Equal(t, 4*5, res.Transmissions.Total, algo)
+			assert.Equal(t, 4*5, res.Receptions, algo)
+			assert.False(t, res.Violated(), algo)
+		}
 	}
 }
 
-// srm's NACKs and repairs go to every other node, and the NACKs that
-// suppression spared are counted from the trace: a member whose DATA was
-// lost, which delivered the message and never asked for it.
+// srm's NACKs and repairs go to every other node: on the mesh one packet to
+// each, on the bus one packet that the trace shows as a copy to each. The
+// NACKs that suppression spared are counted from the trace: a member whose
+// DATA was lost, which delivered the message and never asked for it.
 func TestSRMMulticastsFeedbackAndCountsWhatSuppressionSpared(t *testing.T) {
-	res := run(t, "ring:12", Options{Algo: "srm", Messages: 30, Loss: 0.2, Seed: 4, Stop: true, Trace: true})
+	res := run(t, "ring:12", Options{Algo: "srm", Messages: 30, Loss: 0.2, Seed: 4, Stop: true, Trace: true, Medium: MediumMesh})
 	assert.False(t, res.Violated(), "%+v", res.Guarantees)
 	assert.Zero(t, res.Sent.Count("NACK")%11)
 	assert.Zero(t, res.Sent.Count("REPAIR")%11)
+	bus := run(t, "ring:12", Options{Algo: "srm", Messages: 30, Loss: 0.2, Seed: 4, Stop: true, Trace: true})
+	copies := map[string]int{}
+	for _, e := range netsim.MessagesOnly(bus.Trace) {
+		copies[e.Type]++
+	}
+	assert.Positive(t, bus.Sent.Count("NACK"))
+	assert.Equal(t, 11*bus.Sent.Count("NACK"), copies["NACK"])
+	assert.Equal(t, 11*bus.Sent.Count("REPAIR"), copies["REPAIR"])
 	type key struct{ node, seq string }
 	lost, asked := map[key]bool{}, map[key]bool{}
 	for _, e := range netsim.MessagesOnly(res.Trace) {

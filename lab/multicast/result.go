@@ -13,18 +13,31 @@ type Result struct {
 	Seed     uint64
 	Messages int
 	Loss     float64
-	Stop     bool
-	Sender   string
-	Crashes  []Crash
+	// Medium is MediumBus or MediumMesh; CableLosses the cables given a
+	// loss of their own.
+	Medium      string
+	CableLosses []CableLoss
+	Stop        bool
+	Sender      string
+	Crashes     []Crash
 	// Joins and Leaves (vsync) are the group's changes asked for.
 	Joins, Leaves []Event
 	// Members lists every node but the sender, in topology order.
 	Members []Member
-	// Sent counts every message sent, lost ones included, by type.
+	// Sent counts the packets the nodes sent, lost ones included, by type:
+	// on the bus a multicast is one packet, on the mesh one per addressee.
 	Sent netsim.Messages
-	// Lost counts the messages the links lost; ToCrashed those that
-	// reached a node after it crashed, lost there.
-	Lost, ToCrashed int
+	// Transmissions counts, by type, what the medium carried: one per
+	// cable (the bus) or link (the mesh) a packet crossed, the crossing it
+	// was lost on included.
+	Transmissions netsim.Messages
+	// Receptions counts the copies that reached a live addressee.
+	Receptions int
+	// Lost counts the copies that missed their addressee because a cable
+	// or link lost them; ToCrashed those that reached a node after it
+	// crashed, lost there. LostData counts the DATA multicasts that missed
+	// at least one addressee.
+	Lost, ToCrashed, LostData int
 	// NACKsSpared (srm) counts the NACKs suppression spared: messages whose
 	// DATA was lost to a member and which it had repaired without sending a
 	// NACK of its own, because another's NACK called for the repair.
@@ -95,8 +108,14 @@ func Format(t int64) string { return fmt.Sprintf("%.3f", float64(t)/Delay) }
 
 func (w *world) result(out *netsim.Outcome) *Result {
 	o := w.opts
-	res := &Result{Algo: w.algo.Name, Seed: o.Seed, Messages: o.Messages, Loss: o.Loss, Stop: o.Stop,
-		Sender: w.names[w.sender], Crashes: o.Crashes, Joins: o.Joins, Leaves: o.Leaves, Sent: out.Messages, Lost: w.lost, ToCrashed: out.ToCrashed,
+	medium := MediumBus
+	if w.medium.tree == nil {
+		medium = MediumMesh
+	}
+	res := &Result{Algo: w.algo.Name, Seed: o.Seed, Messages: o.Messages, Loss: o.Loss, Medium: medium, CableLosses: o.CableLosses,
+		Stop: o.Stop, Sender: w.names[w.sender], Crashes: o.Crashes, Joins: o.Joins, Leaves: o.Leaves,
+		Sent: netsim.NewMessages(w.algo.Types, w.sent), Transmissions: netsim.NewMessages(w.algo.Types, w.crossings),
+		Receptions: w.receptions, Lost: w.lost, ToCrashed: out.ToCrashed, LostData: w.lostData,
 		NACKsSpared: w.spared(), RepairsSpared: w.repairsSpared, Time: out.Time, Trace: out.Trace}
 	ordered := Guarantee{Name: "in order, once each", Promised: true, Held: true}
 	reliable := Guarantee{Name: "every live member delivered the whole stream", Promised: true, Held: true}

@@ -3,6 +3,7 @@ package multicast
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/fwsim/fwsim/lab/netsim"
 )
@@ -36,9 +37,14 @@ const HeartbeatEvery = 2 * Delay
 
 // SuspectAfter is the failure detector's timeout: a node not heard from
 // for that long is taken for crashed. Thirty heartbeats in a row must be
-// lost first, which at the highest loss (one half) happens with
-// probability 2⁻³⁰: the detector may in principle suspect a live node
+// lost first, which on the mesh at the highest loss (one half) happens
+// with probability 2⁻³⁰: the detector may in principle suspect a live node
 // (it cannot tell a crash from a long silence), in practice it does not.
+// On the bus a heartbeat crosses every cable of its path, each losing it
+// with the loss asked for: across h cables at loss P it arrives with
+// probability (1−P)^h, and a detector that should hold on long paths
+// wants a small loss (at 0.1 per cable and 10 cables, 30 heartbeats in a
+// row are lost with probability about 2·10⁻⁶).
 const SuspectAfter = 30 * HeartbeatEvery
 
 // view is one group view as its coordinator proposed it. A VIEW message
@@ -197,6 +203,9 @@ func (w *world) install(x *netsim.Net, v, p int) {
 	if n.view < 0 {
 		x.TimerAt(v, x.Now()+HeartbeatEvery, netsim.Message{Type: tagBeat})
 	}
+	if n.view < 0 && n.joinAt >= 0 {
+		x.Note(v, netsim.EventJoin, "JOIN", fmt.Sprintf("view %d", w.vs.views[p].num))
+	}
 	n.view, n.frozen, n.installedAt = p, false, x.Now()
 	n.installs = append(n.installs, p)
 	for u := range n.heard {
@@ -219,19 +228,15 @@ func (w *world) sendDue(x *netsim.Net) {
 		s := me.last + 1
 		me.last = s
 		w.vs.sentIn[s] = n.view
-		w.deliver(v, s) // the sender delivers its own messages as it sends them
-		for _, u := range w.vs.views[n.view].members {
-			if u != v {
-				w.send(x, v, u, netsim.Message{Type: typeData, Value: int64(s), Aux: int64(n.view)})
-			}
-		}
+		w.deliver(x, v, s) // the sender delivers its own messages as it sends them
+		w.cast(x, v, w.othersIn(v, w.vs.views[n.view].members), netsim.Message{Type: typeData, Value: int64(s), Aux: int64(n.view)})
 		x.TimerAt(v, x.Now()+roundTrip, netsim.Message{Type: tagRetry, Value: int64(s)})
 	}
 }
 
 // deliver takes message s at v, in v's view, and records the view of every
 // message it delivers.
-func (w *world) deliver(v, s int) {
+func (w *world) deliver(x *netsim.Net, v, s int) {
 	me := &w.members[v]
 	before := len(me.delivered)
 	if me.got[s] {
@@ -241,6 +246,7 @@ func (w *world) deliver(v, s int) {
 	me.got[s] = true
 	for me.next < len(me.got) && me.got[me.next] {
 		me.delivered = append(me.delivered, me.next)
+		x.Note(v, netsim.EventDeliver, "DELIVER", strconv.Itoa(me.next))
 		me.next++
 	}
 	n := &w.vs.nodes[v]
@@ -323,14 +329,19 @@ func (w *world) beat(x *netsim.Net, v int) {
 			}
 		}
 	}
+	to := w.others[:0]
 	for _, u := range watched {
 		switch {
 		case u == v || n.suspect[u]:
 		case x.Now()-n.heard[u] > SuspectAfter:
 			n.suspect[u] = true
 		case slices.Contains(w.vs.views[n.view].members, u):
-			w.send(x, v, u, netsim.Message{Type: typeHeartbeat, Value: int64(w.vs.views[n.view].num)})
+			to = append(to, u)
 		}
+	}
+	w.others = to
+	if len(to) > 0 {
+		w.cast(x, v, to, netsim.Message{Type: typeHeartbeat, Value: int64(w.vs.views[n.view].num)})
 	}
 	w.startChange(x, v)
 }
@@ -433,7 +444,7 @@ func (w *world) step(x *netsim.Net, v int) {
 	default:
 		n.ch = nil
 		if !slices.Contains(w.vs.views[ch.proposal].members, v) {
-			n.left = true
+			w.leave(x, v)
 			return
 		}
 		w.startChange(x, v)
@@ -481,7 +492,7 @@ func (w *world) vsReceive(x *netsim.Net, v, from int, m netsim.Message) {
 		}
 	case m.Type == typeData || m.Type == typeRetrans:
 		if p == n.view && !n.frozen {
-			w.deliver(v, int(m.Value))
+			w.deliver(x, v, int(m.Value))
 			w.send(x, v, from, netsim.Message{Type: typeAck, Value: m.Value})
 		}
 	case m.Type == typeHeartbeat:
@@ -490,7 +501,7 @@ func (w *world) vsReceive(x *netsim.Net, v, from int, m netsim.Message) {
 		w.acked[m.Value][from] = 1
 	case m.Type == typeForward:
 		if p == n.view {
-			w.deliver(v, int(m.Value))
+			w.deliver(x, v, int(m.Value))
 		}
 	case m.Type == typeFlush:
 		w.hearFlush(x, v, from, m)
@@ -573,7 +584,7 @@ func (w *world) hearReport(x *netsim.Net, v, u, h, p int) {
 	if p >= 0 && w.vs.views[p].num > w.vs.views[n.view].num {
 		n.ch = nil
 		if !slices.Contains(w.vs.views[p].members, v) {
-			n.left = true
+			w.leave(x, v)
 			return
 		}
 		w.install(x, v, p)
@@ -581,6 +592,13 @@ func (w *world) hearReport(x *netsim.Net, v, u, h, p int) {
 		return
 	}
 	ch.h[u], ch.at[u], ch.answered[u] = h, p, true
+}
+
+// leave: v is out of the group, its view's successor leaving it out.
+func (w *world) leave(x *netsim.Net, v int) {
+	n := &w.vs.nodes[v]
+	n.left = true
+	x.Note(v, netsim.EventLeave, "LEAVE", fmt.Sprintf("view %d", w.vs.views[n.view].num))
 }
 
 // freeze: v flushes for coordinator c. It drops the messages it holds
@@ -611,7 +629,7 @@ func (w *world) hearView(x *netsim.Net, v, c, p int) {
 	case c != n.flushBy && next.by != n.flushBy || next.num != w.vs.views[n.view].num+1:
 		return
 	case !slices.Contains(next.members, v):
-		n.left = true
+		w.leave(x, v)
 	case me.next-1 < next.base && !w.opts.breakFlush:
 		w.send(x, v, c, netsim.Message{Type: typeFlushOK, Value: int64(me.next - 1), Aux: int64(n.view)})
 		return

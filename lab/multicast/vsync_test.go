@@ -53,7 +53,10 @@ func TestVsyncKeepsItsGuaranteesUnderFaults(t *testing.T) {
 		spec := specs[r.IntN(len(specs))]
 		topo, err := bus.Generate(spec)
 		require.NoError(t, err)
-		o := Options{Algo: "vsync", Messages: 1 + r.IntN(20), Loss: float64(r.IntN(6)) / 10, Seed: r.Uint64()}
+		o := Options{Algo: "vsync", Messages: 1 + r.IntN(20), Loss: float64(r.IntN(6)) / 10, Seed: r.Uint64(), Medium: Media()[i%2]}
+		if o.Medium == MediumBus { // a loss per cable compounds along a path: see SuspectAfter
+			o.Loss /= 5
+		}
 		groupFaults(r, topo, &o)
 		res, err := Run(topo, o)
 		require.NoError(t, err, "case %d: %s %+v", i, spec, o)
@@ -62,10 +65,11 @@ func TestVsyncKeepsItsGuaranteesUnderFaults(t *testing.T) {
 }
 
 // Without loss or faults, vsync is ack in one view, with heartbeats: every
-// member acknowledges every message, and no view changes.
+// member acknowledges every message (a multicast on the bus), and no view
+// changes.
 func TestVsyncWithoutFaultsIsOneView(t *testing.T) {
 	res := run(t, "ring:6", Options{Algo: "vsync", Messages: 7, Seed: 3})
-	assert.Equal(t, 7*5, res.Sent.Count("DATA"))
+	assert.Equal(t, 7, res.Sent.Count("DATA"))
 	assert.Equal(t, 7*5, res.Sent.Count("ACK"))
 	assert.Equal(t, res.Sent.Count("DATA")+res.Sent.Count("ACK")+res.Sent.Count("HEARTBEAT"), res.Sent.Total)
 	require.Len(t, res.Views, 1)

@@ -3,7 +3,8 @@
 // none of them imports another.
 //
 // It holds the graph of a bus topology (NewGraph: one vertex per node, one
-// FIFO link per cable, with its ring view, diameter and shape tests), and a
+// FIFO link per cable, with its ring view, diameter and shape tests, and
+// its breadth-first spanning tree with the tree's paths, tree.go), and a
 // run on virtual time (Sim) in the style of etcd raft's Step: a protocol's
 // nodes are one Process, told that node v starts, that a message arrived
 // on one of v's ports, or that v's timer fired, and v answers by sending
