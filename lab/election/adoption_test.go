@@ -216,20 +216,21 @@ func TestAdoptionCaseIgnored(t *testing.T) {
 	assert.Equal(t, 3, r.res.Messages.Total, "two explorers and a's echo")
 }
 
-// All four cases on a ring of four, n0 (ID 1) and n2 (ID 9) initiating,
-// unit delays. At 1, n1 and n3 join wave 1 and pass it on to n2, then
-// meet 9 from n2 over an edge marked 1: adoption, and 9 goes on over the
-// old parent edge to n0. At 2, n2 ignores both 1s (its edges are marked
-// 9); n0 is adopted by the 9 from n1, then meets the 9 from n3 over an
-// edge marked 1 while its IDi is 9: it sends 9 back, and echoes to n1. At
-// 3, n3 gets 9 over the edge it marked 9: not a tree edge, and it echoes
-// to n2, as n1 does on n0's echo; n2 leads at 4. The tree is n0–n1–n2 and
-// n3–n2.
+// All four cases on a triangle, every node initiating, IDs 1, 2, 3
+// ascending (n0, n1, n2), unit delays: docs/election.md shows its trace.
+// At 1 every node has every neighbour's explorer. n1 and n2 ignore the
+// smaller ones (their edges are marked with their own larger IDs: three
+// times x < m). n0 is adopted by 2 from n1, an old root with nothing to
+// pass on; n1 by 3 from n2, likewise; n0 again, by 3 from n2, and 3 goes
+// on over its old parent edge to n1. At 2, n1 meets that 3 over its edge
+// to n0, marked 2, while its IDi is 3: it sends 3 back, and echoes to n2.
+// At 3 the 3 is back at n0 over the edge it marked 3: not a tree edge, and
+// n0 echoes to n2, which leads at 4. The tree is n0–n2 and n1–n2.
 func TestAdoptionFourCases(t *testing.T) {
-	r := scripted(t, "ring:4", map[string]int64{"n0": 1, "n1": 5, "n2": 9, "n3": 7}, "n0", "n2")
-	assert.Equal(t, [4]int{caseNonTree: 1, caseIgnore: 2, caseBack: 1, caseAdopt: 5}, r.cases)
-	assert.Equal(t, map[string]string{"n0": "n1", "n1": "n2", "n2": "-", "n3": "n2"}, r.parents())
-	assert.Equal(t, 2+2+2+2+1, r.res.Messages.Count("EXPLORER"), "the initiators' 4, n1 and n3 two each, n0's one back")
-	assert.Equal(t, 3, r.res.Messages.Count("ECHO"))
+	r := scripted(t, "ring:3", map[string]int64{"n0": 1, "n1": 2, "n2": 3}, "n0", "n1", "n2")
+	assert.Equal(t, [4]int{caseNonTree: 1, caseIgnore: 3, caseBack: 1, caseAdopt: 3}, r.cases)
+	assert.Equal(t, map[string]string{"n0": "n2", "n1": "n2", "n2": "-"}, r.parents())
+	assert.Equal(t, 6+1+1, r.res.Messages.Count("EXPLORER"), "every node's 2, n0's 3 to n1 and n1's back")
+	assert.Equal(t, 2, r.res.Messages.Count("ECHO"))
 	assert.InDelta(t, 4, r.res.Time, 1e-9)
 }
