@@ -32,7 +32,7 @@ import "github.com/fwsim/fwsim/lab/netsim"
 // to it and did not leave since.
 var adoption = &algorithm{
 	name:      "adoption",
-	summary:   "any graph: explorer waves with initiator IDs, the largest adopts the other trees",
+	summary:   "any graph: explorers carry initiator IDs, the largest adopts the other trees",
 	needs:     needConnected,
 	mode:      Async,
 	types:     []string{"EXPLORER", "ECHO", "LEADER"},
