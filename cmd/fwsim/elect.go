@@ -169,8 +169,8 @@ func (c *electConfig) register(fs *flags) {
 			"others), e.g. --crashed n5,n4 (default: the node with the largest election ID,\n"+
 			"the old coordinator)")
 	fs.Var(&c.crashes, "crash",
-		"bully, virtual-tree, the Chang–Roberts family, lelann: `NODE@TIME`: the node\n"+
-			"crashes at TIME delays, during the run; repeat for several, e.g. --crash n4@2.5")
+		"bully, virtual-tree, tree-min, the Chang–Roberts family, lelann: `NODE@TIME`: the\n"+
+			"node crashes at TIME delays, during the run; repeat for several, e.g. --crash n4@2.5")
 	fs.Var(&c.recoveries, "recover",
 		"bully: `NODE@TIME`: the crashed node recovers at TIME delays and holds an election;\n"+
 			"repeat for several, e.g. --recover n5@12")
