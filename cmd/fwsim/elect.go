@@ -29,6 +29,13 @@ to the topology and prints one table. Without --topology or --gen it uses the
 built-in default bus. The same flags and seed always give the same output;
 docs/election.md explains every algorithm and how its messages are counted.
 
+tree-min also reports the tree's height h from its core (the two nodes where
+the last proposals cross) and the notes' delay bound, wake-up + h·RTT with
+RTT = 2 delays, beside the time; with --crash its repair takes the crashed
+node out of the tree, resends changed proposals and counts the messages sent
+again. adoption is the notes' adoption procedure: --trace follows its four
+cases of an explorer meeting a marked edge.
+
 --sweep runs the message-complexity curves: Chang–Roberts best (IDs
 ascending along the ring: 2n−1), average (random IDs, the mean of --runs
 seeds: n·H(n)) and worst (descending: n(n+1)/2) on rings, echo on trees
@@ -73,6 +80,8 @@ func runElect(ctx context.Context, e *env, args []string) int {
 		"fwsim elect --algo bully --gen complete:6 --crashed n5,n4 --initiators one",
 		"fwsim elect --algo bully --gen complete:6 --initiators one --crash n4@2.5 --recover n5@12",
 		"fwsim elect --algo anonymous --gen ring:5",
+		"fwsim elect --algo adoption --gen ring:3 --unit-delays --trace",
+		"fwsim elect --algo tree-min --gen star:4 --ids descending --unit-delays --crash n3@4",
 		"fwsim elect --compare --gen ring:8 --seed 1",
 		"fwsim elect --sweep n=10..100000 --report curves.html",
 		"fwsim elect --sweep n=10..1000 --algo chang-roberts --ids average --runs 30 --csv cr.csv",

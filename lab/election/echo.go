@@ -48,10 +48,10 @@ type saturation struct {
 
 // satPort is what a node knows of one of its ports.
 type satPort struct {
-	got  bool  // a proposal arrived
-	down bool  // the neighbour crashed (tree-min)
 	val  int64 // the proposal's best ID, and its vertex
-	valV int
+	valV int32
+	got  bool // a proposal arrived
+	down bool // the neighbour crashed (tree-min)
 }
 
 func newSaturation(n *net, v int, better func(a, b int64) bool) *saturation {
@@ -81,7 +81,7 @@ func (s *saturation) bestBut(n *net, v, skip int) (int64, int) {
 	best, bestV := n.ids[v], v
 	for p, pt := range s.ports {
 		if p != skip && pt.got && !pt.down && s.better(pt.val, best) {
-			best, bestV = pt.val, pt.valV
+			best, bestV = pt.val, int(pt.valV)
 		}
 	}
 	return best, bestV
@@ -120,7 +120,7 @@ func (s *saturation) receive(n *net, v, port int, m netsim.Message) {
 		s.wake(n, v, port)
 		pt := &s.ports[port]
 		again := pt.got
-		pt.got, pt.val, pt.valV = true, m.Value, int(m.Aux)
+		pt.got, pt.val, pt.valV = true, m.Value, int32(m.Aux)
 		switch {
 		case again: // a proposal resent after a crash
 			s.repair(n, v)

@@ -118,13 +118,12 @@ func hops(n *net, from []int, ok func(v int) bool) []int {
 	for v := range dist {
 		dist[v] = -1
 	}
-	queue := slices.Clone(from)
+	queue := append(make([]int, 0, len(dist)), from...)
 	for _, v := range from {
 		dist[v] = 0
 	}
-	for len(queue) > 0 {
-		v := queue[0]
-		queue = queue[1:]
+	for i := 0; i < len(queue); i++ {
+		v := queue[i]
 		for _, h := range n.g.Adj[v] {
 			if dist[h.Peer] < 0 && ok(h.Peer) {
 				dist[h.Peer] = dist[v] + 1
