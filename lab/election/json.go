@@ -100,7 +100,7 @@ func NewJSON(source string, res *Result) JSON {
 		out.Nodes = append(out.Nodes, nj)
 	}
 	if t := res.Tree; t != nil {
-		out.Tree = &TreeJSON{Core: t.Core, Height: t.Height, Wakeup: t.Wakeup, RTT: RTT, Bound: t.Bound, Repairs: t.Repairs}
+		out.Tree = &TreeJSON{Core: jsonout.List(t.Core), Height: t.Height, Wakeup: t.Wakeup, RTT: RTT, Bound: t.Bound, Repairs: t.Repairs}
 	}
 	for _, m := range res.Trace {
 		out.Trace = append(out.Trace, netsim.NewTraceJSON(m))
