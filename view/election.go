@@ -100,8 +100,22 @@ func WriteElectText(out io.Writer, source string, res *election.Result) {
 		fmt.Fprintf(w, " (%d ns; one delay is %.0f ns)", res.TimeNs, res.NsPerDelay)
 	}
 	fmt.Fprintln(w)
+	if t := res.Tree; t != nil {
+		writeTreeBound(w, t, len(res.Crashes) > 0)
+	}
 	if res.Trace != nil {
 		writeTraceTable(w, res.TimeUnit, res.Trace)
+	}
+}
+
+// writeTreeBound writes tree-min's height and the notes' h·RTT bound, and
+// with crashes the messages their repair sent again.
+func writeTreeBound(w io.Writer, t *election.TreeBound, crashes bool) {
+	fmt.Fprintf(w, "height: h = %d from the core %s\n", t.Height, strings.Join(t.Core, ", "))
+	fmt.Fprintf(w, "bound: wake-up %d + h·RTT = %d + %d·%d = %s (RTT = %d delays)\n",
+		t.Wakeup, t.Wakeup, t.Height, election.RTT, formatTime(t.Bound, "delays"), election.RTT)
+	if crashes {
+		fmt.Fprintf(w, "repair: %d message%s sent again after crashes (the bound assumes none)\n", t.Repairs, Plural(t.Repairs))
 	}
 }
 

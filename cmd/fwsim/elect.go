@@ -39,6 +39,13 @@ anonymous, floodmax, virtual-tree: every node) runs as near as it can and
 says "differs" and how; a row that cannot honour the faults is not run, and
 says why.
 
+tree-min also reports the tree's height h from its core (the two nodes where
+the last proposals cross) and the notes' delay bound, wake-up + h·RTT with
+RTT = 2 delays, beside the time; with --crash its repair takes the crashed
+node out of the tree, resends changed proposals and counts the messages sent
+again. adoption is the notes' adoption procedure: --trace follows its four
+cases of an explorer meeting a marked edge.
+
 --sweep runs the message-complexity curves: Chang–Roberts best (IDs
 ascending along the ring: 2n−1), average (random IDs, the mean of --runs
 seeds: n·H(n)) and worst (descending: n(n+1)/2) on rings, echo on trees
@@ -84,6 +91,8 @@ func runElect(ctx context.Context, e *env, args []string) int {
 		"fwsim elect --algo bully --gen complete:6 --crashed n5,n4 --initiators one",
 		"fwsim elect --algo bully --gen complete:6 --initiators one --crash n4@2.5 --recover n5@12",
 		"fwsim elect --algo anonymous --gen ring:5",
+		"fwsim elect --algo adoption --gen ring:3 --unit-delays --trace",
+		"fwsim elect --algo tree-min --gen star:4 --ids descending --unit-delays --crash n3@4",
 		"fwsim elect --compare --gen ring:8 --seed 1",
 		"fwsim elect --sweep n=10..100000 --report curves.html",
 		"fwsim elect --sweep n=10..1000 --algo chang-roberts --ids average --runs 30 --csv cr.csv",
@@ -180,8 +189,8 @@ func (c *electConfig) register(fs *flags) {
 			"others), e.g. --crashed n5,n4 (default: the node with the largest election ID,\n"+
 			"the old coordinator; with --compare, none)")
 	fs.Var(&c.crashes, "crash",
-		"bully, virtual-tree, the Chang–Roberts family, lelann: `NODE@TIME`: the node\n"+
-			"crashes at TIME delays, during the run; repeat for several, e.g. --crash n4@2.5")
+		"bully, virtual-tree, tree-min, the Chang–Roberts family, lelann: `NODE@TIME`: the\n"+
+			"node crashes at TIME delays, during the run; repeat for several, e.g. --crash n4@2.5")
 	fs.Var(&c.recoveries, "recover",
 		"bully: `NODE@TIME`: the crashed node recovers at TIME delays and holds an election;\n"+
 			"repeat for several, e.g. --recover n5@12")

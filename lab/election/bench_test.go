@@ -1,6 +1,7 @@
 package election
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -15,6 +16,11 @@ import (
 func benchElection(b *testing.B, spec string, o Options) {
 	topo, err := bus.Generate(spec)
 	require.NoError(b, err)
+	benchTopology(b, topo, o)
+}
+
+// benchTopology is benchElection on topo.
+func benchTopology(b *testing.B, topo *bus.Topology, o Options) {
 	g, err := netsim.NewGraph(topo)
 	require.NoError(b, err)
 	a, err := lookup(o.Algo)
@@ -80,4 +86,16 @@ func BenchmarkRunChangRobertsRing1e5(b *testing.B) {
 		messages += res.Messages.Total
 	}
 	b.ReportMetric(float64(messages)/b.Elapsed().Seconds(), "msgs/s")
+}
+
+// Adoption on a random connected graph of 1,000 nodes and 2,989 cables,
+// every node initiating: the trees merge by adoption (21,491 messages).
+func BenchmarkAdoptionGraph1000(b *testing.B) {
+	benchTopology(b, randomGraph(rand.New(rand.NewPCG(1, 1)), 1000, 2000), Options{Algo: "adoption", IDOrder: Random})
+}
+
+// Tree-min on a random tree of 10^5 nodes: 2N−2 proposals and winners, N−1
+// wake-ups.
+func BenchmarkTreeMinTree1e5(b *testing.B) {
+	benchElection(b, "tree:100000", Options{Algo: "tree-min"})
 }

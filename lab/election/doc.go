@@ -33,10 +33,14 @@
 //
 // # Faults
 //
-// Bully runs after its coordinator crashed (Options.Crashed), and bully and
-// virtual-tree take crashes during the run (Options.Crashes), bully
-// recoveries too (Options.Recoveries): a crashed node loses every message
-// on its way to it, and a recovered one starts afresh.
+// Bully runs after its coordinator crashed (Options.Crashed), and bully,
+// virtual-tree, tree-min, the Chang–Roberts family and lelann take crashes
+// during the run (Options.Crashes), bully recoveries too
+// (Options.Recoveries): a crashed node loses every message on its way to
+// it, and a recovered one starts afresh. Tree-min repairs as the notes say:
+// the tree is adapted round the crashed node and changed proposals are
+// resent (Result.Tree counts the messages sent again, beside the tree's
+// height h and the notes' h·RTT bound).
 //
 // # How time passes
 //

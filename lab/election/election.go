@@ -65,6 +65,8 @@ type algorithm struct {
 	direct func(t *bus.Topology, g *netsim.Graph, o *Options, res *Result) error
 	// noLeader explains why a run elected nobody, when that is the point.
 	noLeader func(n *net) string
+	// report adds what the algorithm reports besides the outcome.
+	report func(n *net, res *Result)
 }
 
 func always(*Options) bool       { return true }
@@ -250,6 +252,9 @@ func (a *algorithm) run(t *bus.Topology, g *netsim.Graph, o Options) (*Result, e
 		return nil, runError(err)
 	}
 	n.fill(res)
+	if a.report != nil {
+		a.report(n, res)
+	}
 	return res, nil
 }
 

@@ -33,7 +33,18 @@ type JSON struct {
 	NsPerDelay *float64           `json:"ns_per_delay"`         // 1394: one delay in ns (the longest cable's propagation + a PHY's repeat delay); null otherwise
 	Rounds     *int               `json:"rounds"`               // null unless the mode is sync
 	Nodes      []NodeJSON         `json:"nodes"`                // every node, in topology order
+	Tree       *TreeJSON          `json:"tree"`                 // tree-min's height and h·RTT bound; null for the others, in sync mode or with no leader
 	Trace      []netsim.TraceJSON `json:"trace,omitempty"`      // with --trace only
+}
+
+// TreeJSON is tree-min's time against the notes' h·RTT bound.
+type TreeJSON struct {
+	Core    []string `json:"core"`    // the nodes that learnt the winner from the last proposals
+	Height  int      `json:"height"`  // h: the most cables from a core node to a live node
+	Wakeup  int      `json:"wakeup"`  // the most cables from the starters to a node: the wake-up's delays
+	RTT     int      `json:"rtt"`     // a round trip, in delays: 2
+	Bound   float64  `json:"bound"`   // wakeup + height·rtt, in delays; the run's time is at most this without crashes
+	Repairs int      `json:"repairs"` // proposals and winners sent again after crashes
 }
 
 // NodeEventJSON is a crash or a recovery during the run.
@@ -92,6 +103,9 @@ func NewJSON(source string, res *Result) JSON {
 			nj.ElectionID = &n.ID
 		}
 		out.Nodes = append(out.Nodes, nj)
+	}
+	if t := res.Tree; t != nil {
+		out.Tree = &TreeJSON{Core: jsonout.List(t.Core), Height: t.Height, Wakeup: t.Wakeup, RTT: RTT, Bound: t.Bound, Repairs: t.Repairs}
 	}
 	for _, m := range res.Trace {
 		out.Trace = append(out.Trace, netsim.NewTraceJSON(m))

@@ -95,6 +95,7 @@ type net struct {
 	procs []process
 
 	symmetry string // what the anonymous ring's watcher found
+	repairs  int    // tree-min: proposals and winners sent again after crashes
 	diam     int    // the graph's diameter, when the algorithm's nodes know it
 	ranks    []int  // virtual-tree: the registry's order, nil until needed
 }
@@ -109,30 +110,31 @@ type nodes struct{ n *net }
 
 func (d nodes) Start(s *netsim.Sim, v int) {
 	p := d.n.procs[v]
-	before, _ := p.status()
+	before, was := p.status()
 	p.start(d.n, v)
-	d.decided(s, v, p, before)
+	d.decided(s, v, p, before, was)
 }
 
 func (d nodes) Receive(s *netsim.Sim, v, port int, m netsim.Message) {
 	p := d.n.procs[v]
-	before, _ := p.status()
+	before, was := p.status()
 	p.receive(d.n, v, port, m)
-	d.decided(s, v, p, before)
+	d.decided(s, v, p, before, was)
 }
 
 func (d nodes) Timer(s *netsim.Sim, v int, tag netsim.Message) {
 	p := d.n.procs[v]
-	before, _ := p.status()
+	before, was := p.status()
 	p.timeout(d.n, v, tag)
-	d.decided(s, v, p, before)
+	d.decided(s, v, p, before, was)
 }
 
-// decided tells the runtime when v's state changed from before: a
-// decision, which the time counts up to and the trace shows.
-func (d nodes) decided(s *netsim.Sim, v int, p process, before NodeState) {
+// decided tells the runtime when v's state or the leader it knows changed
+// from before and was: a decision, which the time counts up to and the
+// trace shows.
+func (d nodes) decided(s *netsim.Sim, v int, p process, before NodeState, was int) {
 	after, leader := p.status()
-	if after == before {
+	if after == before && (leader == was || was < 0) {
 		return
 	}
 	detail := ""
@@ -142,8 +144,11 @@ func (d nodes) decided(s *netsim.Sim, v int, p process, before NodeState) {
 	s.Decided(v, strings.ToUpper(string(after)), detail)
 }
 
-func (d nodes) LinkDown(_ *netsim.Sim, v, port int) {
-	if w, ok := d.n.procs[v].(linkWatcher); ok {
+func (d nodes) LinkDown(s *netsim.Sim, v, port int) {
+	p := d.n.procs[v]
+	if w, ok := p.(linkWatcher); ok {
+		before, was := p.status()
 		w.linkDown(d.n, v, port)
+		d.decided(s, v, p, before, was)
 	}
 }

@@ -63,6 +63,9 @@ type Result struct {
 	// Trace lists every message in the order sent, when Options.Trace is
 	// set.
 	Trace []netsim.TraceEntry
+	// Tree is tree-min's height and delay bound; nil for the other
+	// algorithms, and for a synchronous run or one with no leader.
+	Tree *TreeBound
 }
 
 // NodeResult is one node at the end of the run.
