@@ -199,8 +199,8 @@ func TestElectErrors(t *testing.T) {
 			"fwsim elect: bad election options: n4 crashes at 1 delays but is down then"},
 		{"crash of no node", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--crash", "n7@1"},
 			`fwsim elect: bad election options: crash of "n7": not a node of the bus`},
-		{"crash without bully", []string{"elect", "--algo", "ring-list", "--gen", "ring:5", "--crash", "n4@1"},
-			"fwsim elect: bad election options: ring-list has no crashes or recoveries"},
+		{"crash without failure handling", []string{"elect", "--algo", "dfs-token", "--gen", "ring:5", "--crash", "n4@1"},
+			"fwsim elect: bad election options: dfs-token has no crashes or recoveries"},
 		{"crash in sync mode", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--sync", "--crash", "n3@1"},
 			"fwsim elect: bad election options: bully's crashes and recoveries are timed in message delays: not in sync mode"},
 		{"recovery without bully", []string{"elect", "--algo", "virtual-tree", "--gen", "ring:5", "--crash", "n4@1", "--recover", "n4@9"},
@@ -356,7 +356,7 @@ func TestElectCompareExitsOneWhenARowElectsNobody(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "elect", "--compare", "--gen", "ring:6", "--crash", "n2@0")
 	assert.Equal(t, exitFailure, code)
 	assert.Contains(t, stdout, "\nchang-roberts (failed): no leader: the ring is broken at n2")
-	assert.Equal(t, "fwsim elect: chang-roberts, chang-roberts-bidi, chang-roberts-min, lelann failed; run each alone for the details\n", stderr)
+	assert.Equal(t, "fwsim elect: chang-roberts, chang-roberts-bidi, chang-roberts-min, lelann, ring-list failed; run each alone for the details\n", stderr)
 
 	code, stdout, _ = runCLI(t, "elect", "--compare", "--gen", "ring:6")
 	assert.Equal(t, exitOK, code)

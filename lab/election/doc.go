@@ -25,7 +25,8 @@
 // The ring algorithms (chang-roberts, chang-roberts-bidi,
 // chang-roberts-min, lelann, ring-list, sync-ring, anonymous) need a graph
 // that is one cycle; "clockwise" is the direction of the topology's first
-// cable, From to To. Echo, tree-min and 1394 need a tree; bully a complete
+// cable, From to To. Ring-list also runs on a complete graph, a logical
+// ring in node order where a node can skip a crashed successor. Echo, tree-min and 1394 need a tree; bully a complete
 // graph; floodmax, dfs-token, adoption and virtual-tree any connected
 // graph. IDs are 1…n ascending or descending along the ring (or the
 // topology's node order), a seeded permutation, or an explicit map
@@ -34,7 +35,7 @@
 // # Faults
 //
 // Bully runs after its coordinator crashed (Options.Crashed), and bully,
-// virtual-tree, tree-min, the Chang–Roberts family and lelann take crashes
+// virtual-tree, tree-min, the Chang–Roberts family, lelann and ring-list take crashes
 // during the run (Options.Crashes), bully recoveries too
 // (Options.Recoveries): a crashed node loses every message on its way to
 // it, and a recovered one starts afresh. Tree-min repairs as the notes say:

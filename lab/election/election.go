@@ -16,16 +16,21 @@ type need uint8
 
 const (
 	needRing need = iota
+	// needLogicalRing: a ring of cables, or a complete graph, where the
+	// nodes in order form a logical ring and every node can address every
+	// other, as the ring algorithm with a list assumes.
+	needLogicalRing
 	needTree
 	needComplete
 	needConnected
 )
 
 var needNames = []string{
-	needRing:      "a ring",
-	needTree:      "a tree",
-	needComplete:  "a complete graph",
-	needConnected: "a connected graph",
+	needRing:        "a ring",
+	needLogicalRing: "a ring or a complete graph",
+	needTree:        "a tree",
+	needComplete:    "a complete graph",
+	needConnected:   "a connected graph",
 }
 
 // initiators is who starts an algorithm when Options leave it open.
@@ -136,6 +141,8 @@ func (a *algorithm) check(g *netsim.Graph, mode Mode) (*netsim.Ring, error) {
 	switch a.needs {
 	case needRing:
 		ok = ringErr == nil
+	case needLogicalRing:
+		ok = ringErr == nil || g.IsComplete()
 	case needTree:
 		ok = g.IsTree()
 	case needComplete:

@@ -113,7 +113,7 @@ func TestErrors(t *testing.T) {
 		{"complete:3", Options{Algo: "bully", Crashed: []string{"n7"}}, ErrBadOptions, `crashed node "n7" is not on the bus`},
 		{"complete:3", Options{Algo: "bully", Crashed: []string{"n2"}, Initiators: []string{"n2"}}, ErrBadOptions, `initiator "n2" has crashed`},
 		{"complete:2", Options{Algo: "bully", Crashed: []string{"n0", "n1"}}, ErrBadOptions, "every node has crashed"},
-		{"ring:3", Options{Algo: "ring-list", Crashes: []NodeEvent{{"n0", 5}}}, ErrBadOptions, "ring-list has no crashes or recoveries"},
+		{"ring:3", Options{Algo: "ring-list", Crashes: []NodeEvent{{"n0", 5}}, Recoveries: []NodeEvent{{"n0", 9}}}, ErrBadOptions, "ring-list has crashes but no recoveries"},
 		{"ring:3", Options{Algo: "lelann", Crashes: []NodeEvent{{"n0", 5}}, Recoveries: []NodeEvent{{"n0", 9}}}, ErrBadOptions, "lelann has crashes but no recoveries"},
 		{"complete:3", Options{Algo: "bully", Mode: Sync, Recoveries: []NodeEvent{{"n2", 5}}}, ErrBadOptions,
 			"bully's crashes and recoveries are timed in message delays: not in sync mode"},

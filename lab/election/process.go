@@ -98,11 +98,18 @@ type net struct {
 	repairs  int    // tree-min: proposals and winners sent again after crashes
 	diam     int    // the graph's diameter, when the algorithm's nodes know it
 	ranks    []int  // virtual-tree: the registry's order, nil until needed
+	logical  *logicalRing
 }
 
 // vertexOf is the vertex with ID id: nodes learn IDs from messages, and the
 // Result names the node.
 func (n *net) vertexOf(id int64) int { return slices.Index(n.ids, id) }
+
+// portTo is v's port to u, which must be a neighbour: a search of v's
+// ports, for what is sent past a node's usual neighbours rarely.
+func (n *net) portTo(v, u int) int {
+	return slices.IndexFunc(n.g.Adj[v], func(h netsim.Half) bool { return h.Peer == u })
+}
 
 // nodes are the election's processes as the runtime calls them: each call
 // goes to the vertex's current process, which a recovery replaces.
