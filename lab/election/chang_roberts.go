@@ -147,14 +147,20 @@ func (c *crMinNode) receive(n *net, v, _ int, m netsim.Message) {
 // every message sent to it, and an ID must go all the way round, so under
 // failures the election never ends (termination is not guaranteed).
 func ringBroken(n *net) string {
+	down := n.crashedNames()
+	if down == "" {
+		return noneBecameLeader
+	}
+	return fmt.Sprintf("the ring is broken at %s, which swallows what reaches it, and an ID must go all the way round: under failures the election never ends", down)
+}
+
+// crashedNames lists the nodes down at the end of the run, "" for none.
+func (n *net) crashedNames() string {
 	var down []string
 	for v, name := range n.g.Nodes {
 		if n.Crashed(v) {
 			down = append(down, name)
 		}
 	}
-	if down == nil {
-		return noneBecameLeader
-	}
-	return fmt.Sprintf("the ring is broken at %s, which swallows what reaches it, and an ID must go all the way round: under failures the election never ends", strings.Join(down, ", "))
+	return strings.Join(down, ", ")
 }

@@ -3,7 +3,6 @@ package election
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/fwsim/fwsim/lab/netsim"
 )
@@ -138,14 +137,9 @@ func ringListBroken(n *net) string {
 	if !n.logicalRing().skip {
 		return ringBroken(n) + "; on a complete graph (a logical ring) ring-list skips a crashed successor"
 	}
-	var down []string
-	for v, name := range n.g.Nodes {
-		if n.Crashed(v) {
-			down = append(down, name)
-		}
-	}
-	if down == nil {
+	down := n.crashedNames()
+	if down == "" {
 		return noneBecameLeader
 	}
-	return fmt.Sprintf("%s crashed while a message was on its way to it: a node skips a successor that is down when it sends, not one that crashes after", strings.Join(down, ", "))
+	return fmt.Sprintf("%s crashed while a message was on its way to it: a node skips a successor that is down when it sends, not one that crashes after", down)
 }

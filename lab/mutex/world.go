@@ -398,8 +398,3 @@ func (w *world) lostLast(typ uint8, v, u int, value int64) (lostMessage, bool) {
 	}
 	return lostMessage{}, false
 }
-
-// describe is "OK n4→n3 at 4.200".
-func (w *world) describe(l lostMessage) string {
-	return fmt.Sprintf("%s %s→%s at %s", w.typeName(l.typ), w.g.Nodes[l.from], w.g.Nodes[l.to], Format(l.at))
-}
