@@ -144,6 +144,10 @@ func (d nodes) decided(s *netsim.Sim, v int, p process, before NodeState, was in
 	if after == before && (leader == was || was < 0) {
 		return
 	}
+	if !s.Tracing() { // what and detail are made for the trace only
+		s.Decided(v, "", "")
+		return
+	}
 	detail := ""
 	if leader >= 0 && leader != v {
 		detail = "leader " + s.Graph().Nodes[leader]

@@ -260,6 +260,10 @@ func (s *Sim) Decided(v int, what, detail string) {
 	s.Note(v, EventDecide, what, detail)
 }
 
+// Tracing reports whether the run keeps a trace: what a protocol makes
+// only for the trace need not be made otherwise.
+func (s *Sim) Tracing() bool { return s.cfg.Trace }
+
 // Note traces an event of node v now, when Config.Trace asks for it: what
 // the node did (an Event constant), what exactly (a type or a name) and its
 // detail.
@@ -470,7 +474,9 @@ func (s *Sim) Run(p Process, initiators []int, faults []Fault) error {
 			s.last = at
 			s.p.Receive(s, v, int(ev.port), ev.m)
 		case evTimer:
-			s.Note(v, EventTimer, s.timerName(ev.m), payload(ev.m))
+			if s.cfg.Trace { // the name and payload are made for the trace only
+				s.Note(v, EventTimer, s.timerName(ev.m), payload(ev.m))
+			}
 			s.p.Timer(s, v, ev.m)
 		}
 		if s.cfg.Done != nil && s.cfg.Done() {
