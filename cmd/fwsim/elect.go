@@ -189,8 +189,8 @@ func (c *electConfig) register(fs *flags) {
 			"others), e.g. --crashed n5,n4 (default: the node with the largest election ID,\n"+
 			"the old coordinator; with --compare, none)")
 	fs.Var(&c.crashes, "crash",
-		"bully, virtual-tree, tree-min, the Chang–Roberts family, lelann: `NODE@TIME`: the\n"+
-			"node crashes at TIME delays, during the run; repeat for several, e.g. --crash n4@2.5")
+		"`NODE@TIME`: the node crashes at TIME delays, during the run; repeat for several,\n"+
+			"e.g. --crash n4@2.5; taken by "+faultTakers())
 	fs.Var(&c.recoveries, "recover",
 		"bully: `NODE@TIME`: the crashed node recovers at TIME delays and holds an election;\n"+
 			"repeat for several, e.g. --recover n5@12")
@@ -349,4 +349,20 @@ func orAll(s string) string {
 		return "all"
 	}
 	return s
+}
+
+// faultTakers lists, for --crash's help, the algorithms that take crashes
+// during the run, two lines at most.
+func faultTakers() string {
+	var names []string
+	for _, a := range election.Algorithms() {
+		if a.Faults {
+			names = append(names, a.Name)
+		}
+	}
+	list := strings.Join(names, ", ")
+	if i := strings.LastIndex(list[:min(len(list), 60)], ", "); len(list) > 60 && i > 0 {
+		list = list[:i+1] + "\n" + list[i+2:]
+	}
+	return list
 }
