@@ -3,6 +3,7 @@ package view
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -82,7 +83,7 @@ func WriteMutexText(w io.Writer, source string, o mutex.Options, res *mutex.Resu
 			var who []string
 			j := i
 			for ; j < len(res.Unserved) && res.Unserved[j].Reason == res.Unserved[i].Reason; j++ {
-				who = append(who, fmt.Sprintf("%s (asked at %.3f)", res.Unserved[j].Node, res.Unserved[j].Requested))
+				who = append(who, fmt.Sprintf("%s (asked at %.3f, waiting %.3f at the end)", res.Unserved[j].Node, res.Unserved[j].Requested, res.Unserved[j].Waited))
 			}
 			fmt.Fprintf(w, "  %s:\n    %s\n", strings.Join(who, ", "), res.Unserved[i].Reason)
 			i = j
@@ -122,7 +123,7 @@ func WriteMutexText(w io.Writer, source string, o mutex.Options, res *mutex.Resu
 		}
 		fmt.Fprintf(w, "lost: %d (%s)\n", len(res.Lost), strings.Join(lost, ", "))
 	}
-	fmt.Fprintf(w, "waiting: mean %.3f, max %.3f delays\n", res.MeanWait, res.MaxWait)
+	fmt.Fprintf(w, "waiting: %s\n", waitingText(res))
 	fmt.Fprintln(w, "\nnodes:")
 	var nodes table
 	nodes.add("node", "role", "requests", "entries", "unserved", "sent", "mean wait", "max wait", "crashed")
@@ -134,8 +135,15 @@ func WriteMutexText(w io.Writer, source string, o mutex.Options, res *mutex.Resu
 				crashed += ", inside"
 			}
 		}
+		mean, longest := "-", "-"
+		if n.Entries > 0 {
+			mean, longest = fmt.Sprintf("%.3f", n.MeanWait), fmt.Sprintf("%.3f", n.MaxWait)
+		}
+		if i := slices.IndexFunc(res.Unserved, func(u mutex.Unserved) bool { return u.Node == n.Node }); i >= 0 && res.Unserved[i].Waited >= n.MaxWait {
+			longest = fmt.Sprintf(">%.3f", res.Unserved[i].Waited) // still waiting
+		}
 		nodes.add(n.Node, n.Role, strconv.Itoa(n.Requests), strconv.Itoa(n.Entries), strconv.Itoa(n.Unserved),
-			strconv.Itoa(n.Sent), fmt.Sprintf("%.3f", n.MeanWait), fmt.Sprintf("%.3f", n.MaxWait), crashed)
+			strconv.Itoa(n.Sent), mean, longest, crashed)
 	}
 	nodes.write(w, "  ")
 	fmt.Fprintf(w, "time: %.3f delays\n", res.Time)
@@ -183,6 +191,23 @@ func MutexFaults(res *mutex.Result) string {
 		parts = append(parts, "the token lost at "+fmt.Sprintf("%.3f", res.LoseTokenAt))
 	}
 	return strings.Join(parts, " and ")
+}
+
+// waitingText is the waits of the entries, and of the requests never
+// served as far as the run went: a wait that never ended is no 0.
+func waitingText(res *mutex.Result) string {
+	text := "no entry"
+	if len(res.Entries) > 0 {
+		text = fmt.Sprintf("mean %.3f, max %.3f delays, from request to entry", res.MeanWait, res.MaxWait)
+	}
+	if len(res.Unserved) == 0 {
+		return text
+	}
+	longest := 0.0
+	for _, u := range res.Unserved {
+		longest = max(longest, u.Waited)
+	}
+	return fmt.Sprintf("%s; %d never served, waiting up to %.3f at the end (>%.3f in the table)", text, len(res.Unserved), longest, longest)
 }
 
 // perEntry is the messages per entry with unit, or "no entry" for a run in

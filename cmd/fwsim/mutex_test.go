@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -249,4 +250,21 @@ func TestMutexTextbookExampleFromTheCommandLine(t *testing.T) {
 		assert.Equal(t, exitUsage, code, tc.args)
 		assert.Contains(t, stderr, tc.want, tc.args)
 	}
+}
+
+// A request never served shows how long it had waited when the run ended,
+// in the liveness list, the waiting line, the node table and the JSON: a
+// wait that never ended is not a wait of 0.
+func TestMutexUnservedRequestShowsItsWaitSoFar(t *testing.T) {
+	args := []string{"mutex", "--algo", "central", "--gen", "tree:6:2", "--crash", "n0@2"}
+	_, stdout, _ := runCLI(t, args...)
+	out := jsonOutput[mutex.JSON](t, exitFailure, args...)
+	require.NotEmpty(t, out.Unserved)
+	for _, u := range out.Unserved {
+		assert.InDelta(t, out.Time-u.Requested, u.Waited, 1e-9, u.Node)
+		assert.Positive(t, u.Waited, u.Node)
+		assert.Contains(t, stdout, fmt.Sprintf("%s (asked at %.3f, waiting %.3f at the end)", u.Node, u.Requested, u.Waited))
+		assert.Regexp(t, fmt.Sprintf(`\n  %s +client +1 +0 +1 +\d+ +- +>%.3f +`, u.Node, u.Waited), stdout)
+	}
+	assert.Regexp(t, `\nwaiting: mean [\d.]+, max [\d.]+ delays, from request to entry; 4 never served, waiting up to [\d.]+ at the end`, stdout)
 }

@@ -52,6 +52,7 @@ type UnservedJSON struct {
 	Requested float64 `json:"requested"`  // when
 	Reason    string  `json:"reason"`     // what it waits for and why that never comes
 	NeverMade int     `json:"never_made"` // the node's later requests, never made
+	Waited    float64 `json:"waited"`     // how long it had waited when the run ended
 }
 
 // LostJSON is a message --loss lost.
@@ -114,7 +115,7 @@ func NewJSON(source string, res *Result) JSON {
 		out.Lost = append(out.Lost, LostJSON{Type: l.Type, From: l.From, To: l.To, At: l.At})
 	}
 	for _, u := range res.Unserved {
-		out.Unserved = append(out.Unserved, UnservedJSON{Node: u.Node, Requested: u.Requested, Reason: u.Reason, NeverMade: u.NeverMade})
+		out.Unserved = append(out.Unserved, UnservedJSON{Node: u.Node, Requested: u.Requested, Reason: u.Reason, NeverMade: u.NeverMade, Waited: u.Waited})
 	}
 	out.Order = OrderJSON{Pairs: res.Order.Pairs, Inversions: res.Order.Inversions, Inversion: jsonout.NullIfEmpty(res.Order.Inversion),
 		CausalInversions: res.Order.CausalInversions, CausalInversion: jsonout.NullIfEmpty(res.Order.CausalInversion)}

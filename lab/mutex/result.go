@@ -97,6 +97,8 @@ type Unserved struct {
 	Reason string
 	// NeverMade counts the node's later requests, never made.
 	NeverMade int
+	// Waited is how long it had waited when the run ended (Result.Time).
+	Waited float64
 }
 
 // Order says whether entries followed the order of the requests.
@@ -226,6 +228,10 @@ func (w *world) result(out *netsim.Outcome) *Result {
 		if s.wants > 0 {
 			res.Live = false
 		}
+	}
+	for i := range res.Unserved {
+		u := &res.Unserved[i]
+		u.Waited = max(res.Time-u.Requested, 0)
 	}
 	if len(res.Unserved) > 0 {
 		// The root of the deadlock: a node that waits for a lost message,
