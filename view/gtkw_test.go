@@ -174,10 +174,10 @@ func TestGTKWRejectsANarrowWindow(t *testing.T) {
 }
 
 // gtkwave writes run's VCD and save file to a directory, opens them in
-// GTKWave under Xvfb with a Tcl script that script's lines make (script
-// gets the save file as it was written) and gives what the script prints,
-// and the directory. It skips t when gtkwave or xvfb-run is not installed.
-func gtkwave(t *testing.T, run viewRun, script func(save gtkwSave) string) (out, dir string) {
+// GTKWave under Xvfb with the Tcl script that script makes from the save
+// file as written, and gives the run, what the script prints and the
+// directory. It skips t when gtkwave or xvfb-run is not installed.
+func gtkwave(t *testing.T, run viewRun, script func(save gtkwSave) string) (res *bus.Result, out, dir string) {
 	t.Helper()
 	gtkwave, err1 := exec.LookPath("gtkwave")
 	xvfb, err2 := exec.LookPath("xvfb-run")
@@ -196,7 +196,7 @@ func gtkwave(t *testing.T, run viewRun, script func(save gtkwSave) string) (out,
 	cmd.Dir = dir
 	b, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", b)
-	return string(b), dir
+	return res, string(b), dir
 }
 
 // TestGTKWaveOpensTheSaveFile loads a run with its save file into GTKWave,
@@ -207,7 +207,7 @@ func gtkwave(t *testing.T, run viewRun, script func(save gtkwSave) string) (out,
 func TestGTKWaveOpensTheSaveFile(t *testing.T) {
 	var s gtkwSave
 	var want strings.Builder
-	out, dir := gtkwave(t, viewRuns[0], func(save gtkwSave) string {
+	_, out, dir := gtkwave(t, viewRuns[0], func(save gtkwSave) string {
 		s = save
 		script := "puts \"SHOWN: [gtkwave::getDisplayedSignals]\"\nputs \"MARKER: [gtkwave::getMarker]\"\n" +
 			"puts \"ZOOM: [gtkwave::getZoomFactor]\"\n"
@@ -256,16 +256,16 @@ func TestGTKWaveShowsTreeIdentify(t *testing.T) {
 	const blank = 0x200 // GTKWave's TR_BLANK: a group's start or end
 	for _, run := range viewRuns {
 		t.Run(run.name, func(t *testing.T) {
-			out, _ := gtkwave(t, run, func(gtkwSave) string { return gtkwaveTraces })
-			res, _ := runTraced(t, run)
+			res, out, _ := gtkwave(t, run, func(gtkwSave) string { return gtkwaveTraces })
 
 			g := res.Generations[0]
 			from, to := g.StartNs+g.Timing.ResetEnd, g.StartNs+g.Timing.TreeIDDone
 			if g.Timing.TreeIDDone < 0 {
 				// Tree identify lasts to the run's end (a loop: config
-				// timeout). GTKWave will not start the window where the
-				// pane might reach past the dump's end: it may fall a few
-				// pixels short of it.
+				// timeout). GTKWave opens at 0 a window that would reach
+				// past the dump's end, so the save file starts it early
+				// enough for a pane without frames, and it ends that much
+				// (70 of 1010 px) short of the end: less than a tenth.
 				to = res.EndNs - (res.EndNs-from)/10
 			}
 			m := regexp.MustCompile(`WINDOW (\d+) (\d+)\n`).FindStringSubmatch(out)
