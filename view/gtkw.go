@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/vcd"
@@ -31,6 +32,14 @@ const (
 	gtkwDefaultWidth = 1400
 	gtkwSignalsWidth = 320 // wide enough for the longest full signal name
 	gtkwWindowHeight = 900
+	// gtkwChrome is how much narrower than the window less the signal
+	// names the wave pane is: the pane divider, the frames and the
+	// vertical scroll bar, 70 px as measured with GTKWave 3.3.118 (GTK 2,
+	// its default theme).
+	gtkwChrome = 70
+	// gtkwPixelsPerStep is how many pixels GTKWave draws 2^-zoom time
+	// units over (its pixelsperframe; see WriteGTKW).
+	gtkwPixelsPerStep = 200
 	// gtkwMargin is how much of the window before the reset end and after
 	// tree identify the zoom shows, as a share of tree identify's length.
 	gtkwMargin = 0.1
@@ -53,10 +62,16 @@ const (
 //     scripted events (bus.scenario);
 //   - a group per node, in the VCD's order: its PHY state, its root-
 //     contention back-off, and for each port that is ever connected the
-//     transmitted and received line-state names, each under its full
-//     name (node.p<n>.line_tx);
+//     transmitted and received line-state names;
+//   - every signal shown under its full name with spaces for dots
+//     ("b p0 line_tx" for b.p0.line_tx): GTKWave shows only the last
+//     dotted part of a name or alias (its default hier_max_level 1), which
+//     would read line_tx for every port;
 //   - the window zoomed to the first generation's tree identify, from a
-//     little before its reset ends to a little after a root is elected;
+//     little before its reset ends to a little after a root is elected
+//     (where tree identify lasts to the run's end, a loop's, the window
+//     ends up to gtkwChrome pixels short of it: GTKWave opens at 0 a
+//     window that might reach past the dump's end);
 //   - the primary marker at that reset end, and the named markers A, B, C,
 //     D … at the phase boundaries of the generations in time order, the
 //     first 26, each named after the generation and the value bus.gen<i>
@@ -77,10 +92,22 @@ func WriteGTKW(w io.Writer, res *bus.Result, trace []bus.TraceEvent, opts GTKWOp
 	}
 	markers := gtkwMarkers(res)
 	from, to, primary := gtkwWindow(res)
-	// GTKWave shows 2^-zoom time units per pixel of the wave pane.
-	zoom := -math.Log2(float64(to-from) / float64(width-gtkwSignalsWidth))
+	// GTKWave's zoom (wavewindow.c, calczoom): a zoom z draws
+	// zoombase^-z time units over 200 pixels (zoombase is 2 unless a
+	// gtkwaverc sets it; zoombase^-z below 1 counts as 1; zoom_pow10_snap
+	// moves the ticks, not the scale), so a wave pane pane pixels wide
+	// shows pane·2^-z/200 time units from [timestart] (rounded down to a
+	// tick), and the window from..to needs z = -log2(200·(to-from)/pane).
+	// pane is the window less the signal names and gtkwChrome.
+	pane := float64(width - gtkwSignalsWidth - gtkwChrome)
+	perPixel := float64(to-from) / pane
+	zoom := -math.Log2(gtkwPixelsPerStep * perPixel)
+	// GTKWave ignores a [timestart] that leaves the pane reaching past the
+	// dump's end (it opens at 0 then), so the window starts early enough
+	// for the widest pane there can be, the one without chrome.
+	start := max(min(from, res.EndNs-int64(math.Ceil(float64(width-gtkwSignalsWidth)*perPixel))), 0)
 	fmt.Fprintf(bw, "[size] %d %d\n[pos] -1 -1\n", width, gtkwWindowHeight)
-	fmt.Fprintf(bw, "[timestart] %d\n", from)
+	fmt.Fprintf(bw, "[timestart] %d\n", start)
 	fmt.Fprintf(bw, "*%.6f %d", zoom, primary)
 	for i := range 26 {
 		at := int64(-1)
@@ -99,7 +126,8 @@ func WriteGTKW(w io.Writer, res *bus.Result, trace []bus.TraceEvent, opts GTKWOp
 	group := func(name string, signals []string) {
 		fmt.Fprintf(bw, "@%x\n-%s\n@%x\n", gtkwFlagGroupOpen|gtkwFlagBlank, name, gtkwFlagHex|gtkwFlagRJustify)
 		for _, s := range signals {
-			fmt.Fprintf(bw, "+{%s} %s\n", s, s)
+			// The alias: node ids have no spaces, and their scopes no dots.
+			fmt.Fprintf(bw, "+{%s} %s\n", strings.ReplaceAll(s, ".", " "), s)
 		}
 		fmt.Fprintf(bw, "@%x\n-%s\n", gtkwFlagGroupEnd|gtkwFlagBlank, name)
 	}
@@ -142,9 +170,9 @@ func gtkwMarkers(res *bus.Result) []gtkwMarker {
 }
 
 // gtkwWindow is the time range the save file shows, and where its primary
-// marker goes: the first generation's tree identify with a margin, the
-// marker at its reset end. A generation that never left its reset shows
-// the reset.
+// marker goes: the first generation's tree identify with a margin, up to
+// the run's end at most, the marker at its reset end. A generation that
+// never left its reset shows the reset.
 func gtkwWindow(res *bus.Result) (from, to, primary int64) {
 	if len(res.Generations) == 0 {
 		return 0, max(res.EndNs, 1), -1
@@ -159,7 +187,7 @@ func gtkwWindow(res *bus.Result) (from, to, primary int64) {
 	}
 	end = max(end, start+1)
 	margin := max(int64(float64(end-start)*gtkwMargin), 20)
-	return max(start-margin, 0), end + margin, start
+	return max(start-margin, 0), min(end+margin, max(res.EndNs, 1)), start
 }
 
 // gtkwConnectedPorts lists, per node, the ports a cable joins in any

@@ -41,7 +41,7 @@ func parseGTKW(t *testing.T, text string) gtkwSave {
 		case strings.HasPrefix(line, "+{"):
 			alias, name, ok := strings.Cut(strings.TrimPrefix(line, "+{"), "} ")
 			require.True(t, ok, line)
-			assert.Equal(t, name, alias, "the alias is the full name")
+			assert.Equal(t, strings.ReplaceAll(name, ".", " "), alias, "the alias is the full name, spaces for dots")
 			require.NotEmpty(t, open, "%s outside a group", name)
 			s.signals = append(s.signals, name)
 		case strings.HasPrefix(line, "-"):
@@ -120,8 +120,9 @@ func TestGTKWFitsItsVCD(t *testing.T) {
 			resetEnd := g.StartNs + g.Timing.ResetEnd
 			assert.Equal(t, resetEnd, s.primary, "the primary marker at the reset end")
 			assert.Less(t, s.timestart, resetEnd)
-			// The wave pane (the window less the signal names) at 2^-zoom ns per pixel.
-			shownTo := s.timestart + int64(float64(s.width-320)*math.Pow(2, -s.zoom))
+			// The wave pane (the window less the signal names and 70 px of
+			// frames) at 2^-zoom ns per 200 pixels.
+			shownTo := s.timestart + int64(float64(s.width-320-70)*math.Pow(2, -s.zoom)/200)
 			if g.Timing.TreeIDDone >= 0 {
 				assert.Greater(t, shownTo, g.StartNs+g.Timing.TreeIDDone, "tree identify is in view")
 				assert.Less(t, shownTo-s.timestart, 2*g.Timing.TreeIDDone-g.Timing.ResetEnd+1000, "and fills it")
@@ -172,43 +173,55 @@ func TestGTKWRejectsANarrowWindow(t *testing.T) {
 	assert.ErrorContains(t, err, "GTKWave window width 300")
 }
 
+// gtkwave writes run's VCD and save file to a directory, opens them in
+// GTKWave under Xvfb with the Tcl script that script makes from the save
+// file as written, and gives the run, what the script prints and the
+// directory. It skips t when gtkwave or xvfb-run is not installed.
+func gtkwave(t *testing.T, run viewRun, script func(save gtkwSave) string) (res *bus.Result, out, dir string) {
+	t.Helper()
+	gtkwave, err1 := exec.LookPath("gtkwave")
+	xvfb, err2 := exec.LookPath("xvfb-run")
+	if err1 != nil || err2 != nil {
+		t.Skip("needs gtkwave and xvfb-run on PATH (apt-get install gtkwave xvfb): TestGTKWFitsItsVCD checks the file without them")
+	}
+	res, trace := runTraced(t, run)
+	dir = t.TempDir()
+	var vb, gb bytes.Buffer
+	require.NoError(t, view.WriteVCD(&vb, res, trace))
+	require.NoError(t, view.WriteGTKW(&gb, res, trace, view.GTKWOptions{DumpFile: "run.vcd"}))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "run.vcd"), vb.Bytes(), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "run.gtkw"), gb.Bytes(), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "q.tcl"), []byte(script(parseGTKW(t, gb.String()))+"gtkwave::/File/Quit\n"), 0o644))
+	cmd := exec.Command(xvfb, "-a", gtkwave, "-S", "q.tcl", "run.gtkw")
+	cmd.Dir = dir
+	b, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	return res, string(b), dir
+}
+
 // TestGTKWaveOpensTheSaveFile loads a run with its save file into GTKWave,
 // when gtkwave and xvfb-run are installed, asks it, through its Tcl
 // interface, which signals it shows, where the markers are and at what
 // zoom, and has it write the save file again: what it read, it writes back
 // (the named markers' names included).
 func TestGTKWaveOpensTheSaveFile(t *testing.T) {
-	gtkwave, err1 := exec.LookPath("gtkwave")
-	xvfb, err2 := exec.LookPath("xvfb-run")
-	if err1 != nil || err2 != nil {
-		t.Skip("needs gtkwave and xvfb-run on PATH (apt-get install gtkwave xvfb): TestGTKWFitsItsVCD checks the file without them")
-	}
-	res, trace := runTraced(t, viewRuns[0])
-	dir := t.TempDir()
-	var vb, gb bytes.Buffer
-	require.NoError(t, view.WriteVCD(&vb, res, trace))
-	require.NoError(t, view.WriteGTKW(&gb, res, trace, view.GTKWOptions{DumpFile: "run.vcd"}))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "run.vcd"), vb.Bytes(), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "run.gtkw"), gb.Bytes(), 0o644))
-	s := parseGTKW(t, gb.String())
-	script := "puts \"SHOWN: [gtkwave::getDisplayedSignals]\"\nputs \"MARKER: [gtkwave::getMarker]\"\n" +
-		"puts \"ZOOM: [gtkwave::getZoomFactor]\"\n"
+	var s gtkwSave
 	var want strings.Builder
-	for i, at := range s.markers {
-		letter := string(rune('A' + i))
-		script += "puts \"NAMED " + letter + ": [gtkwave::getNamedMarker " + letter + "]\"\n"
-		fmt.Fprintf(&want, "NAMED %s: %d\n", letter, at)
-	}
-	script += "gtkwave::/File/Write_Save_File\ngtkwave::/File/Quit\n"
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "q.tcl"), []byte(script), 0o644))
-	cmd := exec.Command(xvfb, "-a", gtkwave, "-S", "q.tcl", "run.gtkw")
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	assert.Contains(t, string(out), "SHOWN: "+strings.Join(s.signals, " ")+" \n", "GTKWave shows the save file's signals, its dump file found")
-	assert.Contains(t, string(out), "MARKER: "+strconv.FormatInt(s.primary, 10)+"\n")
-	assert.Contains(t, string(out), want.String(), "the named markers")
-	m := regexp.MustCompile(`ZOOM: (\S+)\n`).FindStringSubmatch(string(out))
+	_, out, dir := gtkwave(t, viewRuns[0], func(save gtkwSave) string {
+		s = save
+		script := "puts \"SHOWN: [gtkwave::getDisplayedSignals]\"\nputs \"MARKER: [gtkwave::getMarker]\"\n" +
+			"puts \"ZOOM: [gtkwave::getZoomFactor]\"\n"
+		for i, at := range s.markers {
+			letter := string(rune('A' + i))
+			script += "puts \"NAMED " + letter + ": [gtkwave::getNamedMarker " + letter + "]\"\n"
+			fmt.Fprintf(&want, "NAMED %s: %d\n", letter, at)
+		}
+		return script + "gtkwave::/File/Write_Save_File\n"
+	})
+	assert.Contains(t, out, "SHOWN: "+strings.Join(s.signals, " ")+" \n", "GTKWave shows the save file's signals, its dump file found")
+	assert.Contains(t, out, "MARKER: "+strconv.FormatInt(s.primary, 10)+"\n")
+	assert.Contains(t, out, want.String(), "the named markers")
+	m := regexp.MustCompile(`ZOOM: (\S+)\n`).FindStringSubmatch(out)
 	require.NotNil(t, m, "%s", out)
 	zoom, err := strconv.ParseFloat(m[1], 64)
 	require.NoError(t, err)
@@ -221,4 +234,87 @@ func TestGTKWaveOpensTheSaveFile(t *testing.T) {
 	assert.Equal(t, s.groups, again.groups)
 	assert.Equal(t, s.names, again.names, "GTKWave kept the markers' names")
 	assert.Equal(t, s.markers, again.markers)
+}
+
+// gtkwaveTraces is a Tcl script that prints, for every trace GTKWave
+// shows, "TRACE <flags> <name as shown>", then the time window of the wave
+// pane.
+const gtkwaveTraces = `for {set i 0} {$i < [gtkwave::getTotalNumTraces]} {incr i} {
+	puts "TRACE [gtkwave::getTraceFlagsFromIndex $i] [gtkwave::getTraceNameFromIndex $i]"
+}
+puts "WINDOW [gtkwave::getWindowStartTime] [gtkwave::getWindowEndTime]"
+`
+
+// TestGTKWaveShowsTreeIdentify opens every run in GTKWave (under Xvfb,
+// when installed) and reads back what it shows: the time window of the
+// wave pane covers the first generation's tree identify, and is no more
+// than twice as long; and the names of the signals, as GTKWave prints
+// them beside the waves, are all different and each names its node, and
+// for a line state its port and direction: every port a cable joins, both
+// ways.
+func TestGTKWaveShowsTreeIdentify(t *testing.T) {
+	const blank = 0x200 // GTKWave's TR_BLANK: a group's start or end
+	for _, run := range viewRuns {
+		t.Run(run.name, func(t *testing.T) {
+			res, out, _ := gtkwave(t, run, func(gtkwSave) string { return gtkwaveTraces })
+
+			g := res.Generations[0]
+			from, to := g.StartNs+g.Timing.ResetEnd, g.StartNs+g.Timing.TreeIDDone
+			if g.Timing.TreeIDDone < 0 {
+				// Tree identify lasts to the run's end (a loop: config
+				// timeout). GTKWave opens at 0 a window that would reach
+				// past the dump's end, so the save file starts it early
+				// enough for a pane without frames, and it ends that much
+				// (70 of 1010 px) short of the end: less than a tenth.
+				to = res.EndNs - (res.EndNs-from)/10
+			}
+			m := regexp.MustCompile(`WINDOW (\d+) (\d+)\n`).FindStringSubmatch(out)
+			require.NotNil(t, m, "%s", out)
+			start, _ := strconv.ParseInt(m[1], 10, 64)
+			end, _ := strconv.ParseInt(m[2], 10, 64)
+			t.Logf("GTKWave shows %d to %d ns; tree identify %d to %d ns", start, end, from, to)
+			assert.LessOrEqual(t, start, from, "the window starts before tree identify")
+			assert.GreaterOrEqual(t, end, to, "the window ends after tree identify")
+			assert.LessOrEqual(t, end-start, 2*(to-from), "tree identify fills the window")
+
+			want := map[string]bool{}
+			for _, g := range res.Generations {
+				for _, l := range g.Links {
+					for end := range 2 {
+						want[vcd.ScopeName(l.Nodes[end])+" p"+strconv.Itoa(l.Ports[end])] = true
+					}
+				}
+			}
+			shown := map[string]bool{}
+			ports := map[string]bool{}
+			group := ""
+			name := regexp.MustCompile(`^(\S+) (?:(p\d+) line_[tr]x|state|backoff|gen\d+|scenario)$`)
+			for _, line := range strings.Split(out, "\n") {
+				f, ok := strings.CutPrefix(line, "TRACE ")
+				if !ok {
+					continue
+				}
+				flags, shownName, _ := strings.Cut(f, " ")
+				flag, err := strconv.Atoi(flags)
+				require.NoError(t, err, line)
+				if flag&blank != 0 {
+					group = shownName
+					continue
+				}
+				assert.False(t, shown[shownName], "%q twice", shownName)
+				shown[shownName] = true
+				m := name.FindStringSubmatch(shownName)
+				if assert.NotNil(t, m, "%q: not <node> <signal>", shownName) {
+					assert.Equal(t, group, m[1], "%q names the node of its group", shownName)
+					if m[2] != "" {
+						ports[m[1]+" "+m[2]] = true
+					}
+				}
+			}
+			assert.Equal(t, want, ports, "every connected port's line states")
+			for port := range want {
+				assert.True(t, shown[port+" line_tx"] && shown[port+" line_rx"], "%s: both directions", port)
+			}
+		})
+	}
 }

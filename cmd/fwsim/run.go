@@ -64,7 +64,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs.Var(dialect, "vcd-dialect",
 		"write the --vcd file for `TOOL`: gtkwave writes every signal, text (states, line\nstate names ...) as GTKWave string variables; sigrok writes what a logic\nanalyzer records, two channels per pair (node.pN.tpa.hi, .lo: driven 1, driven\n0), which PulseView and sigrok-cli read, e.g. --vcd-dialect sigrok")
 	fs.StringVar(&cfg.views.gtkw, "gtkw", "",
-		"with --vcd, also write a GTKWave save file to `FILE`: the signals grouped per node,\nzoomed to tree identify, the phase boundaries marked; open both with gtkwave\nrun.vcd run.gtkw, e.g. --gtkw run.gtkw")
+		"with --vcd, also write a GTKWave save file to `FILE`: the signals grouped per node,\neach under its full name (b p0 line_tx), zoomed to tree identify, the phase\nboundaries marked; open both with gtkwave run.vcd run.gtkw, e.g. --gtkw run.gtkw")
 	fs.StringVar(&cfg.views.trace, "trace", "",
 		"write every event to `FILE`, one JSON object per line (time_ns, kind, node,\nport, from, to, ...), e.g. --trace reset.jsonl")
 	fs.StringVar(&cfg.views.dot, "dot", "",

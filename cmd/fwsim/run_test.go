@@ -657,7 +657,7 @@ func TestRunGTKW(t *testing.T) {
 	save, err := os.ReadFile(gtkwPath)
 	require.NoError(t, err)
 	assert.Contains(t, string(save), "[dumpfile] \"waves/run.vcd\"\n")
-	assert.Contains(t, string(save), "+{a.p0.line_rx} a.p0.line_rx\n")
+	assert.Contains(t, string(save), "+{a p0 line_rx} a.p0.line_rx\n")
 	assert.FileExists(t, vcdPath)
 
 	for _, tc := range []struct {
