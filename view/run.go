@@ -50,6 +50,7 @@ func writeGenerationText(w io.Writer, g *bus.Generation) {
 	}
 	fmt.Fprintf(w, "  root: %s\n", orNone(g.Root))
 
+	cabled := cabledPorts(g.Links)
 	var nodes table
 	showState := false
 	for _, n := range g.Nodes {
@@ -68,7 +69,7 @@ func writeGenerationText(w io.Writer, g *bus.Generation) {
 		case n.ParentPort >= 0:
 			role = "child"
 		}
-		row := []string{n.ID, intOrDash(n.PhyID), role, portOrDash(n.ParentPort), strconv.Itoa(n.ContentionRounds), portList(n.Ports)}
+		row := []string{n.ID, intOrDash(n.PhyID), role, portOrDash(n.ParentPort), strconv.Itoa(n.ContentionRounds), runPorts(n, cabled)}
 		if showState && n.State != phy.A0Idle {
 			row = append(row, n.State.String())
 		}
@@ -177,9 +178,56 @@ func portOrDash(p int) string {
 
 // portList renders port states as "p0:child p1:parent p2:ncon".
 func portList(ports []phy.PortStatus) string {
-	parts := make([]string, len(ports))
+	names := make([]string, len(ports))
 	for i, p := range ports {
-		parts[i] = fmt.Sprintf("p%d:%s", i, p)
+		names[i] = p.String()
+	}
+	return joinPorts(names)
+}
+
+// runPorts renders a node's ports as portList does, but a cabled port that
+// tree identify left unresolved is no "not connected", as its self-ID
+// status would say: it is "loop" when its cable lies on a loop of the
+// cables, else "cabled" (a port toward a loop, or a tree identify cut
+// short).
+func runPorts(n bus.NodeResult, cabled map[nodePort]string) string {
+	names := make([]string, len(n.Ports))
+	for i, p := range n.Ports {
+		names[i] = p.String()
+		if c, ok := cabled[nodePort{n.ID, i}]; ok && p == phy.PortNotConnected {
+			names[i] = c
+		}
+	}
+	return joinPorts(names)
+}
+
+// joinPorts writes port i's name as "pI:NAME", space-separated.
+func joinPorts(names []string) string {
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = fmt.Sprintf("p%d:%s", i, name)
 	}
 	return strings.Join(parts, " ")
+}
+
+// nodePort names a port of a node.
+type nodePort struct {
+	node string
+	port int
+}
+
+// cabledPorts maps every cabled port of links to what an unresolved one
+// is called: "loop" when its cable lies on a loop, else "cabled".
+func cabledPorts(links []bus.Link) map[nodePort]string {
+	ports := map[nodePort]string{}
+	for i, onLoop := range bus.OnLoop(links) {
+		name := "cabled"
+		if onLoop {
+			name = "loop"
+		}
+		for end := range 2 {
+			ports[nodePort{links[i].Nodes[end], links[i].Ports[end]}] = name
+		}
+	}
+	return ports
 }

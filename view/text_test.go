@@ -2,9 +2,12 @@ package view
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
+	"github.com/fwsim/fwsim/bus"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestTableAlignsWithoutTrailingBlanks(t *testing.T) {
@@ -15,4 +18,34 @@ func TestTableAlignsWithoutTrailingBlanks(t *testing.T) {
 	var b bytes.Buffer
 	tab.write(&b, "  ")
 	assert.Equal(t, "  id      ports      state\n  camera  p0:parent\n  n1      p0:ncon    T0\n", b.String())
+}
+
+// A cabled port that tree identify never resolved is no "ncon" in the run
+// text: "loop" on a cable of a loop, "cabled" on one toward it; the JSON
+// keeps the self-ID status.
+func TestRunTextNamesLoopPorts(t *testing.T) {
+	topo, err := bus.ParseTopology([]byte(`nodes:
+  - {id: a, ports: 3}
+  - {id: b, ports: 2}
+  - {id: c, ports: 2}
+  - {id: d, ports: 2}
+  - {id: e, ports: 1}
+cables:
+  - {from: "a:0", to: "b:0"}
+  - {from: "b:1", to: "c:0"}
+  - {from: "c:1", to: "a:1"}
+  - {from: "a:2", to: "d:0"}
+  - {from: "d:1", to: "e:0"}
+`), "loop.yaml")
+	require.NoError(t, err)
+	res, err := bus.Run(topo, bus.Options{Seed: 1})
+	require.NoError(t, err)
+	require.Equal(t, bus.OutcomeConfigTimeout, res.Generations[0].Outcome)
+	var out strings.Builder
+	WriteRunText(&out, "loop.yaml", res)
+	text := out.String()
+	assert.Regexp(t, `\n  b +- +- +- +0 +p0:loop p1:loop `, text)
+	assert.Regexp(t, `\n  c +- +- +- +0 +p0:loop p1:loop `, text)
+	assert.Regexp(t, `\n  a +- +- +- +0 +p0:loop p1:loop p2:(child|cabled) `, text)
+	assert.NotContains(t, text, "ncon")
 }
