@@ -63,12 +63,16 @@ func Names() string {
 	return b.String()
 }
 
-func nameList() string {
+func nameList() string { return strings.Join(ParamNames(), ", ") }
+
+// ParamNames lists the parameters a sweep takes, in the order help lists
+// them: the keys of a point's values.
+func ParamNames() []string {
 	names := make([]string, len(kinds))
 	for i, k := range kinds {
 		names[i] = k.name
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // Param is one swept parameter: the values From, From+Step, … up to To.

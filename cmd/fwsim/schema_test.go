@@ -223,12 +223,61 @@ func (d fieldDocs) ownFields(t *testing.T, typ reflect.Type, props map[string]an
 		for k, v := range d.schemaOf(t, f.Type) {
 			withDoc[k] = v
 		}
+		if f.Type.Kind() == reflect.Map {
+			keys, known := mapKeys()[typ.PkgPath()+"."+typ.Name()+"."+f.Name]
+			if !known {
+				t.Errorf("%s.%s (%q) is a map: say in mapKeys which keys it has, or nil for keys no list holds", typ, f.Name, name)
+			}
+			if keys != nil {
+				withDoc["propertyNames"] = map[string]any{"enum": keys}
+			}
+		}
 		props[name] = withDoc
 		if !strings.Contains(opts, "omitempty") {
 			*required = append(*required, name)
 		}
 	}
 	return embedded
+}
+
+// mapKeys are the keys each map field of an output may have, so that the
+// schema lists them (propertyNames) and a key renamed in the code fails
+// validation: by package path, type and field. nil marks keys no list
+// holds (the nodes of a bus).
+func mapKeys() map[string][]string {
+	var types []string
+	add := func(names ...string) {
+		for _, n := range names {
+			if !slices.Contains(types, n) {
+				types = append(types, n)
+			}
+		}
+	}
+	for _, a := range election.Algorithms() {
+		add(a.Types...)
+	}
+	for _, a := range mutex.Algorithms() {
+		add(a.Types...)
+	}
+	add("NOTE") // mutex's notice to the waiting (--notify)
+	for _, a := range multicast.Algorithms() {
+		add(a.Types...)
+	}
+	slices.Sort(types)
+	var outcomes []string
+	for _, o := range bus.Outcomes {
+		outcomes = append(outcomes, string(o))
+	}
+	return map[string][]string{
+		"github.com/fwsim/fwsim/lab/netsim.CountJSON.ByType":       types,
+		"github.com/fwsim/fwsim/explore.JSON.Expected":             bus.MetricNames,
+		"github.com/fwsim/fwsim/analysis.Summary.Metrics":          bus.MetricNames,
+		"github.com/fwsim/fwsim/analysis.Summary.Roots":            nil,
+		"github.com/fwsim/fwsim/analysis.Summary.Failures":         outcomes,
+		"github.com/fwsim/fwsim/analysis/sweep.PointJSON.Values":   sweep.ParamNames(),
+		"github.com/fwsim/fwsim/analysis/sweep.PointJSON.Failures": outcomes,
+		"github.com/fwsim/fwsim/analysis/sweep.PointJSON.Metrics":  bus.MetricNames,
+	}
 }
 
 // jsonNames replaces the Go names of typ's fields, as its comments use
@@ -299,7 +348,7 @@ func validate(schema map[string]any, doc any, path string) []string {
 	for k := range schema {
 		switch k {
 		case "$schema", "$id", "title", "description", "type", "properties", "required", "additionalProperties",
-			"items", "minItems", "maxItems", "minimum", "oneOf":
+			"items", "minItems", "maxItems", "minimum", "oneOf", "propertyNames":
 		default:
 			return []string{fmt.Sprintf("%s: the schema uses %q, which the check does not know", path, k)}
 		}
@@ -327,6 +376,13 @@ func validate(schema map[string]any, doc any, path string) []string {
 		for _, name := range asStrings(schema["required"]) {
 			if _, ok := v[name]; !ok {
 				problems = append(problems, fmt.Sprintf("%s: no %q", path, name))
+			}
+		}
+		if names, ok := schema["propertyNames"].(map[string]any); ok {
+			for _, name := range slices.Sorted(maps.Keys(v)) {
+				if !slices.Contains(asStrings(names["enum"]), name) {
+					problems = append(problems, fmt.Sprintf("%s: key %q is not one of %v", path, name, names["enum"]))
+				}
 			}
 		}
 		for _, name := range slices.Sorted(maps.Keys(v)) {
@@ -527,4 +583,31 @@ func TestSchemaCheckCanFail(t *testing.T) {
 	nested := edit(func(m map[string]any) { m["nodes"].([]any)[0].(map[string]any)["phy_id"] = 1.5 })
 	assert.NotEmpty(t, validate(schema, nested, "$"))
 	assert.Equal(t, []string{`$: the schema uses "pattern", which the check does not know`}, validate(map[string]any{"pattern": "x"}, 1, "$"))
+}
+
+// A map whose keys are known lists them in its schema, so a key renamed in
+// the code fails validation: a metric of analyze, an outcome of sweep's
+// failures, a message type of a lab's counts.
+func TestRenamedMapKeyFailsValidation(t *testing.T) {
+	rename := func(t *testing.T, command string, args []string, path []string, from, to string) {
+		t.Helper()
+		schema := loadSchema(t, command)
+		_, stdout, _ := runCLI(t, args...)
+		doc := decodeJSONDoc(t, stdout)
+		require.Empty(t, validate(schema, doc, "$"), "%v", args)
+		m := doc.(map[string]any)
+		for _, p := range path {
+			m = m[p].(map[string]any)
+		}
+		require.Contains(t, m, from, "%v", args)
+		m[to], m[from] = m[from], nil
+		delete(m, from)
+		problems := validate(schema, doc, "$")
+		assert.NotEmpty(t, problems, "%v: %s renamed %s", args, from, to)
+		assert.Contains(t, strings.Join(problems, "\n"), fmt.Sprintf("key %q is not one of", to), "%v", args)
+	}
+	rename(t, "analyze", []string{"analyze", "--gen", "pair", "--runs", "20", "--json"}, []string{"metrics"}, "tree_id_ns", "tree_id")
+	rename(t, "analyze", []string{"analyze", "--gen", "pair", "--runs", "20", "--json"}, []string{"failures"}, "stalled", "stall")
+	rename(t, "mutex", []string{"mutex", "--algo", "central", "--gen", "ring:4", "--json"}, []string{"messages", "by_type"}, "REQUEST", "REQ")
+	rename(t, "explore", []string{"explore", "--gen", "pair", "--max-states", "20", "--json"}, []string{"expected"}, "self_id_ns", "selfid_ns")
 }
