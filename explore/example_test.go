@@ -30,3 +30,19 @@ func ExampleExplore() {
 	// complete: true
 	// ok 1
 }
+
+// The solver's limits are set from outside the module through
+// explore.Limits: here every cycle is bounded by value iteration instead
+// of solved exactly, and the answer says so.
+func ExampleLimits() {
+	topo, err := bus.Generate("pair")
+	if err != nil {
+		panic(err)
+	}
+	res, err := explore.Explore(topo, explore.Options{Limits: explore.Limits{MaxExactFeedback: -1, Precision: 1e-9}})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("bounded:", res.Bounded, "ok:", res.Outcomes[0].Outcome)
+	// Output: bounded: true ok: ok
+}

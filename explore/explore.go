@@ -56,6 +56,21 @@ func (t Timing) Corner() treeid.Corner {
 	return treeid.CornerRandom
 }
 
+// Limits bound the solver's exact work: MaxExactFeedback is the largest
+// feedback set of a cycle solved exactly (DefaultMaxExactFeedback when
+// 0; a negative value bounds every such cycle instead), Precision the
+// relative width at which value iteration stops (DefaultPrecision when 0),
+// MaxIterations its cap on sweeps of a cycle (DefaultMaxIterations when
+// 0). The solver is internal; this is its configuration, for any caller.
+type Limits = mdp.Limits
+
+// The solver's defaults, for Limits' zero fields.
+const (
+	DefaultMaxExactFeedback = mdp.DefaultMaxExactFeedback
+	DefaultPrecision        = mdp.DefaultPrecision
+	DefaultMaxIterations    = mdp.DefaultMaxIterations
+)
+
 // DefaultMaxMemory is Options.MaxMemory when zero.
 const DefaultMaxMemory = 4 << 30
 
@@ -108,7 +123,7 @@ type Options struct {
 	// exact solution would cost too much is bounded by sound value
 	// iteration instead, and its answers become narrow intervals. The
 	// zero value is the solver's defaults.
-	Limits mdp.Limits
+	Limits Limits
 	// Interrupt, when not nil, stops the exploration soon after it closes:
 	// Explore returns bus.ErrInterrupted.
 	Interrupt <-chan struct{}
