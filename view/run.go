@@ -30,9 +30,10 @@ func WriteRunText(w io.Writer, source string, res *bus.Result) {
 	if len(res.OutOfSpec) > 0 {
 		fmt.Fprintf(w, "OUT OF SPEC: %s\n", strings.Join(res.OutOfSpec, "; "))
 	}
+	all := busNodes(res)
 	for _, g := range res.Generations {
 		fmt.Fprintln(w)
-		writeGenerationText(w, &g)
+		writeGenerationText(w, &g, all)
 	}
 	fmt.Fprintln(w)
 	ok := len(res.Generations) - res.FailedGenerations()
@@ -40,8 +41,42 @@ func WriteRunText(w io.Writer, source string, res *bus.Result) {
 		len(res.Generations), Plural(len(res.Generations)), ok, res.Events, res.EndNs)
 }
 
-func writeGenerationText(w io.Writer, g *bus.Generation) {
+// busNodes lists every node any generation of the run holds, in the order
+// they first appear.
+func busNodes(res *bus.Result) []string {
+	var all []string
+	seen := map[string]bool{}
+	for _, g := range res.Generations {
+		for _, n := range g.Nodes {
+			if !seen[n.ID] {
+				seen[n.ID] = true
+				all = append(all, n.ID)
+			}
+		}
+	}
+	return all
+}
+
+func writeGenerationText(w io.Writer, g *bus.Generation, all []string) {
 	fmt.Fprintf(w, "generation %d at %d ns (%s): %s\n", g.Index, g.StartNs, g.Cause, g.Outcome)
+	if len(g.Nodes) < len(all) {
+		// The cables leave the nodes in parts (a split bus, an unplugged
+		// node), each its own generation: say which, or the missing nodes
+		// read as lost.
+		var here, apart []string
+		in := map[string]bool{}
+		for _, n := range g.Nodes {
+			in[n.ID] = true
+			here = append(here, n.ID)
+		}
+		for _, id := range all {
+			if !in[id] {
+				apart = append(apart, id)
+			}
+		}
+		fmt.Fprintf(w, "  bus: %s, %d of the %d nodes; not on it: %s\n",
+			strings.Join(here, ", "), len(here), len(all), strings.Join(apart, ", "))
+	}
 	for _, p := range g.Problems {
 		fmt.Fprintf(w, "    problem: %s\n", p)
 	}

@@ -49,3 +49,34 @@ cables:
 	assert.Regexp(t, `\n  a +- +- +- +0 +p0:loop p1:loop p2:(child|cabled) `, text)
 	assert.NotContains(t, text, "ncon")
 }
+
+// A generation that holds only part of the nodes (a split bus, an
+// unplugged node) says which nodes it holds and which are not on it.
+func TestRunTextNamesTheNodesOfAPart(t *testing.T) {
+	topo, err := bus.ParseTopology([]byte(`nodes:
+  - {id: a, ports: 1}
+  - {id: b, ports: 2}
+  - {id: c, ports: 2}
+  - {id: d, ports: 1}
+cables:
+  - {from: "a:0", to: "b:0"}
+  - {from: "b:1", to: "c:0"}
+  - {from: "c:1", to: "d:0"}
+events:
+  - {at: 400us, disconnect: {from: "b:1", to: "c:0"}}
+`), "split.yaml")
+	require.NoError(t, err)
+	res, err := bus.Run(topo, bus.Options{Seed: 1})
+	require.NoError(t, err)
+	require.Len(t, res.Generations, 3)
+	var out strings.Builder
+	WriteRunText(&out, "split.yaml", res)
+	parts := strings.Split(out.String(), "\ngeneration ")
+	require.Len(t, parts, 4)
+	assert.NotContains(t, parts[1], "  bus: ", "the whole bus needs no line")
+	for _, part := range parts[2:] {
+		assert.Regexp(t, `\n  bus: ([abcd], [abcd]), 2 of the 4 nodes; not on it: ([abcd], [abcd])\n`, part)
+	}
+	assert.Contains(t, parts[2]+parts[3], "bus: d, c, 2 of the 4 nodes; not on it: a, b")
+	assert.Contains(t, parts[2]+parts[3], "bus: b, a, 2 of the 4 nodes; not on it: d, c")
+}
