@@ -20,23 +20,50 @@ func WriteSweepText(w io.Writer, r *sweep.Run) {
 	fmt.Fprintln(w, "conditions: rt 2·delay < FAST.min, sep 2·delay + FAST.max < SLOW.min; times in ns")
 	fmt.Fprintln(w)
 	var head []string
+	// The delay the conditions use is a column of its own unless it is
+	// what the sweep sweeps: the same numbers twice.
+	delayColumn := true
 	for _, p := range r.Grid.Params {
 		name := p.Name
 		if p.Unit != "" {
 			name += "_" + p.Unit
 		}
+		delayColumn = delayColumn && p.Name != "delay"
 		head = append(head, fmt.Sprintf("%-14s", name))
 	}
-	fmt.Fprintf(w, "%s%8s %-7s %-5s %7s %8s %10s %10s %10s  %s\n", strings.Join(head, ""),
-		"delay", "rt", "sep", "runs", "rounds", "contention", "tree_id", "self_id", "failures")
+	if delayColumn {
+		head = append(head, fmt.Sprintf("%8s ", "delay"))
+	}
+	fmt.Fprintf(w, "%s%-7s %-5s %-4s %7s %8s %10s %10s %10s  %s\n", strings.Join(head, ""),
+		"rt", "sep", "spec", "runs", "rounds", "contention", "tree_id", "self_id", "failures")
+	var outOfSpec []string
+	interrupted := false
 	for _, p := range r.Points {
+		var values []string
 		for _, v := range p.Point.Values {
 			fmt.Fprintf(w, "%-14s", strconv.FormatFloat(v, 'g', -1, 64))
+			values = append(values, strconv.FormatFloat(v, 'g', -1, 64))
 		}
 		c, s := p.Conditions, p.Summary
-		fmt.Fprintf(w, "%8d %-7s %-5s %7d %8.3f %10s %10s %10s  %s\n", c.DelayNs, holdsText(c.RoundTrip), holdsText(c.Separation),
+		if delayColumn {
+			fmt.Fprintf(w, "%8d ", c.DelayNs)
+		}
+		spec := "in"
+		if p.OutOfSpec != "" {
+			spec = "OUT"
+			outOfSpec = append(outOfSpec, fmt.Sprintf("  %s: %s", strings.Join(values, ", "), p.OutOfSpec))
+		}
+		interrupted = interrupted || s.Failures[string(bus.OutcomeInterrupted)] > 0
+		fmt.Fprintf(w, "%-7s %-5s %-4s %7d %8.3f %10s %10s %10s  %s\n", holdsText(c.RoundTrip), holdsText(c.Separation), spec,
 			s.Runs, s.Metrics[bus.MetricContentionRounds].Mean, meanOf(s.Metrics[bus.MetricContention]),
 			meanOf(s.Metrics[bus.MetricTreeID]), meanOf(s.Metrics[bus.MetricSelfID]), failureText(s))
+	}
+	if len(outOfSpec) > 0 {
+		fmt.Fprintln(w, "\nout of spec (beyond the standard's limits, run all the same):")
+		fmt.Fprintln(w, strings.Join(outOfSpec, "\n"))
+	}
+	if interrupted {
+		fmt.Fprintln(w, "\ninterrupted: a scripted bus reset cut the generation short (not Ctrl-C, which stops the sweep)")
 	}
 }
 

@@ -274,3 +274,21 @@ func TestSweepCSVMeaning(t *testing.T) {
 	assert.Equal(t, fromFile, parseCSV(t, stdout), "the same rows, and no table")
 	assert.Contains(t, stdout, "# command: fwsim sweep --gen pair --param delay=10..30:20 --runs 4 --seed 3 --csv -\n")
 }
+
+// The sweep table shows each point's place against the standard's limits,
+// lists why a point is out of spec, does not repeat the swept delay, and
+// tells a reset's interruption from Ctrl-C.
+func TestSweepTableSaysOutOfSpec(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "sweep", "--gen", "pair", "--param", "delay=0..400:200", "--runs", "20", "--quiet")
+	require.Equal(t, exitOK, code, "the stalls are where the conditions fail: %s", stderr)
+	assert.Regexp(t, `\ndelay_ns +rt +sep +spec +runs`, stdout, "no second delay column")
+	assert.Regexp(t, `\n0 +holds +holds +in +20 `, stdout)
+	assert.Regexp(t, `\n200 +FAILS +FAILS +OUT +20 `, stdout)
+	assert.Contains(t, stdout, "\nout of spec (beyond the standard's limits, run all the same):\n  200: cables[0].delay_ns: cable a:0–b:0 has a delay of 200 ns")
+	_, stdout, _ = runCLI(t, "sweep", "--gen", "pair", "--param", "cable_length=1..5:4", "--runs", "5", "--quiet")
+	assert.Regexp(t, `\ncable_length_m +delay +rt +sep +spec`, stdout, "the delay the conditions use, beside a length")
+	// The unplug scripted inside self identify cuts every generation.
+	_, stdout, _ = runCLI(t, "sweep", "--topology", "../../examples/unplug-window.yaml", "--param", "delay=10..20:10", "--runs", "5", "--quiet")
+	assert.Contains(t, stdout, "  interrupted 5\n")
+	assert.Contains(t, stdout, "\ninterrupted: a scripted bus reset cut the generation short (not Ctrl-C, which stops the sweep)\n")
+}
