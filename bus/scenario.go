@@ -54,7 +54,29 @@ func (w *world) reset(idx int, short bool, why string) {
 	desc := fmt.Sprintf("%s reset from %s (event %d)%s", kind, n.cfg.id, idx, why)
 	w.observe(TraceEvent{Kind: TraceScenario, Node: n.cfg.id, Port: -1, Detail: desc})
 	n.cause = Cause{Kind: CauseEvent, Node: n.cfg.id, Event: idx, Text: desc}
+	if !short {
+		w.overtakeShortResets(ev.node)
+	}
 	w.scheduleInitiate(ev.node, w.k.Now(), short)
+}
+
+// overtakeShortResets drops the short resets of node i's bus that were won
+// but not yet begun, and every PHY's mark that its next BUS_RESET is short:
+// a long reset of that bus comes first, scripted or begun at the same
+// time, and a PHY takes a long reset over a short one (1394a's IBR over
+// ISBR), so every PHY's next reset is long.
+func (w *world) overtakeShortResets(i int) {
+	for j := range w.nodes {
+		if w.comp[j] != w.comp[i] {
+			continue
+		}
+		if w.nodes[j].shortPending {
+			w.nodes[j].shortPending = false
+			w.observe(TraceEvent{Kind: TraceScenario, Node: w.nodes[j].cfg.id, Port: -1,
+				Detail: fmt.Sprintf("the short reset from %s waiting for its clock edge gives way to a long reset", w.nodes[j].cfg.id)})
+		}
+		w.nodes[j].m.ForgetShortReset()
+	}
 }
 
 // arbitrate sends scripted event idx, a PHY configuration packet or a short

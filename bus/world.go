@@ -129,6 +129,9 @@ type node struct {
 	s0At        int64 // when this node last entered S0
 	a0At        int64 // when this node last entered A0
 	cause       Cause // why this node's next initiated reset happens; Kind "" if unknown
+	// shortPending says an arbitrated short reset won by this PHY waits
+	// for its clock edge: a long reset on its bus before then overtakes it.
+	shortPending bool
 	// The link's self-ID buffer is its generation's stream: rxGen is the
 	// generation whose packets the PHY is counting (from its S0 entry to
 	// its next R0), nil when none, and rxQuadlets and rxPacket0s how much
@@ -606,6 +609,7 @@ func (w *world) scheduleInitiate(i int, at int64, short bool) {
 	kind := evInitiate
 	if short {
 		kind = evInitiateShort
+		n.shortPending = true
 	}
 	w.k.Schedule(edge, simEvent{kind: kind, node: int32(i), arg: cycle})
 }
@@ -693,6 +697,9 @@ func (w *world) dispatch(ev simEvent) {
 			w.step(int(ev.node), cycle)
 		}
 	case evInitiate, evInitiateShort:
+		if ev.kind == evInitiateShort && !n.shortPending {
+			return // a long reset overtook it (overtakeShortResets)
+		}
 		if ev.arg <= n.evaluated {
 			// The PHY already decided on this edge: the reset starts on the
 			// next one.
@@ -702,6 +709,11 @@ func (w *world) dispatch(ev simEvent) {
 		}
 		w.takeArrivals(int(ev.node))
 		n.evaluated = ev.arg // the inputs stay unsampled (rxChanged) until a step
+		if ev.kind == evInitiateShort {
+			n.shortPending = false
+		} else {
+			w.overtakeShortResets(int(ev.node))
+		}
 		w.initiating = int(ev.node)
 		w.catchUp(int(ev.node))
 		n.m.InitiateReset(ev.arg, ev.kind == evInitiateShort)
