@@ -207,30 +207,3 @@ func without(names []string, drop ...string) []string {
 	}
 	return out
 }
-
-// metricDeadlines reads explore's --deadline: DUR for every time metric,
-// METRIC=DUR for one.
-type metricDeadlines struct{ list []explore.Deadline }
-
-func (l *metricDeadlines) String() string {
-	parts := make([]string, len(l.list))
-	for i, d := range l.list {
-		parts[i] = d.D.String()
-		if d.Metric != "" {
-			parts[i] = d.Metric + "=" + parts[i]
-		}
-	}
-	return strings.Join(parts, ",")
-}
-
-func (l *metricDeadlines) Set(s string) error {
-	d, err := explore.ParseDeadline(s)
-	switch {
-	case err != nil:
-		return err
-	case slices.Contains(l.list, d):
-		return fmt.Errorf("the deadline %s is given twice; want each once", s)
-	}
-	l.list = append(l.list, d)
-	return nil
-}
