@@ -139,10 +139,12 @@ func (a *analyzeFlags) runError(e *env, fs *flags, cfg analysis.Config, err erro
 
 func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 	fs := newFlags("analyze", analyzeIntro,
-		"fwsim analyze --gen pair --runs 100000 --deadline 1us",
-		"fwsim analyze --gen tree:63:3 --runs 10000 --json > tree63.json",
-		"fwsim analyze --topology examples/prism-pair.yaml --allow-out-of-spec --timing max --clock ideal \\\n      --runs 100000 --deadline 2us --deadline 4us   (see docs/timing.md)",
-		"fwsim analyze --gen pair --runs 1000000 --shard 3/8 > shard-3.json",
+		"fwsim analyze --gen pair --runs 10000 --deadline contention_ns=1us   # exit 1: some last longer",
+		"fwsim analyze --gen tree:63:3 --runs 1000 --json > tree63.json",
+		"fwsim analyze --topology examples/prism-pair.yaml --allow-out-of-spec --timing max --clock ideal \\\n"+
+			"      --runs 10000 --deadline 2us --deadline 4us   # exit 1: see docs/timing.md",
+		"fwsim analyze --gen pair --runs 10000 --shard 1/2 > shard-1.json",
+		"fwsim analyze --gen pair --runs 10000 --shard 2/2 > shard-2.json",
 		"fwsim analyze --gen chain:5 --runs 500 --csv runs.csv --quiet",
 	)
 	var (
