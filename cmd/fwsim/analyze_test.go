@@ -447,3 +447,23 @@ func TestAnalyzeDeadlineOfOneMetricAgreesWithExplore(t *testing.T) {
 	assert.NotContains(t, text, "tree_id_ns    0.", "no deadline of tree_id_ns")
 	assert.Equal(t, 1, strings.Count(text, "2µs"), text)
 }
+
+// Shards of per-metric deadlines merge into what the unsharded analysis
+// prints, exit code and reason included; with another deadline they do not
+// merge.
+func TestMergeOfDeadlinesOfOneMetric(t *testing.T) {
+	base := []string{"analyze", "--gen", "pair", "--runs", "200", "--deadline", "contention_ns=2us", "--deadline", "200us"}
+	wantCode, want, wantErr := runCLI(t, base...)
+	require.Equal(t, exitFailure, wantCode, wantErr)
+	dir := t.TempDir()
+	files := writeShards(t, dir, base, "1/2", "2/2")
+	code, got, stderr := runCLI(t, append([]string{"merge"}, files...)...)
+	assert.Equal(t, wantCode, code)
+	assert.Equal(t, want, got)
+	assert.Equal(t, strings.Replace(wantErr, "fwsim analyze:", "fwsim merge:", 1), stderr)
+
+	other := writeShards(t, t.TempDir(), []string{"analyze", "--gen", "pair", "--runs", "200", "--deadline", "self_id_ns=2us", "--deadline", "200us"}, "2/2")
+	code, _, stderr = runCLI(t, "merge", files[0], other[0])
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "has other deadlines than "+files[0])
+}
