@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -92,8 +93,9 @@ type Config struct {
 	// Shard restricts this process to a slice of the runs; Merge joins the
 	// shards' summaries.
 	Shard Shard
-	// Deadlines are evaluated against every time metric.
-	Deadlines []time.Duration
+	// Deadlines are evaluated against their time metric, or every one when
+	// it names none; no metric and deadline may come twice.
+	Deadlines []bus.MetricDeadline
 	// Each, when not nil, receives every run's Sample in run order. An
 	// error stops the analysis and Run returns it.
 	Each func(Sample) error
@@ -154,8 +156,9 @@ type Summary struct {
 	// ns from the generation's start; contention_ns, the root contention's
 	// duration in ns; contention_rounds, its rounds.
 	Metrics map[string]*Metric `json:"metrics"`
-	// Deadlines has one entry per deadline and time metric: for each
-	// deadline in turn, tree_id_ns, self_id_ns and contention_ns.
+	// Deadlines has one entry per deadline and time metric, in the order
+	// of the deadlines given: a deadline of every metric gives tree_id_ns,
+	// self_id_ns and contention_ns in turn, one of a metric that metric's.
 	Deadlines []Deadline `json:"deadlines"`
 	// Roots counts, for every node, the runs it became root in.
 	Roots map[string]int64 `json:"roots"`
@@ -269,7 +272,7 @@ func Run(ctx context.Context, cfg Config, progress func(done, total int)) (*Summ
 	if want < chunks {
 		return nil, context.Cause(ctx)
 	}
-	sum := acc.summary(header, deadlinesNs(cfg.Deadlines))
+	sum := acc.summary(header, metricDeadlines(cfg.Deadlines))
 	sum.Runs = to - from
 	if cfg.Shard.N > 0 {
 		sum.Shard, sum.TotalRuns = &cfg.Shard, cfg.Runs
@@ -351,18 +354,42 @@ func (cfg *Config) check() error {
 	case cfg.Shard.N > cfg.Runs:
 		return fmt.Errorf("%w: %d shards of %d runs leave some empty", ErrInvalidConfig, cfg.Shard.N, cfg.Runs)
 	}
+	seen := map[metricDeadline]bool{}
 	for _, d := range cfg.Deadlines {
-		if d <= 0 {
+		switch {
+		case d.D <= 0:
 			return fmt.Errorf("%w: deadline %v, want a positive duration", ErrInvalidConfig, d)
+		case d.Metric != "" && !slices.Contains(bus.TimeMetrics, d.Metric):
+			return fmt.Errorf("%w: deadline %v: metric %q, want one of %s", ErrInvalidConfig, d, d.Metric, strings.Join(bus.TimeMetrics, ", "))
+		}
+		for _, md := range metricDeadlines([]bus.MetricDeadline{d}) {
+			if seen[md] {
+				return fmt.Errorf("%w: deadline %v: %s ≤ %v is asked for twice; want each once", ErrInvalidConfig, d, md.metric, time.Duration(md.ns))
+			}
+			seen[md] = true
 		}
 	}
 	return nil
 }
 
-func deadlinesNs(ds []time.Duration) []int64 {
-	out := make([]int64, len(ds))
-	for i, d := range ds {
-		out[i] = int64(d)
+// metricDeadline is a deadline of one time metric, in ns.
+type metricDeadline struct {
+	metric string
+	ns     int64
+}
+
+// metricDeadlines expands ds, in order, into a deadline per metric: one
+// that names none gives one for every time metric.
+func metricDeadlines(ds []bus.MetricDeadline) []metricDeadline {
+	var out []metricDeadline
+	for _, d := range ds {
+		if d.Metric != "" {
+			out = append(out, metricDeadline{d.Metric, int64(d.D)})
+			continue
+		}
+		for _, name := range bus.TimeMetrics {
+			out = append(out, metricDeadline{name, int64(d.D)})
+		}
 	}
 	return out
 }
@@ -502,16 +529,14 @@ func (a *accumulator) addTime(name string, ns int64) {
 	a.hists[name].add(ns)
 }
 
-func (a *accumulator) summary(h Header, deadlines []int64) *Summary {
+func (a *accumulator) summary(h Header, deadlines []metricDeadline) *Summary {
 	s := &Summary{SchemaVersion: bus.SchemaVersion, Header: h, Metrics: map[string]*Metric{}, Roots: a.roots, Failures: a.failures}
 	for name, hist := range a.hists {
 		s.Metrics[name] = hist.metric()
 	}
 	s.Deadlines = []Deadline{}
 	for _, d := range deadlines {
-		for _, name := range bus.TimeMetrics {
-			s.Deadlines = append(s.Deadlines, deadlineOf(name, s.Metrics[name], d))
-		}
+		s.Deadlines = append(s.Deadlines, deadlineOf(d.metric, s.Metrics[d.metric], d.ns))
 	}
 	return s
 }

@@ -68,7 +68,7 @@ func TestWorkersAndShardsDoNotChangeTheResult(t *testing.T) {
 	cfg := Config{
 		Topology: generate(t, "tree:10:3"), Source: "gen tree:10:3",
 		Options: bus.Options{Seed: 11}, Runs: 500,
-		Deadlines: []time.Duration{40 * time.Microsecond, 400 * time.Microsecond},
+		Deadlines: []bus.MetricDeadline{{D: 40 * time.Microsecond}, {D: 400 * time.Microsecond}},
 	}
 	var want string
 	var order []int
@@ -164,7 +164,7 @@ func TestSampleSeedReplaysTheRun(t *testing.T) {
 
 func TestFailuresAreCountedNeverDropped(t *testing.T) {
 	sum, err := Run(context.Background(), Config{Topology: generate(t, "ring:3"), Runs: 10,
-		Deadlines: []time.Duration{time.Second}}, nil)
+		Deadlines: []bus.MetricDeadline{{D: time.Second}}}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]int64{"config-timeout": 10, "inconsistent": 0, "interrupted": 0, "stalled": 0, "budget-exhausted": 0}, sum.Failures)
 	assert.Equal(t, int64(10), sum.Failed())
@@ -188,7 +188,12 @@ func TestBadConfigs(t *testing.T) {
 		{Config{Topology: pair}, "0 runs"},
 		{Config{Topology: pair, Runs: 1, Shard: Shard{0, 3}}, "shard 0/3"},
 		{Config{Topology: pair, Runs: 2, Shard: Shard{1, 3}}, "3 shards of 2 runs"},
-		{Config{Topology: pair, Runs: 1, Deadlines: []time.Duration{0}}, "deadline 0s"},
+		{Config{Topology: pair, Runs: 1, Deadlines: []bus.MetricDeadline{{D: 0}}}, "deadline 0s"},
+		{Config{Topology: pair, Runs: 1, Deadlines: []bus.MetricDeadline{{Metric: bus.MetricContentionRounds, D: 1}}},
+			`deadline contention_rounds=1ns: metric "contention_rounds", want one of tree_id_ns, self_id_ns, contention_ns`},
+		// A deadline of every metric covers the one of a metric.
+		{Config{Topology: pair, Runs: 1, Deadlines: []bus.MetricDeadline{{Metric: bus.MetricSelfID, D: time.Microsecond}, {D: time.Microsecond}}},
+			"deadline 1µs: self_id_ns ≤ 1µs is asked for twice"},
 		// Counts the statistics cannot hold: once the chunks of the runs
 		// overflowed and Run summarised no run at all, or a shard's slice
 		// overflowed into negative runs.
@@ -321,4 +326,33 @@ func TestHeaderHashesThePowerUp(t *testing.T) {
 	assert.NotEqual(t, def, hash(bus.Options{PowerUp: bus.PowerUpAll}))
 	assert.NotEqual(t, hash(bus.Options{PowerUp: bus.PowerUpStaggered}), hash(bus.Options{PowerUp: bus.PowerUpStaggered, PowerUpInterval: 2 * time.Millisecond}))
 	assert.Equal(t, def, hash(bus.Options{Seed: 9}), "the seed is not configuration")
+}
+
+// A deadline of one metric is reported for that metric only, in the order
+// given, between the deadlines of every metric; each counts the runs at or
+// below it, as the metric's histogram does.
+func TestDeadlineOfOneMetric(t *testing.T) {
+	ds := []bus.MetricDeadline{{Metric: bus.MetricContention, D: 2 * time.Microsecond}, {D: 200 * time.Microsecond},
+		{Metric: bus.MetricSelfID, D: 170 * time.Microsecond}}
+	sum, err := Run(context.Background(), Config{Topology: generate(t, "pair"), Runs: 200, Deadlines: ds}, nil)
+	require.NoError(t, err)
+	type key struct {
+		metric string
+		ns     int64
+	}
+	var got []key
+	for _, d := range sum.Deadlines {
+		got = append(got, key{d.Metric, d.DeadlineNs})
+		m := sum.Metrics[d.Metric]
+		var met int64
+		for _, b := range m.Hist {
+			if b.Value <= d.DeadlineNs {
+				met += b.Count
+			}
+		}
+		assert.Equal(t, met, d.Met, "%s ≤ %d ns", d.Metric, d.DeadlineNs)
+		assert.Equal(t, m.N+m.Missing, d.Of, "%s ≤ %d ns", d.Metric, d.DeadlineNs)
+	}
+	assert.Equal(t, []key{{bus.MetricContention, 2000}, {bus.MetricTreeID, 200_000}, {bus.MetricSelfID, 200_000},
+		{bus.MetricContention, 200_000}, {bus.MetricSelfID, 170_000}}, got)
 }

@@ -8,7 +8,7 @@
 //		Topology:  topo,                  // a *bus.Topology
 //		Options:   bus.Options{Seed: 7},  // profile, corner, clock, coin bias …
 //		Runs:      100_000,
-//		Deadlines: []time.Duration{2 * time.Microsecond},
+//		Deadlines: []bus.MetricDeadline{{D: 2 * time.Microsecond}},
 //	}, nil)
 //
 // Run i uses the seed RunSeed(Options.Seed, i), so its outcome does not depend

@@ -50,7 +50,7 @@ func TestEstimateOfRunsLongerThanThePilot(t *testing.T) {
 // estimate, and the estimate stops with the context.
 func TestEstimateChangesNothing(t *testing.T) {
 	cfg := Config{Topology: generate(t, "tree:6:2"), Options: bus.Options{Seed: 3}, Runs: 200,
-		Deadlines: []time.Duration{time.Millisecond}}
+		Deadlines: []bus.MetricDeadline{{D: time.Millisecond}}}
 	before, err := Run(context.Background(), cfg, nil)
 	require.NoError(t, err)
 	_, _, err = Estimate(context.Background(), cfg)

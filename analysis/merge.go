@@ -70,9 +70,9 @@ func Merge(parts []*Summary, names ...string) (*Summary, error) {
 		}
 		return nil, fmt.Errorf("%w: shard %d/%d is missing", ErrInvalidConfig, k, n)
 	}
-	var deadlines []int64
-	for i := 0; i < len(first.Deadlines); i += len(bus.TimeMetrics) {
-		deadlines = append(deadlines, first.Deadlines[i].DeadlineNs)
+	var deadlines []metricDeadline
+	for _, d := range first.Deadlines {
+		deadlines = append(deadlines, metricDeadline{d.Metric, d.DeadlineNs})
 	}
 	sum := acc.summary(first.Header, deadlines)
 	// Each shard holds its slice of the runs (check), every slice once: the
@@ -304,28 +304,22 @@ func figureDiff(figures ...figure) string {
 	return ""
 }
 
-// checkDeadlines checks that the deadlines come one entry per time metric
-// each, in the order of bus.TimeMetrics, each deadline once, and that every
-// entry is what the metric's histogram gives.
+// checkDeadlines checks that each deadline is of a time metric, positive,
+// each metric and deadline once, and that every entry is what the metric's
+// histogram gives.
 func (s *Summary) checkDeadlines() error {
-	per := len(bus.TimeMetrics)
-	if len(s.Deadlines)%per != 0 {
-		return fmt.Errorf("deadlines: %d entries, want %d per deadline", len(s.Deadlines), per)
-	}
-	seen := map[int64]bool{}
+	seen := map[metricDeadline]bool{}
 	for i, d := range s.Deadlines {
-		first := s.Deadlines[i-i%per]
-		switch want := bus.TimeMetrics[i%per]; {
-		case d.Metric != want:
-			return fmt.Errorf("deadlines[%d].metric %q: want %s", i, d.Metric, want)
-		case d.DeadlineNs != first.DeadlineNs:
-			return fmt.Errorf("deadlines[%d].deadline_ns %d: want %d, as deadlines[%d]", i, d.DeadlineNs, first.DeadlineNs, i-i%per)
+		switch md := (metricDeadline{d.Metric, d.DeadlineNs}); {
+		case !slices.Contains(bus.TimeMetrics, d.Metric):
+			return fmt.Errorf("deadlines[%d].metric %q: want one of %s", i, d.Metric, strings.Join(bus.TimeMetrics, ", "))
 		case d.DeadlineNs <= 0:
 			return fmt.Errorf("deadlines[%d].deadline_ns %d: want a positive deadline", i, d.DeadlineNs)
-		case i%per == 0 && seen[d.DeadlineNs]:
-			return fmt.Errorf("deadlines[%d].deadline_ns %d: given before", i, d.DeadlineNs)
+		case seen[md]:
+			return fmt.Errorf("deadlines[%d]: %s ≤ %d ns given before", i, d.Metric, d.DeadlineNs)
+		default:
+			seen[md] = true
 		}
-		seen[d.DeadlineNs] = true
 		want := deadlineOf(d.Metric, s.Metrics[d.Metric], d.DeadlineNs)
 		for _, f := range []struct {
 			name      string

@@ -23,7 +23,7 @@ func shardJSON(t testing.TB, k, n int) []byte {
 	topo, err := bus.Generate("pair")
 	require.NoError(t, err)
 	sum, err := Run(context.Background(), Config{Topology: topo, Runs: 40, Shard: Shard{k, n},
-		Deadlines: []time.Duration{time.Microsecond}}, nil)
+		Deadlines: []bus.MetricDeadline{{D: time.Microsecond}}}, nil)
 	require.NoError(t, err)
 	out, err := json.Marshal(sum)
 	require.NoError(t, err)
@@ -36,7 +36,8 @@ func TestReadSummaryRejectsInconsistentFiles(t *testing.T) {
 	require.NoError(t, err)
 	for _, tc := range []struct{ old, new, want string }{
 		{`"runs":20`, `"runs":20,"extra":1`, `unknown field "extra"`},
-		{`"metric":"self_id_ns"`, `"metric":"tree_id_ns"`, `deadlines[1].metric "tree_id_ns": want self_id_ns`},
+		{`"metric":"self_id_ns"`, `"metric":"tree_id_ns"`, `deadlines[1]: tree_id_ns ≤ 1000 ns given before`},
+		{`"metric":"self_id_ns"`, `"metric":"contention_rounds"`, `deadlines[1].metric "contention_rounds": want one of tree_id_ns, self_id_ns, contention_ns`},
 		{`"stalled":0`, `"stalled":0,"exploded":1`, `failures: unknown outcome "exploded"`},
 		// encoding/json keeps the last of a repeated field: refused, as the
 		// topology reader refuses it.
@@ -101,9 +102,8 @@ func TestReadSummaryRejectsInconsistentFiles(t *testing.T) {
 		{func(s *Summary) { s.Deadlines[2].Of = 1 << 62 }, "deadlines[2].of 4611686018427387904: want 20"},
 		{func(s *Summary) { s.Deadlines[0].P = 0.5 }, "deadlines[0].p 0.5: want 0, as metrics.tree_id_ns gives"},
 		{func(s *Summary) { s.Deadlines[1].CI95[1] = 1.5 }, "deadlines[1].ci95[1] 1.5: want 0.161"},
-		{func(s *Summary) { s.Deadlines[1].DeadlineNs = 7 }, "deadlines[1].deadline_ns 7: want 1000, as deadlines[0]"},
-		{func(s *Summary) { s.Deadlines = append(s.Deadlines, s.Deadlines...) }, "deadlines[3].deadline_ns 1000: given before"},
-		{func(s *Summary) { s.Deadlines = s.Deadlines[:2] }, "deadlines: 2 entries, want 3 per deadline"},
+		{func(s *Summary) { s.Deadlines[1].DeadlineNs = 0 }, "deadlines[1].deadline_ns 0: want a positive deadline"},
+		{func(s *Summary) { s.Deadlines = append(s.Deadlines, s.Deadlines...) }, "deadlines[3]: tree_id_ns ≤ 1000 ns given before"},
 		{func(s *Summary) { delete(s.Metrics, bus.MetricContention) }, "metrics: 3, want tree_id_ns, self_id_ns, contention_ns, contention_rounds"},
 		{func(s *Summary) {
 			s.Metrics["x"] = s.Metrics[bus.MetricContention]
@@ -397,4 +397,26 @@ func FuzzParseShard(f *testing.F) {
 		require.NoError(t, err)
 		assert.Equal(t, sh, again)
 	})
+}
+
+// Shards merge only with the same deadlines: one of a metric is not one of
+// every metric, nor one of another metric.
+func TestMergeRefusesOtherDeadlines(t *testing.T) {
+	topo, err := bus.Generate("pair")
+	require.NoError(t, err)
+	shard := func(k int, d bus.MetricDeadline) *Summary {
+		sum, err := Run(context.Background(), Config{Topology: topo, Runs: 40, Shard: Shard{k, 2},
+			Deadlines: []bus.MetricDeadline{d}}, nil)
+		require.NoError(t, err)
+		return sum
+	}
+	one := bus.MetricDeadline{Metric: bus.MetricContention, D: time.Microsecond}
+	sum, err := Merge([]*Summary{shard(1, one), shard(2, one)})
+	require.NoError(t, err)
+	require.Len(t, sum.Deadlines, 1)
+	assert.Equal(t, bus.MetricContention, sum.Deadlines[0].Metric)
+	for _, other := range []bus.MetricDeadline{{D: time.Microsecond}, {Metric: bus.MetricSelfID, D: time.Microsecond}} {
+		_, err = Merge([]*Summary{shard(1, one), shard(2, other)}, "a.json", "b.json")
+		assert.ErrorContains(t, err, "b.json (shard 2/2) has other deadlines than a.json", "%v", other)
+	}
 }

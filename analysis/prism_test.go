@@ -37,7 +37,7 @@ func prismConfig(t *testing.T, corner treeid.Corner, ideal bool) Config {
 		// 30 ns is longer than a 4.5 m cable: the models over-approximate.
 		Options:   bus.Options{Seed: 1394, Profile: "prism", AllowOutOfSpec: true, Corner: corner, IdealClock: ideal},
 		Runs:      40_000,
-		Deadlines: []time.Duration{2 * time.Microsecond, 4 * time.Microsecond},
+		Deadlines: []bus.MetricDeadline{{D: 2 * time.Microsecond}, {D: 4 * time.Microsecond}},
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -82,4 +83,32 @@ func ParseDeadline(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("want a whole number of nanoseconds, not %s and a fraction", d)
 	}
 	return d, nil
+}
+
+// MetricDeadline asks for the probability that a time metric is at most D.
+type MetricDeadline struct {
+	// Metric is one of TimeMetrics, or "" for every one (in their order).
+	Metric string
+	D      time.Duration
+}
+
+// ParseMetricDeadline reads METRIC=DUR, a deadline of one time metric, or
+// DUR, of every one (ParseDeadline reads DUR).
+func ParseMetricDeadline(s string) (MetricDeadline, error) {
+	metric, dur, named := strings.Cut(s, "=")
+	if !named {
+		metric, dur = "", s
+	} else if !slices.Contains(TimeMetrics, metric) {
+		return MetricDeadline{}, fmt.Errorf("metric %q: want %s, or no METRIC= for every one", metric, strings.Join(TimeMetrics, ", "))
+	}
+	d, err := ParseDeadline(dur)
+	return MetricDeadline{Metric: metric, D: d}, err
+}
+
+// String is the deadline as ParseMetricDeadline reads it.
+func (d MetricDeadline) String() string {
+	if d.Metric == "" {
+		return d.D.String()
+	}
+	return d.Metric + "=" + d.D.String()
 }

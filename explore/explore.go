@@ -143,25 +143,9 @@ type Progress struct {
 	Solving bool
 }
 
-// ParseDeadline reads METRIC=DUR, a deadline of one time metric, or DUR,
-// of every one (bus.ParseDeadline reads DUR).
-func ParseDeadline(s string) (Deadline, error) {
-	metric, dur, named := strings.Cut(s, "=")
-	if !named {
-		metric, dur = "", s
-	} else if !slices.Contains(bus.TimeMetrics, metric) {
-		return Deadline{}, fmt.Errorf("metric %q: want %s, or no METRIC= for every one", metric, strings.Join(bus.TimeMetrics, ", "))
-	}
-	d, err := bus.ParseDeadline(dur)
-	return Deadline{Metric: metric, D: d}, err
-}
-
-// Deadline asks for the probability that a time metric is at most D.
-type Deadline struct {
-	// Metric is one of bus.TimeMetrics, or "" for every one (in their order).
-	Metric string
-	D      time.Duration
-}
+// Deadline asks for the probability that a time metric is at most D;
+// bus.ParseMetricDeadline reads one.
+type Deadline = bus.MetricDeadline
 
 // Interval holds an exact value (Min equal to Max) or the bounds of one:
 // [minimum, maximum] over every scheduler under nondeterminism, widened to

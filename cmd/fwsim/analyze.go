@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/fwsim/fwsim/analysis"
 	"github.com/fwsim/fwsim/bus"
@@ -18,8 +16,9 @@ const analyzeIntro = `Usage: fwsim analyze [--topology FILE | --gen SPEC] [--run
 Monte Carlo timing analysis: runs N seeded bus initialisations of one
 topology and reports, for each metric, mean, standard deviation, min,
 percentiles (50, 90, 99, 99.9), max and the 95% confidence interval of the
-mean; for every --deadline and time metric the probability it is met, with its
-95% Wilson interval; how often each node became root; and every failure by
+mean; for every --deadline the probability it is met, with its 95% Wilson
+interval (--deadline DUR: of every time metric; METRIC=DUR: of that one, as
+in fwsim explore); how often each node became root; and every failure by
 outcome. Run i uses a seed derived from --seed and i (the CSV lists it; fwsim
 run --seed with it replays the run), so the result does not depend on
 --workers or --shard: the same flags give the same bytes.
@@ -51,7 +50,7 @@ type analyzeFlags struct {
 	bus         busFlags
 	runs        int
 	workers     int
-	deadlines   durationList
+	deadlines   metricDeadlines
 	quiet       bool
 	maxDuration maxDuration
 	setupSeed   uint64
@@ -65,7 +64,9 @@ func (a *analyzeFlags) register(fs *flags) (order []string) {
 	fs.IntVar(&a.workers, "workers", 0,
 		"run on `W` cores; the result does not depend on it, e.g. --workers 2\n(default: every core)")
 	fs.Var(&a.deadlines, "deadline",
-		"report the probability that each time metric is at most `DUR`; repeat for\nseveral, e.g. --deadline 2us --deadline 4us")
+		"report the probability that each time metric is at most `DUR`, or only METRIC\n"+
+			"(tree_id_ns, self_id_ns, contention_ns) with METRIC=DUR; repeat for several,\n"+
+			"e.g. --deadline 2us --deadline contention_ns=4us")
 	fs.BoolVar(&a.quiet, "quiet", false,
 		"draw no progress bar (drawn on stderr only when it is a terminal),\ne.g. --quiet 2>log")
 	a.maxDuration.register(fs, "refuse to start when the runs would take longer than `D` here, as timed from\n"+
@@ -108,7 +109,7 @@ func (a *analyzeFlags) config(e *env, fs *flags) (analysis.Config, int) {
 		o.SetupSeed = &a.setupSeed
 	}
 	return analysis.Config{Topology: topo, Source: source, Options: o, Runs: a.runs,
-		Workers: a.workers, Deadlines: a.deadlines}, exitOK
+		Workers: a.workers, Deadlines: a.deadlines.list}, exitOK
 }
 
 // checkDuration refuses work that would outlast --max-duration, before it
@@ -138,10 +139,12 @@ func (a *analyzeFlags) runError(e *env, fs *flags, cfg analysis.Config, err erro
 
 func runAnalyze(ctx context.Context, e *env, args []string) (code int) {
 	fs := newFlags("analyze", analyzeIntro,
-		"fwsim analyze --gen pair --runs 100000 --deadline 1us",
-		"fwsim analyze --gen tree:63:3 --runs 10000 --json > tree63.json",
-		"fwsim analyze --topology examples/prism-pair.yaml --allow-out-of-spec --timing max --clock ideal \\\n      --runs 100000 --deadline 2us --deadline 4us   (see docs/timing.md)",
-		"fwsim analyze --gen pair --runs 1000000 --shard 3/8 > shard-3.json",
+		"fwsim analyze --gen pair --runs 10000 --deadline contention_ns=1us   # exit 1: some last longer",
+		"fwsim analyze --gen tree:63:3 --runs 1000 --json > tree63.json",
+		"fwsim analyze --topology examples/prism-pair.yaml --allow-out-of-spec --timing max --clock ideal \\\n"+
+			"      --runs 10000 --deadline 2us --deadline 4us   # exit 1: see docs/timing.md",
+		"fwsim analyze --gen pair --runs 10000 --shard 1/2 > shard-1.json",
+		"fwsim analyze --gen pair --runs 10000 --shard 2/2 > shard-2.json",
 		"fwsim analyze --gen chain:5 --runs 500 --csv runs.csv --quiet",
 	)
 	var (
@@ -253,25 +256,32 @@ func verdict(e *env, fs *flags, s *analysis.Summary) int {
 	return exitFailure
 }
 
-// durationList is a repeatable duration flag.
-type durationList []time.Duration
+// metricDeadlines reads --deadline of analyze and explore: DUR for every
+// time metric, METRIC=DUR for one. It refuses a deadline asked for twice,
+// also by one of every metric and one of a metric.
+type metricDeadlines struct{ list []bus.MetricDeadline }
 
-func (l *durationList) String() string {
-	parts := make([]string, len(*l))
-	for i, d := range *l {
+func (l *metricDeadlines) String() string {
+	parts := make([]string, len(l.list))
+	for i, d := range l.list {
 		parts[i] = d.String()
 	}
 	return strings.Join(parts, ",")
 }
 
-func (l *durationList) Set(s string) error {
-	d, err := bus.ParseDeadline(s)
-	switch {
-	case err != nil:
+func (l *metricDeadlines) Set(s string) error {
+	d, err := bus.ParseMetricDeadline(s)
+	if err != nil {
 		return err
-	case slices.Contains(*l, d):
-		return fmt.Errorf("the deadline %s is given twice; want each once", d)
 	}
-	*l = append(*l, d)
+	for _, old := range l.list {
+		switch {
+		case old == d:
+			return fmt.Errorf("the deadline %s is given twice; want each once", d)
+		case old.D == d.D && (old.Metric == "" || d.Metric == ""):
+			return fmt.Errorf("the deadline %s is given twice, as %s too (a DUR with no METRIC= is one of every metric); want each once", d, old)
+		}
+	}
+	l.list = append(l.list, d)
 	return nil
 }

@@ -182,6 +182,9 @@ func TestAnalyzeBadInput(t *testing.T) {
 		// time.ParseDuration would run 1.5ns as 1ns.
 		{[]string{"--deadline", "1.5ns"}, "fwsim analyze: invalid value \"1.5ns\" for flag --deadline: want a whole number of nanoseconds, not 1ns and a fraction (see 'fwsim help analyze')\n"},
 		{[]string{"--deadline", "2us", "--deadline", "2000ns"}, "fwsim analyze: invalid value \"2000ns\" for flag --deadline: the deadline 2µs is given twice; want each once (see 'fwsim help analyze')\n"},
+		{[]string{"--deadline", "rounds=2us"}, "fwsim analyze: invalid value \"rounds=2us\" for flag --deadline: metric \"rounds\": want tree_id_ns, self_id_ns, contention_ns, or no METRIC= for every one (see 'fwsim help analyze')\n"},
+		{[]string{"--deadline", "contention_ns=2", "--gen", "pair"}, "fwsim analyze: invalid value \"contention_ns=2\" for flag --deadline: want a positive duration such as 2us or 1.5ms (see 'fwsim help analyze')\n"},
+		{[]string{"--deadline", "2us", "--deadline", "self_id_ns=2000ns"}, "fwsim analyze: invalid value \"self_id_ns=2000ns\" for flag --deadline: the deadline self_id_ns=2µs is given twice, as 2µs too (a DUR with no METRIC= is one of every metric); want each once (see 'fwsim help analyze')\n"},
 		{[]string{"--csv", ""}, "fwsim analyze: invalid value \"\" for flag --csv: want a non-empty value (see 'fwsim help analyze')\n"},
 		// Once the runs' chunks overflowed and the analysis claimed these
 		// runs with n=0 everywhere, or a shard's slice went negative.
@@ -405,4 +408,62 @@ func TestAnalyzeCSVMeaning(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, stdout)
 	assert.Contains(t, stderr, "--csv - and --shard both want standard output: give --csv a file name")
+}
+
+// A deadline of one metric is reported for it alone, and the stderr line of
+// the exit 1 names it; on the bus fwsim explore explores (--setup-seed as
+// its --seed), the probability explore computes exactly lies in Monte
+// Carlo's Wilson interval.
+func TestAnalyzeDeadlineOfOneMetricAgreesWithExplore(t *testing.T) {
+	type deadline struct {
+		Metric     string  `json:"metric"`
+		DeadlineNs int64   `json:"deadline_ns"`
+		P          float64 `json:"p"`
+	}
+	var exact struct {
+		Deadlines []deadline `json:"deadlines"`
+	}
+	code, stdout, stderr := runCLI(t, "explore", "--gen", "pair", "--seed", "1", "--deadline", "contention_ns=2us", "--json")
+	require.Equal(t, exitFailure, code, stderr)
+	require.NoError(t, json.Unmarshal([]byte(stdout), &exact))
+	require.Len(t, exact.Deadlines, 1)
+	p := exact.Deadlines[0].P
+	require.True(t, p > 0 && p < 1, "explore: %v", p)
+
+	args := []string{"analyze", "--gen", "pair", "--setup-seed", "1", "--runs", "4000", "--deadline", "contention_ns=2us"}
+	code, stdout, stderr = runCLI(t, append(args, "--json")...)
+	require.Equal(t, exitFailure, code, stderr)
+	var sum analysis.Summary
+	require.NoError(t, json.Unmarshal([]byte(stdout), &sum))
+	require.Len(t, sum.Deadlines, 1)
+	d := sum.Deadlines[0]
+	assert.Equal(t, bus.MetricContention, d.Metric)
+	assert.Equal(t, int64(2000), d.DeadlineNs)
+	assert.True(t, d.CI95[0] <= p && p <= d.CI95[1], "explore's %v outside analyze's Wilson interval %v (%d of %d)", p, d.CI95, d.Met, d.Of)
+	assert.Equal(t, fmt.Sprintf("fwsim analyze: contention_ns > 2µs in %d of %d runs\n", d.Of-d.Met, d.Of), stderr)
+
+	_, text, _ := runCLI(t, args...)
+	assert.Contains(t, text, "2µs        contention_ns")
+	assert.NotContains(t, text, "tree_id_ns    0.", "no deadline of tree_id_ns")
+	assert.Equal(t, 1, strings.Count(text, "2µs"), text)
+}
+
+// Shards of per-metric deadlines merge into what the unsharded analysis
+// prints, exit code and reason included; with another deadline they do not
+// merge.
+func TestMergeOfDeadlinesOfOneMetric(t *testing.T) {
+	base := []string{"analyze", "--gen", "pair", "--runs", "200", "--deadline", "contention_ns=2us", "--deadline", "200us"}
+	wantCode, want, wantErr := runCLI(t, base...)
+	require.Equal(t, exitFailure, wantCode, wantErr)
+	dir := t.TempDir()
+	files := writeShards(t, dir, base, "1/2", "2/2")
+	code, got, stderr := runCLI(t, append([]string{"merge"}, files...)...)
+	assert.Equal(t, wantCode, code)
+	assert.Equal(t, want, got)
+	assert.Equal(t, strings.Replace(wantErr, "fwsim analyze:", "fwsim merge:", 1), stderr)
+
+	other := writeShards(t, t.TempDir(), []string{"analyze", "--gen", "pair", "--runs", "200", "--deadline", "self_id_ns=2us", "--deadline", "200us"}, "2/2")
+	code, _, stderr = runCLI(t, "merge", files[0], other[0])
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "has other deadlines than "+files[0])
 }

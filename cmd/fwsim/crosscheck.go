@@ -48,11 +48,12 @@ emulated); 2 usage error or unreadable input.`
 
 func runCrosscheck(ctx context.Context, e *env, args []string) int {
 	fs := newFlags("crosscheck", crosscheckIntro,
-		"fwsim crosscheck --capture hwtest/testdata/raw-two-resets.txt",
-		"fwsim crosscheck --capture dmesg.log --json | jq '.generations[].diffs'",
-		"fwsim crosscheck --probe --device /dev/fw1",
-		"fwsim crosscheck --capture trace.txt --topology lab.yaml --force-root pc",
-		"fwsim crosscheck --capture dmesg.log --max-states 0   (Monte Carlo only: fast on large buses)",
+		"fwsim crosscheck --capture hwtest/testdata/raw-two-resets.txt --max-states 0   # 0: no exact part",
+		"fwsim crosscheck --capture hwtest/testdata/ohci-two-resets.log --json \\\n"+
+			"      | jq '.generations[].diffs'   # needs jq",
+		"fwsim crosscheck --probe --device /dev/fw1   # needs a FireWire bus",
+		"fwsim crosscheck --capture trace.txt --topology lab.yaml --force-root pc   # needs your bus",
+		"fwsim crosscheck --capture hwtest/testdata/raw-chain18.txt --max-states 0   # fast on large buses",
 	)
 	var (
 		file, device, topology string

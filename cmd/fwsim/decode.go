@@ -46,9 +46,10 @@ capture that cannot be read.`
 func runDecode(_ context.Context, e *env, args []string) int {
 	fs := newFlags("decode", decodeIntro,
 		"fwsim decode hwtest/testdata/ohci-two-resets.log",
-		"dmesg | fwsim decode --format firewire-ohci",
-		"fwsim decode capture.txt --json | jq '.generations[].problems'",
-		"fwsim decode capture.txt --emit-topology bus.yaml && fwsim run --topology bus.yaml",
+		"dmesg | fwsim decode --format firewire-ohci   # needs a FireWire bus",
+		"fwsim decode hwtest/testdata/raw-two-resets.txt --json | jq '.generations[].problems'   # needs jq",
+		"fwsim decode hwtest/testdata/raw-two-resets.txt --emit-topology bus.yaml \\\n"+
+			"      && fwsim run --topology bus.yaml",
 	)
 	var (
 		format       captureFormat

@@ -94,7 +94,7 @@ func runElect(ctx context.Context, e *env, args []string) int {
 		"fwsim elect --algo adoption --gen ring:3 --unit-delays --trace",
 		"fwsim elect --algo tree-min --gen star:4 --ids descending --unit-delays --crash n3@4",
 		"fwsim elect --compare --gen ring:8 --seed 1",
-		"fwsim elect --sweep n=10..100000 --report curves.html",
+		"fwsim elect --sweep n=10..300 --report curves.html",
 		"fwsim elect --sweep n=10..1000 --algo chang-roberts --ids average --runs 30 --csv cr.csv",
 	)
 	var cfg electConfig

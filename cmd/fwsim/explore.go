@@ -59,11 +59,13 @@ one line on stderr.`
 
 func runExplore(ctx context.Context, e *env, args []string) int {
 	fs := newFlags("explore", exploreIntro,
-		"fwsim explore --gen pair --deadline contention_ns=2us",
-		"fwsim explore --topology examples/prism-pair.yaml --allow-out-of-spec --clock ideal \\\n      --timing nondet --max-states 200000 --deadline contention_ns=4us   (see docs/timing.md)",
-		"fwsim explore --topology examples/unplug-window.yaml --event-window 166us..172us",
-		"fwsim explore --topology examples/far-pair.yaml --allow-out-of-spec --clock ideal --timing max \\\n      --counterexamples cex",
-		"fwsim run --replay cex/stalled.json --vcd stalled.vcd",
+		"fwsim explore --gen pair --deadline contention_ns=2us   # exit 1: met with probability 1861/2048",
+		"fwsim explore --topology examples/prism-pair.yaml --allow-out-of-spec --clock ideal --timing max \\\n"+
+			"      --deadline contention_ns=2us --deadline contention_ns=4us   # exit 1: 1/2, 25/32",
+		"fwsim explore --topology examples/unplug-window.yaml --event-window 166us..166.2us",
+		"fwsim explore --topology examples/far-pair.yaml --allow-out-of-spec --clock ideal --timing max \\\n"+
+			"      --counterexamples cex   # exit 1: stalled with probability 1/2, written to cex/stalled.json",
+		"fwsim run --replay cex/stalled.json --vcd stalled.vcd   # exit 1: the stall again, as waveforms",
 	)
 	var (
 		b          busFlags
@@ -206,31 +208,4 @@ func without(names []string, drop ...string) []string {
 		}
 	}
 	return out
-}
-
-// metricDeadlines reads explore's --deadline: DUR for every time metric,
-// METRIC=DUR for one.
-type metricDeadlines struct{ list []explore.Deadline }
-
-func (l *metricDeadlines) String() string {
-	parts := make([]string, len(l.list))
-	for i, d := range l.list {
-		parts[i] = d.D.String()
-		if d.Metric != "" {
-			parts[i] = d.Metric + "=" + parts[i]
-		}
-	}
-	return strings.Join(parts, ",")
-}
-
-func (l *metricDeadlines) Set(s string) error {
-	d, err := explore.ParseDeadline(s)
-	switch {
-	case err != nil:
-		return err
-	case slices.Contains(l.list, d):
-		return fmt.Errorf("the deadline %s is given twice; want each once", s)
-	}
-	l.list = append(l.list, d)
-	return nil
 }

@@ -39,9 +39,12 @@ not match; 2 usage error or a capture that cannot be read.`
 
 func runLinestates(ctx context.Context, e *env, args []string) int {
 	fs := newFlags("linestates", linestatesIntro,
-		"fwsim linestates cap.vcd --channels a.p0.tpa.hi=D0,a.p0.tpa.lo=D1,a.p0.tpb.hi=D2,a.p0.tpb.lo=D3",
-		"fwsim linestates capture.csv --channels @lab.map --topology lab.yaml --nominal-timers",
-		"sigrok-cli -d fx2lafw -c samplerate=24m --time 1000 -O csv | fwsim linestates --channels @lab.map",
+		"fwsim linestates cap.vcd \\\n"+
+			"      --channels a.p0.tpa.hi=D0,a.p0.tpa.lo=D1,a.p0.tpb.hi=D2,a.p0.tpb.lo=D3   # needs a capture",
+		"fwsim linestates capture.csv --channels @lab.map --topology lab.yaml \\\n"+
+			"      --nominal-timers   # needs a capture and its bus",
+		"sigrok-cli -d fx2lafw -c samplerate=24m --time 1000 -O csv | \\\n"+
+			"      fwsim linestates --channels @lab.map   # needs sigrok-cli and a logic analyzer",
 	)
 	var (
 		format     lineFormat

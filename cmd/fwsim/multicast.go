@@ -59,7 +59,7 @@ func runMulticast(ctx context.Context, e *env, args []string) int {
 	algos := algorithmList(multicast.Algorithms(), func(a multicast.Info) (string, string) { return a.Name, a.Summary })
 	fs := newFlags("multicast", fmt.Sprintf(multicastIntro, algos),
 		"fwsim multicast --algo ack --gen ring:5 --messages 10 --loss 0.2",
-		"fwsim multicast --algo nack --gen ring:5 --messages 5 --loss 0.3",
+		"fwsim multicast --algo nack --gen ring:5 --messages 5 --loss 0.3   # exit 1: a gap",
 		"fwsim multicast --algo nack --gen ring:5 --messages 5 --loss 0.3 --stop",
 		"fwsim multicast --algo srm --gen ring:12 --messages 30 --loss 0.2 --stop",
 		"fwsim multicast --algo ack --gen tree:6:2 --messages 5 --crash n2@1.5",

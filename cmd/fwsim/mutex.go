@@ -56,15 +56,15 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 	algos := algorithmList(mutex.Algorithms(), func(a mutex.Info) (string, string) { return a.Name, a.Summary })
 	fs := newFlags("mutex", fmt.Sprintf(mutexIntro, algos),
 		"fwsim mutex --algo ricart-agrawala --gen ring:5 --requests 2",
-		"fwsim mutex --algo central --gen tree:6:2 --crash n0@2",
+		"fwsim mutex --algo central --gen tree:6:2 --crash n0@2   # exit 1: deadlocked",
 		"fwsim mutex --algo ricart-agrawala --gen ring:5 --crash n2@0.2 --request-reply",
-		"fwsim mutex --algo token-ring --gen ring:5 --lose-token-at 3 --trace",
+		"fwsim mutex --algo token-ring --gen ring:5 --lose-token-at 3 --trace   # exit 1: deadlocked",
 		"fwsim mutex --algo token-ring --gen ring:5 --requests 3 --lose-token-at 3 --regenerate",
-		"fwsim mutex --algo central --gen ring:5 --requests 2 --loss 0.1 --seed 3",
+		"fwsim mutex --algo central --gen ring:5 --requests 2 --loss 0.1 --seed 3   # exit 1: deadlocked",
 		"fwsim mutex --algo majority --gen ring:9 --requests 2",
 		"fwsim mutex --compare --gen ring:8 --requests 3",
 		"fwsim mutex --algo central --gen ring:5 --requests 2 --think 4 --notify",
-		"fwsim mutex --algo ricart-agrawala --gen chain:3 --requester n0 --requester n1 \\\n      --clock n0=11 --clock n1=7 --think 0 --trace   (the textbook example: timestamps 12 and 8)",
+		"fwsim mutex --algo ricart-agrawala --gen chain:3 --requester n0 --requester n1 \\\n      --clock n0=11 --clock n1=7 --think 0 --trace   # the textbook example: timestamps 12 and 8",
 	)
 	var cfg mutexConfig
 	cfg.register(fs)

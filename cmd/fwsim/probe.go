@@ -45,13 +45,13 @@ var (
 
 func runProbe(ctx context.Context, e *env, args []string) int {
 	fs := newFlags("probe", probeIntro,
-		"fwsim probe",
-		"fwsim probe --device /dev/fw1 --json",
-		"fwsim probe --reset short",
-		"fwsim probe --reset short --force-root 2 --gap-count 5",
-		"fwsim probe --watch",
-		"fwsim probe --usb list",
-		"fwsim probe --usb 1209:0001,2 --duration 10s",
+		"fwsim probe   # needs a FireWire bus",
+		"fwsim probe --device /dev/fw1 --json   # needs a FireWire bus",
+		"fwsim probe --reset short   # needs a FireWire bus",
+		"fwsim probe --reset short --force-root 2 --gap-count 5   # needs a FireWire bus",
+		"fwsim probe --watch   # needs a FireWire bus",
+		"fwsim probe --usb list   # needs a build with -tags gousb",
+		"fwsim probe --usb 1209:0001,2 --duration 10s   # needs a USB capture device",
 	)
 	var (
 		device, usb          string

@@ -42,9 +42,10 @@ Exit status: as fwsim analyze (without --param) or fwsim sweep (with);
 
 func runReport(ctx context.Context, e *env, args []string) (code int) {
 	fs := newFlags("report", reportIntro,
-		"fwsim report --out pair-report --gen pair --runs 10000 --deadline 1us --deadline 2us",
-		"fwsim report --out prism --gen chain:4 --initiator n0 --profile prism --param delay=300..440:10",
-		"fwsim report --out trees --gen tree:2:1 --param nodes=2..62:4 --runs 200",
+		"fwsim report --out pair-report --gen pair --runs 10000 --deadline 1us --deadline 2us   # exit 1",
+		"fwsim report --out prism --gen chain:4 --initiator n0 --profile prism \\\n"+
+			"      --param delay=300..440:20 --runs 500",
+		"fwsim report --out trees --gen tree:2:1 --param nodes=2..62:10 --runs 100",
 	)
 	var (
 		s   sweepFlags

@@ -50,7 +50,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		"fwsim run --topology examples/hotplug.yaml --json",
 		"fwsim run --gen chain:4 --initiator n3 --force-root n0 --clock ideal",
 		"fwsim run --gen pair --seed 7 --vcd pair.vcd --trace pair.jsonl --svg pair.svg",
-		"fwsim run --gen pair --seed 7 --vcd pair.vcd --gtkw pair.gtkw && gtkwave pair.vcd pair.gtkw",
+		"fwsim run --gen pair --seed 7 --vcd pair.vcd --gtkw pair.gtkw \\\n"+
+			"      && gtkwave pair.vcd pair.gtkw   # needs gtkwave",
 		"fwsim run --gen pair --seed 7 --vcd pair.sigrok.vcd --vcd-dialect sigrok",
 	)
 	var cfg runConfig

@@ -125,8 +125,8 @@ func (s *sweepFlags) base(cfg analysis.Config) sweep.Base {
 
 func runSweep(ctx context.Context, e *env, args []string) (code int) {
 	fs := newFlags("sweep", sweepIntro,
-		"fwsim sweep --gen pair --param delay=0..400:20 --runs 2000",
-		"fwsim sweep --gen chain:4 --initiator n0 --param delay=100..160:2 --runs 1000 --csv sweep.csv",
+		"fwsim sweep --gen pair --param delay=0..400:40 --runs 1000",
+		"fwsim sweep --gen chain:4 --initiator n0 --param delay=100..160:4 --runs 500 --csv sweep.csv",
 		"fwsim sweep --gen pair --profile prism --param fast_max=800..900:20 --param coin_bias=0.3..0.7:0.2",
 		"fwsim sweep --gen tree:2:1 --param nodes=2..62:10 --runs 200 --deadline 300us",
 	)

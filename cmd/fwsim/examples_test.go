@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// helpExamples are the examples of command name's help, each continued line
+// joined to the one before.
+func helpExamples(t *testing.T, name string) []string {
+	code, help, stderr := runCLI(t, "help", name)
+	require.Equal(t, exitOK, code, stderr)
+	_, block, found := strings.Cut(help, "\nExamples:\n")
+	if !found {
+		return nil
+	}
+	var out []string
+	continued := false
+	for _, line := range strings.Split(strings.TrimRight(block, "\n"), "\n") {
+		line = strings.TrimSpace(line)
+		if continued {
+			out[len(out)-1] += " " + line
+		} else {
+			out = append(out, line)
+		}
+		continued = strings.HasSuffix(line, `\`)
+		if continued {
+			out[len(out)-1] = strings.TrimSuffix(out[len(out)-1], `\`)
+		}
+	}
+	return out
+}
+
+var (
+	exitRemark  = regexp.MustCompile(`\bexit (\d+)\b`)
+	needsRemark = regexp.MustCompile(`^needs \S`)
+)
+
+// shellWords splits a command line as sh does for the examples: words apart
+// by blanks, '…' quoting, and a # that starts a word starting the comment.
+// It refuses what the examples must not need (other quotes, $, ;, (, `),
+// as a shell would read them otherwise.
+func shellWords(t *testing.T, line string) (words []string, comment string) {
+	var w strings.Builder
+	inWord, quoted := false, false
+	for i, r := range line {
+		switch {
+		case quoted && r == '\'':
+			quoted = false
+		case quoted:
+			w.WriteRune(r)
+		case r == '\'':
+			quoted, inWord = true, true
+		case r == ' ':
+			if inWord {
+				words, inWord = append(words, w.String()), false
+				w.Reset()
+			}
+		case r == '#' && !inWord:
+			return words, strings.TrimSpace(line[i+1:])
+		case strings.ContainsRune("\"$;()`\\", r):
+			t.Fatalf("example %q: %q is more shell than the test reads", line, r)
+		default:
+			w.WriteRune(r)
+			inWord = true
+		}
+	}
+	require.False(t, quoted, "example %q: unclosed quote", line)
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words, ""
+}
+
+// TestHelpExamplesRun runs every example of every command's help as
+// pasted, in order, in one directory that holds examples/ and
+// hwtest/testdata/: each must exit as its comment says (0 unless it says
+// "exit N"). Pipes, && and > run as in sh; an example whose comment says
+// "needs …" (a real bus, another program) is only parsed.
+func TestHelpExamplesRun(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.CopyFS(filepath.Join(dir, "examples"), os.DirFS("../../examples")))
+	require.NoError(t, os.CopyFS(filepath.Join(dir, "hwtest", "testdata"), os.DirFS("../../hwtest/testdata")))
+	t.Chdir(dir)
+	start := time.Now()
+	for _, c := range commands() {
+		for _, ex := range helpExamples(t, c.name) {
+			words, comment := shellWords(t, ex)
+			want := exitOK
+			if m := exitRemark.FindStringSubmatch(comment); m != nil {
+				want, _ = strconv.Atoi(m[1])
+			}
+			if needsRemark.MatchString(comment) {
+				continue
+			}
+			began := time.Now()
+			assert.Equal(t, want, runExample(t, words), "%s", ex)
+			t.Logf("%v\t%s", time.Since(began).Round(time.Millisecond), ex)
+		}
+	}
+	t.Logf("every example: %v", time.Since(start).Round(time.Millisecond))
+}
+
+// runExample runs words, commands joined by && and |, the last one's
+// output perhaps redirected by > FILE, and returns the exit code of the
+// last command run. Every command must be fwsim.
+func runExample(t *testing.T, words []string) int {
+	code := exitOK
+	for _, and := range splitWords(words, "&&") {
+		var out bytes.Buffer
+		var in []byte
+		redirect := ""
+		for _, cmd := range splitWords(and, "|") {
+			if n := len(cmd); n > 2 && cmd[n-2] == ">" {
+				cmd, redirect = cmd[:n-2], cmd[n-1]
+			}
+			if cmd[0] != "fwsim" {
+				t.Errorf("%q: only fwsim runs here; say what else the example needs in its comment, # needs …", cmd)
+				return -1
+			}
+			var args []string
+			for _, a := range cmd[1:] {
+				if matches, _ := filepath.Glob(a); strings.ContainsRune(a, '*') && len(matches) > 0 {
+					args = append(args, matches...)
+				} else {
+					args = append(args, a)
+				}
+			}
+			out.Reset()
+			var errOut bytes.Buffer
+			code = Run(context.Background(), args, bytes.NewReader(in), &out, &errOut)
+			if code != exitOK {
+				t.Logf("%q: exit %d: %s", cmd, code, errOut.String())
+			}
+			in = bytes.Clone(out.Bytes())
+		}
+		if redirect != "" {
+			require.NoError(t, os.WriteFile(redirect, out.Bytes(), 0o644))
+		}
+		if code != exitOK {
+			return code
+		}
+	}
+	return code
+}
+
+// splitWords splits words at every sep.
+func splitWords(words []string, sep string) [][]string {
+	out := [][]string{nil}
+	for _, w := range words {
+		if w == sep {
+			out = append(out, nil)
+			continue
+		}
+		out[len(out)-1] = append(out[len(out)-1], w)
+	}
+	return out
+}
