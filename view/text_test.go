@@ -24,7 +24,7 @@ func TestTableAlignsWithoutTrailingBlanks(t *testing.T) {
 // text: "loop" on a cable of a loop, "cabled" on one toward it; the JSON
 // keeps the self-ID status.
 func TestRunTextNamesLoopPorts(t *testing.T) {
-	topo, err := bus.ParseTopology([]byte(`nodes:
+	res, text := runText(t, "loop.yaml", `nodes:
   - {id: a, ports: 3}
   - {id: b, ports: 2}
   - {id: c, ports: 2}
@@ -36,14 +36,8 @@ cables:
   - {from: "c:1", to: "a:1"}
   - {from: "a:2", to: "d:0"}
   - {from: "d:1", to: "e:0"}
-`), "loop.yaml")
-	require.NoError(t, err)
-	res, err := bus.Run(topo, bus.Options{Seed: 1})
-	require.NoError(t, err)
+`)
 	require.Equal(t, bus.OutcomeConfigTimeout, res.Generations[0].Outcome)
-	var out strings.Builder
-	WriteRunText(&out, "loop.yaml", res)
-	text := out.String()
 	assert.Regexp(t, `\n  b +- +- +- +0 +p0:loop p1:loop `, text)
 	assert.Regexp(t, `\n  c +- +- +- +0 +p0:loop p1:loop `, text)
 	assert.Regexp(t, `\n  a +- +- +- +0 +p0:loop p1:loop p2:(child|cabled) `, text)
@@ -53,7 +47,7 @@ cables:
 // A generation that holds only part of the nodes (a split bus, an
 // unplugged node) says which nodes it holds and which are not on it.
 func TestRunTextNamesTheNodesOfAPart(t *testing.T) {
-	topo, err := bus.ParseTopology([]byte(`nodes:
+	res, text := runText(t, "split.yaml", `nodes:
   - {id: a, ports: 1}
   - {id: b, ports: 2}
   - {id: c, ports: 2}
@@ -64,14 +58,9 @@ cables:
   - {from: "c:1", to: "d:0"}
 events:
   - {at: 400us, disconnect: {from: "b:1", to: "c:0"}}
-`), "split.yaml")
-	require.NoError(t, err)
-	res, err := bus.Run(topo, bus.Options{Seed: 1})
-	require.NoError(t, err)
+`)
 	require.Len(t, res.Generations, 3)
-	var out strings.Builder
-	WriteRunText(&out, "split.yaml", res)
-	parts := strings.Split(out.String(), "\ngeneration ")
+	parts := strings.Split(text, "\ngeneration ")
 	require.Len(t, parts, 4)
 	assert.NotContains(t, parts[1], "  bus: ", "the whole bus needs no line")
 	for _, part := range parts[2:] {
@@ -79,4 +68,17 @@ events:
 	}
 	assert.Contains(t, parts[2]+parts[3], "bus: d, c, 2 of the 4 nodes; not on it: a, b")
 	assert.Contains(t, parts[2]+parts[3], "bus: b, a, 2 of the 4 nodes; not on it: d, c")
+}
+
+// runText runs the topology file text, named name, at seed 1 and returns
+// the result and its run text.
+func runText(t *testing.T, name, text string) (*bus.Result, string) {
+	t.Helper()
+	topo, err := bus.ParseTopology([]byte(text), name)
+	require.NoError(t, err)
+	res, err := bus.Run(topo, bus.Options{Seed: 1})
+	require.NoError(t, err)
+	var out strings.Builder
+	WriteRunText(&out, name, res)
+	return res, out.String()
 }
