@@ -418,21 +418,11 @@ const (
 // or why an incomplete exploration is not sure: what makes fwsim explore
 // exit 1 or 4. Empty when the verdict is Good.
 func (res *Result) Shortfalls() []string {
-	var why []string
-	sure := res.Verdict() == Fails
-	for _, r := range res.Outcomes {
-		lower, _ := r.P.MaxBounds()
-		if r.Outcome != bus.OutcomeOK && ((sure && lower.Sign() > 0) || (!sure && r.P.Max.Sign() > 0)) {
-			why = append(why, fmt.Sprintf("%s with probability %s", r.Outcome, r.P))
-		}
+	if why := res.failures(true); len(why) > 0 {
+		return why
 	}
-	for _, d := range res.Deadlines {
-		_, upper := d.P.MinBounds()
-		if (sure && upper.Cmp(one) < 0) || (!sure && d.P.Min.Cmp(one) < 0) {
-			why = append(why, fmt.Sprintf("%s ≤ %s only with probability %s", d.Metric, time.Duration(d.DeadlineNs), d.P))
-		}
-	}
-	if !sure && !res.Complete {
+	why := res.failures(false)
+	if !res.Complete {
 		why = append(why, fmt.Sprintf("stopped at %d states with no failure sure, and the unexplored states are reached with probability %s", res.States, res.Unexplored))
 	}
 	return why
@@ -440,30 +430,40 @@ func (res *Result) Shortfalls() []string {
 
 // Verdict is the exploration's conclusion.
 func (res *Result) Verdict() Verdict {
-	for _, r := range res.Outcomes {
-		if lower, _ := r.P.MaxBounds(); r.Outcome != bus.OutcomeOK && lower.Sign() > 0 {
-			return Fails
-		}
-	}
-	for _, d := range res.Deadlines {
-		if _, upper := d.P.MinBounds(); upper.Cmp(one) < 0 {
-			return Fails
-		}
-	}
-	if !res.Complete {
+	switch {
+	case len(res.failures(true)) > 0:
+		return Fails
+	case !res.Complete:
 		return Incomplete
-	}
-	for _, r := range res.Outcomes {
-		if r.Outcome != bus.OutcomeOK && r.P.Max.Sign() > 0 {
-			return Fails
-		}
-	}
-	for _, d := range res.Deadlines {
-		if d.P.Min.Cmp(one) < 0 {
-			return Fails
-		}
+	case len(res.failures(false)) > 0:
+		return Fails
 	}
 	return Good
+}
+
+// failures lists the outcomes that are not ok and the deadlines missed
+// with a probability that is surely above 0, or, unless sure, may be.
+func (res *Result) failures(sure bool) []string {
+	var why []string
+	for _, r := range res.Outcomes {
+		p := r.P.Max
+		if sure {
+			p, _ = r.P.MaxBounds()
+		}
+		if r.Outcome != bus.OutcomeOK && p.Sign() > 0 {
+			why = append(why, fmt.Sprintf("%s with probability %s", r.Outcome, r.P))
+		}
+	}
+	for _, d := range res.Deadlines {
+		p := d.P.Min
+		if sure {
+			_, p = d.P.MinBounds()
+		}
+		if p.Cmp(one) < 0 {
+			why = append(why, fmt.Sprintf("%s ≤ %s only with probability %s", d.Metric, time.Duration(d.DeadlineNs), d.P))
+		}
+	}
+	return why
 }
 
 // MissKey names a deadline's counterexample in NewJSON's files map.
