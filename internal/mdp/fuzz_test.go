@@ -1,6 +1,7 @@
 package mdp
 
 import (
+	"math/big"
 	"math/rand/v2"
 	"testing"
 )
@@ -32,4 +33,51 @@ func FuzzSolveMarkovChain(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzWarmStart solves random Markov decision processes, a random chain of
+// up to 40 states in which some states are an adversary's choice among two
+// or three edges, under Min and Max, with and without warmPolicy's float
+// iteration: the exact values must be the same, since floats only choose
+// where the exact iteration starts.
+func FuzzWarmStart(f *testing.F) {
+	f.Add(uint64(1), uint64(2), uint8(10), uint8(3))
+	f.Add(uint64(5), uint64(8), uint8(39), uint8(1))
+	f.Add(uint64(9), uint64(4), uint8(20), uint8(2))
+	f.Fuzz(func(t *testing.T, s1, s2 uint64, size, every uint8) {
+		n := 2 + int(size)%39
+		rng := rand.New(rand.NewPCG(s1, s2))
+		m := randomMarkovChain(rng, n)
+		for i := 0; i < n; i += 1 + int(every)%4 {
+			st := &m.States[i]
+			st.Kind = Choice
+			for j := range st.Edges {
+				st.Edges[j].P = nil
+			}
+		}
+		for _, opt := range []Opt{Min, Max} {
+			warmStart = true
+			warm, errWarm := Solve(m, opt, Limits{})
+			warmStart = false
+			cold, errCold := Solve(m, opt, Limits{})
+			warmStart = true
+			if errWarm != nil || errCold != nil {
+				t.Fatalf("%v: with the warm start: %v; without: %v", opt, errWarm, errCold)
+			}
+			for i := range n {
+				if !sameBound(warm.Lo[i], cold.Lo[i]) || !sameBound(warm.Hi[i], cold.Hi[i]) {
+					t.Fatalf("%v: state %d: [%v, %v] with the warm start, [%v, %v] without", opt, i, warm.Lo[i], warm.Hi[i], cold.Lo[i], cold.Hi[i])
+				}
+			}
+		}
+	})
+}
+
+// sameBound reports whether a and b are the same value, nil (infinite)
+// included.
+func sameBound(a, b *big.Rat) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Cmp(b) == 0
 }

@@ -913,7 +913,8 @@ func (s *solver) succs(rest []int, policy []int) [][]arc {
 // policyIteration solves the states of rest (positions set), which all
 // reach solved finite states, by evaluating a memoryless policy exactly
 // and improving it until no state can do strictly better; it starts from
-// the attractor policy, which leaves rest. A component of Random states
+// the attractor policy, which leaves rest, as the float iteration of
+// warmPolicy improves it. A component of Random states
 // only has a single policy; when its feedback set exceeds
 // MaxExactFeedback, it is bounded by value iteration instead.
 func (s *solver) policyIteration(rest []int, policy, order []int) error {
@@ -923,6 +924,9 @@ func (s *solver) policyIteration(rest []int, policy, order []int) error {
 			random = false
 			break
 		}
+	}
+	if !random && warmStart {
+		policy = s.warmPolicy(rest, policy)
 	}
 	for {
 		succ := s.succs(rest, policy)
