@@ -94,6 +94,19 @@ type ChoiceSpace struct {
 	// falls on each clock edge of any node in [From, To] ns (every ns with
 	// the ideal clock).
 	EventWindow *Window
+	// Resolution R > 1, with the ideal clock only, is the time step of the
+	// choices: a wait may end only after a multiple of R ns, or at its
+	// window's bounds, and the event window's instants are its multiples
+	// of R and its ends. 0 and 1 keep every ns. Where every time the run
+	// compares with is a multiple of R, this loses no behaviour that
+	// matters (digital clocks; docs/timing.md says when and why).
+	Resolution int64
+}
+
+// onGrid reports whether a choice at ns t, inside [lo, hi], is one the
+// Resolution keeps.
+func (s ChoiceSpace) onGrid(t, lo, hi int64) bool {
+	return s.Resolution <= 1 || t == lo || t == hi || t%s.Resolution == 0
 }
 
 // Window is an interval of instants in ns, both ends included.
@@ -205,6 +218,12 @@ func (w *world) checkSpace(s ChoiceSpace) error {
 			}
 		}
 	}
+	if s.Resolution < 0 {
+		return fmt.Errorf("%w: resolution %d ns: want a positive number of ns, or 0 for every ns", ErrInvalidOptions, s.Resolution)
+	}
+	if s.Resolution > 1 && !w.opts.IdealClock {
+		return fmt.Errorf("%w: resolution %d ns: cycle clocks make their choices at their own edges; a time step needs the ideal clock", ErrInvalidOptions, s.Resolution)
+	}
 	if win := s.EventWindow; win != nil {
 		if len(w.topo.events) == 0 {
 			return fmt.Errorf("%w: event window: the topology scripts no event to move", ErrInvalidOptions)
@@ -234,6 +253,9 @@ func (c nodeChooser) ChooseFast() bool {
 }
 
 func (c nodeChooser) EndWait(fast bool, waited, lo, hi int64) bool {
+	if !c.ch.space.onGrid(waited, lo, hi) {
+		return false // between the instants the resolution keeps
+	}
 	return c.ch.choose(Choice{Kind: ChoiceWait, Node: c.ch.w.nodes[c.node].cfg.id, Options: 2, Fast: fast, Waited: waited, Lo: lo, Hi: hi}) == 0
 }
 
@@ -269,7 +291,9 @@ func (ch *chooser) shift() int64 {
 		for i := range w.nodes {
 			clock := w.nodes[i].clock
 			for k := clock.EdgeAtOrAfter(win.From); clock.Edge(k) <= win.To; k++ {
-				instants = append(instants, clock.Edge(k))
+				if at := clock.Edge(k); ch.space.onGrid(at, win.From, win.To) {
+					instants = append(instants, at)
+				}
 			}
 		}
 		slices.Sort(instants)

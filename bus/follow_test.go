@@ -62,6 +62,7 @@ func followCases(t *testing.T) []struct {
 		{"pair", generate(t, "pair"), bus.Options{Seed: 3}, bus.ChoiceSpace{}},
 		{"pair ideal", generate(t, "pair"), bus.Options{Seed: 3, IdealClock: true}, bus.ChoiceSpace{}},
 		{"pair phases", generate(t, "pair"), bus.Options{Seed: 3, Profile: "1394a-2000"}, bus.ChoiceSpace{PhaseGrid: 3}},
+		{"hotplug window, 10 ns steps", hotplug, bus.Options{Seed: 1, IdealClock: true}, bus.ChoiceSpace{EventWindow: &bus.Window{From: 166_000, To: 166_095}, Resolution: 10}},
 		{"chain:4", generate(t, "chain:4"), bus.Options{Seed: 5}, bus.ChoiceSpace{}},
 		{"hotplug window", hotplug, bus.Options{Seed: 1}, bus.ChoiceSpace{EventWindow: &bus.Window{From: 166_000, To: 171_000}}},
 	}
@@ -283,4 +284,41 @@ func generate(t *testing.T, spec string) *bus.Topology {
 	topo, err := bus.Generate(spec)
 	require.NoError(t, err)
 	return topo
+}
+
+// With a Resolution of 10 ns a wait is asked to end only after a multiple
+// of 10 ns or at its window's bounds, and the event window's instants are
+// its multiples of 10 and its ends.
+func TestResolutionKeepsItsGrid(t *testing.T) {
+	hotplug, err := bus.LoadTopology("../examples/hotplug.yaml")
+	require.NoError(t, err)
+	f, err := bus.NewFollower(hotplug, bus.Options{Seed: 1, IdealClock: true},
+		bus.ChoiceSpace{EventWindow: &bus.Window{From: 166_003, To: 166_095}, Resolution: 10})
+	require.NoError(t, err)
+	stop, err := f.Follow(nil)
+	require.NoError(t, err)
+	require.Equal(t, bus.ChoiceShift, stop.Choice.Kind)
+	assert.Equal(t, []int64{166_003, 166_010, 166_020, 166_030, 166_040, 166_050, 166_060, 166_070, 166_080, 166_090, 166_095}, stop.Choice.Instants)
+
+	pair, err := bus.NewFollower(generate(t, "pair"), bus.Options{Seed: 3, IdealClock: true}, bus.ChoiceSpace{Resolution: 10})
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(1, 10))
+	waits := 0
+	for range 50 {
+		path, _, _ := walk(t, pair, rng, nil)
+		for i := range path {
+			stop, err := pair.Follow(path[:i])
+			require.NoError(t, err)
+			if c := stop.Choice; c.Kind == bus.ChoiceWait {
+				waits++
+				assert.True(t, c.Waited%10 == 0 || c.Waited == c.Lo || c.Waited == c.Hi, "a wait asked after %d ns of %d..%d", c.Waited, c.Lo, c.Hi)
+			}
+		}
+	}
+	assert.Positive(t, waits)
+
+	_, err = bus.NewFollower(generate(t, "pair"), bus.Options{Seed: 3}, bus.ChoiceSpace{Resolution: 10})
+	assert.ErrorContains(t, err, "resolution 10 ns: cycle clocks make their choices at their own edges")
+	_, err = bus.NewFollower(generate(t, "pair"), bus.Options{Seed: 3, IdealClock: true}, bus.ChoiceSpace{Resolution: -1})
+	assert.ErrorContains(t, err, "resolution -1 ns: want a positive number of ns")
 }

@@ -7,15 +7,20 @@ import (
 )
 
 // BenchmarkExplore explores and solves whole buses: the 1394-1995 pair on
-// cycle clocks (a 6144-state contention cycle, bounded by value iteration)
-// and on the ideal clock (solved exactly), and the pair with the
-// unplug window of examples/unplug-window.yaml narrowed to 400 ns.
+// cycle clocks and on the ideal clock, the pair with the unplug window of
+// examples/unplug-window.yaml narrowed to 400 ns, and under an adversary
+// the 360 ns prism pair at 10 ns steps and the 1394-1995 pair on the ideal
+// clock at 1 ns (whose expectations the policy iteration solves).
 func BenchmarkExplore(b *testing.B) {
 	unplug, err := bus.LoadTopology("../examples/unplug-window.yaml")
 	if err != nil {
 		b.Fatal(err)
 	}
 	pair, err := bus.Generate("pair")
+	if err != nil {
+		b.Fatal(err)
+	}
+	prism360, err := bus.LoadTopology("../examples/prism-pair-360.yaml")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -26,6 +31,8 @@ func BenchmarkExplore(b *testing.B) {
 	}{
 		{"pair", pair, Options{Bus: bus.Options{Seed: 1}}},
 		{"pair-ideal", pair, Options{Bus: bus.Options{Seed: 1, IdealClock: true}}},
+		{"prism-360-adversary", prism360, Options{Bus: bus.Options{Seed: 1, AllowOutOfSpec: true, IdealClock: true}, Timing: Nondet, Space: bus.ChoiceSpace{Resolution: 10}}},
+		{"pair-ideal-adversary", pair, Options{Bus: bus.Options{Seed: 1, IdealClock: true}, Timing: Nondet}},
 		{"unplug-window", unplug, Options{Bus: bus.Options{Seed: 1}, Space: bus.ChoiceSpace{EventWindow: &bus.Window{From: 168_000, To: 168_400}}}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

@@ -12,7 +12,9 @@
 // or left to an adversary with Nondet; Min and Max pin it. The
 // bus.ChoiceSpace opens two more, both left to the adversary: each PHY's
 // clock phase on a grid, and the instant of the topology's scripted events
-// (a hot plug at every clock edge of a window). Everything else is as the
+// (a hot plug at every clock edge of a window), and its Resolution makes
+// the ideal clock's waits and instants coarser, in steps of R ns.
+// Everything else is as the
 // seed of Options.Bus makes it in bus.Run, so a path found here replays
 // there (bus.Options.Replay).
 //

@@ -340,6 +340,9 @@ func checkOptions(o *Options) error {
 	if o.Timing > Max {
 		return fmt.Errorf("%w: timing %d", ErrInvalidOptions, o.Timing)
 	}
+	if o.Space.Resolution > 1 && o.Timing == Random {
+		return fmt.Errorf("%w: resolution %d ns with random timing: a wait is uniform over every ns of its window; a coarser step would change its distribution (use nondet, min or max)", ErrInvalidOptions, o.Space.Resolution)
+	}
 	if o.Bus.Observer != nil || o.Bus.Replay != nil {
 		return fmt.Errorf("%w: Bus.Observer and Bus.Replay must be nil", ErrInvalidOptions)
 	}

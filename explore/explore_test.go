@@ -88,7 +88,8 @@ func TestPrismPublishedResults(t *testing.T) {
 // the model checker leaves them, the minimum probabilities of resolving
 // the contention within 2, 4, 6 and 8 µs and the maximum expected
 // contention time are the published ones, exactly. At 1 ns resolution the
-// graph has about 78,000 states: about 40 s.
+// graph has about 78,000 states: about 40 s. Checked against it, a 10 ns
+// step gives the same answers.
 func TestPrismAdversary(t *testing.T) {
 	if !testenv.Long() {
 		t.Skip("about 40 s: FWSIM_LONG=1 runs it")
@@ -111,6 +112,23 @@ func TestPrismAdversary(t *testing.T) {
 	x := findExpected(t, res, bus.MetricContention)
 	require.True(t, x.Defined, x.Why)
 	assert.Equal(t, "2990", x.Value.Max.RatString())
+
+	// The model's own 10 ns step gives every answer as 1 ns does, with
+	// about a hundredth of the states (docs/timing.md).
+	coarse, err := Explore(pair(t, 30), Options{
+		Bus:       bus.Options{Seed: 1394, Profile: "prism", AllowOutOfSpec: true, IdealClock: true},
+		Timing:    Nondet,
+		Space:     bus.ChoiceSpace{Resolution: 10},
+		Deadlines: every(bus.MetricContention, deadlines...),
+	})
+	require.NoError(t, err)
+	names, wantMin, wantMax := answers(res)
+	_, gotMin, gotMax := answers(coarse)
+	for i, name := range names {
+		assert.Equal(t, wantMin[i].RatString(), gotMin[i].RatString(), "10 ns: min %s", name)
+		assert.Equal(t, wantMax[i].RatString(), gotMax[i].RatString(), "10 ns: max %s", name)
+	}
+	assert.Less(t, coarse.States*50, res.States)
 }
 
 // Under nondeterminism every answer bounds what any one scheduler gives:
@@ -190,13 +208,17 @@ func TestDeadlineWaysAgree(t *testing.T) {
 
 // narrow is the 1394-1995 timing with back-off windows of 4 ns, so that
 // random waits make small graphs.
-func narrow(t *testing.T) *phy.Timing {
+func narrow(t *testing.T) *phy.Timing { return withWindows(t, "1394-1995", 240, 243, 570, 573) }
+
+// withWindows is profile's timing with the FAST and SLOW back-off windows
+// given in ns.
+func withWindows(t *testing.T, profile string, fastLo, fastHi, slowLo, slowHi time.Duration) *phy.Timing {
 	t.Helper()
-	p, err := phy.LookupProfile("1394-1995")
+	p, err := phy.LookupProfile(profile)
 	require.NoError(t, err)
 	tm := p.Timing
-	tm.RootContendFast = phy.Window{Min: 240 * time.Nanosecond, Max: 243 * time.Nanosecond}
-	tm.RootContendSlow = phy.Window{Min: 570 * time.Nanosecond, Max: 573 * time.Nanosecond}
+	tm.RootContendFast = phy.Window{Min: fastLo * time.Nanosecond, Max: fastHi * time.Nanosecond}
+	tm.RootContendSlow = phy.Window{Min: slowLo * time.Nanosecond, Max: slowHi * time.Nanosecond}
 	return &tm
 }
 

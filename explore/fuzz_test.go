@@ -10,7 +10,8 @@ import (
 )
 
 // FuzzExplore explores small buses with any delay, timing, coin bias,
-// seed and bound on the states: the exploration never fails on valid
+// seed, time step (the seed's top bits, where one is allowed) and bound
+// on the states: the exploration never fails on valid
 // options, every answer is an interval inside [0, 1] with its minimum at
 // most its maximum, and where the answer is exact and complete the
 // outcomes' probabilities sum to exactly 1.
@@ -18,6 +19,7 @@ func FuzzExplore(f *testing.F) {
 	f.Add(uint8(0), uint16(30), uint8(0), uint8(1), uint8(2), uint64(1), uint16(200))
 	f.Add(uint8(1), uint16(300), uint8(3), uint8(1), uint8(3), uint64(7), uint16(50))
 	f.Add(uint8(2), uint16(0), uint8(1), uint8(0), uint8(1), uint64(3), uint16(1))
+	f.Add(uint8(0), uint16(30), uint8(1), uint8(1), uint8(2), uint64(10)<<60, uint16(300))
 	f.Fuzz(func(t *testing.T, shape uint8, delay uint16, timing, ideal, biasNum uint8, seed uint64, maxStates uint16) {
 		spec := [...]string{"pair", "chain:3", "star:3"}[int(shape)%3]
 		topo, err := bus.Generate(spec)
@@ -34,6 +36,9 @@ func FuzzExplore(f *testing.F) {
 			CoinBias:  big.NewRat(int64(biasNum%5), 4),
 			MaxStates: 1 + int(maxStates%400),
 			Deadlines: []Deadline{{D: 1000}, {Metric: bus.MetricContention, D: 2500}},
+		}
+		if o.Bus.IdealClock && o.Timing != Random {
+			o.Space.Resolution = int64(seed >> 60) // a time step of up to 15 ns
 		}
 		res, err := Explore(topo, o)
 		if err != nil {
@@ -68,6 +73,7 @@ func FuzzReadReplayFile(f *testing.F) {
 	f.Add(valid)
 	f.Add(bytes.Replace(valid, []byte(`"event_window_ns": null`), []byte(`"event_window_ns": [0, 3600000000000]`), 1))
 	f.Add(bytes.Replace(valid, []byte(`"phase_grid": 0`), []byte(`"phase_grid": 4`), 1))
+	f.Add(bytes.Replace(valid, []byte(`"resolution_ns": 1`), []byte(`"resolution_ns": 10`), 1))
 	f.Add([]byte(`{"seed": 1, "seed": 2}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		topo, o, err := ReadReplayFile("cex.json", data)

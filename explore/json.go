@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,6 +34,7 @@ type JSON struct {
 	CoinBias         string                  `json:"coin_bias"`        // the exact probability of FAST, a fraction
 	PhaseGrid        int                     `json:"phase_grid"`       // K of --phases grid:K; 0 for the seed's phases
 	EventWindowNs    *[2]int64               `json:"event_window_ns"`  // --event-window as [from, to] ns; null without
+	ResolutionNs     int64                   `json:"resolution_ns"`    // --resolution: the ns between the instants a wait may end at or the event window's instants (1: every ns)
 	States           int                     `json:"states"`           // distinct states explored
 	Terminals        int                     `json:"terminals"`        // run ends reached
 	Complete         bool                    `json:"complete"`         // every state was explored: no interval comes from --max-states
@@ -136,7 +138,7 @@ type ExpectedJSON struct {
 func NewJSON(source string, o Options, res *Result, files map[string]string) JSON {
 	out := JSON{VersionJSON: bus.NewVersionJSON(), Topology: source, Seed: o.Bus.Seed, Profile: o.Bus.Profile,
 		Clock: bus.ClockName(o.Bus.IdealClock), Timing: o.Timing.String(), Policy: o.Bus.Policy.String(), CoinBias: o.Bias().RatString(),
-		PhaseGrid: o.Space.PhaseGrid, States: res.States, Terminals: res.Terminals, Complete: res.Complete,
+		PhaseGrid: o.Space.PhaseGrid, ResolutionNs: o.Resolution(), States: res.States, Terminals: res.Terminals, Complete: res.Complete,
 		Nondeterministic: res.Nondeterministic, Bounded: res.Bounded, Runs: res.Runs, Events: res.Events, ElapsedNs: int64(res.Elapsed),
 		Outcomes: []OutcomeJSON{}, Deadlines: []DeadlineJSON{}, Expected: map[string]ExpectedJSON{}}
 	if win := o.Space.EventWindow; win != nil {
@@ -184,6 +186,9 @@ func (o Options) Bias() *big.Rat {
 	return big.NewRat(1, 2)
 }
 
+// Resolution is the exploration's time step in ns, 1 unless given.
+func (o Options) Resolution() int64 { return max(o.Space.Resolution, 1) }
+
 // ReplayFile is a counterexample file: a run fwsim explore found, with
 // everything fwsim run --replay needs to run it again. Field names are
 // stable.
@@ -205,6 +210,7 @@ type ReplayFile struct {
 	PowerUp        string             `json:"power_up"`          // --power-up: one, all or staggered; default for the profile's
 	PhaseGrid      int                `json:"phase_grid"`        // K of --phases grid:K; 0 for the seed's phases
 	EventWindowNs  *WindowNs          `json:"event_window_ns"`   // --event-window as [from, to] ns; null without
+	ResolutionNs   int64              `json:"resolution_ns"`     // --resolution in ns; 1 for every ns
 	Topology       json.RawMessage    `json:"topology"`          // the bus, as a topology file in JSON
 	Choices        []ReplayChoiceJSON `json:"choices"`           // every choice of the run, in order
 }
@@ -228,7 +234,7 @@ func NewReplayFile(topo *bus.Topology, o Options, outcome bus.Outcome, path *bus
 		Seed: o.Bus.Seed, Profile: o.Bus.Profile, Clock: bus.ClockName(o.Bus.IdealClock), Timing: o.Timing.String(), Policy: o.Bus.Policy.String(),
 		CoinBias: o.Bias().RatString(), NominalTimers: o.Bus.NominalTimers, AllowOutOfSpec: o.Bus.AllowOutOfSpec,
 		ForceRoot: o.Bus.ForceRoot, Initiators: append([]string{}, o.Bus.Initiators...), PowerUp: o.Bus.PowerUp.String(), PhaseGrid: o.Space.PhaseGrid,
-		Topology: bytes.TrimSpace(buf.Bytes()), Choices: []ReplayChoiceJSON{}}
+		ResolutionNs: o.Resolution(), Topology: bytes.TrimSpace(buf.Bytes()), Choices: []ReplayChoiceJSON{}}
 	if win := o.Space.EventWindow; win != nil {
 		f.EventWindowNs = &WindowNs{win.From, win.To}
 	}
@@ -328,7 +334,10 @@ func ReadReplayFile(name string, data []byte) (*bus.Topology, bus.Options, error
 	}
 	p, _ := bias.Float64()
 	o.CoinBias = &p
-	path := &bus.Path{Space: bus.ChoiceSpace{PhaseGrid: f.PhaseGrid}}
+	if f.ResolutionNs < 0 {
+		return nil, o, field("resolution_ns", strconv.FormatInt(f.ResolutionNs, 10), "a positive number of ns")
+	}
+	path := &bus.Path{Space: bus.ChoiceSpace{PhaseGrid: f.PhaseGrid, Resolution: f.ResolutionNs}}
 	if w := f.EventWindowNs; w != nil {
 		if w[0] < 0 || w[1] < w[0] {
 			return nil, o, fmt.Errorf("%s: event_window_ns: [%d, %d]: want [FROM, TO] with 0 ≤ FROM ≤ TO", name, w[0], w[1])

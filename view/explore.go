@@ -131,6 +131,9 @@ func exploreSettings(topo *bus.Topology, o explore.Options) string {
 	if win := o.Space.EventWindow; win != nil {
 		s += fmt.Sprintf(", events from %d to %d ns", win.From, win.To)
 	}
+	if r := o.Resolution(); r > 1 {
+		s += fmt.Sprintf(", choices every %d ns", r)
+	}
 	return s
 }
 

@@ -16,7 +16,8 @@ import (
 )
 
 const exploreIntro = `Usage: fwsim explore [--topology FILE | --gen SPEC] [--timing random|nondet|min|max]
-       [--phases fixed|grid:K] [--event-window FROM..TO] [--deadline DUR ...]
+       [--phases fixed|grid:K] [--event-window FROM..TO] [--resolution DUR]
+       [--deadline DUR ...]
        [--max-states N] [--json] [--counterexamples DIR] [flags]
 
 Exact answers from the implementation itself: enumerates every choice the
@@ -30,6 +31,9 @@ schedulers as a model checker gives them; --timing min and max pin it.
 --phases grid:K gives each PHY's clock phase K evenly spaced values and
 --event-window moves the topology's scripted events together so that the
 first falls on every clock edge of the window, both chosen by the adversary.
+--resolution 10ns (with --clock ideal) makes those choices every 10 ns
+instead of every ns: exact where every time the bus compares with is a
+multiple of it, as in the model checkers' 10 ns models (docs/timing.md).
 Everything else (each PHY's timer lengths, and its clock phase without
 --phases) is as fwsim run --seed S makes it.
 
@@ -62,6 +66,8 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		"fwsim explore --gen pair --deadline contention_ns=2us   # exit 1: met with probability 1861/2048",
 		"fwsim explore --topology examples/prism-pair.yaml --allow-out-of-spec --clock ideal --timing max \\\n"+
 			"      --deadline contention_ns=2us --deadline contention_ns=4us   # exit 1: 1/2, 25/32",
+		"fwsim explore --topology examples/prism-pair.yaml --allow-out-of-spec --clock ideal \\\n"+
+			"      --timing nondet --resolution 10ns --deadline contention_ns=4us   # exit 1: 25/32 as at 1 ns",
 		"fwsim explore --topology examples/unplug-window.yaml --event-window 166us..166.2us",
 		"fwsim explore --topology examples/far-pair.yaml --allow-out-of-spec --clock ideal --timing max \\\n"+
 			"      --counterexamples cex   # exit 1: stalled with probability 1/2, written to cex/stalled.json",
@@ -72,6 +78,7 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		deadlines  metricDeadlines
 		phases     string
 		window     string
+		resolution string
 		maxStates  int
 		maxDur     time.Duration
 		jsonOutput bool
@@ -86,6 +93,8 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		"fixed keeps each PHY's clock phase as the seed draws it; grid:`K` lets the\nadversary give each one of K evenly spaced phases, e.g. --phases grid:4")
 	fs.StringVar(&window, "event-window", "",
 		"move the topology's scripted events together so that the first falls on\nevery clock edge in `FROM..TO`, chosen by the adversary,\ne.g. --event-window 166us..172us")
+	fs.StringVar(&resolution, "resolution", "1ns",
+		"with --clock ideal, let a wait end, and the event window's first event fall,\nonly every `DUR` (and at the windows' ends) instead of every ns; exact where\nevery time the bus compares with is a multiple of it, e.g. --resolution 10ns")
 	fs.IntVar(&maxStates, "max-states", 0,
 		"stop after `N` distinct states; the answers are then intervals that hold the\nexact values; 0 for as many as --max-memory holds, at the size of the first\nthousand states, e.g. --max-states 1000000")
 	fs.DurationVar(&maxDur, "max-duration", 24*time.Hour,
@@ -96,7 +105,7 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		"write a likeliest run of every outcome that is not ok to `DIR`/OUTCOME.json,\nand of every deadline some run misses to DIR/miss-METRIC-DUR.json, for\nfwsim run --replay, e.g. --counterexamples cex")
 	fs.BoolVar(&quiet, "quiet", false,
 		"draw no progress bar (drawn on stderr only when it is a terminal): the states\nknown of --max-states, their rate, the frontier, their memory, then the solving;\ne.g. --quiet 2>log")
-	fs.order(append(order[:2:2], append([]string{"timing", "phases", "event-window", "deadline", "max-states", "max-duration", "quiet", "json", "counterexamples"},
+	fs.order(append(order[:2:2], append([]string{"timing", "phases", "event-window", "resolution", "deadline", "max-states", "max-duration", "quiet", "json", "counterexamples"},
 		without(order[2:], "timing", "max-events")...)...)...)
 	if code, done := fs.parse(e, args); done {
 		return code
@@ -130,6 +139,11 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		}
 		o.Space.EventWindow = &win
 	}
+	step, err := bus.ParseDeadline(resolution)
+	if err != nil {
+		return fs.usageError(e, "--resolution %s: %v", resolution, err)
+	}
+	o.Space.Resolution = int64(step)
 	topo, source, err := b.load(ctx)
 	if err != nil {
 		return fs.inputError(e, err)

@@ -105,6 +105,10 @@ func TestExploreBadFlags(t *testing.T) {
 		{[]string{"explore", "--max-states", "-1"}, "--max-states -1: want 0 (as many as --max-memory holds) or more"},
 		{[]string{"explore", "--gen", "pair", "--event-window", "1us..2us"}, "the topology scripts no event to move"},
 		{[]string{"explore", "--gen", "pair", "--clock", "ideal", "--phases", "grid:2"}, "the ideal clock has no phase"},
+		{[]string{"explore", "--resolution", "0ns"}, "--resolution 0ns: want a positive duration"},
+		{[]string{"explore", "--resolution", "2.5ns"}, "--resolution 2.5ns: want a whole number of nanoseconds"},
+		{[]string{"explore", "--gen", "pair", "--timing", "nondet", "--resolution", "10ns"}, "resolution 10 ns: cycle clocks make their choices at their own edges; a time step needs the ideal clock"},
+		{[]string{"explore", "--gen", "pair", "--clock", "ideal", "--resolution", "10ns"}, "resolution 10 ns with random timing"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
 		assert.Equal(t, exitUsage, code, tc.args)
@@ -160,4 +164,37 @@ func TestExploreExitStatusSaysWhatIsSure(t *testing.T) {
 			assert.Contains(t, stdout, "\n  unexplored  1  runs that reach a state left unexplored")
 		}
 	}
+}
+
+// A counterexample found at a time step records it, and replays only with
+// it: the same choices at every ns mean other waits.
+func TestExploreResolutionReplays(t *testing.T) {
+	dir := t.TempDir()
+	cex := filepath.Join(dir, "cex")
+	args := []string{"explore", "--topology", "../../examples/far-pair.yaml", "--allow-out-of-spec", "--clock", "ideal",
+		"--timing", "nondet", "--resolution", "10ns", "--counterexamples", cex}
+	code, stdout, stderr := runCLI(t, args...)
+	require.Equal(t, exitFailure, code, stderr)
+	assert.Contains(t, strings.SplitN(stdout, "\n", 2)[0], ", choices every 10 ns")
+	file := filepath.Join(cex, "stalled.json")
+	var recorded explore.ReplayFile
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &recorded))
+	assert.Equal(t, int64(10), recorded.ResolutionNs)
+
+	code, stdout, stderr = runCLI(t, "run", "--replay", file, "--json")
+	require.Equal(t, exitFailure, code, stderr)
+	var run bus.ResultJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &run))
+	assert.Equal(t, "stalled", run.Generations[0].Outcome)
+
+	recorded.ResolutionNs = 1
+	every := filepath.Join(dir, "every-ns.json")
+	data, err = json.Marshal(recorded)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(every, data, 0o644))
+	code, _, stderr = runCLI(t, "run", "--replay", every)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "the path is of another bus or options")
 }
