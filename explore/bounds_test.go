@@ -45,7 +45,7 @@ func TestInterruptStopsARun(t *testing.T) {
 	start := time.Now()
 	// Option 0 at every choice, more choices than the run makes: a run
 	// through the whole scenario.
-	_, err = e.follow(make([]int, 100_000))
+	_, err = e.workers[0].Follow(make([]int, 100_000))
 	assert.ErrorIs(t, err, bus.ErrInterrupted)
 	assert.Less(t, time.Since(start), 500*time.Millisecond*raceSlack)
 }

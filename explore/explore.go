@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -119,6 +120,10 @@ type Options struct {
 	// so far says how long they would take (a lower bound: later runs go
 	// deeper, and take longer).
 	MaxDuration time.Duration
+	// Workers is how many partial runs go on at once, each on its own
+	// copy of the bus; 0 is one a core (runtime.GOMAXPROCS). The graph,
+	// and every answer, are the same at any count.
+	Workers int
 	// Limits bound the solver's exact work (internal/mdp): a cycle whose
 	// exact solution would cost too much is bounded by sound value
 	// iteration instead, and its answers become narrow intervals. The
@@ -357,6 +362,12 @@ func checkOptions(o *Options) error {
 	}
 	if o.MaxDuration < 0 {
 		return fmt.Errorf("%w: max duration %v: want 0 (no limit) or a positive duration", ErrInvalidOptions, o.MaxDuration)
+	}
+	if o.Workers < 0 {
+		return fmt.Errorf("%w: workers %d: want 0 (one a core) or more", ErrInvalidOptions, o.Workers)
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	if o.MaxStates < 0 {
 		return fmt.Errorf("%w: max states %d: want 0 (as many as the memory budget holds) or more", ErrInvalidOptions, o.MaxStates)

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fwsim/fwsim/bus"
@@ -41,15 +44,16 @@ type edge struct {
 
 // explorer builds the state graph of one bus.
 type explorer struct {
-	o      Options
-	f      *bus.Follower
-	states []state
-	index  map[string]int
-	queue  []int // choice points found and not yet expanded, in order
-	path   []int // scratch
-	runs   int
-	events uint64
-	nondet bool
+	o Options
+	// workers run the partial runs, each on its own world; the first
+	// also runs the one from power-up.
+	workers []*bus.Follower
+	states  []state
+	index   map[string]int
+	queue   []int // choice points found and not yet expanded, in order
+	runs    int
+	events  uint64
+	nondet  bool
 	// bounded is set once a solution is not exact everywhere.
 	bounded bool
 	// initial is what the metrics measure from power-up to the first
@@ -73,11 +77,14 @@ func newExplorer(topo *bus.Topology, o Options) (*explorer, error) {
 	if err := checkOptions(&o); err != nil {
 		return nil, err
 	}
-	f, err := bus.NewFollower(topo, o.Bus, o.Space)
-	if err != nil {
-		return nil, err
+	e := &explorer{o: o, index: map[string]int{}, classIndex: map[string]int{}}
+	for range max(o.Workers, 1) {
+		f, err := bus.NewFollower(topo, o.Bus, o.Space)
+		if err != nil {
+			return nil, err
+		}
+		e.workers = append(e.workers, f)
 	}
-	e := &explorer{o: o, f: f, index: map[string]int{}, classIndex: map[string]int{}}
 	if o.MaxStates == 0 {
 		// Until the first states tell their size, no more than the budget
 		// holds of the least a state takes.
@@ -101,38 +108,53 @@ func (e *explorer) interrupted() bool {
 }
 
 // build explores breadth first from power-up until every choice point is
-// expanded or MaxStates of them are known.
+// expanded or MaxStates of them are known. The partial runs of a batch of
+// states at the head of the queue go to the workers together; their ends
+// are then added one state after the other, in the queue's order, as one
+// worker would add them, so the graph is the same at any worker count.
 func (e *explorer) build() error {
-	first, err := e.follow(nil)
-	if err != nil {
+	first := e.ended(e.workers[0].Follow(nil))
+	if first.err != nil {
+		return first.err
+	}
+	e.count(first.stop)
+	if err := e.checkOptions(first.stop); err != nil {
 		return err
 	}
 	e.add(nil, first)
-	e.initial, e.initialRounds = measured(bus.Marks{}, first.Marks)
+	e.initial, e.initialRounds = measured(bus.Marks{}, first.stop.Marks)
 	start := time.Now()
 	for len(e.queue) > 0 {
-		if err := e.checkDuration(time.Since(start)); err != nil {
-			return err
-		}
-		if e.choicePoints() >= sampleStates && !e.sized {
-			if e.fitMemory {
-				e.o.MaxStates = int(min(e.o.MaxMemory/e.stateSize(), math.MaxInt32))
-			} else if err := e.checkMemory(); err != nil {
+		batch := slices.Clone(e.queue[:min(len(e.queue), batchStates)])
+		runs := e.runBatch(batch)
+		done := 0
+		for _, s := range batch {
+			if err := e.checkDuration(time.Since(start)); err != nil {
 				return err
 			}
-			e.sized = true
+			if e.choicePoints() >= sampleStates && !e.sized {
+				if e.fitMemory {
+					e.o.MaxStates = int(min(e.o.MaxMemory/e.stateSize(), math.MaxInt32))
+				} else if err := e.checkMemory(); err != nil {
+					return err
+				}
+				e.sized = true
+			}
+			// A state's options each add a state at most: the count stops
+			// within MaxOvershoot of the bound.
+			if e.choicePoints() > e.o.MaxStates || e.choicePoints()+e.states[s].choice.Options > e.o.MaxStates+MaxOvershoot {
+				e.queue = e.queue[done:]
+				e.report(true)
+				return nil
+			}
+			var err error
+			if runs, err = e.expand(s, runs); err != nil {
+				return err
+			}
+			done++
+			e.report(false)
 		}
-		// A state's options each add a state at most: the count stops
-		// within MaxOvershoot of the bound.
-		if e.choicePoints() > e.o.MaxStates || e.choicePoints()+e.states[e.queue[0]].choice.Options > e.o.MaxStates+MaxOvershoot {
-			break
-		}
-		s := e.queue[0]
-		e.queue = e.queue[1:]
-		if err := e.expand(s); err != nil {
-			return err
-		}
-		e.report(false)
+		e.queue = e.queue[done:]
 	}
 	e.report(true)
 	return nil
@@ -192,41 +214,129 @@ func (e *explorer) checkDuration(elapsed time.Duration) error {
 // choicePoints counts the choice points found.
 func (e *explorer) choicePoints() int { return len(e.index) }
 
-// expand follows every option of choice point s.
-func (e *explorer) expand(s int) error {
+// partialRun is where one partial run ended, as a worker found it. A
+// choice point's key is only kept when the state is new: the states known
+// before the batch are found by the workers, which read the index while
+// nothing writes it.
+type partialRun struct {
+	stop bus.FollowStop // its Key not kept: valid until the worker's next run
+	err  error
+	// known is the choice point's state when it was known before the
+	// batch, else -1 and key is its key.
+	known int
+	key   string
+}
+
+// ended is the partialRun of a run that stopped at stop (or failed with
+// err), keyed while stop.Key is valid.
+func (e *explorer) ended(stop bus.FollowStop, err error) partialRun {
+	run := partialRun{stop: stop, err: err, known: -1}
+	if e.o.Roots {
+		run.stop.FirstOrder = slices.Clone(stop.FirstOrder)
+	}
+	run.stop.Key = nil
+	if err != nil || stop.Done {
+		return run
+	}
+	key := appendStatus(stop.Key, stop.Marks)
+	if e.o.Roots && stop.Marks.First.Closed {
+		key = appendClass(key, stop)
+	}
+	if s, ok := e.index[string(key)]; ok {
+		run.known = s
+	} else {
+		run.key = string(key)
+	}
+	return run
+}
+
+// batchStates is how many states at the head of the queue go to the
+// workers at once: enough runs to keep them busy, few enough that a stop
+// at MaxStates wastes little.
+const batchStates = 1024
+
+// jobs lists the paths of the options of batch's states that are taken,
+// in the order expand adds their ends.
+func (e *explorer) jobs(batch []int) [][]int {
+	var paths [][]int
+	for _, s := range batch {
+		c := e.states[s].choice
+		for k := range c.Options {
+			if p := e.probability(c, k); p != nil && p.Sign() == 0 {
+				continue // never taken: nothing to explore
+			}
+			paths = append(paths, append(clonePath(e.states[s].path), k))
+		}
+	}
+	return paths
+}
+
+// runBatch runs the partial runs of batch's options on the workers and
+// returns their ends, in the order of jobs.
+func (e *explorer) runBatch(batch []int) []partialRun {
+	paths := e.jobs(batch)
+	ends := make([]partialRun, len(paths))
+	var next atomic.Int64
+	work := func(f *bus.Follower) {
+		for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
+			if i%interruptEvery == 0 && e.interrupted() {
+				ends[i].err = bus.ErrInterrupted
+				continue
+			}
+			ends[i] = e.ended(f.Follow(paths[i]))
+		}
+	}
+	var wg sync.WaitGroup
+	for _, f := range e.workers[1:] {
+		wg.Go(func() { work(f) })
+	}
+	work(e.workers[0])
+	wg.Wait()
+	return ends
+}
+
+// expand adds the ends of every option of choice point s, the first of
+// runs, and the edges to them, and returns the runs left.
+func (e *explorer) expand(s int, runs []partialRun) ([]partialRun, error) {
 	c := e.states[s].choice
 	for k := range c.Options {
 		p := e.probability(c, k)
 		if p != nil && p.Sign() == 0 {
 			continue // never taken: nothing to explore
 		}
-		if e.runs%interruptEvery == 0 && e.interrupted() {
-			return bus.ErrInterrupted
+		run := runs[0]
+		runs = runs[1:]
+		if run.err != nil {
+			return nil, run.err
 		}
-		e.path = append(append(e.path[:0], e.states[s].path...), k)
-		stop, err := e.follow(e.path)
-		if err != nil {
-			return err
+		e.count(run.stop)
+		if err := e.checkOptions(run.stop); err != nil {
+			return nil, err
 		}
-		to := e.add(e.path, stop)
+		path := append(clonePath(e.states[s].path), k)
+		to := e.add(path, run)
 		ed := edge{to: to, option: k, p: p}
-		ed.spent, ed.rounds = measured(e.states[s].marks, stop.Marks)
+		ed.spent, ed.rounds = measured(e.states[s].marks, run.stop.Marks)
 		e.states[s].edges = append(e.states[s].edges, ed)
 	}
 	e.states[s].expanded = true
-	return nil
+	return runs, nil
 }
 
-func (e *explorer) follow(path []int) (bus.FollowStop, error) {
-	stop, err := e.f.Follow(path)
+// count adds a partial run to the totals the report gives.
+func (e *explorer) count(stop bus.FollowStop) {
 	e.runs++
 	e.events += stop.Events
-	if c := stop.Choice; err == nil && !stop.Done && c.Options >= e.o.MaxStates+MaxOvershoot {
-		// It could never be expanded within the bound.
-		return stop, fmt.Errorf("%w: a %s of %s has %d options, each a state to explore: more than max states %d allows; narrow the choice (the event window, the phase grid) or raise max states",
+}
+
+// checkOptions refuses a choice point that could never be expanded within
+// the bound.
+func (e *explorer) checkOptions(stop bus.FollowStop) error {
+	if c := stop.Choice; !stop.Done && c.Options >= e.o.MaxStates+MaxOvershoot {
+		return fmt.Errorf("%w: a %s of %s has %d options, each a state to explore: more than max states %d allows; narrow the choice (the event window, the phase grid) or raise max states",
 			ErrInvalidOptions, c.Kind, orBus(c.Node), c.Options, e.o.MaxStates)
 	}
-	return stop, err
+	return nil
 }
 
 // orBus names a choice's node, "the bus" for a shift of its events.
@@ -242,7 +352,8 @@ func orBus(node string) string {
 // Options.Roots, a choice point after the first generation has closed is
 // told apart by its root and self-ID order too, which its future no longer
 // shows.
-func (e *explorer) add(path []int, stop bus.FollowStop) int {
+func (e *explorer) add(path []int, run partialRun) int {
+	stop := run.stop
 	if stop.Done {
 		st := state{path: clonePath(path), marks: stop.Marks, terminal: true, metrics: stop.Metrics, class: -1}
 		if e.o.Roots {
@@ -251,16 +362,15 @@ func (e *explorer) add(path []int, stop bus.FollowStop) int {
 		e.states = append(e.states, st)
 		return len(e.states) - 1
 	}
-	key := appendStatus(stop.Key, stop.Marks)
-	if e.o.Roots && stop.Marks.First.Closed {
-		key = appendClass(key, stop)
+	if run.known >= 0 {
+		return run.known
 	}
-	if s, ok := e.index[string(key)]; ok {
-		return s
+	if s, ok := e.index[run.key]; ok {
+		return s // found earlier in the same batch
 	}
-	e.stateBytes += int64(len(key) + 8*len(path))
+	e.stateBytes += int64(len(run.key) + 8*len(path))
 	s := len(e.states)
-	e.index[string(key)] = s
+	e.index[run.key] = s
 	e.states = append(e.states, state{path: clonePath(path), marks: stop.Marks, choice: stop.Choice})
 	e.queue = append(e.queue, s)
 	if e.probability(stop.Choice, 0) == nil {

@@ -79,6 +79,7 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		phases     string
 		window     string
 		resolution string
+		workers    int
 		maxStates  int
 		maxDur     time.Duration
 		jsonOutput bool
@@ -95,6 +96,8 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		"move the topology's scripted events together so that the first falls on\nevery clock edge in `FROM..TO`, chosen by the adversary,\ne.g. --event-window 166us..172us")
 	fs.StringVar(&resolution, "resolution", "1ns",
 		"with --clock ideal, let a wait end, and the event window's first event fall,\nonly every `DUR` (and at the windows' ends) instead of every ns; exact where\nevery time the bus compares with is a multiple of it, e.g. --resolution 10ns")
+	fs.IntVar(&workers, "workers", 0,
+		"run the partial runs on `W` cores; the answers do not depend on it,\ne.g. --workers 1 (default: every core)")
 	fs.IntVar(&maxStates, "max-states", 0,
 		"stop after `N` distinct states; the answers are then intervals that hold the\nexact values; 0 for as many as --max-memory holds, at the size of the first\nthousand states, e.g. --max-states 1000000")
 	fs.DurationVar(&maxDur, "max-duration", 24*time.Hour,
@@ -105,7 +108,7 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		"write a likeliest run of every outcome that is not ok to `DIR`/OUTCOME.json,\nand of every deadline some run misses to DIR/miss-METRIC-DUR.json, for\nfwsim run --replay, e.g. --counterexamples cex")
 	fs.BoolVar(&quiet, "quiet", false,
 		"draw no progress bar (drawn on stderr only when it is a terminal): the states\nknown of --max-states, their rate, the frontier, their memory, then the solving;\ne.g. --quiet 2>log")
-	fs.order(append(order[:2:2], append([]string{"timing", "phases", "event-window", "resolution", "deadline", "max-states", "max-duration", "quiet", "json", "counterexamples"},
+	fs.order(append(order[:2:2], append([]string{"timing", "phases", "event-window", "resolution", "deadline", "max-states", "max-duration", "workers", "quiet", "json", "counterexamples"},
 		without(order[2:], "timing", "max-events")...)...)...)
 	if code, done := fs.parse(e, args); done {
 		return code
@@ -119,11 +122,14 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 	if maxStates < 0 {
 		return fs.usageError(e, "--max-states %d: want 0 (as many as --max-memory holds) or more", maxStates)
 	}
+	if workers < 0 {
+		return fs.usageError(e, "--workers %d: want 0 (every core) or more", workers)
+	}
 	if maxDur < 0 {
 		return fs.usageError(e, "--max-duration %s: want 0 (no limit) or a positive duration", maxDur)
 	}
 	o := explore.Options{Bus: b.options(), CoinBias: b.coinBias, Deadlines: deadlines.list, MaxStates: maxStates,
-		MaxDuration: maxDur, MaxMemory: b.memory.max, MissPaths: cexDir != "", Interrupt: ctx.Done()}
+		MaxDuration: maxDur, Workers: workers, MaxMemory: b.memory.max, MissPaths: cexDir != "", Interrupt: ctx.Done()}
 	timing, err := explore.ParseTiming(b.corner.value)
 	if err != nil {
 		return fs.usageError(e, "--timing: %v", err)

@@ -106,6 +106,7 @@ func TestExploreBadFlags(t *testing.T) {
 		{[]string{"explore", "--gen", "pair", "--event-window", "1us..2us"}, "the topology scripts no event to move"},
 		{[]string{"explore", "--gen", "pair", "--clock", "ideal", "--phases", "grid:2"}, "the ideal clock has no phase"},
 		{[]string{"explore", "--resolution", "0ns"}, "--resolution 0ns: want a positive duration"},
+		{[]string{"explore", "--workers", "-1"}, "--workers -1: want 0 (every core) or more"},
 		{[]string{"explore", "--resolution", "2.5ns"}, "--resolution 2.5ns: want a whole number of nanoseconds"},
 		{[]string{"explore", "--gen", "pair", "--timing", "nondet", "--resolution", "10ns"}, "resolution 10 ns: cycle clocks make their choices at their own edges; a time step needs the ideal clock"},
 		{[]string{"explore", "--gen", "pair", "--clock", "ideal", "--resolution", "10ns"}, "resolution 10 ns with random timing"},

@@ -1,0 +1,50 @@
+package explore
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/bus"
+)
+
+// The graph, and so every answer, counterexample and count, is the same
+// at any number of workers, also when MaxStates stops the exploration in
+// the middle of a batch of runs.
+func TestWorkersGiveTheSameBytes(t *testing.T) {
+	unplug, err := bus.LoadTopology("../examples/unplug-window.yaml")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name string
+		topo *bus.Topology
+		o    Options
+	}{
+		{"pair, adversary", generatedTopo(t, "pair"), Options{Bus: bus.Options{Seed: 3, IdealClock: true, Timing: narrow(t)}, Timing: Nondet,
+			Deadlines: every(bus.MetricContention, 600*time.Nanosecond, 900*time.Nanosecond)}},
+		{"pair, stopped at 300 states", generatedTopo(t, "pair"), Options{Bus: bus.Options{Seed: 1}, MaxStates: 300, MissPaths: true,
+			Deadlines: every(bus.MetricContention, 2*time.Microsecond)}},
+		{"unplug window", unplug, Options{Bus: bus.Options{Seed: 1}, Roots: true, Space: bus.ChoiceSpace{EventWindow: &bus.Window{From: 168_000, To: 168_200}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var want []byte
+			for _, workers := range []int{1, 2, 3} {
+				o := tc.o
+				o.Workers = workers
+				res, err := Explore(tc.topo, o)
+				require.NoError(t, err)
+				out := NewJSON("test", o, res, nil)
+				out.ElapsedNs = 0
+				got, err := json.Marshal(out)
+				require.NoError(t, err)
+				if want == nil {
+					want = got
+					continue
+				}
+				assert.JSONEq(t, string(want), string(got), "%d workers", workers)
+			}
+		})
+	}
+}
