@@ -77,12 +77,12 @@ type budgetSolver struct {
 // maxSweeps bounds the iteration: a sweep per ns of the budget, and some.
 func (bs *budgetSolver) maxSweeps() int64 { return bs.d + 2 }
 
-// solve returns V(0, D) and whether the iteration reached its fixed point
-// (false where a cycle that spends nothing keeps a state's value moving,
-// or where the functions grow past their bound: the value returned is
-// then a lower bound, as every sweep climbs from below). The error is
-// bus.ErrInterrupted.
-func (bs *budgetSolver) solve(frontier *big.Rat, endedValue []*big.Rat) (*big.Rat, bool, error) {
+// solve iterates the step functions and reports whether they reached
+// their fixed point (false where a cycle that spends nothing keeps a
+// state's value moving, or where the functions grow past their bound:
+// every value is then a lower bound, as every sweep climbs from below).
+// The error is bus.ErrInterrupted.
+func (bs *budgetSolver) solve(frontier *big.Rat, endedValue []*big.Rat) (bool, error) {
 	e := bs.e
 	n := len(e.states)
 	bs.f = make([]stepFn, n)
@@ -122,7 +122,7 @@ func (bs *budgetSolver) solve(frontier *big.Rat, endedValue []*big.Rat) (*big.Ra
 				continue
 			}
 			if evaluated++; evaluated%interruptEvery == 0 && e.interrupted() {
-				return nil, false, bus.ErrInterrupted
+				return false, bus.ErrInterrupted
 			}
 			dirty[i] = false
 			g := bs.combine(&e.states[i])
@@ -132,7 +132,7 @@ func (bs *budgetSolver) solve(frontier *big.Rat, endedValue []*big.Rat) (*big.Ra
 			bs.steps += len(g.at) - len(bs.f[i].at)
 			bs.f[i] = g
 			if bs.steps > e.unrollBound() {
-				return bs.f[0].value(bs.d), false, nil
+				return false, nil
 			}
 			for _, p := range preds[i] {
 				if bs.live[p] {
@@ -141,10 +141,10 @@ func (bs *budgetSolver) solve(frontier *big.Rat, endedValue []*big.Rat) (*big.Ra
 			}
 		}
 		if !changed {
-			return bs.f[0].value(bs.d), true, nil
+			return true, nil
 		}
 	}
-	return bs.f[0].value(bs.d), false, nil
+	return false, nil
 }
 
 // combine is the right side of state st's equation.
@@ -218,8 +218,50 @@ func (e *explorer) budgetBounds(m int, d int64) (Interval, error) {
 
 // budgetValue solves the question for opt, the unexplored states worth
 // frontier: for Min, a lower bound of the value, exact when it says so;
-// for Max, an upper bound when it says exact.
+// for Max, an upper bound when it says exact. V(s, b) reads only budgets
+// up to b, so the step functions over the longest budget any deadline of
+// metric m asks (explorer.longestBudget) answer every shorter one: they
+// are solved once for all, and a question they cannot answer exactly (the
+// iteration stopped at its bound) is solved again over its own budget.
 func (e *explorer) budgetValue(m int, d int64, opt mdp.Opt, frontier *big.Rat) (*big.Rat, bool, error) {
+	if longest := e.longestBudget[m]; longest >= d {
+		key := budgetKey{m, opt}
+		all, ok := e.budgets[key]
+		if !ok {
+			bs, exact, err := e.budgetSolve(m, longest, opt, frontier)
+			if err != nil {
+				return nil, false, err
+			}
+			all = solvedBudget{bs.f[0], exact}
+			e.budgets[key] = all
+		}
+		if all.exact {
+			return all.f.value(d), true, nil
+		}
+	}
+	bs, exact, err := e.budgetSolve(m, d, opt, frontier)
+	if err != nil {
+		return nil, false, err
+	}
+	return bs.f[0].value(d), exact, nil
+}
+
+// budgetKey names the step functions of one metric and optimiser;
+// solvedBudget is the first state's, and whether they are exact.
+type (
+	budgetKey struct {
+		m   int
+		opt mdp.Opt
+	}
+	solvedBudget struct {
+		f     stepFn
+		exact bool
+	}
+)
+
+// budgetSolve iterates the step functions of metric m over [0, d] for opt,
+// and reports whether they are exact.
+func (e *explorer) budgetSolve(m int, d int64, opt mdp.Opt, frontier *big.Rat) (*budgetSolver, bool, error) {
 	sol, err := e.solveModel(e.model(func(st *state) *big.Rat { return indicator(status(st.marks, m) == present) }, frontier, nil), opt)
 	if err != nil {
 		return nil, false, err
@@ -237,7 +279,7 @@ func (e *explorer) budgetValue(m int, d int64, opt mdp.Opt, frontier *big.Rat) (
 			exact = false
 		}
 	}
-	bs := budgetSolver{e: e, m: m, d: d, opt: opt}
-	v, converged, err := bs.solve(frontier, reported)
-	return v, exact && converged, err
+	bs := &budgetSolver{e: e, m: m, d: d, opt: opt}
+	converged, err := bs.solve(frontier, reported)
+	return bs, exact && converged, err
 }

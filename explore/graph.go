@@ -56,6 +56,11 @@ type explorer struct {
 	nondet  bool
 	// bounded is set once a solution is not exact everywhere.
 	bounded bool
+	// longestBudget is, per time metric, the longest budget a deadline
+	// asks of the first state, and budgets the step functions solved over
+	// it (budgetValue).
+	longestBudget [3]int64
+	budgets       map[budgetKey]solvedBudget
 	// initial is what the metrics measure from power-up to the first
 	// state, which no edge leads to.
 	initial       [3]int64
@@ -77,7 +82,7 @@ func newExplorer(topo *bus.Topology, o Options) (*explorer, error) {
 	if err := checkOptions(&o); err != nil {
 		return nil, err
 	}
-	e := &explorer{o: o, index: map[string]int{}, classIndex: map[string]int{}}
+	e := &explorer{o: o, index: map[string]int{}, classIndex: map[string]int{}, budgets: map[budgetKey]solvedBudget{}}
 	for range max(o.Workers, 1) {
 		f, err := bus.NewFollower(topo, o.Bus, o.Space)
 		if err != nil {

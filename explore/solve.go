@@ -71,6 +71,13 @@ func (e *explorer) solve() (*Result, error) {
 	}
 	for _, d := range e.o.Deadlines {
 		for m, name := range bus.TimeMetrics {
+			if d.Metric == "" || d.Metric == name {
+				e.longestBudget[m] = max(e.longestBudget[m], int64(d.D)-e.initial[m])
+			}
+		}
+	}
+	for _, d := range e.o.Deadlines {
+		for m, name := range bus.TimeMetrics {
 			if d.Metric != "" && d.Metric != name {
 				continue
 			}
