@@ -28,9 +28,16 @@ type Follower struct {
 	checkpoint      []byte
 	checkpointMarks Marks
 	checkpointMade  int
-	key             []byte
-	made            []Choice                // the first run's choices
-	queue           []kernelEntry[simEvent] // appendKey's scratch
+	// The first run takes the checkpoint before each of the first
+	// speculateEvents events past the choices given while some election
+	// is in tree identify, where every choice is made; speculatedAt is the
+	// number of the event it last took one before. When that event made
+	// the choice, the second run is not needed.
+	speculateLeft int
+	speculatedAt  uint64
+	key           []byte
+	made          []Choice                // the first run's choices
+	queue         []kernelEntry[simEvent] // appendKey's scratch
 	// The first generation's root and self-ID order, once it has closed
 	// in the present run.
 	firstRoot  string
@@ -117,7 +124,7 @@ func (f *Follower) Follow(choices []int) (FollowStop, error) {
 	for _, k := range choices {
 		ch.path = append(ch.path, PathChoice{Option: k})
 	}
-	f.checkpointAt = 0
+	f.checkpointAt, f.speculateLeft, f.speculatedAt = 0, speculateEvents, 0
 	if err := f.start(); err != nil {
 		return FollowStop{}, err
 	}
@@ -140,19 +147,21 @@ func (f *Follower) Follow(choices []int) (FollowStop, error) {
 	if ch.pending != nil {
 		pending, events := *ch.pending, w.k.Processed()
 		f.made = append(f.made[:0], ch.made...)
-		// Again up to the event that made the choice, for its checkpoint.
-		f.checkpointAt = events
-		if err := f.start(); err != nil {
-			return FollowStop{}, err
+		if f.speculatedAt != events {
+			// Again up to the event that made the choice, for its checkpoint.
+			f.checkpointAt, f.speculateLeft = events, 0
+			if err := f.start(); err != nil {
+				return FollowStop{}, err
+			}
+			w.run()
+			if w.interrupted {
+				return FollowStop{}, ErrInterrupted
+			}
+			if f.checkpointAt != 0 {
+				panic(fmt.Sprintf("bus: the second run of a path did not reach its event %d", events))
+			}
+			events += w.k.Processed()
 		}
-		w.run()
-		if w.interrupted {
-			return FollowStop{}, ErrInterrupted
-		}
-		if f.checkpointAt != 0 {
-			panic(fmt.Sprintf("bus: the second run of a path did not reach its event %d", events))
-		}
-		events += w.k.Processed()
 		key := append(f.key[:0], f.checkpoint...)
 		// The choices made in this event before the pending one.
 		for i := f.checkpointMade; i < len(f.made); i++ {
@@ -205,17 +214,46 @@ func (f *Follower) appendChoice(b []byte, c Choice) []byte {
 	return binary.AppendUvarint(b, uint64(c.Options))
 }
 
+// speculateEvents bounds the checkpoints a first run takes in case the
+// next event makes a choice: a key costs several events, and the run
+// again from power-up a few hundred. The tests set it to 0 to compare
+// with the second runs.
+var speculateEvents = 16
+
 // beforeEvent takes the checkpoint asked for, if the next event is the
-// one, and then reports that the run stops there.
+// one, and then reports that the run stops there; or, in a first run past
+// its given choices, takes it in case the next event makes the choice.
 func (f *Follower) beforeEvent() (stop bool) {
-	if f.checkpointAt != f.w.k.Processed()+1 {
-		return false
+	next := f.w.k.Processed() + 1
+	switch {
+	case f.checkpointAt == next:
+		f.takeCheckpoint()
+		f.checkpointAt = 0
+		return true
+	case f.speculateLeft > 0 && f.w.choices.next >= len(f.w.choices.path) && f.w.inTreeID():
+		f.takeCheckpoint()
+		f.speculateLeft--
+		f.speculatedAt = next
 	}
+	return false
+}
+
+// takeCheckpoint keys the state before the next event.
+func (f *Follower) takeCheckpoint() {
 	f.checkpoint = f.w.appendKey(f.checkpoint[:0], &f.queue)
 	f.checkpointMarks = f.w.marks()
 	f.checkpointMade = len(f.w.choices.made)
-	f.checkpointAt = 0
-	return true
+}
+
+// inTreeID reports whether some node's election is in tree identify, the
+// only phase whose steps make choices (coins and waits).
+func (w *world) inTreeID() bool {
+	for i := range w.nodes {
+		if e := w.nodes[i].election; e != nil && e.State().InTreeID() {
+			return true
+		}
+	}
+	return false
 }
 
 // marks reads how far the run has got.
