@@ -23,7 +23,8 @@ type Follower struct {
 	// choices made before it. A run that stops at a new choice point is
 	// run a second time to take it, since its key is that of the state
 	// before the event that made the choice, and keying the state before
-	// every event of the first run would cost several times the run.
+	// every event of the first run would cost several times the run;
+	// unless the first run took it in case (speculateEvents).
 	checkpointAt    uint64
 	checkpoint      []byte
 	checkpointMarks Marks
