@@ -129,9 +129,12 @@ func (e *explorer) build() error {
 	e.add(nil, first)
 	e.initial, e.initialRounds = measured(bus.Marks{}, first.stop.Marks)
 	start := time.Now()
+	size := firstBatch
 	for len(e.queue) > 0 {
-		batch := slices.Clone(e.queue[:min(len(e.queue), batchStates)])
+		batch := slices.Clone(e.queue[:min(len(e.queue), size)])
+		began := time.Now()
 		runs := e.runBatch(batch)
+		size = nextBatch(size, time.Since(began))
 		done := 0
 		for _, s := range batch {
 			if err := e.checkDuration(time.Since(start)); err != nil {
@@ -255,10 +258,29 @@ func (e *explorer) ended(stop bus.FollowStop, err error) partialRun {
 	return run
 }
 
-// batchStates is how many states at the head of the queue go to the
+// A batch is the states at the head of the queue whose runs go to the
 // workers at once: enough runs to keep them busy, few enough that a stop
-// at MaxStates wastes little.
-const batchStates = 1024
+// at MaxStates wastes little and that the progress and Ctrl-C are seen
+// often. Its size in states starts at firstBatch and doubles, up to
+// maxBatch, while a batch takes less than a tenth of a second, and halves
+// when one takes more than half a second (runs through long scenarios).
+// The graph does not depend on it.
+const (
+	firstBatch = 16
+	maxBatch   = 1024
+)
+
+// nextBatch is the size of the batch after one of size states that took
+// took.
+func nextBatch(size int, took time.Duration) int {
+	switch {
+	case took < 100*time.Millisecond:
+		return min(2*size, maxBatch)
+	case took > 500*time.Millisecond:
+		return max(size/2, 1)
+	}
+	return size
+}
 
 // jobs lists the paths of the options of batch's states that are taken,
 // in the order expand adds their ends.
