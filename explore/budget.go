@@ -228,22 +228,22 @@ func (e *explorer) budgetValue(m int, d int64, opt mdp.Opt, frontier *big.Rat) (
 		key := budgetKey{m, opt}
 		all, ok := e.budgets[key]
 		if !ok {
-			bs, exact, err := e.budgetSolve(m, longest, opt, frontier)
+			f, exact, err := e.budgetSolve(m, longest, opt, frontier)
 			if err != nil {
 				return nil, false, err
 			}
-			all = solvedBudget{bs.f[0], exact}
+			all = solvedBudget{f, exact}
 			e.budgets[key] = all
 		}
 		if all.exact {
 			return all.f.value(d), true, nil
 		}
 	}
-	bs, exact, err := e.budgetSolve(m, d, opt, frontier)
+	f, exact, err := e.budgetSolve(m, d, opt, frontier)
 	if err != nil {
 		return nil, false, err
 	}
-	return bs.f[0].value(d), exact, nil
+	return f.value(d), exact, nil
 }
 
 // budgetKey names the step functions of one metric and optimiser;
@@ -260,11 +260,11 @@ type (
 )
 
 // budgetSolve iterates the step functions of metric m over [0, d] for opt,
-// and reports whether they are exact.
-func (e *explorer) budgetSolve(m int, d int64, opt mdp.Opt, frontier *big.Rat) (*budgetSolver, bool, error) {
+// and returns the first state's and whether they are exact.
+func (e *explorer) budgetSolve(m int, d int64, opt mdp.Opt, frontier *big.Rat) (stepFn, bool, error) {
 	sol, err := e.solveModel(e.model(func(st *state) *big.Rat { return indicator(status(st.marks, m) == present) }, frontier, nil), opt)
 	if err != nil {
-		return nil, false, err
+		return stepFn{}, false, err
 	}
 	exact := true
 	reported := make([]*big.Rat, len(e.states))
@@ -279,7 +279,7 @@ func (e *explorer) budgetSolve(m int, d int64, opt mdp.Opt, frontier *big.Rat) (
 			exact = false
 		}
 	}
-	bs := &budgetSolver{e: e, m: m, d: d, opt: opt}
+	bs := budgetSolver{e: e, m: m, d: d, opt: opt}
 	converged, err := bs.solve(frontier, reported)
-	return bs, exact && converged, err
+	return bs.f[0], exact && converged, err
 }

@@ -206,6 +206,32 @@ func TestDeadlineWaysAgree(t *testing.T) {
 	}
 }
 
+// The deadlines of one metric are answered from one set of step functions,
+// over the longest budget: each answer is the one its deadline alone gets.
+func TestDeadlinesShareTheirStepFunctions(t *testing.T) {
+	o := Options{Bus: bus.Options{Seed: 3, IdealClock: true, Timing: narrow(t)}, Timing: Nondet}
+	deadlines := append(every(bus.MetricContention, 600*time.Nanosecond, 900*time.Nanosecond, 1500*time.Nanosecond),
+		every(bus.MetricSelfID, 169400*time.Nanosecond, 169600*time.Nanosecond)...)
+	o.Deadlines = deadlines
+	together, err := Explore(generatedTopo(t, "pair"), o)
+	require.NoError(t, err)
+	require.Len(t, together.Deadlines, len(deadlines))
+	split := 0
+	for _, d := range deadlines {
+		o.Deadlines = []Deadline{d}
+		alone, err := Explore(generatedTopo(t, "pair"), o)
+		require.NoError(t, err)
+		a := alone.Deadlines[0]
+		got := findDeadline(t, together, a.Metric, d.D).P
+		assert.Equal(t, a.P.Min.RatString(), got.Min.RatString(), "min P(%s ≤ %v)", a.Metric, d.D)
+		assert.Equal(t, a.P.Max.RatString(), got.Max.RatString(), "max P(%s ≤ %v)", a.Metric, d.D)
+		if a.P.Min.Sign() > 0 && a.P.Min.Cmp(one) < 0 {
+			split++
+		}
+	}
+	assert.Greater(t, split, 1, "too few deadlines split the runs")
+}
+
 // narrow is the 1394-1995 timing with back-off windows of 4 ns, so that
 // random waits make small graphs.
 func narrow(t *testing.T) *phy.Timing { return withWindows(t, "1394-1995", 240, 243, 570, 573) }

@@ -83,7 +83,7 @@ func newExplorer(topo *bus.Topology, o Options) (*explorer, error) {
 		return nil, err
 	}
 	e := &explorer{o: o, index: map[string]int{}, classIndex: map[string]int{}, budgets: map[budgetKey]solvedBudget{}}
-	for range max(o.Workers, 1) {
+	for range o.Workers {
 		f, err := bus.NewFollower(topo, o.Bus, o.Space)
 		if err != nil {
 			return nil, err
@@ -118,15 +118,10 @@ func (e *explorer) interrupted() bool {
 // are then added one state after the other, in the queue's order, as one
 // worker would add them, so the graph is the same at any worker count.
 func (e *explorer) build() error {
-	first := e.ended(e.workers[0].Follow(nil))
-	if first.err != nil {
-		return first.err
-	}
-	e.count(first.stop)
-	if err := e.checkOptions(first.stop); err != nil {
+	first := e.ended(nil, e.workers[0].Follow)
+	if _, err := e.record(first); err != nil {
 		return err
 	}
-	e.add(nil, first)
 	e.initial, e.initialRounds = measured(bus.Marks{}, first.stop.Marks)
 	start := time.Now()
 	size := firstBatch
@@ -227,6 +222,7 @@ func (e *explorer) choicePoints() int { return len(e.index) }
 // before the batch are found by the workers, which read the index while
 // nothing writes it.
 type partialRun struct {
+	path []int          // the options taken, the run's own
 	stop bus.FollowStop // its Key not kept: valid until the worker's next run
 	err  error
 	// known is the choice point's state when it was known before the
@@ -235,10 +231,11 @@ type partialRun struct {
 	key   string
 }
 
-// ended is the partialRun of a run that stopped at stop (or failed with
-// err), keyed while stop.Key is valid.
-func (e *explorer) ended(stop bus.FollowStop, err error) partialRun {
-	run := partialRun{stop: stop, err: err, known: -1}
+// ended runs follow along path and returns where it ended, keyed while
+// the stop's Key is valid.
+func (e *explorer) ended(path []int, follow func([]int) (bus.FollowStop, error)) partialRun {
+	stop, err := follow(path)
+	run := partialRun{path: path, stop: stop, err: err, known: -1}
 	if e.o.Roots {
 		run.stop.FirstOrder = slices.Clone(stop.FirstOrder)
 	}
@@ -282,16 +279,25 @@ func nextBatch(size int, took time.Duration) int {
 	return size
 }
 
+// taken lists the options of c that some run takes, with their
+// probabilities (nil where an adversary chooses): one never taken has
+// nothing to explore.
+func (e *explorer) taken(c bus.Choice) (options []int, ps []*big.Rat) {
+	for k := range c.Options {
+		if p := e.probability(c, k); p == nil || p.Sign() != 0 {
+			options, ps = append(options, k), append(ps, p)
+		}
+	}
+	return options, ps
+}
+
 // jobs lists the paths of the options of batch's states that are taken,
 // in the order expand adds their ends.
 func (e *explorer) jobs(batch []int) [][]int {
 	var paths [][]int
 	for _, s := range batch {
-		c := e.states[s].choice
-		for k := range c.Options {
-			if p := e.probability(c, k); p != nil && p.Sign() == 0 {
-				continue // never taken: nothing to explore
-			}
+		options, _ := e.taken(e.states[s].choice)
+		for _, k := range options {
 			paths = append(paths, append(clonePath(e.states[s].path), k))
 		}
 	}
@@ -307,10 +313,10 @@ func (e *explorer) runBatch(batch []int) []partialRun {
 	work := func(f *bus.Follower) {
 		for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
 			if i%interruptEvery == 0 && e.interrupted() {
-				ends[i].err = bus.ErrInterrupted
+				ends[i] = partialRun{path: paths[i], err: bus.ErrInterrupted}
 				continue
 			}
-			ends[i] = e.ended(f.Follow(paths[i]))
+			ends[i] = e.ended(paths[i], f.Follow)
 		}
 	}
 	var wg sync.WaitGroup
@@ -325,45 +331,36 @@ func (e *explorer) runBatch(batch []int) []partialRun {
 // expand adds the ends of every option of choice point s, the first of
 // runs, and the edges to them, and returns the runs left.
 func (e *explorer) expand(s int, runs []partialRun) ([]partialRun, error) {
-	c := e.states[s].choice
-	for k := range c.Options {
-		p := e.probability(c, k)
-		if p != nil && p.Sign() == 0 {
-			continue // never taken: nothing to explore
-		}
-		run := runs[0]
-		runs = runs[1:]
-		if run.err != nil {
-			return nil, run.err
-		}
-		e.count(run.stop)
-		if err := e.checkOptions(run.stop); err != nil {
+	options, ps := e.taken(e.states[s].choice)
+	for i, k := range options {
+		run := runs[i]
+		to, err := e.record(run)
+		if err != nil {
 			return nil, err
 		}
-		path := append(clonePath(e.states[s].path), k)
-		to := e.add(path, run)
-		ed := edge{to: to, option: k, p: p}
+		ed := edge{to: to, option: k, p: ps[i]}
 		ed.spent, ed.rounds = measured(e.states[s].marks, run.stop.Marks)
 		e.states[s].edges = append(e.states[s].edges, ed)
 	}
 	e.states[s].expanded = true
-	return runs, nil
+	return runs[len(options):], nil
 }
 
-// count adds a partial run to the totals the report gives.
-func (e *explorer) count(stop bus.FollowStop) {
+// record counts a partial run in the report's totals and adds where it
+// ended to the graph, refusing a choice point that could never be
+// expanded within the bound. It returns the state's index.
+func (e *explorer) record(run partialRun) (int, error) {
+	if run.err != nil {
+		return 0, run.err
+	}
+	stop := run.stop
 	e.runs++
 	e.events += stop.Events
-}
-
-// checkOptions refuses a choice point that could never be expanded within
-// the bound.
-func (e *explorer) checkOptions(stop bus.FollowStop) error {
 	if c := stop.Choice; !stop.Done && c.Options >= e.o.MaxStates+MaxOvershoot {
-		return fmt.Errorf("%w: a %s of %s has %d options, each a state to explore: more than max states %d allows; narrow the choice (the event window, the phase grid) or raise max states",
+		return 0, fmt.Errorf("%w: a %s of %s has %d options, each a state to explore: more than max states %d allows; narrow the choice (the event window, the phase grid) or raise max states",
 			ErrInvalidOptions, c.Kind, orBus(c.Node), c.Options, e.o.MaxStates)
 	}
-	return nil
+	return e.add(run), nil
 }
 
 // orBus names a choice's node, "the bus" for a shift of its events.
@@ -379,10 +376,10 @@ func orBus(node string) string {
 // Options.Roots, a choice point after the first generation has closed is
 // told apart by its root and self-ID order too, which its future no longer
 // shows.
-func (e *explorer) add(path []int, run partialRun) int {
+func (e *explorer) add(run partialRun) int {
 	stop := run.stop
 	if stop.Done {
-		st := state{path: clonePath(path), marks: stop.Marks, terminal: true, metrics: stop.Metrics, class: -1}
+		st := state{path: run.path, marks: stop.Marks, terminal: true, metrics: stop.Metrics, class: -1}
 		if e.o.Roots {
 			st.class = e.classOf(stop)
 		}
@@ -395,10 +392,10 @@ func (e *explorer) add(path []int, run partialRun) int {
 	if s, ok := e.index[run.key]; ok {
 		return s // found earlier in the same batch
 	}
-	e.stateBytes += int64(len(run.key) + 8*len(path))
+	e.stateBytes += int64(len(run.key) + 8*len(run.path))
 	s := len(e.states)
 	e.index[run.key] = s
-	e.states = append(e.states, state{path: clonePath(path), marks: stop.Marks, choice: stop.Choice})
+	e.states = append(e.states, state{path: run.path, marks: stop.Marks, choice: stop.Choice})
 	e.queue = append(e.queue, s)
 	if e.probability(stop.Choice, 0) == nil {
 		e.nondet = true

@@ -35,13 +35,25 @@ type warmArc struct {
 	edge    int     // the edge's index in its state
 }
 
+// warmChain is a component in floats: each state's arcs, whether it is a
+// choice and which edge the policy takes there, and the values v of that
+// policy.
+type warmChain struct {
+	arcs    [][]warmArc
+	choice  []bool
+	current []int
+	v       []float64
+}
+
 // warmPolicy improves policy, for rest's states (positions set), by policy
 // iteration in float64 from it, and returns the result; the input when
 // the floats cannot say (an evaluation that does not settle).
 func (s *solver) warmPolicy(rest, policy []int) []int {
-	arcs := make([][]warmArc, len(rest))
+	c := warmChain{arcs: make([][]warmArc, len(rest)), choice: make([]bool, len(rest)),
+		current: append([]int(nil), policy...), v: make([]float64, len(rest))}
 	for k, i := range rest {
 		st := &s.m.States[i]
+		c.choice[k] = st.Kind == Choice
 		for j := range st.Edges {
 			e := &st.Edges[j]
 			if !live(st, e) || s.inf(e.To) {
@@ -56,73 +68,75 @@ func (s *solver) warmPolicy(rest, policy []int) []int {
 			if st.Kind == Random {
 				a.p, _ = e.P.Float64()
 			}
-			arcs[k] = append(arcs[k], a)
+			c.arcs[k] = append(c.arcs[k], a)
 		}
-	}
-	current := append([]int(nil), policy...)
-	v := make([]float64, len(rest))
-	value := func(a warmArc) float64 {
-		if a.to >= 0 {
-			return a.gain + v[a.to]
-		}
-		return a.gain
-	}
-	chosen := func(k int) float64 {
-		for _, a := range arcs[k] {
-			if a.edge == current[k] {
-				return value(a)
-			}
-		}
-		return math.NaN()
 	}
 	for range warmRounds {
-		if !s.warmEvaluate(rest, arcs, current, v, value, chosen) {
+		if !c.evaluate() {
 			return policy
 		}
 		changed := false
-		for k, i := range rest {
-			if s.m.States[i].Kind != Choice {
+		for k := range rest {
+			if !c.choice[k] {
 				continue
 			}
-			cur := chosen(k)
-			for _, a := range arcs[k] {
-				c := value(a)
+			cur := c.chosen(k)
+			for _, a := range c.arcs[k] {
+				x := c.value(a)
 				margin := warmMargin * max(1, math.Abs(cur))
-				if (s.opt == Min && c < cur-margin) || (s.opt == Max && c > cur+margin) {
-					cur, current[k], changed = c, a.edge, true
+				if (s.opt == Min && x < cur-margin) || (s.opt == Max && x > cur+margin) {
+					cur, c.current[k], changed = x, a.edge, true
 				}
 			}
 		}
 		if !changed {
-			return current
+			return c.current
 		}
 	}
 	return policy
 }
 
-// warmEvaluate sets v to the values of the chain the current policy makes,
+// value is what arc a is worth under the values v.
+func (c *warmChain) value(a warmArc) float64 {
+	if a.to >= 0 {
+		return a.gain + c.v[a.to]
+	}
+	return a.gain
+}
+
+// chosen is what choice state k's policy edge is worth.
+func (c *warmChain) chosen(k int) float64 {
+	for _, a := range c.arcs[k] {
+		if a.edge == c.current[k] {
+			return c.value(a)
+		}
+	}
+	return math.NaN()
+}
+
+// evaluate sets v to the values of the chain the current policy makes,
 // by Gauss-Seidel sweeps in the order of a depth-first search's postorder
 // (every state after the states it leads to, but around a cycle), so that
 // a sweep carries values along each cycle once, and reports whether they
 // settled.
-func (s *solver) warmEvaluate(rest []int, arcs [][]warmArc, current []int, v []float64, value func(warmArc) float64, chosen func(int) float64) bool {
-	order := s.warmOrder(rest, arcs, current)
+func (c *warmChain) evaluate() bool {
+	order := c.postorder()
 	for range warmSweeps {
 		moved := 0.0
 		for _, k := range order {
 			var x float64
-			if s.m.States[rest[k]].Kind == Choice {
-				x = chosen(k)
+			if c.choice[k] {
+				x = c.chosen(k)
 			} else {
-				for _, a := range arcs[k] {
-					x += a.p * value(a)
+				for _, a := range c.arcs[k] {
+					x += a.p * c.value(a)
 				}
 			}
 			if math.IsNaN(x) || math.IsInf(x, 0) {
 				return false
 			}
-			moved = max(moved, math.Abs(x-v[k])/max(1, math.Abs(x)))
-			v[k] = x
+			moved = max(moved, math.Abs(x-c.v[k])/max(1, math.Abs(x)))
+			c.v[k] = x
 		}
 		if moved <= warmSettle {
 			return true
@@ -131,14 +145,15 @@ func (s *solver) warmEvaluate(rest []int, arcs [][]warmArc, current []int, v []f
 	return false
 }
 
-// warmOrder is the postorder of a depth-first search of the chain that
-// the current policy makes of rest.
-func (s *solver) warmOrder(rest []int, arcs [][]warmArc, current []int) []int {
-	order := make([]int, 0, len(rest))
-	seen := make([]bool, len(rest))
+// postorder is the postorder of a depth-first search of the chain that
+// the current policy makes.
+func (c *warmChain) postorder() []int {
+	n := len(c.arcs)
+	order := make([]int, 0, n)
+	seen := make([]bool, n)
 	type frame struct{ k, next int }
 	var stack []frame
-	for root := range rest {
+	for root := range n {
 		if seen[root] {
 			continue
 		}
@@ -146,14 +161,14 @@ func (s *solver) warmOrder(rest []int, arcs [][]warmArc, current []int) []int {
 		stack = append(stack[:0], frame{root, 0})
 		for len(stack) > 0 {
 			f := &stack[len(stack)-1]
-			if f.next == len(arcs[f.k]) {
+			if f.next == len(c.arcs[f.k]) {
 				order = append(order, f.k)
 				stack = stack[:len(stack)-1]
 				continue
 			}
-			a := arcs[f.k][f.next]
+			a := c.arcs[f.k][f.next]
 			f.next++
-			if a.to < 0 || seen[a.to] || (s.m.States[rest[f.k]].Kind == Choice && a.edge != current[f.k]) {
+			if a.to < 0 || seen[a.to] || (c.choice[f.k] && a.edge != c.current[f.k]) {
 				continue
 			}
 			seen[a.to] = true
