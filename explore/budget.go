@@ -52,7 +52,7 @@ func (f stepFn) equal(g stepFn) bool {
 		return false
 	}
 	for i := range f.at {
-		if f.at[i] != g.at[i] || f.v[i].Cmp(g.v[i]) != 0 {
+		if f.at[i] != g.at[i] || mdp.Cmp(f.v[i], g.v[i]) != 0 {
 			return false
 		}
 	}
@@ -179,11 +179,11 @@ func (bs *budgetSolver) combine(st *state) stepFn {
 					v = new(big.Rat)
 				}
 				v.Add(v, new(big.Rat).Mul(ed.p, x))
-			case v == nil || (bs.opt == mdp.Min && x.Cmp(v) < 0) || (bs.opt == mdp.Max && x.Cmp(v) > 0):
+			case v == nil || (bs.opt == mdp.Min && mdp.Cmp(x, v) < 0) || (bs.opt == mdp.Max && mdp.Cmp(x, v) > 0):
 				v = x
 			}
 		}
-		if k := len(out.v); k > 0 && out.v[k-1].Cmp(v) == 0 {
+		if k := len(out.v); k > 0 && mdp.Cmp(out.v[k-1], v) == 0 {
 			continue
 		}
 		out.at, out.v = append(out.at, b), append(out.v, v)
@@ -269,9 +269,9 @@ func (e *explorer) budgetSolve(m int, d int64, opt mdp.Opt, frontier *big.Rat) (
 	exact := true
 	reported := make([]*big.Rat, len(e.states))
 	for i := range e.states {
-		reported[i] = sol.Lo[i]
+		reported[i] = sol.Lo(i)
 		if opt == mdp.Max {
-			if reported[i] = sol.Hi[i]; reported[i] == nil {
+			if reported[i] = sol.Hi(i); reported[i] == nil {
 				reported[i] = one
 			}
 		}

@@ -255,14 +255,14 @@ func (e *explorer) solveAt(m *mdp.Model, opt mdp.Opt, s int) (Interval, error) {
 	if err != nil {
 		return Interval{}, err
 	}
-	if sol.Lo[s] == nil {
+	if sol.Lo(s) == nil {
 		return Interval{}, fmt.Errorf("explore: a probability came out infinite")
 	}
-	hi := sol.Hi[s]
+	hi := sol.Hi(s)
 	if hi == nil || hi.Cmp(one) > 0 {
 		hi = one
 	}
-	return unsettled(sol.Lo[s], hi), nil
+	return unsettled(sol.Lo(s), hi), nil
 }
 
 func indicator(b bool) *big.Rat {
@@ -360,10 +360,10 @@ func (e *explorer) expected(m int) (ExpectedResult, error) {
 		if err != nil {
 			return ExpectedResult{}, err
 		}
-		if low.Lo[0] == nil || high.Hi[0] == nil {
+		if low.Lo(0) == nil || high.Hi(0) == nil {
 			return ExpectedResult{Why: "unbounded: a scheduler can make it as long as it likes"}, nil
 		}
-		return ExpectedResult{Defined: true, Value: Interval{Min: low.Lo[0], Max: high.Hi[0]}.plus(e.before(m))}, nil
+		return ExpectedResult{Defined: true, Value: Interval{Min: low.Lo(0), Max: high.Hi(0)}.plus(e.before(m))}, nil
 	}
 	// E[X | reached] = E[X·1reached] / P(reached): what a way adds counts
 	// with the probability that the metric is then reached. Where that
@@ -372,15 +372,15 @@ func (e *explorer) expected(m int) (ExpectedResult, error) {
 	if err != nil {
 		return ExpectedResult{}, err
 	}
-	if q.Hi[0] != nil && q.Hi[0].Sign() == 0 {
+	if q.Hi(0) != nil && q.Hi(0).Sign() == 0 {
 		return ExpectedResult{Why: "no run reaches the metric"}, nil
 	}
-	if q.Lo[0].Sign() == 0 {
+	if q.Lo(0).Sign() == 0 {
 		return ExpectedResult{Why: "the probability of reaching the metric could not be bounded away from 0"}, nil
 	}
-	weighted := func(p []*big.Rat) (*mdp.Solution, error) {
+	weighted := func(p func(int) *big.Rat) (*mdp.Solution, error) {
 		return e.solveModel(e.model(func(*state) *big.Rat { return zero }, zero, func(ed *edge) *big.Rat {
-			w := p[ed.to]
+			w := p(ed.to)
 			if w == nil {
 				w = one // no upper bound found: a probability is at most 1
 			}
@@ -397,21 +397,21 @@ func (e *explorer) expected(m int) (ExpectedResult, error) {
 			return ExpectedResult{}, err
 		}
 	}
-	lowSum, highSum := low.Lo[0], high.Hi[0]
+	lowSum, highSum := low.Lo(0), high.Hi(0)
 	if lowSum == nil || highSum == nil {
 		return ExpectedResult{Why: "unbounded"}, nil
 	}
-	qHi := q.Hi[0]
+	qHi := q.Hi(0)
 	if qHi == nil || qHi.Cmp(one) > 0 {
 		qHi = one
 	}
-	x := unsettled(new(big.Rat).Quo(lowSum, qHi), new(big.Rat).Quo(highSum, q.Lo[0]))
+	x := unsettled(new(big.Rat).Quo(lowSum, qHi), new(big.Rat).Quo(highSum, q.Lo(0)))
 	return ExpectedResult{Defined: true, Value: x.plus(e.before(m))}, nil
 }
 
 // exactAll reports whether every value of sol is exact.
 func exactAll(sol *mdp.Solution) bool {
-	for i := range sol.Lo {
+	for i := range sol.Len() {
 		if !sol.Exact(i) {
 			return false
 		}

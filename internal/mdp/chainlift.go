@@ -157,9 +157,9 @@ func (c *intChain) lift(ch chain, p uint64) ([]*big.Rat, error) {
 	pb := new(big.Int).SetUint64(p)
 	t := new(big.Int)
 	mod := func(v *big.Int) uint64 { return t.Mod(v, pb).Uint64() }
-	diag, inv := make([]uint64, n), make([]uint64, n)
-	inverses := map[uint64]uint64{1: 1}
-	arcs := make([][]uint64, n)
+	diag, inv := make([]uint64, n), make([]shoup, n)
+	inverses := map[uint64]shoup{1: newShoup(1, p)}
+	arcs := make([][]shoup, n)
 	for k := range n {
 		diag[k] = mod(c.diag[k])
 		if !ch.inF[k] {
@@ -167,14 +167,15 @@ func (c *intChain) lift(ch chain, p uint64) ([]*big.Rat, error) {
 				return nil, errSingularModP
 			}
 			// Diagonals are the rows' few common denominators.
-			if inv[k] = inverses[diag[k]]; inv[k] == 0 {
-				inv[k] = invMod(diag[k], p)
+			var ok bool
+			if inv[k], ok = inverses[diag[k]]; !ok {
+				inv[k] = newShoup(invMod(diag[k], p), p)
 				inverses[diag[k]] = inv[k]
 			}
 		}
-		arcs[k] = make([]uint64, len(c.arcs[k]))
+		arcs[k] = make([]shoup, len(c.arcs[k]))
 		for j, a := range c.arcs[k] {
-			arcs[k][j] = mod(a.m)
+			arcs[k][j] = newShoup(mod(a.m), p)
 		}
 	}
 	fIndex := make([]int, n)
@@ -198,23 +199,37 @@ func (c *intChain) lift(ch chain, p uint64) ([]*big.Rat, error) {
 			}
 		}
 		for j, o := range c.arcs[f] {
-			sub(o.to, arcs[f][j])
+			sub(o.to, arcs[f][j].w)
 		}
 		for _, k := range ch.order {
 			if w[k] == 0 {
 				continue
 			}
-			coef := mulMod(w[k], inv[k], p)
+			coef := inv[k].mul(w[k], p)
 			w[k] = 0
 			for j, o := range c.arcs[k] {
-				sub(o.to, mulMod(coef, arcs[k][j], p))
+				sub(o.to, arcs[k][j].mul(coef, p))
 			}
 		}
 		a[r] = row
 	}
-	ainv, ok := invertMod(a, p)
+	ainvRows, ok := invertMod(a, p)
 	if !ok {
 		return nil, errSingularModP
+	}
+	// F's inverse multiplies a vector at every step: its nonzero entries
+	// with their Shoup quotients.
+	type entry struct {
+		j int
+		c shoup
+	}
+	ainv := make([][]entry, nf)
+	for i, row := range ainvRows {
+		for j, cij := range row {
+			if cij != 0 {
+				ainv[i] = append(ainv[i], entry{j, newShoup(cij, p)})
+			}
+		}
 	}
 	r := newResidual(c)
 	xf := make([]*big.Int, nf) // F's values modulo pk
@@ -232,9 +247,9 @@ func (c *intChain) lift(ch chain, p uint64) ([]*big.Rat, error) {
 			k := ch.order[h]
 			acc := rm[k]
 			for j, o := range c.arcs[k] {
-				acc = addMod(acc, mulMod(arcs[k][j], out[o.to], p), p)
+				acc = addMod(acc, arcs[k][j].mul(out[o.to], p), p)
 			}
-			out[k] = mulMod(acc, inv[k], p)
+			out[k] = inv[k].mul(acc, p)
 		}
 	}
 	// Past this length of pk, Cramer's rule guarantees the
@@ -252,16 +267,16 @@ func (c *intChain) lift(ch chain, p uint64) ([]*big.Rat, error) {
 			acc := rm[f]
 			for j, o := range c.arcs[f] {
 				if !ch.inF[o.to] {
-					acc = addMod(acc, mulMod(arcs[f][j], g[o.to], p), p)
+					acc = addMod(acc, arcs[f][j].mul(g[o.to], p), p)
 				}
 			}
 			b[i] = acc
 		}
 		for i, f := range ch.fs {
 			var acc uint64
-			for j, cij := range ainv[i] {
-				if cij != 0 && b[j] != 0 {
-					acc = addMod(acc, mulMod(cij, b[j], p), p)
+			for _, e := range ainv[i] {
+				if b[e.j] != 0 {
+					acc = addMod(acc, e.c.mul(b[e.j], p), p)
 				}
 			}
 			z[f] = acc
@@ -346,9 +361,22 @@ func (c *intChain) check(ch chain, yf []*big.Rat) ([]*big.Rat, bool) {
 	d.Mul(d, c.l)
 	v := make([]*big.Rat, n)
 	for k := range y {
-		v[k] = new(big.Rat).SetFrac(y[k], d)
+		v[k] = unreduced(y[k], d)
 	}
 	return v, true
+}
+
+// unreduced is y/d as a big.Rat, not reduced to lowest terms: through
+// the references that Num and Denom return, which big.Rat documents as
+// setting the value, and which its arithmetic and comparisons take as
+// they come. Reducing costs a GCD as long as d, thousands of bits on long
+// chains, and more than the rest of evaluate together; most values are
+// only compared or added to, so Solution reduces a value when it is read.
+func unreduced(y, d *big.Int) *big.Rat {
+	r := big.NewRat(1, 2) // a denominator of its own: Denom is a reference
+	r.Num().Set(y)
+	r.Denom().Set(d)
+	return r
 }
 
 // residual is lift's r, each entry in a word where it fits (small), which

@@ -84,7 +84,7 @@ func TestEvaluateMatchesEliminationInFractions(t *testing.T) {
 		sol := solve(t, m, Min, Limits{})
 		for i := range n {
 			require.True(t, sol.Exact(i), "trial %d, state %d", trial, i)
-			require.Equal(t, want[i].RatString(), sol.Lo[i].RatString(), "trial %d, state %d", trial, i)
+			require.Equal(t, want[i].RatString(), sol.Lo(i).RatString(), "trial %d, state %d", trial, i)
 		}
 	})
 }
@@ -138,8 +138,8 @@ func TestLargeCyclesAreSolvedExactly(t *testing.T) {
 	vi := solve(t, w, Min, Limits{MaxExactFeedback: -1})
 	for _, i := range []int{0, 1, 7, 8*200 + 3} {
 		require.True(t, sol.Exact(i), "state %d", i)
-		assert.True(t, sol.Lo[i].Cmp(vi.Lo[i]) >= 0 && sol.Lo[i].Cmp(vi.Hi[i]) <= 0, "state %d: %s outside value iteration's [%s, %s]",
-			i, sol.Lo[i].FloatString(20), vi.Lo[i].FloatString(20), vi.Hi[i].FloatString(20))
+		assert.True(t, sol.Lo(i).Cmp(vi.Lo(i)) >= 0 && sol.Lo(i).Cmp(vi.Hi(i)) <= 0, "state %d: %s outside value iteration's [%s, %s]",
+			i, sol.Lo(i).FloatString(20), vi.Lo(i).FloatString(20), vi.Hi(i).FloatString(20))
 	}
 }
 

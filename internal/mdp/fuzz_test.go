@@ -24,7 +24,7 @@ func FuzzSolveMarkovChain(f *testing.F) {
 			t.Fatal(err)
 		}
 		for i := range n {
-			lo, hi := sol.Lo[i], sol.Hi[i]
+			lo, hi := sol.Lo(i), sol.Hi(i)
 			if limit == 0 && (!sol.Exact(i) || lo.Cmp(want[i]) != 0) {
 				t.Fatalf("state %d: %v..%v, want %s exactly", i, lo, hi, want[i].RatString())
 			}
@@ -65,8 +65,8 @@ func FuzzWarmStart(f *testing.F) {
 				t.Fatalf("%v: with the warm start: %v; without: %v", opt, errWarm, errCold)
 			}
 			for i := range n {
-				if !sameBound(warm.Lo[i], cold.Lo[i]) || !sameBound(warm.Hi[i], cold.Hi[i]) {
-					t.Fatalf("%v: state %d: [%v, %v] with the warm start, [%v, %v] without", opt, i, warm.Lo[i], warm.Hi[i], cold.Lo[i], cold.Hi[i])
+				if !sameBound(warm.Lo(i), cold.Lo(i)) || !sameBound(warm.Hi(i), cold.Hi(i)) {
+					t.Fatalf("%v: state %d: [%v, %v] with the warm start, [%v, %v] without", opt, i, warm.Lo(i), warm.Hi(i), cold.Lo(i), cold.Hi(i))
 				}
 			}
 		}

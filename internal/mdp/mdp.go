@@ -104,16 +104,13 @@ var (
 // in the solver's choice of policies, never a property of a valid model.
 var ErrImproper = errors.New("mdp: singular system")
 
-// Solution is Solve's answer.
+// Solution is Solve's answer. Its methods reduce the fractions they
+// return, once each, so a Solution is not for concurrent use.
 type Solution struct {
-	// Lo[i] ≤ v(i) ≤ Hi[i] for every state i, v being the exact value of
-	// the package doc. Where the value is known exactly, Lo[i] and Hi[i]
-	// are the same *big.Rat (see Exact). nil in both means +infinity; nil
-	// in Hi alone means that no finite upper bound was found (value
-	// iteration stopped at its cap before every state could leave its
-	// component). Callers must not modify the values: they may be shared
-	// with each other and with the Model's terminal values.
-	Lo, Hi []*big.Rat
+	lo, hi []*big.Rat
+	// unreduced holds the values not reduced to lowest terms yet (see
+	// unreduced).
+	unreduced map[*big.Rat]struct{}
 	// Decision is, for each Choice state, an optimal edge: -1 elsewhere
 	// and where the value is infinite. Where the value is not exact, the
 	// edge is optimal when every inexact value the state depends on is at
@@ -121,17 +118,41 @@ type Solution struct {
 	Decision []int
 }
 
-// Exact reports whether state i's value is known exactly: Lo[i] = Hi[i],
+// Lo(i) ≤ v(i) ≤ Hi(i) for every state i, v being the exact value of the
+// package doc. Where the value is known exactly, Lo(i) and Hi(i) are the
+// same *big.Rat (see Exact). nil in both means +infinity; nil in Hi alone
+// means that no finite upper bound was found (value iteration stopped at
+// its cap before every state could leave its component). Callers must not
+// modify the values: they may be shared with each other and with the
+// Model's terminal values.
+func (s *Solution) Lo(i int) *big.Rat { return s.reduced(s.lo[i]) }
+
+// Hi is state i's upper bound (see Lo).
+func (s *Solution) Hi(i int) *big.Rat { return s.reduced(s.hi[i]) }
+
+// Len is the number of states.
+func (s *Solution) Len() int { return len(s.lo) }
+
+// reduced reduces r in place the first time it is read.
+func (s *Solution) reduced(r *big.Rat) *big.Rat {
+	if _, ok := s.unreduced[r]; ok {
+		r.SetFrac(new(big.Int).Set(r.Num()), new(big.Int).Set(r.Denom()))
+		delete(s.unreduced, r)
+	}
+	return r
+}
+
+// Exact reports whether state i's value is known exactly: Lo(i) = Hi(i),
 // both finite, or both nil (+infinity).
 func (s *Solution) Exact(i int) bool {
-	return exact(s.Lo[i], s.Hi[i])
+	return exact(s.lo[i], s.hi[i])
 }
 
 func exact(lo, hi *big.Rat) bool {
 	if lo == nil || hi == nil {
 		return lo == nil && hi == nil
 	}
-	return lo == hi || lo.Cmp(hi) == 0
+	return Cmp(lo, hi) == 0
 }
 
 // Limits bound the exact work; the zero value means the defaults.
@@ -216,7 +237,8 @@ func Solve(m *Model, opt Opt, lim Limits) (*Solution, error) {
 	}
 	n := len(m.States)
 	s := &solver{m: m, opt: opt, lim: lim, lo: make([]*big.Rat, n), hi: make([]*big.Rat, n),
-		dec: make([]int, n), solved: make([]bool, n), split: make([]bool, n), pos: make([]int, n), mark: make([]bool, n)}
+		dec: make([]int, n), solved: make([]bool, n), split: make([]bool, n), pos: make([]int, n), mark: make([]bool, n),
+		unreduced: map[*big.Rat]struct{}{}}
 	for i := range s.dec {
 		s.dec[i], s.pos[i] = -1, -1
 	}
@@ -232,7 +254,7 @@ func Solve(m *Model, opt Opt, lim Limits) (*Solution, error) {
 			s.hi[i], s.dec[i] = nil, -1
 		}
 	}
-	return &Solution{Lo: s.lo, Hi: s.hi, Decision: s.dec}, nil
+	return &Solution{lo: s.lo, hi: s.hi, unreduced: s.unreduced, Decision: s.dec}, nil
 }
 
 // live reports whether edge e counts: a Random edge of probability 0 never
@@ -410,6 +432,8 @@ type solver struct {
 	pos []int
 	// mark is greatest's scratch set, all false between calls.
 	mark []bool
+	// unreduced holds the exact values that evaluate left unreduced.
+	unreduced map[*big.Rat]struct{}
 }
 
 func (s *solver) inf(i int) bool    { return s.solved[i] && s.val[i] == nil }
@@ -433,9 +457,9 @@ func (s *solver) clearPos(rest []int) {
 // better reports whether a is strictly better than b for the optimiser.
 func (s *solver) better(a, b *big.Rat) bool {
 	if s.opt == Min {
-		return a.Cmp(b) < 0
+		return Cmp(a, b) < 0
 	}
-	return a.Cmp(b) > 0
+	return Cmp(a, b) > 0
 }
 
 // component solves one strongly connected component, every state it
@@ -958,6 +982,7 @@ func (s *solver) policyIteration(rest []int, policy, order []int) error {
 		if !changed {
 			for k, i := range rest {
 				s.settle(i, v[k])
+				s.unreduced[v[k]] = struct{}{}
 				if s.m.States[i].Kind == Choice {
 					s.dec[i] = policy[k]
 				}

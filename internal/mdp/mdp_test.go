@@ -21,9 +21,9 @@ func solve(t *testing.T, m *Model, opt Opt, lim Limits) *Solution {
 // exactValue returns state i's value, which must be exact and finite.
 func exactValue(t *testing.T, sol *Solution, i int) string {
 	t.Helper()
-	require.True(t, sol.Exact(i), "state %d: [%v, %v]", i, sol.Lo[i], sol.Hi[i])
-	require.NotNil(t, sol.Lo[i], "state %d is infinite", i)
-	return sol.Lo[i].RatString()
+	require.True(t, sol.Exact(i), "state %d: [%v, %v]", i, sol.Lo(i), sol.Hi(i))
+	require.NotNil(t, sol.Lo(i), "state %d is infinite", i)
+	return sol.Lo(i).RatString()
 }
 
 // The two-node root contention with waits at their bounds: coins differ
@@ -36,7 +36,7 @@ func TestContentionLoop(t *testing.T) {
 	}}
 	sol := solve(t, m, Min, Limits{})
 	assert.Equal(t, "2990", exactValue(t, sol, 0))
-	assert.Same(t, sol.Lo[0], sol.Hi[0])
+	assert.Same(t, sol.Lo(0), sol.Hi(0))
 }
 
 // A choice between stopping and gambling; staying forever collects
@@ -59,8 +59,8 @@ func TestChoices(t *testing.T) {
 		{Kind: Terminal, Value: r(5, 1)},
 	}}
 	sol := solve(t, loop, Max, Limits{})
-	assert.Nil(t, sol.Lo[0], "+infinity")
-	assert.Nil(t, sol.Hi[0], "+infinity")
+	assert.Nil(t, sol.Lo(0), "+infinity")
+	assert.Nil(t, sol.Hi(0), "+infinity")
 	assert.True(t, sol.Exact(0))
 	assert.Equal(t, -1, sol.Decision[0])
 	sol = solve(t, loop, Min, Limits{})
@@ -176,13 +176,13 @@ func TestMixedExits(t *testing.T) {
 	v0, v8 := exactValue(t, sol, 0), exactValue(t, sol, 8)
 	assert.NotEqual(t, v0, v8)
 	for i := range 12 * 8 {
-		assert.Equal(t, 1, sol.Lo[i].Cmp(zero))
-		assert.Equal(t, -1, sol.Lo[i].Cmp(one))
+		assert.Equal(t, 1, sol.Lo(i).Cmp(zero))
+		assert.Equal(t, -1, sol.Lo(i).Cmp(one))
 	}
 	// A reward inside the loop is no shortcut either: exits all 0.
 	w = walk(12, 8, ns, exitZero)
 	sol = solve(t, w, Min, Limits{})
-	assert.Equal(t, 1, sol.Lo[0].Cmp(r(244*16, 1)), "at least 2 rounds on average")
+	assert.Equal(t, 1, sol.Lo(0).Cmp(r(244*16, 1)), "at least 2 rounds on average")
 }
 
 // A Choice component with exits all 1: the maximiser leaves (value 1),
@@ -230,7 +230,7 @@ func TestValueIteration(t *testing.T) {
 		for i := range 12 * 8 {
 			v := exactValue(t, exactSol, i)
 			require.False(t, sol.Exact(i), "state %d: value iteration is not exact", i)
-			w := within(t, exactSol.Lo[i], sol.Lo[i], sol.Hi[i])
+			w := within(t, exactSol.Lo(i), sol.Lo(i), sol.Hi(i))
 			assert.LessOrEqual(t, w.Cmp(new(big.Rat).SetFloat64(bound)), 0, "state %d (%s): width %s", i, v, w.FloatString(30))
 			if p != 0 {
 				// Not needlessly narrow either: the sweeps stopped.
@@ -241,7 +241,7 @@ func TestValueIteration(t *testing.T) {
 	// At the cap the bounds hold, only wider.
 	sol := solve(t, m, Min, Limits{MaxExactFeedback: -1, MaxIterations: 1})
 	for i := range 12 * 8 {
-		w := within(t, exactSol.Lo[i], sol.Lo[i], sol.Hi[i])
+		w := within(t, exactSol.Lo(i), sol.Lo(i), sol.Hi(i))
 		assert.Equal(t, 1, w.Cmp(r(1, 1000)), "state %d", i)
 	}
 	// Below the limit, exact.
@@ -255,7 +255,7 @@ func TestIntervalsDownstream(t *testing.T) {
 	w := walk(12, 8, ns, exitZero)
 	n := len(w.States)
 	vi := solve(t, w, Min, Limits{MaxExactFeedback: 1, Precision: 0x1p-30})
-	lo, hi := vi.Lo[0], vi.Hi[0]
+	lo, hi := vi.Lo(0), vi.Hi(0)
 	require.False(t, vi.Exact(0))
 	mid := new(big.Rat).Add(lo, hi)
 	mid.Quo(mid, r(2, 1))
@@ -274,27 +274,27 @@ func TestIntervalsDownstream(t *testing.T) {
 	half := func(a, b *big.Rat) string { x := new(big.Rat).Add(a, b); return x.Quo(x, r(2, 1)).RatString() }
 	for _, opt := range []Opt{Min, Max} {
 		sol := solve(t, w, opt, Limits{MaxExactFeedback: 1, Precision: 0x1p-30})
-		assert.Equal(t, lo.RatString(), sol.Lo[0].RatString())
-		assert.Equal(t, hi.RatString(), sol.Hi[0].RatString())
-		assert.Equal(t, plus(lo, 10), sol.Lo[n].RatString())
-		assert.Equal(t, plus(hi, 10), sol.Hi[n].RatString())
+		assert.Equal(t, lo.RatString(), sol.Lo(0).RatString())
+		assert.Equal(t, hi.RatString(), sol.Hi(0).RatString())
+		assert.Equal(t, plus(lo, 10), sol.Lo(n).RatString())
+		assert.Equal(t, plus(hi, 10), sol.Hi(n).RatString())
 		assert.False(t, sol.Exact(n))
 		assert.True(t, sol.Exact(n+3))
 		if opt == Max {
-			assert.Equal(t, mid.RatString(), sol.Lo[n+1].RatString())
-			assert.Equal(t, hi.RatString(), sol.Hi[n+1].RatString())
+			assert.Equal(t, mid.RatString(), sol.Lo(n+1).RatString())
+			assert.Equal(t, hi.RatString(), sol.Hi(n+1).RatString())
 			assert.Equal(t, 1, sol.Decision[n+1], "best at the lower bounds")
 		} else {
-			assert.Equal(t, lo.RatString(), sol.Lo[n+1].RatString())
-			assert.Equal(t, mid.RatString(), sol.Hi[n+1].RatString())
+			assert.Equal(t, lo.RatString(), sol.Lo(n+1).RatString())
+			assert.Equal(t, mid.RatString(), sol.Hi(n+1).RatString())
 		}
 		if opt == Min {
-			assert.Equal(t, lo.RatString(), sol.Lo[n+2].RatString())
-			assert.Equal(t, mid.RatString(), sol.Hi[n+2].RatString())
+			assert.Equal(t, lo.RatString(), sol.Lo(n+2).RatString())
+			assert.Equal(t, mid.RatString(), sol.Hi(n+2).RatString())
 			assert.Equal(t, 0, sol.Decision[n+2], "best at the lower bounds")
 		}
-		assert.Equal(t, half(sol.Lo[n+1], sol.Lo[n+2]), sol.Lo[n+4].RatString())
-		assert.Equal(t, half(sol.Hi[n+1], sol.Hi[n+2]), sol.Hi[n+4].RatString())
+		assert.Equal(t, half(sol.Lo(n+1), sol.Lo(n+2)), sol.Lo(n+4).RatString())
+		assert.Equal(t, half(sol.Hi(n+1), sol.Hi(n+2)), sol.Hi(n+4).RatString())
 	}
 }
 
@@ -313,8 +313,8 @@ func BenchmarkSolveWalk(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			w := new(big.Rat).Sub(sol.Hi[0], sol.Lo[0])
-			b.Logf("v0 in [%s, %s], width %s", sol.Lo[0].FloatString(22), sol.Hi[0].FloatString(22), w.FloatString(30))
+			w := new(big.Rat).Sub(sol.Hi(0), sol.Lo(0))
+			b.Logf("v0 in [%s, %s], width %s", sol.Lo(0).FloatString(22), sol.Hi(0).FloatString(22), w.FloatString(30))
 		})
 	}
 }

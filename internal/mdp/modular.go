@@ -11,6 +11,27 @@ func mulMod(a, b, p uint64) uint64 {
 	return bits.Rem64(hi, lo, p)
 }
 
+// shoup is a multiplier w < p with its quotient ⌊w·2^64/p⌋ (Shoup's
+// precomputation, as in NTL's MulModPrecon): w·x mod p then takes two
+// multiplications and no division, several times faster than mulMod when
+// w multiplies many residues, as the chain's fixed coefficients do.
+type shoup struct{ w, q uint64 }
+
+func newShoup(w, p uint64) shoup {
+	q, _ := bits.Div64(w, 0, p)
+	return shoup{w, q}
+}
+
+// mul is w·x mod p, for x < p < 2^63: w·x − ⌊q·x/2^64⌋·p lies in [0, 2p).
+func (s shoup) mul(x, p uint64) uint64 {
+	qx, _ := bits.Mul64(s.q, x)
+	r := s.w*x - qx*p
+	if r >= p {
+		r -= p
+	}
+	return r
+}
+
 // addMod is a+b mod p, for a, b < p < 2^63.
 func addMod(a, b, p uint64) uint64 {
 	if s := a + b; s < p {
@@ -64,11 +85,11 @@ func invertMod(a [][]uint64, p uint64) (inv [][]uint64, ok bool) {
 			if r == k || f == 0 {
 				continue
 			}
-			neg := p - f
+			neg := newShoup(p-f, p)
 			other := w[r]
 			for c := k; c < 2*n; c++ {
 				if row[c] != 0 {
-					other[c] = addMod(other[c], mulMod(neg, row[c], p), p)
+					other[c] = addMod(other[c], neg.mul(row[c], p), p)
 				}
 			}
 		}

@@ -79,3 +79,25 @@ func TestReconstruct(t *testing.T) {
 		assert.NotEqual(t, big600.RatString(), x[0].RatString())
 	}
 }
+
+// TestShoupMultiplies holds Shoup's multiplication to big.Int's w·x mod p,
+// at the residues' ends and at random ones, for every prime lift uses.
+func TestShoupMultiplies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, p := range liftPrimes {
+		edges := []uint64{0, 1, 2, p/2 - 1, p / 2, p - 2, p - 1}
+		pb, want := new(big.Int).SetUint64(p), new(big.Int)
+		check := func(w, x uint64) {
+			want.Mul(new(big.Int).SetUint64(w), new(big.Int).SetUint64(x)).Mod(want, pb)
+			require.Equal(t, want.Uint64(), newShoup(w, p).mul(x, p), "%d·%d mod %d", w, x, p)
+		}
+		for _, w := range edges {
+			for _, x := range edges {
+				check(w, x)
+			}
+		}
+		for range 10000 {
+			check(rng.Uint64N(p), rng.Uint64N(p))
+		}
+	}
+}
