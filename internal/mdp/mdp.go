@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"math/bits"
 )
 
 // Kind of a state.
@@ -69,7 +70,7 @@ func (m *Model) Check() error {
 		if len(s.Edges) == 0 {
 			return fmt.Errorf("mdp: state %d: no edges", i)
 		}
-		sum := new(big.Rat)
+		var sum probabilitySum
 		for j, e := range s.Edges {
 			if e.To < 0 || e.To >= len(m.States) {
 				return fmt.Errorf("mdp: state %d, edge %d: no state %d", i, j, e.To)
@@ -86,13 +87,51 @@ func (m *Model) Check() error {
 			if e.P == nil || e.P.Sign() < 0 || e.P.Cmp(one) > 0 {
 				return fmt.Errorf("mdp: state %d, edge %d: probability %v outside [0, 1]", i, j, e.P)
 			}
-			sum.Add(sum, e.P)
+			sum.add(e.P)
 		}
-		if s.Kind == Random && sum.Cmp(one) != 0 {
-			return fmt.Errorf("mdp: state %d: probabilities sum to %s, not 1", i, sum.RatString())
+		if s.Kind == Random && !sum.isOne() {
+			return fmt.Errorf("mdp: state %d: probabilities sum to %s, not 1", i, sum.rat().RatString())
 		}
 	}
 	return nil
+}
+
+// probabilitySum adds probabilities, in a word while they share a
+// denominator that fits one (a coin's halves, a window's 1/n each), as
+// nearly every state's do: big.Rat's sum reduces at every addition.
+type probabilitySum struct {
+	num, den uint64 // the sum num/den while den > 0 and big is nil
+	big      *big.Rat
+}
+
+func (p *probabilitySum) add(x *big.Rat) {
+	if p.big == nil {
+		if n, d, ok := words(x); ok && (p.den == 0 || d == p.den) {
+			if s, carry := bits.Add64(p.num, n, 0); carry == 0 {
+				p.num, p.den = s, d
+				return
+			}
+		}
+		p.big = p.rat()
+	}
+	p.big.Add(p.big, x)
+}
+
+func (p *probabilitySum) rat() *big.Rat {
+	switch {
+	case p.big != nil:
+		return p.big
+	case p.den == 0:
+		return new(big.Rat)
+	}
+	return new(big.Rat).SetFrac(new(big.Int).SetUint64(p.num), new(big.Int).SetUint64(p.den))
+}
+
+func (p *probabilitySum) isOne() bool {
+	if p.big == nil {
+		return p.den != 0 && p.num == p.den
+	}
+	return p.big.Cmp(one) == 0
 }
 
 var (
@@ -583,7 +622,10 @@ func (s *solver) single(i int) {
 		}
 		s.settle(i, v)
 	case Random:
-		sum, t := new(big.Rat), new(big.Rat)
+		// Where every live edge brings the same c, the state's value is c,
+		// its probabilities summing to 1: in a question of probability
+		// most states are sure of their answer, and c is shared as is.
+		var same *big.Rat
 		for j := range st.Edges {
 			e := &st.Edges[j]
 			if !live(st, e) {
@@ -593,8 +635,23 @@ func (s *solver) single(i int) {
 				s.settle(i, nil)
 				return
 			}
-			t.Add(reward(e), s.val[e.To])
-			sum.Add(sum, t.Mul(t, e.P))
+			if c := s.gain(e); same == nil {
+				same = c
+			} else if Cmp(c, same) != 0 {
+				same = nil
+				break
+			}
+		}
+		if same != nil {
+			s.settle(i, same)
+			return
+		}
+		sum, t := new(big.Rat), new(big.Rat)
+		for j := range st.Edges {
+			e := &st.Edges[j]
+			if live(st, e) {
+				sum.Add(sum, t.Mul(s.gain(e), e.P))
+			}
 		}
 		s.settle(i, sum)
 	case Choice:
@@ -609,12 +666,21 @@ func (s *solver) single(i int) {
 				}
 				continue
 			}
-			if v := new(big.Rat).Add(reward(e), s.val[e.To]); best == nil || s.better(v, best) {
+			if v := s.gain(e); best == nil || s.better(v, best) {
 				best, s.dec[i] = v, j
 			}
 		}
 		s.settle(i, best)
 	}
+}
+
+// gain is the edge's reward plus its end's value, which must be solved
+// and finite: the value itself, shared, where the reward is 0.
+func (s *solver) gain(e *Edge) *big.Rat {
+	if e.Reward == nil || e.Reward.Sign() == 0 {
+		return s.val[e.To]
+	}
+	return new(big.Rat).Add(e.Reward, s.val[e.To])
 }
 
 func (s *solver) unsolved(states []int) []int {

@@ -100,6 +100,38 @@ func TestCheck(t *testing.T) {
 	assert.ErrorContains(t, err, "precision")
 }
 
+// TestCheckSumsProbabilities holds Check's sum to the exact one: in a
+// word with one denominator, across denominators and past a word.
+func TestCheckSumsProbabilities(t *testing.T) {
+	u := func(v uint64) *big.Int { return new(big.Int).SetUint64(v) }
+	top := u(1<<64 - 1)
+	for _, c := range []struct {
+		ps  []*big.Rat
+		sum string // "" for 1
+	}{
+		{[]*big.Rat{r(1, 3), r(1, 3), r(1, 3)}, ""},
+		{[]*big.Rat{r(1, 2), r(1, 3), r(1, 6)}, ""},
+		{[]*big.Rat{r(0, 1), r(1, 2), r(1, 2)}, ""},
+		{[]*big.Rat{r(1, 2), r(1, 2), r(1, 2)}, "3/2"},
+		{[]*big.Rat{r(1, 4), r(1, 4), r(1, 3)}, "5/6"},
+		{[]*big.Rat{new(big.Rat).SetFrac(u(1<<64-2), top), new(big.Rat).SetFrac(big.NewInt(1), top)}, ""},
+		{[]*big.Rat{new(big.Rat).SetFrac(u(1<<64-2), top), new(big.Rat).SetFrac(u(1<<64-2), top)}, "36893488147419103228/18446744073709551615"},
+		{[]*big.Rat{new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Lsh(big.NewInt(1), 70)), new(big.Rat).SetFrac(new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 70), big.NewInt(1)), new(big.Int).Lsh(big.NewInt(1), 70))}, ""},
+	} {
+		m := &Model{States: []State{{Kind: Terminal}}}
+		st := State{Kind: Random}
+		for _, p := range c.ps {
+			st.Edges = append(st.Edges, Edge{To: 1, P: p})
+		}
+		m.States = append([]State{st}, m.States...)
+		if c.sum == "" {
+			assert.NoError(t, m.Check(), "%v", c.ps)
+		} else {
+			assert.ErrorContains(t, m.Check(), "probabilities sum to "+c.sum+", not 1", "%v", c.ps)
+		}
+	}
+}
+
 // walk is a model of repeated contention rounds: offsets Z_n, each round
 // `phases` Random states whose coins of 1/2 move the offset by -1 or +1,
 // each edge earning reward(offset) (nil: none), and at the round's end an
