@@ -398,8 +398,9 @@ func (w *world) appendKey(b []byte, queue *[]kernelEntry[simEvent]) []byte {
 	for _, idx := range w.waiting {
 		b = binary.AppendVarint(b, int64(idx))
 	}
-	// The queue in the order it will pop.
-	q := w.k.appendPending((*queue)[:0])
+	// The queue in the order it will pop, but the events that will do
+	// nothing when they pop.
+	q := slices.DeleteFunc(w.k.appendPending((*queue)[:0]), func(e kernelEntry[simEvent]) bool { return w.stale(e.ev) })
 	slices.SortFunc(q, func(a, b kernelEntry[simEvent]) int {
 		if a.before(&b) {
 			return -1
@@ -410,9 +411,6 @@ func (w *world) appendKey(b []byte, queue *[]kernelEntry[simEvent]) []byte {
 	b = append(b, 'Q')
 	for _, e := range q {
 		ev := e.ev
-		if w.stale(ev) {
-			continue // it will do nothing when it pops
-		}
 		b = binary.AppendVarint(b, e.at-now)
 		// When it was queued matters against what is queued for its
 		// instant from now on: all before now alike.
