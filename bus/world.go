@@ -452,6 +452,7 @@ func (n *node) resetWires() {
 	n.sample, n.pendingTimer, n.evaluated = noSample, phy.NoWake, -1
 	n.state = phy.A0Idle
 	n.gen, n.reachedT0, n.reachedS0, n.s0At, n.a0At, n.cause, n.timeoutSeen = nil, false, false, -1, 0, Cause{}, false
+	n.countFrom(nil) // the link buffers nothing yet
 }
 
 func (w *world) buildNode(i int, rn resolvedNode, clock phy.Clock) error {
