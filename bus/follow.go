@@ -43,6 +43,15 @@ type Follower struct {
 	// in the present run.
 	firstRoot  string
 	firstOrder []string
+	// SaveSnapshots makes every stop at a choice point a run reaches
+	// through its events end where its key is taken, so that Snapshot can
+	// save it: each such stop takes the run again to that event, where
+	// without it the first run often keys the state in passing. An
+	// explorer sets it when the runs from its snapshots save more than
+	// that costs.
+	SaveSnapshots bool
+	// atCheckpoint says the bus is where the last run's stop was keyed.
+	atCheckpoint bool
 }
 
 // FollowStop is where a Follower's run stopped.
@@ -119,16 +128,31 @@ func NewFollower(t *Topology, o Options, space ChoiceSpace) (*Follower, error) {
 // point, and stops at the next one or at the end of the run. It fails when
 // an option is out of range.
 func (f *Follower) Follow(choices []int) (FollowStop, error) {
+	return f.follow(nil, choices)
+}
+
+// follow runs along choices from power-up, or from snapshot from when not
+// nil.
+func (f *Follower) follow(from *Snapshot, choices []int) (FollowStop, error) {
 	w := f.w
 	ch := w.choices
+	f.checkpointAt, f.speculateLeft, f.speculatedAt, f.atCheckpoint = 0, speculateEvents, 0, false
+	if f.SaveSnapshots {
+		// A snapshot is taken where the run is to stop: before the event
+		// that makes the choice, which the run again reaches.
+		f.speculateLeft = 0
+	}
 	ch.path = ch.path[:0]
 	for _, k := range choices {
 		ch.path = append(ch.path, PathChoice{Option: k})
 	}
-	f.checkpointAt, f.speculateLeft, f.speculatedAt = 0, speculateEvents, 0
-	if err := f.start(); err != nil {
+	if err := f.begin(from); err != nil {
 		return FollowStop{}, err
 	}
+	if from != nil && ch.next > len(choices) {
+		return FollowStop{}, fmt.Errorf("%w: a snapshot after %d choices, a path of %d", ErrInvalidOptions, ch.next, len(choices))
+	}
+	began := w.k.Processed()
 	if ch.pending != nil {
 		// A choice while the run is set up (a phase, the event shift):
 		// the choices so far say everything about the state.
@@ -146,12 +170,13 @@ func (f *Follower) Follow(choices []int) (FollowStop, error) {
 		return FollowStop{}, ch.err
 	}
 	if ch.pending != nil {
-		pending, events := *ch.pending, w.k.Processed()
+		pending, at := *ch.pending, w.k.Processed()
+		events := at - began
 		f.made = append(f.made[:0], ch.made...)
-		if f.speculatedAt != events {
+		if f.speculatedAt != at {
 			// Again up to the event that made the choice, for its checkpoint.
-			f.checkpointAt, f.speculateLeft = events, 0
-			if err := f.start(); err != nil {
+			f.checkpointAt, f.speculateLeft = at, 0
+			if err := f.begin(from); err != nil {
 				return FollowStop{}, err
 			}
 			w.run()
@@ -159,9 +184,10 @@ func (f *Follower) Follow(choices []int) (FollowStop, error) {
 				return FollowStop{}, ErrInterrupted
 			}
 			if f.checkpointAt != 0 {
-				panic(fmt.Sprintf("bus: the second run of a path did not reach its event %d", events))
+				panic(fmt.Sprintf("bus: the second run of a path did not reach its event %d", at))
 			}
-			events += w.k.Processed()
+			events += w.k.Processed() - began
+			f.atCheckpoint = true
 		}
 		key := append(f.key[:0], f.checkpoint...)
 		// The choices made in this event before the pending one.
@@ -185,8 +211,16 @@ func (f *Follower) Follow(choices []int) (FollowStop, error) {
 		m.Outcome = o
 	}
 	m.Events = w.k.Processed()
-	return FollowStop{Done: true, Metrics: m, Marks: w.marks(), Events: m.Events,
+	return FollowStop{Done: true, Metrics: m, Marks: w.marks(), Events: m.Events - began,
 		FirstRoot: f.firstRoot, FirstOrder: f.firstOrder}, nil
+}
+
+// begin sets the bus up for a run: from power-up, or from snapshot from.
+func (f *Follower) begin(from *Snapshot) error {
+	if from == nil {
+		return f.start()
+	}
+	return f.restore(from)
 }
 
 // start sets the world up for a run from power-up.

@@ -488,6 +488,18 @@ func (k *Kernel[E]) appendPending(dst []kernelEntry[E]) []kernelEntry[E] {
 	return append(dst, k.far...)
 }
 
+// restore empties the kernel and sets it to a state saved with
+// appendPending: the time, the counts, and the pending events with their
+// order (time, origin, sequence number), in the order they pop, which
+// keeps every slot's list in that order: they pop as they would have.
+func (k *Kernel[E]) restore(now int64, seq, processed uint64, pending []kernelEntry[E]) {
+	k.Reset()
+	k.now, k.seq, k.processed = now, seq, processed
+	for _, e := range pending {
+		k.schedule(e.at, e.origin, e.ev, e.seq)
+	}
+}
+
 // up puts e, for slot i of the heap, where it belongs on the way to the
 // root. e is passed rather than read from slot i: writing an entry and
 // reading it straight back stalls the load on the store, a cost per event.

@@ -1,0 +1,104 @@
+package bus
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A run that goes on from a snapshot stops where the run from power-up
+// along the same choices stops, in the same state: on random paths through
+// buses with coins, waits under an adversary, clock phases, a moved hot
+// plug and a cable unplugged during power-up, every stop has the same key,
+// marks, choice, metrics and first generation. The snapshots are taken by
+// one Follower and gone on from by another that has run nothing else, or
+// by the first after an unrelated run from power-up: a snapshot shares
+// nothing with the bus it was taken from.
+func TestSnapshotsGoOnAsRunsFromPowerUp(t *testing.T) {
+	hotplug, err := LoadTopology("../examples/hotplug.yaml")
+	require.NoError(t, err)
+	unplug, err := LoadTopology("../examples/unplug-window.yaml")
+	require.NoError(t, err)
+	prism, err := LoadTopology("../examples/prism-pair.yaml")
+	require.NoError(t, err)
+	pair, err := Generate("pair")
+	require.NoError(t, err)
+	tree, err := Generate("tree:2:2")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name  string
+		topo  *Topology
+		opts  Options
+		space ChoiceSpace
+	}{
+		{"pair", pair, Options{Seed: 3}, ChoiceSpace{}},
+		{"pair 1394a phases", pair, Options{Seed: 3, Profile: "1394a-2000"}, ChoiceSpace{PhaseGrid: 3}},
+		{"prism adversary", prism, Options{Seed: 1, IdealClock: true, AllowOutOfSpec: true}, ChoiceSpace{Resolution: 10}},
+		{"tree", tree, Options{Seed: 5}, ChoiceSpace{}},
+		{"hotplug window", hotplug, Options{Seed: 1}, ChoiceSpace{EventWindow: &Window{From: 166_000, To: 171_000}}},
+		{"unplug window 1394a", unplug, Options{Seed: 1, Profile: "1394a-2000"}, ChoiceSpace{EventWindow: &Window{From: 168_000, To: 168_400}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			follower := func(save bool) *Follower {
+				f, err := NewFollower(tc.topo, tc.opts, tc.space)
+				require.NoError(t, err)
+				f.SaveSnapshots = save
+				return f
+			}
+			taker, replayer := follower(true), follower(false)
+			rng := rand.New(rand.NewPCG(11, uint64(len(tc.name))))
+			resumed := 0
+			for walk := range 40 {
+				var path []int
+				var snap *Snapshot
+				for {
+					var a FollowStop
+					if snap == nil {
+						a, err = taker.Follow(path)
+					} else {
+						goer := taker
+						if walk%2 == 1 {
+							goer = follower(true) // has run nothing
+						}
+						a, err = goer.FollowFrom(snap, path)
+						resumed++
+						taker = goer
+					}
+					require.NoError(t, err, "path %v", path)
+					key, order := slices.Clone(a.Key), slices.Clone(a.FirstOrder)
+					next := taker.Snapshot()
+					if walk%3 == 2 {
+						// An unrelated run from power-up between taking the
+						// snapshot and going on from it.
+						_, err := taker.Follow(nil)
+						require.NoError(t, err)
+					}
+					b, err := replayer.Follow(path)
+					require.NoError(t, err)
+					require.True(t, bytes.Equal(key, b.Key), "path %v: the keys differ", path)
+					require.Equal(t, b.Marks, a.Marks, "path %v", path)
+					require.Equal(t, b.Choice, a.Choice, "path %v", path)
+					require.Equal(t, b.Done, a.Done, "path %v", path)
+					require.Equal(t, b.Metrics, a.Metrics, "path %v", path)
+					require.Equal(t, b.FirstRoot, a.FirstRoot, "path %v", path)
+					require.True(t, slices.Equal(b.FirstOrder, order), "path %v: first order %v, want %v", path, order, b.FirstOrder)
+					if a.Done {
+						require.Nil(t, next, "a snapshot of an ended run")
+						break
+					}
+					if setup := a.Choice.Kind == ChoicePhase || a.Choice.Kind == ChoiceShift; setup {
+						require.Nil(t, next, "path %v: a snapshot of the setup", path)
+					} else {
+						require.NotNil(t, next, "path %v: no snapshot at a choice point", path)
+					}
+					snap = next
+					path = append(path, rng.IntN(a.Choice.Options))
+				}
+			}
+			require.Positive(t, resumed, "no run went on from a snapshot")
+		})
+	}
+}
