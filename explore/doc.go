@@ -20,9 +20,11 @@
 //
 // # States and merging
 //
-// The explorer reaches each choice point by running the bus from power-up
-// along the choices that lead to it, and asks the bus for the key of the
-// state before the event that made the choice: what the PHYs, the
+// The explorer reaches each choice point by running the bus along the
+// choices that lead to it: from power-up for the first, then from the
+// bus.Snapshot of the state it expands, which each choice point keeps until
+// then (within an eighth of Options.MaxMemory). It asks the bus for the key
+// of the state before the event that made the choice: what the PHYs, the
 // elections, the cables and the event queue will read from then on, with
 // every time relative to the present and histories left out
 // (phy.AppendCycleKey). Two choice points with the same key, and the same

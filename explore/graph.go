@@ -27,6 +27,9 @@ type state struct {
 	terminal bool
 	metrics  bus.Metrics
 	class    int
+	// snap is the bus at the choice point, until it is expanded: its
+	// options' runs go on from it (nil: from power-up).
+	snap *bus.Snapshot
 }
 
 // edge is one option of a choice point: where it leads, with what
@@ -76,6 +79,8 @@ type explorer struct {
 	stateBytes int64
 	sized      bool
 	fitMemory  bool
+	// snapBytes sums the snapshots kept, within snapBudget.
+	snapBytes, snapBudget int64
 }
 
 func newExplorer(topo *bus.Topology, o Options) (*explorer, error) {
@@ -88,8 +93,10 @@ func newExplorer(topo *bus.Topology, o Options) (*explorer, error) {
 		if err != nil {
 			return nil, err
 		}
+		f.SaveSnapshots = true
 		e.workers = append(e.workers, f)
 	}
+	e.snapBudget = o.MaxMemory / snapshotShare
 	if o.MaxStates == 0 {
 		// Until the first states tell their size, no more than the budget
 		// holds of the least a state takes.
@@ -118,7 +125,7 @@ func (e *explorer) interrupted() bool {
 // are then added one state after the other, in the queue's order, as one
 // worker would add them, so the graph is the same at any worker count.
 func (e *explorer) build() error {
-	first := e.ended(nil, e.workers[0].Follow)
+	first := e.ended(nil, nil, e.workers[0])
 	if _, err := e.record(first); err != nil {
 		return err
 	}
@@ -226,15 +233,22 @@ type partialRun struct {
 	stop bus.FollowStop // its Key not kept: valid until the worker's next run
 	err  error
 	// known is the choice point's state when it was known before the
-	// batch, else -1 and key is its key.
+	// batch, else -1, key is its key and snap the bus there.
 	known int
 	key   string
+	snap  *bus.Snapshot
 }
 
-// ended runs follow along path and returns where it ended, keyed while
-// the stop's Key is valid.
-func (e *explorer) ended(path []int, follow func([]int) (bus.FollowStop, error)) partialRun {
-	stop, err := follow(path)
+// ended runs f along path, from snapshot from when not nil, and returns
+// where it ended, keyed while the stop's Key is valid.
+func (e *explorer) ended(from *bus.Snapshot, path []int, f *bus.Follower) partialRun {
+	var stop bus.FollowStop
+	var err error
+	if from != nil {
+		stop, err = f.FollowFrom(from, path)
+	} else {
+		stop, err = f.Follow(path)
+	}
 	run := partialRun{path: path, stop: stop, err: err, known: -1}
 	if e.o.Roots {
 		run.stop.FirstOrder = slices.Clone(stop.FirstOrder)
@@ -250,10 +264,16 @@ func (e *explorer) ended(path []int, follow func([]int) (bus.FollowStop, error))
 	if s, ok := e.index[string(key)]; ok {
 		run.known = s
 	} else {
-		run.key = string(key)
+		run.key, run.snap = string(key), f.Snapshot()
 	}
 	return run
 }
+
+// snapshotShare is the part of Options.MaxMemory that the snapshots of the
+// choice points not yet expanded may take, one over it: past it, a new
+// choice point's options run from power-up. Only the frontier keeps one,
+// a few kilobytes each on small buses. The tests vary it.
+var snapshotShare int64 = 8
 
 // A batch is the states at the head of the queue whose runs go to the
 // workers at once: enough runs to keep them busy, few enough that a stop
@@ -291,32 +311,39 @@ func (e *explorer) taken(c bus.Choice) (options []int, ps []*big.Rat) {
 	return options, ps
 }
 
-// jobs lists the paths of the options of batch's states that are taken,
-// in the order expand adds their ends.
-func (e *explorer) jobs(batch []int) [][]int {
-	var paths [][]int
+// job is the partial run of one option of a state: its path, and the
+// state's snapshot to go on from.
+type job struct {
+	from *bus.Snapshot
+	path []int
+}
+
+// jobs lists the runs of the options of batch's states that are taken, in
+// the order expand adds their ends.
+func (e *explorer) jobs(batch []int) []job {
+	var jobs []job
 	for _, s := range batch {
 		options, _ := e.taken(e.states[s].choice)
 		for _, k := range options {
-			paths = append(paths, append(clonePath(e.states[s].path), k))
+			jobs = append(jobs, job{e.states[s].snap, append(clonePath(e.states[s].path), k)})
 		}
 	}
-	return paths
+	return jobs
 }
 
 // runBatch runs the partial runs of batch's options on the workers and
 // returns their ends, in the order of jobs.
 func (e *explorer) runBatch(batch []int) []partialRun {
-	paths := e.jobs(batch)
-	ends := make([]partialRun, len(paths))
+	jobs := e.jobs(batch)
+	ends := make([]partialRun, len(jobs))
 	var next atomic.Int64
 	work := func(f *bus.Follower) {
-		for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
+		for i := int(next.Add(1) - 1); i < len(jobs); i = int(next.Add(1) - 1) {
 			if i%interruptEvery == 0 && e.interrupted() {
-				ends[i] = partialRun{path: paths[i], err: bus.ErrInterrupted}
+				ends[i] = partialRun{path: jobs[i].path, err: bus.ErrInterrupted}
 				continue
 			}
-			ends[i] = e.ended(paths[i], f.Follow)
+			ends[i] = e.ended(jobs[i].from, jobs[i].path, f)
 		}
 	}
 	var wg sync.WaitGroup
@@ -343,6 +370,10 @@ func (e *explorer) expand(s int, runs []partialRun) ([]partialRun, error) {
 		e.states[s].edges = append(e.states[s].edges, ed)
 	}
 	e.states[s].expanded = true
+	if snap := e.states[s].snap; snap != nil {
+		e.snapBytes -= snap.Bytes()
+		e.states[s].snap = nil
+	}
 	return runs[len(options):], nil
 }
 
@@ -395,7 +426,12 @@ func (e *explorer) add(run partialRun) int {
 	e.stateBytes += int64(len(run.key) + 8*len(run.path))
 	s := len(e.states)
 	e.index[run.key] = s
-	e.states = append(e.states, state{path: run.path, marks: stop.Marks, choice: stop.Choice})
+	st := state{path: run.path, marks: stop.Marks, choice: stop.Choice}
+	if run.snap != nil && e.snapBytes+run.snap.Bytes() <= e.snapBudget {
+		st.snap = run.snap
+		e.snapBytes += run.snap.Bytes()
+	}
+	e.states = append(e.states, st)
 	e.queue = append(e.queue, s)
 	if e.probability(stop.Choice, 0) == nil {
 		e.nondet = true
