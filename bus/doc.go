@@ -86,10 +86,9 @@
 // A Follower (follow.go) runs the same bus again and again along given
 // choices (coins, waits, clock phases, the time of the scripted events)
 // and stops at the first choice past them, with the key of the state
-// there: what package explore builds its state graph from. With
-// SaveSnapshots, each stop can be saved (Snapshot, snapshot.go: a copy of
-// everything a run changes), and FollowFrom goes on from it instead of
-// from power-up.
+// there: what package explore builds its state graph from. Each such stop
+// can be saved (Snapshot, snapshot.go: a copy of everything a run
+// changes), and FollowFrom goes on from it instead of from power-up.
 //
 // # Watching
 //

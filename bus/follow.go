@@ -23,33 +23,19 @@ type Follower struct {
 	// choices made before it. A run that stops at a new choice point is
 	// run a second time to take it, since its key is that of the state
 	// before the event that made the choice, and keying the state before
-	// every event of the first run would cost several times the run;
-	// unless the first run took it in case (speculateEvents).
+	// every event of the first run would cost several times the run. The
+	// second run stops there, where Snapshot saves the bus.
 	checkpointAt    uint64
 	checkpoint      []byte
 	checkpointMarks Marks
 	checkpointMade  int
-	// The first run takes the checkpoint before each of the first
-	// speculateEvents events past the choices given while some election
-	// is in tree identify, where every choice is made; speculatedAt is the
-	// number of the event it last took one before. When that event made
-	// the choice, the second run is not needed.
-	speculateLeft int
-	speculatedAt  uint64
-	key           []byte
-	made          []Choice                // the first run's choices
-	queue         []kernelEntry[simEvent] // appendKey's scratch
+	key             []byte
+	made            []Choice                // the first run's choices
+	queue           []kernelEntry[simEvent] // appendKey's scratch
 	// The first generation's root and self-ID order, once it has closed
 	// in the present run.
 	firstRoot  string
 	firstOrder []string
-	// SaveSnapshots makes every stop at a choice point a run reaches
-	// through its events end where its key is taken, so that Snapshot can
-	// save it: each such stop takes the run again to that event, where
-	// without it the first run often keys the state in passing. An
-	// explorer sets it when the runs from its snapshots save more than
-	// that costs.
-	SaveSnapshots bool
 	// atCheckpoint says the bus is where the last run's stop was keyed.
 	atCheckpoint bool
 }
@@ -136,12 +122,7 @@ func (f *Follower) Follow(choices []int) (FollowStop, error) {
 func (f *Follower) follow(from *Snapshot, choices []int) (FollowStop, error) {
 	w := f.w
 	ch := w.choices
-	f.checkpointAt, f.speculateLeft, f.speculatedAt, f.atCheckpoint = 0, speculateEvents, 0, false
-	if f.SaveSnapshots {
-		// A snapshot is taken where the run is to stop: before the event
-		// that makes the choice, which the run again reaches.
-		f.speculateLeft = 0
-	}
+	f.checkpointAt, f.atCheckpoint = 0, false
 	ch.path = ch.path[:0]
 	for _, k := range choices {
 		ch.path = append(ch.path, PathChoice{Option: k})
@@ -173,22 +154,20 @@ func (f *Follower) follow(from *Snapshot, choices []int) (FollowStop, error) {
 		pending, at := *ch.pending, w.k.Processed()
 		events := at - began
 		f.made = append(f.made[:0], ch.made...)
-		if f.speculatedAt != at {
-			// Again up to the event that made the choice, for its checkpoint.
-			f.checkpointAt, f.speculateLeft = at, 0
-			if err := f.begin(from); err != nil {
-				return FollowStop{}, err
-			}
-			w.run()
-			if w.interrupted {
-				return FollowStop{}, ErrInterrupted
-			}
-			if f.checkpointAt != 0 {
-				panic(fmt.Sprintf("bus: the second run of a path did not reach its event %d", at))
-			}
-			events += w.k.Processed() - began
-			f.atCheckpoint = true
+		// Again up to the event that made the choice, for its checkpoint.
+		f.checkpointAt = at
+		if err := f.begin(from); err != nil {
+			return FollowStop{}, err
 		}
+		w.run()
+		if w.interrupted {
+			return FollowStop{}, ErrInterrupted
+		}
+		if f.checkpointAt != 0 {
+			panic(fmt.Sprintf("bus: the second run of a path did not reach its event %d", at))
+		}
+		events += w.k.Processed() - began
+		f.atCheckpoint = true
 		key := append(f.key[:0], f.checkpoint...)
 		// The choices made in this event before the pending one.
 		for i := f.checkpointMade; i < len(f.made); i++ {
@@ -249,28 +228,15 @@ func (f *Follower) appendChoice(b []byte, c Choice) []byte {
 	return binary.AppendUvarint(b, uint64(c.Options))
 }
 
-// speculateEvents bounds the checkpoints a first run takes in case the
-// next event makes a choice: a key costs several events, and the run
-// again from power-up a few hundred. The tests set it to 0 to compare
-// with the second runs.
-var speculateEvents = 16
-
 // beforeEvent takes the checkpoint asked for, if the next event is the
-// one, and then reports that the run stops there; or, in a first run past
-// its given choices, takes it in case the next event makes the choice.
+// one, and then reports that the run stops there.
 func (f *Follower) beforeEvent() (stop bool) {
-	next := f.w.k.Processed() + 1
-	switch {
-	case f.checkpointAt == next:
-		f.takeCheckpoint()
-		f.checkpointAt = 0
-		return true
-	case f.speculateLeft > 0 && f.w.choices.next >= len(f.w.choices.path) && f.w.inTreeID():
-		f.takeCheckpoint()
-		f.speculateLeft--
-		f.speculatedAt = next
+	if f.checkpointAt != f.w.k.Processed()+1 {
+		return false
 	}
-	return false
+	f.takeCheckpoint()
+	f.checkpointAt = 0
+	return true
 }
 
 // takeCheckpoint keys the state before the next event.
@@ -278,17 +244,6 @@ func (f *Follower) takeCheckpoint() {
 	f.checkpoint = f.w.appendKey(f.checkpoint[:0], &f.queue)
 	f.checkpointMarks = f.w.marks()
 	f.checkpointMade = len(f.w.choices.made)
-}
-
-// inTreeID reports whether some node's election is in tree identify, the
-// only phase whose steps make choices (coins and waits).
-func (w *world) inTreeID() bool {
-	for i := range w.nodes {
-		if e := w.nodes[i].election; e != nil && e.State().InTreeID() {
-			return true
-		}
-	}
-	return false
 }
 
 // marks reads how far the run has got.

@@ -50,10 +50,9 @@ func (s *Snapshot) Bytes() int64 {
 }
 
 // Snapshot saves the state where the last Follow or FollowFrom stopped at
-// a choice point, for FollowFrom. It is nil unless the Follower takes
-// snapshots (SaveSnapshots), the run stopped at a choice point it reached
-// from power-up through its events (not one of the setup's: a clock phase,
-// an event shift), and no other run came since.
+// a choice point, for FollowFrom. It is nil unless the run stopped at a
+// choice point it reached through its events (not one of the setup's: a
+// clock phase, an event shift).
 func (f *Follower) Snapshot() *Snapshot {
 	if !f.atCheckpoint {
 		return nil

@@ -42,13 +42,12 @@ func TestSnapshotsGoOnAsRunsFromPowerUp(t *testing.T) {
 		{"unplug window 1394a", unplug, Options{Seed: 1, Profile: "1394a-2000"}, ChoiceSpace{EventWindow: &Window{From: 168_000, To: 168_400}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			follower := func(save bool) *Follower {
+			follower := func() *Follower {
 				f, err := NewFollower(tc.topo, tc.opts, tc.space)
 				require.NoError(t, err)
-				f.SaveSnapshots = save
 				return f
 			}
-			taker, replayer := follower(true), follower(false)
+			taker, replayer := follower(), follower()
 			rng := rand.New(rand.NewPCG(11, uint64(len(tc.name))))
 			resumed := 0
 			for walk := range 40 {
@@ -61,7 +60,7 @@ func TestSnapshotsGoOnAsRunsFromPowerUp(t *testing.T) {
 					} else {
 						goer := taker
 						if walk%2 == 1 {
-							goer = follower(true) // has run nothing
+							goer = follower() // has run nothing
 						}
 						a, err = goer.FollowFrom(snap, path)
 						resumed++

@@ -217,14 +217,15 @@ func TestMaxStatesBeyondTheMemoryBudgetRefused(t *testing.T) {
 	})
 }
 
-// An exploration whose cost, states × the events of each partial run,
-// would outlast MaxDuration is refused from its first second's pace.
+// An exploration whose pace says its MaxStates states would outlast
+// MaxDuration is refused after its first second, not when they are found.
 func TestExplorationBeyondMaxDurationRefused(t *testing.T) {
-	topo := longScenario(t, 20_000)
+	topo := generatedTopo(t, "tree:12")
 	within(t, 10*time.Second, func() {
-		_, err := Explore(topo, Options{MaxStates: 500, MaxDuration: 2 * time.Second})
+		_, err := Explore(topo, Options{Timing: Nondet, Space: bus.ChoiceSpace{PhaseGrid: 4}, MaxStates: 5_000_000, MaxMemory: 1 << 40,
+			MaxDuration: 2 * time.Second})
 		require.ErrorIs(t, err, ErrInvalidOptions)
-		assert.ErrorContains(t, err, "max states 500 would take at least")
+		assert.ErrorContains(t, err, "max states 5000000 would take at least")
 		assert.ErrorContains(t, err, "more than max duration 2s")
 	})
 }

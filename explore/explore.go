@@ -111,9 +111,11 @@ type Options struct {
 	// unrolling past 50 times it gives way to step functions of the
 	// budget, which are exact too.
 	MaxStates int
-	// MaxMemory is the budget in bytes of the MaxStates states (default
-	// DefaultMaxMemory): once the first thousand are found, an exploration
-	// whose bound would take more, at their average size, is refused.
+	// MaxMemory is the budget in bytes of the MaxStates states and of the
+	// snapshots of those not yet expanded, which take an eighth of it at
+	// most (default DefaultMaxMemory): once the first thousand states are
+	// found, an exploration whose bound would take more, at their average
+	// size, is refused.
 	MaxMemory int64
 	// MaxDuration, when not zero, refuses an exploration that would take
 	// longer to find MaxStates states: from its first second on, its pace
@@ -142,7 +144,8 @@ type Progress struct {
 	// States are the choice points known, of at most MaxStates; Frontier
 	// those still to expand.
 	States, Frontier, MaxStates int
-	// Bytes estimates the memory of the states known.
+	// Bytes estimates the memory of the states known and of the snapshots
+	// kept.
 	Bytes int64
 	// Solving is set once every state is known: the graph is being solved.
 	Solving bool

@@ -93,14 +93,13 @@ func newExplorer(topo *bus.Topology, o Options) (*explorer, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.SaveSnapshots = true
 		e.workers = append(e.workers, f)
 	}
 	e.snapBudget = o.MaxMemory / snapshotShare
 	if o.MaxStates == 0 {
 		// Until the first states tell their size, no more than the budget
 		// holds of the least a state takes.
-		e.o.MaxStates, e.fitMemory = int(min(o.MaxMemory/stateOverhead, math.MaxInt32)), true
+		e.o.MaxStates, e.fitMemory = int(min(e.statesBudget()/stateOverhead, math.MaxInt32)), true
 	}
 	return e, nil
 }
@@ -144,7 +143,7 @@ func (e *explorer) build() error {
 			}
 			if e.choicePoints() >= sampleStates && !e.sized {
 				if e.fitMemory {
-					e.o.MaxStates = int(min(e.o.MaxMemory/e.stateSize(), math.MaxInt32))
+					e.o.MaxStates = int(min(e.statesBudget()/e.stateSize(), math.MaxInt32))
 				} else if err := e.checkMemory(); err != nil {
 					return err
 				}
@@ -175,7 +174,7 @@ func (e *explorer) report(solving bool) {
 	if e.o.Progress != nil {
 		n := e.choicePoints()
 		e.o.Progress(Progress{States: n, Frontier: len(e.queue), MaxStates: e.o.MaxStates,
-			Bytes: e.stateBytes + int64(n)*stateOverhead, Solving: solving})
+			Bytes: e.stateBytes + int64(n)*stateOverhead + e.snapBytes, Solving: solving})
 	}
 }
 
@@ -192,13 +191,17 @@ const (
 // more than MaxMemory, as the states found so far take on average.
 func (e *explorer) checkMemory() error {
 	perState := e.stateSize()
-	need := int64(e.o.MaxStates) * perState
+	need := int64(e.o.MaxStates)*perState + e.snapBudget
 	if need <= e.o.MaxMemory {
 		return nil
 	}
-	return fmt.Errorf("%w: max states %d would take about %d MiB (%d bytes a state, as the first %d take), more than the memory budget of %d MiB; lower max states, or raise the budget",
+	return fmt.Errorf("%w: max states %d would take about %d MiB (%d bytes a state, as the first %d take, and an eighth of the budget for snapshots), more than the memory budget of %d MiB; lower max states, or raise the budget",
 		ErrInvalidOptions, e.o.MaxStates, need>>20, perState, e.choicePoints(), e.o.MaxMemory>>20)
 }
+
+// statesBudget is the memory the states may take: Options.MaxMemory but
+// the snapshots' share.
+func (e *explorer) statesBudget() int64 { return e.o.MaxMemory - e.snapBudget }
 
 // stateSize is the memory a state takes, on average over those found.
 func (e *explorer) stateSize() int64 {
