@@ -345,7 +345,9 @@ func (e *explorer) expected(m int) (ExpectedResult, error) {
 		return big.NewRat(ed.spent[m], 1)
 	}
 	if e.nondet {
-		p, err := e.bounds(func(st *state) *big.Rat { return indicator(reached(st)) })
+		// Only whether every scheduler reaches it surely matters: the
+		// minimum alone.
+		p, err := e.solveAt(e.model(func(st *state) *big.Rat { return indicator(reached(st)) }, zero, nil), mdp.Min, 0)
 		if err != nil {
 			return ExpectedResult{}, err
 		}
