@@ -101,3 +101,43 @@ func TestSnapshotsGoOnAsRunsFromPowerUp(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkSnapshot saves the bus at a choice point and goes on from it,
+// on the pair at its first root contention and on a 63-node tree at its
+// first choice: what an explorer pays a state beside its runs' events.
+func BenchmarkSnapshot(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		topo *Topology
+	}{{"pair", mustGenerate(b, "pair")}, {"tree63", benchTree(b)}} {
+		f, err := NewFollower(bc.topo, Options{Seed: 1}, ChoiceSpace{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		stop, err := f.Follow(nil)
+		if err != nil || stop.Done {
+			b.Fatalf("%s: no choice point: %v", bc.name, err)
+		}
+		snap := f.Snapshot()
+		b.Run(bc.name+"/save", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := f.FollowFrom(snap, nil); err != nil {
+					b.Fatal(err)
+				}
+				if f.Snapshot() == nil {
+					b.Fatal("no snapshot")
+				}
+			}
+			b.ReportMetric(float64(snap.Bytes()), "bytes")
+		})
+		b.Run(bc.name+"/go-on", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := f.FollowFrom(snap, []int{0}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
