@@ -95,6 +95,10 @@ func (f *Follower) FollowFrom(s *Snapshot, choices []int) (FollowStop, error) {
 // restore sets the Follower's bus to snapshot s.
 func (f *Follower) restore(s *Snapshot) error {
 	w := f.w
+	if !w.sameBus(s.w) {
+		return fmt.Errorf("%w: a snapshot of another bus: %d nodes and %d cable(s), where this one has %d and %d",
+			ErrInvalidOptions, len(s.w.topo.nodes), len(s.w.topo.cables), len(w.topo.nodes), len(w.topo.cables))
+	}
 	for i, rn := range w.topo.nodes {
 		// A bus not run yet has no PHYs to copy into. Their clocks are the
 		// snapshot's.
@@ -109,6 +113,20 @@ func (f *Follower) restore(s *Snapshot) error {
 	w.interrupted = false
 	f.firstRoot, f.firstOrder = s.firstRoot, append(f.firstOrder[:0], s.firstOrder...)
 	return nil
+}
+
+// sameBus reports whether src runs the bus w runs, as far as copyRun
+// relies on it: the same nodes, ports and cables.
+func (w *world) sameBus(src *world) bool {
+	if len(w.topo.nodes) != len(src.topo.nodes) || len(w.topo.cables) != len(src.topo.cables) {
+		return false
+	}
+	for i, n := range w.topo.nodes {
+		if n.id != src.topo.nodes[i].id || n.ports != src.topo.nodes[i].ports {
+			return false
+		}
+	}
+	return true
 }
 
 // copyRun sets w's run to src's: everything a run changes, copied into

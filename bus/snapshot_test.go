@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -100,6 +101,27 @@ func TestSnapshotsGoOnAsRunsFromPowerUp(t *testing.T) {
 			require.Positive(t, resumed, "no run went on from a snapshot")
 		})
 	}
+}
+
+// A snapshot of another bus is refused, not copied into this one.
+func TestSnapshotOfAnotherBusRefused(t *testing.T) {
+	pair, err := Generate("pair")
+	require.NoError(t, err)
+	chain, err := Generate("chain:3")
+	require.NoError(t, err)
+	f, err := NewFollower(pair, Options{Seed: 1}, ChoiceSpace{})
+	require.NoError(t, err)
+	_, err = f.Follow(nil)
+	require.NoError(t, err)
+	snap := f.Snapshot()
+	require.NotNil(t, snap)
+	other, err := NewFollower(chain, Options{Seed: 1}, ChoiceSpace{})
+	require.NoError(t, err)
+	_, err = other.FollowFrom(snap, []int{0})
+	require.ErrorIs(t, err, ErrInvalidOptions)
+	assert.ErrorContains(t, err, "a snapshot of another bus: 2 nodes and 1 cable(s), where this one has 3 and 2")
+	_, err = f.FollowFrom(snap, nil)
+	require.NoError(t, err, "the bus that took it goes on from it")
 }
 
 // BenchmarkSnapshot saves the bus at a choice point and goes on from it,
