@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"cmp"
 	"container/heap"
 	"fmt"
 	"math/big"
@@ -39,7 +40,7 @@ func (e *explorer) solve() (*Result, error) {
 			}
 			return 1
 		}
-		return compareStrings(string(a), string(b))
+		return cmp.Compare(a, b)
 	})
 	for _, o := range outcomes {
 		var p Interval
@@ -146,16 +147,6 @@ func spanning(lo, hi Interval) Interval {
 // reaches reports whether some run ends with outcome o.
 func (e *explorer) reaches(o bus.Outcome) bool {
 	return slices.ContainsFunc(e.states, func(st state) bool { return st.terminal && st.metrics.Outcome == o })
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 var (

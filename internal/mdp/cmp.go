@@ -1,6 +1,7 @@
 package mdp
 
 import (
+	"cmp"
 	"math/big"
 	"math/bits"
 )
@@ -21,22 +22,10 @@ func Cmp(x, y *big.Rat) int {
 	// x/y's order is that of xn·yd and yn·xd, in 128 bits.
 	ah, al := bits.Mul64(xn, yd)
 	bh, bl := bits.Mul64(yn, xd)
-	switch {
-	case ah != bh:
-		return cmpWord(ah, bh)
-	default:
-		return cmpWord(al, bl)
+	if ah != bh {
+		return cmp.Compare(ah, bh)
 	}
-}
-
-func cmpWord(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Compare(al, bl)
 }
 
 // words is r's numerator and denominator, if r ≥ 0 and both fit in 64
