@@ -1,7 +1,6 @@
 package explore
 
 import (
-	"encoding/json"
 	"math"
 	"testing"
 	"time"
@@ -39,13 +38,7 @@ func TestSnapshotsGiveTheSameGraph(t *testing.T) {
 			var wantEvents uint64
 			for _, share := range []int64{math.MaxInt64, DefaultMaxMemory / 20_000, saved} {
 				snapshotShare = share
-				res, err := Explore(tc.topo, tc.o)
-				require.NoError(t, err)
-				out := NewJSON("test", tc.o, res, nil)
-				events := out.Events
-				out.ElapsedNs, out.Events = 0, 0
-				got, err := json.Marshal(out)
-				require.NoError(t, err)
+				got, events := exploredJSON(t, tc.topo, tc.o, true)
 				if want == nil {
 					want, wantEvents = got, events
 					continue

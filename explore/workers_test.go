@@ -33,12 +33,7 @@ func TestWorkersGiveTheSameBytes(t *testing.T) {
 			for _, workers := range []int{1, 2, 3} {
 				o := tc.o
 				o.Workers = workers
-				res, err := Explore(tc.topo, o)
-				require.NoError(t, err)
-				out := NewJSON("test", o, res, nil)
-				out.ElapsedNs = 0
-				got, err := json.Marshal(out)
-				require.NoError(t, err)
+				got, _ := exploredJSON(t, tc.topo, o, false)
 				if want == nil {
 					want = got
 					continue
@@ -47,4 +42,21 @@ func TestWorkersGiveTheSameBytes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// exploredJSON is the JSON of an exploration of topo, all but its wall
+// time and, with dropEvents, the events it ran, which it returns.
+func exploredJSON(t *testing.T, topo *bus.Topology, o Options, dropEvents bool) ([]byte, uint64) {
+	t.Helper()
+	res, err := Explore(topo, o)
+	require.NoError(t, err)
+	out := NewJSON("test", o, res, nil)
+	events := out.Events
+	out.ElapsedNs = 0
+	if dropEvents {
+		out.Events = 0
+	}
+	data, err := json.Marshal(out)
+	require.NoError(t, err)
+	return data, events
 }
