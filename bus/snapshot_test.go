@@ -3,6 +3,7 @@ package bus
 import (
 	"bytes"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -101,6 +102,51 @@ func TestSnapshotsGoOnAsRunsFromPowerUp(t *testing.T) {
 			require.Positive(t, resumed, "no run went on from a snapshot")
 		})
 	}
+}
+
+// copyRun decides, for every field of the world, and for every field that
+// refers to memory in its parts, whether it is copied, shared as
+// configuration, or w's own scratch: a field added without that decision
+// (a run's state that a snapshot would leave behind, or share with the bus
+// it was taken from) fails here until copyRun and these lists say what it
+// is.
+func TestSnapshotDecidesEveryField(t *testing.T) {
+	decided := func(typ reflect.Type, refsOnly bool, names ...string) {
+		known := map[string]bool{}
+		for _, n := range names {
+			known[n] = true
+		}
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			switch f.Type.Kind() {
+			case reflect.Slice, reflect.Map, reflect.Pointer, reflect.Interface, reflect.Func, reflect.Chan:
+			default:
+				if refsOnly {
+					continue // copied with the struct
+				}
+			}
+			assert.True(t, known[f.Name], "%s.%s: copyRun does not say whether it copies it (bus/snapshot.go)", typ.Name(), f.Name)
+		}
+	}
+	// The world is copied field by field: all of them.
+	decided(reflect.TypeOf(world{}), false,
+		// copied
+		"k", "nodes", "cables", "comp", "openGen", "gens", "tx", "txData", "txGen", "staleTimers", "discardedAt",
+		"forest", "startCables", "inFlight", "traceOnly", "evaluations", "idle", "lastActive", "interrupted",
+		"initiating", "waiting", "initiators", "powerUp", "arrivals", "powerUpEvery", "cabled", "lastCauses",
+		"awaiting", "cause", "shiftNs", "metrics", "first", "choices",
+		// configuration, the same for every Follower of the bus
+		"topo", "opts", "phys", "maxTime", "maxEv", "bias", "forced", "lean",
+		// w's own: scratch, caches, wiring
+		"stack", "hops", "rebuild", "draws", "draw", "follower", "genPool", "roots", "owner", "trees", "treeAt")
+	// The parts are copied whole, then what they refer to.
+	decided(reflect.TypeOf(node{}), true, "phy", "m", "election", "coins", "peerUIDs", "cable", "remote", "sent",
+		"busyUntil", "inbox", "owed", "gen", "rxGen")
+	decided(reflect.TypeOf(generation{}), true, "members", "problems", "selfIDs", "configTimeouts", "warnings", "cables",
+		"links", "tree")
+	decided(reflect.TypeOf(cableForest{}), true, "parent", "jump", "depth", "upPort", "dist", "far", "reach", "looped",
+		"mixed", "repeat", "order", "down")
+	decided(reflect.TypeOf(chooser{}), true, "w", "path", "pending", "made", "err", "instants")
 }
 
 // A snapshot of another bus is refused, not copied into this one.
