@@ -626,6 +626,7 @@ func (s *solver) single(i int) {
 		// its probabilities summing to 1: in a question of probability
 		// most states are sure of their answer, and c is shared as is.
 		var same *big.Rat
+		alike := true
 		for j := range st.Edges {
 			e := &st.Edges[j]
 			if !live(st, e) {
@@ -637,12 +638,11 @@ func (s *solver) single(i int) {
 			}
 			if c := s.gain(e); same == nil {
 				same = c
-			} else if Cmp(c, same) != 0 {
-				same = nil
-				break
+			} else if alike && Cmp(c, same) != 0 {
+				alike = false
 			}
 		}
-		if same != nil {
+		if alike && same != nil {
 			s.settle(i, same)
 			return
 		}
