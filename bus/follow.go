@@ -390,12 +390,7 @@ func (w *world) appendKey(b []byte, queue *[]kernelEntry[simEvent]) []byte {
 	// The queue in the order it will pop, but the events that will do
 	// nothing when they pop.
 	q := slices.DeleteFunc(w.k.appendPending((*queue)[:0]), func(e kernelEntry[simEvent]) bool { return w.stale(e.ev) })
-	slices.SortFunc(q, func(a, b kernelEntry[simEvent]) int {
-		if a.before(&b) {
-			return -1
-		}
-		return 1
-	})
+	slices.SortFunc(q, popOrder)
 	*queue = q
 	b = append(b, 'Q')
 	for _, e := range q {

@@ -101,6 +101,14 @@ func (a *kernelEntry[E]) before(b *kernelEntry[E]) bool {
 	return a.seq < b.seq
 }
 
+// popOrder orders entries as the kernel pops them, for slices.SortFunc.
+func popOrder[E any](a, b kernelEntry[E]) int {
+	if a.before(&b) {
+		return -1
+	}
+	return 1
+}
+
 // Reset empties the kernel and sets Now and Processed to zero, keeping the
 // memory it has grown for the next run.
 func (k *Kernel[E]) Reset() {

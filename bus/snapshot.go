@@ -30,10 +30,14 @@ type Snapshot struct {
 	// The Follower's record of the first generation, once closed.
 	firstRoot  string
 	firstOrder []string
+	bytes      int64 // see Bytes
 }
 
 // Bytes is about the memory the snapshot holds.
-func (s *Snapshot) Bytes() int64 {
+func (s *Snapshot) Bytes() int64 { return s.bytes }
+
+// size estimates Bytes.
+func (s *Snapshot) size() int64 {
 	w := s.w
 	b := int64(unsafe.Sizeof(*s)+unsafe.Sizeof(*w)) + int64(len(s.pending))*int64(unsafe.Sizeof(kernelEntry[simEvent]{}))
 	for i := range w.nodes {
@@ -62,32 +66,24 @@ func (f *Follower) Snapshot() *Snapshot {
 		now: src.k.now, seq: src.k.seq, processed: src.k.processed,
 		firstRoot: f.firstRoot, firstOrder: slices.Clone(f.firstOrder)}
 	s.pending = src.k.appendPending(nil)
-	slices.SortFunc(s.pending, func(a, b kernelEntry[simEvent]) int {
-		if a.before(&b) {
-			return -1
-		}
-		return 1
-	})
+	slices.SortFunc(s.pending, popOrder)
 	w := s.w
 	w.nodes = make([]node, len(src.nodes))
 	for i := range w.nodes {
 		n := &w.nodes[i]
 		n.m, n.election, n.coins = new(phy.Machine), new(treeid.Election), rand.NewPCG(0, 0)
-		n.peerUIDs = make([]uint64, len(src.nodes[i].peerUIDs))
-		n.cable = make([]int, len(src.nodes[i].cable))
-		n.remote = make([]phy.LineState, len(n.cable))
-		n.sent = make([]phy.LineState, len(n.cable))
-		n.busyUntil = make([]int64, len(n.cable))
+		n.peerUIDs = make([]uint64, len(src.nodes[i].peerUIDs)) // copied into, as an election's are
 	}
 	w.choices = &chooser{w: w, space: src.choices.space, follow: true}
 	w.copyRun(src)
+	s.bytes = s.size()
 	return s
 }
 
 // FollowFrom goes on from snapshot s, taken by a Follower of the same bus,
 // along choices: the path of the run that took it and then the options
 // past it, exactly as Follow along choices from power-up would, in the same
-// stop (its Events count only the events after s).
+// stop (its Events count only the events after s). A nil s is Follow.
 func (f *Follower) FollowFrom(s *Snapshot, choices []int) (FollowStop, error) {
 	return f.follow(s, choices)
 }

@@ -242,16 +242,10 @@ type partialRun struct {
 	snap  *bus.Snapshot
 }
 
-// ended runs f along path, from snapshot from when not nil, and returns
-// where it ended, keyed while the stop's Key is valid.
+// ended runs f along path, from snapshot from (nil: from power-up), and
+// returns where it ended, keyed while the stop's Key is valid.
 func (e *explorer) ended(from *bus.Snapshot, path []int, f *bus.Follower) partialRun {
-	var stop bus.FollowStop
-	var err error
-	if from != nil {
-		stop, err = f.FollowFrom(from, path)
-	} else {
-		stop, err = f.Follow(path)
-	}
+	stop, err := f.FollowFrom(from, path)
 	run := partialRun{path: path, stop: stop, err: err, known: -1}
 	if e.o.Roots {
 		run.stop.FirstOrder = slices.Clone(stop.FirstOrder)
