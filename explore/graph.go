@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/mdp"
 )
 
 // state is a choice point of the graph, or a run's end (a terminal).
@@ -81,13 +82,18 @@ type explorer struct {
 	fitMemory  bool
 	// snapBytes sums the snapshots kept, within snapBudget.
 	snapBytes, snapBudget int64
+	// mdpModel is the graph as the solver sees it, built at the first
+	// solve (see model); integers the rewards it has been given.
+	mdpModel *mdp.Model
+	integers map[int64]*big.Rat
 }
 
 func newExplorer(topo *bus.Topology, o Options) (*explorer, error) {
 	if err := checkOptions(&o); err != nil {
 		return nil, err
 	}
-	e := &explorer{o: o, index: map[string]int{}, classIndex: map[string]int{}, budgets: map[budgetKey]solvedBudget{}}
+	e := &explorer{o: o, index: map[string]int{}, classIndex: map[string]int{}, budgets: map[budgetKey]solvedBudget{},
+		integers: map[int64]*big.Rat{}}
 	for range o.Workers {
 		f, err := bus.NewFollower(topo, o.Bus, o.Space)
 		if err != nil {

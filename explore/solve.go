@@ -156,33 +156,71 @@ var (
 
 // model is the graph as an MDP: value gives each terminal's value,
 // frontier each unexpanded choice point's, and reward each edge's (nil for
-// none).
+// none). Every question asks it of the same states and edges, so it is
+// built once and its values and rewards set again at each call: a model
+// holds until the next.
 func (e *explorer) model(value func(*state) *big.Rat, frontier *big.Rat, reward func(*edge) *big.Rat) *mdp.Model {
-	m := &mdp.Model{States: make([]mdp.State, len(e.states))}
+	if e.mdpModel == nil {
+		e.mdpModel = e.newModel()
+	}
+	m := e.mdpModel
 	for i := range e.states {
-		st := &e.states[i]
+		st, ms := &e.states[i], &m.States[i]
 		switch {
 		case st.terminal:
-			m.States[i] = mdp.State{Kind: mdp.Terminal, Value: value(st)}
+			ms.Value = value(st)
 		case !st.expanded:
-			m.States[i] = mdp.State{Kind: mdp.Terminal, Value: frontier}
+			ms.Value = frontier
 		default:
-			kind := mdp.Random
-			if st.edges[0].p == nil {
-				kind = mdp.Choice
-			}
-			edges := make([]mdp.Edge, len(st.edges))
-			for j := range st.edges {
-				ed := &st.edges[j]
-				edges[j] = mdp.Edge{To: ed.to, P: ed.p}
+			for j := range ms.Edges {
+				ms.Edges[j].Reward = nil
 				if reward != nil {
-					edges[j].Reward = reward(ed)
+					ms.Edges[j].Reward = reward(&st.edges[j])
 				}
 			}
-			m.States[i] = mdp.State{Kind: kind, Edges: edges}
 		}
 	}
 	return m
+}
+
+// newModel is the graph as an MDP without values or rewards, with the
+// graph the solver finds in it.
+func (e *explorer) newModel() *mdp.Model {
+	n := 0
+	for i := range e.states {
+		n += len(e.states[i].edges)
+	}
+	m := &mdp.Model{States: make([]mdp.State, len(e.states))}
+	edges := make([]mdp.Edge, 0, n)
+	for i := range e.states {
+		st := &e.states[i]
+		if st.terminal || !st.expanded {
+			m.States[i] = mdp.State{Kind: mdp.Terminal}
+			continue
+		}
+		kind := mdp.Random
+		if st.edges[0].p == nil {
+			kind = mdp.Choice
+		}
+		from := len(edges)
+		for j := range st.edges {
+			edges = append(edges, mdp.Edge{To: st.edges[j].to, P: st.edges[j].p})
+		}
+		m.States[i] = mdp.State{Kind: kind, Edges: edges[from:len(edges):len(edges)]}
+	}
+	m.Graph = mdp.NewGraph(m)
+	return m
+}
+
+// integer is n as a fraction, one per value: the rewards of the ns a way
+// spends repeat across the graph and its questions.
+func (e *explorer) integer(n int64) *big.Rat {
+	r, ok := e.integers[n]
+	if !ok {
+		r = big.NewRat(n, 1)
+		e.integers[n] = r
+	}
+	return r
 }
 
 // bounds solves value under the least and the greatest scheduler, the
@@ -331,9 +369,9 @@ func (e *explorer) expected(m int) (ExpectedResult, error) {
 	}
 	gain := func(ed *edge) *big.Rat {
 		if m == len(bus.TimeMetrics) {
-			return big.NewRat(int64(ed.rounds), 1)
+			return e.integer(int64(ed.rounds))
 		}
-		return big.NewRat(ed.spent[m], 1)
+		return e.integer(ed.spent[m])
 	}
 	if e.nondet {
 		// Only whether every scheduler reaches it surely matters: the
@@ -377,7 +415,7 @@ func (e *explorer) expected(m int) (ExpectedResult, error) {
 			if w == nil {
 				w = one // no upper bound found: a probability is at most 1
 			}
-			return gain(ed).Mul(gain(ed), w)
+			return new(big.Rat).Mul(gain(ed), w)
 		}), mdp.Min)
 	}
 	low, err := weighted(q.Lo)

@@ -38,7 +38,14 @@ type State struct {
 }
 
 // Model is a finite Markov decision process in alternating form.
-type Model struct{ States []State }
+type Model struct {
+	States []State
+	// Graph, when not nil, is NewGraph of this model or of one with the
+	// same states' kinds, edges and probabilities (only values and rewards
+	// differ): Solve then uses it instead of finding the components again.
+	// Check refuses one that does not fit.
+	Graph *Graph
+}
 
 // Opt says which scheduler Solve optimises for.
 type Opt uint8
@@ -92,6 +99,9 @@ func (m *Model) Check() error {
 		if s.Kind == Random && !sum.isOne() {
 			return fmt.Errorf("mdp: state %d: probabilities sum to %s, not 1", i, sum.rat().RatString())
 		}
+	}
+	if m.Graph != nil {
+		return m.Graph.fits(m)
 	}
 	return nil
 }
@@ -281,9 +291,13 @@ func Solve(m *Model, opt Opt, lim Limits) (*Solution, error) {
 	for i := range s.dec {
 		s.dec[i], s.pos[i] = -1, -1
 	}
-	s.positive = positive(m)
-	s.preds = predecessors(m)
-	for _, scc := range components(m) {
+	g := m.Graph
+	if g == nil {
+		g = NewGraph(m)
+	}
+	s.preds = g.preds
+	s.positive = positive(m, g.preds)
+	for _, scc := range g.components {
 		if err := s.component(scc); err != nil {
 			return nil, err
 		}
@@ -310,10 +324,8 @@ func reward(e *Edge) *big.Rat {
 // positive marks the states that can reach, through live edges, a terminal
 // of positive value or an edge of positive reward: every other state's
 // value is 0 whatever the scheduler does.
-func positive(m *Model) []bool {
-	n := len(m.States)
-	pos := make([]bool, n)
-	preds := make([][]int, n)
+func positive(m *Model, preds [][]pred) []bool {
+	pos := make([]bool, len(m.States))
 	var stack []int
 	for i := range m.States {
 		st := &m.States[i]
@@ -321,14 +333,9 @@ func positive(m *Model) []bool {
 			pos[i] = true
 		}
 		for j := range st.Edges {
-			e := &st.Edges[j]
-			if !live(st, e) {
-				continue
-			}
-			if reward(e).Sign() > 0 {
+			if e := &st.Edges[j]; live(st, e) && reward(e).Sign() > 0 {
 				pos[i] = true
 			}
-			preds[e.To] = append(preds[e.To], i)
 		}
 		if pos[i] {
 			stack = append(stack, i)
@@ -338,100 +345,13 @@ func positive(m *Model) []bool {
 		i := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		for _, p := range preds[i] {
-			if !pos[p] {
-				pos[p] = true
-				stack = append(stack, p)
+			if !pos[p.From] {
+				pos[p.From] = true
+				stack = append(stack, p.From)
 			}
 		}
 	}
 	return pos
-}
-
-// pred is a live edge seen from its end: edge Edge of state From.
-type pred struct{ From, Edge int }
-
-// predecessors lists, for each state, the live edges into it.
-func predecessors(m *Model) [][]pred {
-	preds := make([][]pred, len(m.States))
-	for i := range m.States {
-		st := &m.States[i]
-		for j := range st.Edges {
-			if e := &st.Edges[j]; live(st, e) {
-				preds[e.To] = append(preds[e.To], pred{i, j})
-			}
-		}
-	}
-	return preds
-}
-
-// components returns the strongly connected components of m's live edges
-// in the order Tarjan's algorithm finds them: each after every component
-// it reaches. The search is iterative: chains can be long.
-func components(m *Model) [][]int {
-	n := len(m.States)
-	index := make([]int, n)
-	low := make([]int, n)
-	onStack := make([]bool, n)
-	for i := range index {
-		index[i] = -1
-	}
-	var out [][]int
-	var stack []int
-	type frame struct{ v, edge int }
-	next := 0
-	for root := range n {
-		if index[root] >= 0 {
-			continue
-		}
-		call := []frame{{root, 0}}
-		index[root], low[root] = next, next
-		next++
-		stack = append(stack, root)
-		onStack[root] = true
-		for len(call) > 0 {
-			f := &call[len(call)-1]
-			st := &m.States[f.v]
-			if f.edge < len(st.Edges) {
-				e := &st.Edges[f.edge]
-				f.edge++
-				if !live(st, e) {
-					continue
-				}
-				w := e.To
-				switch {
-				case index[w] < 0:
-					index[w], low[w] = next, next
-					next++
-					stack = append(stack, w)
-					onStack[w] = true
-					call = append(call, frame{w, 0})
-				case onStack[w]:
-					low[f.v] = min(low[f.v], index[w])
-				}
-				continue
-			}
-			v := f.v
-			call = call[:len(call)-1]
-			if len(call) > 0 {
-				u := call[len(call)-1].v
-				low[u] = min(low[u], low[v])
-			}
-			if low[v] == index[v] {
-				var scc []int
-				for {
-					w := stack[len(stack)-1]
-					stack = stack[:len(stack)-1]
-					onStack[w] = false
-					scc = append(scc, w)
-					if w == v {
-						break
-					}
-				}
-				out = append(out, scc)
-			}
-		}
-	}
-	return out
 }
 
 // passMode says which bounds a pass over a component computes.
