@@ -70,8 +70,11 @@ type budgetSolver struct {
 	// steps counts the steps of every function: bounded, as the
 	// unrolling is, by explorer.unrollBound.
 	steps int
-	// scratch for combine
-	points []int64
+	// combine's scratch: the function it builds, and a cursor per edge.
+	at      []int64
+	v       []*big.Rat
+	cursor  []int
+	product big.Rat
 }
 
 // maxSweeps bounds the iteration: a sweep per ns of the budget, and some.
@@ -129,6 +132,7 @@ func (bs *budgetSolver) solve(frontier *big.Rat, endedValue []*big.Rat) (bool, e
 			if g.equal(bs.f[i]) {
 				continue
 			}
+			g = stepFn{at: slices.Clone(g.at), v: slices.Clone(g.v)}
 			bs.steps += len(g.at) - len(bs.f[i].at)
 			bs.f[i] = g
 			if bs.steps > e.unrollBound() {
@@ -147,48 +151,65 @@ func (bs *budgetSolver) solve(frontier *big.Rat, endedValue []*big.Rat) (bool, e
 	return false, nil
 }
 
-// combine is the right side of state st's equation.
+// combine is the right side of state st's equation. It sweeps the
+// budgets at which some shifted successor changes value, in order, with a
+// cursor per edge on its successor's steps: no sorting, no searching.
 func (bs *budgetSolver) combine(st *state) stepFn {
-	// Every budget at which some shifted successor changes value.
-	bs.points = append(bs.points[:0], 0)
-	for _, ed := range st.edges {
-		w := ed.spent[bs.m]
-		for _, a := range bs.f[ed.to].at {
-			if a+w <= bs.d {
-				bs.points = append(bs.points, a+w)
-			}
-		}
-		if w > 0 && w <= bs.d {
-			bs.points = append(bs.points, w) // below it, the deadline is missed
-		}
+	edges := st.edges
+	bs.cursor = bs.cursor[:0]
+	for range edges {
+		bs.cursor = append(bs.cursor, 0)
 	}
-	slices.Sort(bs.points)
-	points := slices.Compact(bs.points)
-	var out stepFn
-	random := st.edges[0].p != nil
-	for _, b := range points {
+	bs.at, bs.v = bs.at[:0], bs.v[:0]
+	random := edges[0].p != nil
+	for b := int64(0); b <= bs.d; {
 		var v *big.Rat
-		for _, ed := range st.edges {
-			x := zero
-			if left := b - ed.spent[bs.m]; left >= 0 {
-				x = bs.f[ed.to].value(left)
+		same := true // every edge brings the same value: under chance, v
+		next := bs.d + 1
+		for k := range edges {
+			ed := &edges[k]
+			w := ed.spent[bs.m]
+			x := zero // below w, the deadline is missed
+			if b < w {
+				next = min(next, w)
+			} else {
+				f := bs.f[ed.to]
+				c := bs.cursor[k]
+				for c+1 < len(f.at) && f.at[c+1] <= b-w {
+					c++
+				}
+				bs.cursor[k] = c
+				x = f.v[c]
+				if c+1 < len(f.at) {
+					next = min(next, f.at[c+1]+w)
+				}
 			}
 			switch {
+			case k == 0:
+				v = x
 			case random:
-				if v == nil {
-					v = new(big.Rat)
-				}
-				v.Add(v, new(big.Rat).Mul(ed.p, x))
-			case v == nil || (bs.opt == mdp.Min && mdp.Cmp(x, v) < 0) || (bs.opt == mdp.Max && mdp.Cmp(x, v) > 0):
+				same = same && x == v
+			case (bs.opt == mdp.Min && mdp.Cmp(x, v) < 0) || (bs.opt == mdp.Max && mdp.Cmp(x, v) > 0):
 				v = x
 			}
 		}
-		if k := len(out.v); k > 0 && mdp.Cmp(out.v[k-1], v) == 0 {
-			continue
+		if random && !same {
+			v = new(big.Rat)
+			for k := range edges {
+				ed := &edges[k]
+				x := zero
+				if b >= ed.spent[bs.m] {
+					x = bs.f[ed.to].v[bs.cursor[k]]
+				}
+				v.Add(v, bs.product.Mul(ed.p, x))
+			}
 		}
-		out.at, out.v = append(out.at, b), append(out.v, v)
+		if k := len(bs.v); k == 0 || mdp.Cmp(bs.v[k-1], v) != 0 {
+			bs.at, bs.v = append(bs.at, b), append(bs.v, v)
+		}
+		b = next
 	}
-	return out
+	return stepFn{at: bs.at, v: bs.v}
 }
 
 // budgetBounds is the probability that metric m ends within d ns of the
