@@ -374,13 +374,9 @@ func (e *explorer) expected(m int) (ExpectedResult, error) {
 		return e.integer(ed.spent[m])
 	}
 	if e.nondet {
-		// Only whether every scheduler reaches it surely matters: the
-		// minimum alone.
-		p, err := e.solveAt(e.model(func(st *state) *big.Rat { return indicator(reached(st)) }, zero, nil), mdp.Min, 0)
-		if err != nil {
-			return ExpectedResult{}, err
-		}
-		if p.Min.Cmp(one) != 0 {
+		// Only whether every scheduler reaches it surely matters: a
+		// question of the graph alone.
+		if !mdp.ReachedSurely(e.model(func(st *state) *big.Rat { return indicator(reached(st)) }, zero, nil))[0] {
 			return ExpectedResult{Why: "a scheduler can avoid the metric: the expectation over the runs that reach it depends on the scheduler's odds"}, nil
 		}
 		low, err := e.solveModel(e.model(func(*state) *big.Rat { return zero }, zero, gain), mdp.Min)
