@@ -142,10 +142,12 @@ type chooser struct {
 	// event (its state from then on is discarded).
 	follow  bool
 	pending *Choice
-	// made lists the choices made so far, for a replay's errors and a
-	// Follower's keys.
-	made []Choice
-	err  error
+	// made lists the choices made since the run began, or went on from a
+	// snapshot, for a Follower's keys; madeBefore counts those before it,
+	// which a snapshot keeps only the number of: no key reads them again.
+	made       []Choice
+	madeBefore int
+	err        error
 	// instants caches the clock edges of the event window.
 	instants []int64
 }
@@ -186,7 +188,7 @@ func (ch *chooser) choose(c Choice) int {
 
 // restart prepares the chooser for a run from power-up.
 func (ch *chooser) restart() {
-	ch.next, ch.made, ch.pending, ch.err = 0, ch.made[:0], nil, nil
+	ch.next, ch.made, ch.madeBefore, ch.pending, ch.err = 0, ch.made[:0], 0, nil, nil
 }
 
 // stopped reports that the run must stop after the current event: a

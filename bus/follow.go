@@ -30,8 +30,11 @@ type Follower struct {
 	checkpointMarks Marks
 	checkpointMade  int
 	key             []byte
-	made            []Choice                // the first run's choices
-	queue           []kernelEntry[simEvent] // appendKey's scratch
+	// The first run's choices, those after the first madeBefore (see
+	// chooser.made).
+	made       []Choice
+	madeBefore int
+	queue      []kernelEntry[simEvent] // appendKey's scratch
 	// The first generation's root and self-ID order, once it has closed
 	// in the present run.
 	firstRoot  string
@@ -153,7 +156,7 @@ func (f *Follower) follow(from *Snapshot, choices []int) (FollowStop, error) {
 	if ch.pending != nil {
 		pending, at := *ch.pending, w.k.Processed()
 		events := at - began
-		f.made = append(f.made[:0], ch.made...)
+		f.made, f.madeBefore = append(f.made[:0], ch.made...), ch.madeBefore
 		// Again up to the event that made the choice, for its checkpoint.
 		f.checkpointAt = at
 		if err := f.begin(from); err != nil {
@@ -170,8 +173,8 @@ func (f *Follower) follow(from *Snapshot, choices []int) (FollowStop, error) {
 		f.atCheckpoint = true
 		key := append(f.key[:0], f.checkpoint...)
 		// The choices made in this event before the pending one.
-		for i := f.checkpointMade; i < len(f.made); i++ {
-			key = f.appendChoice(key, f.made[i])
+		for i := f.checkpointMade; i < f.madeBefore+len(f.made); i++ {
+			key = f.appendChoice(key, f.made[i-f.madeBefore])
 			key = binary.AppendUvarint(key, uint64(choices[i]))
 		}
 		f.key = f.appendChoice(key, pending)
@@ -243,7 +246,7 @@ func (f *Follower) beforeEvent() (stop bool) {
 func (f *Follower) takeCheckpoint() {
 	f.checkpoint = f.w.appendKey(f.checkpoint[:0], &f.queue)
 	f.checkpointMarks = f.w.marks()
-	f.checkpointMade = len(f.w.choices.made)
+	f.checkpointMade = f.w.choices.madeBefore + len(f.w.choices.made)
 }
 
 // marks reads how far the run has got.

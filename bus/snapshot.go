@@ -204,7 +204,7 @@ func (w *world) copyRun(src *world) {
 	w.metrics, w.first = src.metrics, src.first
 	ch, sch := w.choices, src.choices
 	ch.next, ch.pending, ch.err = sch.next, nil, nil
-	ch.made = append(ch.made[:0], sch.made...)
+	ch.made, ch.madeBefore = ch.made[:0], sch.madeBefore+len(sch.made)
 }
 
 // copyFrom sets f to src, in f's own buffers.
