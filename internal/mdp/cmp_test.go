@@ -31,3 +31,32 @@ func TestCmpIsRatCmp(t *testing.T) {
 		}
 	}
 }
+
+// TestCmpSumIsSumsCmp holds cmpSum to comparing the sums: integer and
+// fractional rewards, values with a shared unreduced denominator, with
+// others, and equal rewards.
+func TestCmpSumIsSumsCmp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	d := new(big.Int).Lsh(big.NewInt(3), 200) // a chain's denominator, unreduced
+	var vals, rewards []*big.Rat
+	for range 60 {
+		y := new(big.Int).Mul(d, big.NewInt(rng.Int64N(8)))
+		y.Add(y, new(big.Int).Lsh(big.NewInt(rng.Int64N(1<<40)), uint(rng.IntN(200))))
+		vals = append(vals, unreduced(y, d), big.NewRat(rng.Int64N(50), 1+rng.Int64N(9)))
+	}
+	for _, n := range []int64{0, 1, 2, 244, 245, 600} {
+		rewards = append(rewards, big.NewRat(n, 1))
+	}
+	rewards = append(rewards, big.NewRat(1, 3), big.NewRat(245, 2))
+	var scratch big.Int
+	for _, r1 := range rewards {
+		for _, r2 := range rewards {
+			for _, a := range vals {
+				for _, b := range vals[:20] {
+					want := new(big.Rat).Add(r1, a).Cmp(new(big.Rat).Add(r2, b))
+					require.Equal(t, want, cmpSum(r1, a, r2, b, &scratch), "%v + %v against %v + %v", r1, a, r2, b)
+				}
+			}
+		}
+	}
+}

@@ -393,6 +393,7 @@ type solver struct {
 	mark []bool
 	// unreduced holds the exact values that evaluate left unreduced.
 	unreduced map[*big.Rat]struct{}
+	scratch   big.Int // betterEdge's
 }
 
 func (s *solver) inf(i int) bool    { return s.solved[i] && s.val[i] == nil }
@@ -954,14 +955,14 @@ func (s *solver) policyIteration(rest []int, policy, order []int) error {
 			if st.Kind != Choice {
 				continue
 			}
-			cur := s.edgeValue(&st.Edges[policy[k]], v)
+			cur := &st.Edges[policy[k]]
 			for j := range st.Edges {
 				e := &st.Edges[j]
 				if s.inf(e.To) {
 					continue
 				}
-				if c := s.edgeValue(e, v); s.better(c, cur) {
-					cur, policy[k], changed = c, j, true
+				if s.betterEdge(e, cur, v) {
+					cur, policy[k], changed = e, j, true
 				}
 			}
 		}
@@ -978,14 +979,23 @@ func (s *solver) policyIteration(rest []int, policy, order []int) error {
 	}
 }
 
-// edgeValue is reward + value of the edge's end under the values v of
-// rest.
-func (s *solver) edgeValue(e *Edge, v []*big.Rat) *big.Rat {
-	to := s.val[e.To]
-	if k := s.pos[e.To]; k >= 0 {
-		to = v[k]
+// betterEdge reports whether edge e is strictly better than edge f for
+// the optimiser, each worth its reward plus the value of its end, v for
+// the states of rest.
+func (s *solver) betterEdge(e, f *Edge, v []*big.Rat) bool {
+	c := cmpSum(reward(e), s.endValue(e, v), reward(f), s.endValue(f, v), &s.scratch)
+	if s.opt == Min {
+		return c < 0
 	}
-	return new(big.Rat).Add(reward(e), to)
+	return c > 0
+}
+
+// endValue is the value of the edge's end: v for the states of rest.
+func (s *solver) endValue(e *Edge, v []*big.Rat) *big.Rat {
+	if k := s.pos[e.To]; k >= 0 {
+		return v[k]
+	}
+	return s.val[e.To]
 }
 
 // iterate bounds the values of rest, Random states only (positions set),
