@@ -33,10 +33,37 @@ import (
 // differ.
 type stepFn struct {
 	at []int64
-	v  []*big.Rat
+	v  []prob
 }
 
-func constant(c *big.Rat) stepFn { return stepFn{at: []int64{0}, v: []*big.Rat{c}} }
+// prob is a probability of a step function: the exact fraction, and its
+// numerator and denominator where both fit in words (den 0 where not),
+// which compare in two multiplications; a deadline's step functions
+// compare millions of them.
+type prob struct {
+	r        *big.Rat
+	num, den uint64
+}
+
+func newProb(r *big.Rat) prob {
+	n, d, ok := mdp.Words(r)
+	if !ok {
+		return prob{r: r}
+	}
+	return prob{r, n, d}
+}
+
+func (x prob) cmp(y prob) int {
+	switch {
+	case x.r == y.r:
+		return 0
+	case x.den != 0 && y.den != 0:
+		return mdp.CmpWords(x.num, x.den, y.num, y.den)
+	}
+	return mdp.Cmp(x.r, y.r)
+}
+
+func constant(c prob) stepFn { return stepFn{at: []int64{0}, v: []prob{c}} }
 
 // value is f(b) for 0 ≤ b ≤ D.
 func (f stepFn) value(b int64) *big.Rat {
@@ -44,7 +71,7 @@ func (f stepFn) value(b int64) *big.Rat {
 	if !found {
 		i--
 	}
-	return f.v[i]
+	return f.v[i].r
 }
 
 func (f stepFn) equal(g stepFn) bool {
@@ -52,7 +79,7 @@ func (f stepFn) equal(g stepFn) bool {
 		return false
 	}
 	for i := range f.at {
-		if f.at[i] != g.at[i] || mdp.Cmp(f.v[i], g.v[i]) != 0 {
+		if f.at[i] != g.at[i] || f.v[i].cmp(g.v[i]) != 0 {
 			return false
 		}
 	}
@@ -72,9 +99,10 @@ type budgetSolver struct {
 	steps int
 	// combine's scratch: the function it builds, and a cursor per edge.
 	at      []int64
-	v       []*big.Rat
+	v       []prob
 	cursor  []int
 	product big.Rat
+	never   prob // 0
 }
 
 // maxSweeps bounds the iteration: a sweep per ns of the budget, and some.
@@ -90,19 +118,21 @@ func (bs *budgetSolver) solve(frontier *big.Rat, endedValue []*big.Rat) (bool, e
 	n := len(e.states)
 	bs.f = make([]stepFn, n)
 	bs.live = make([]bool, n)
+	certain, unexplored := newProb(one), newProb(frontier)
+	never := bs.never
 	for i := range e.states {
 		st := &e.states[i]
 		switch s := status(st.marks, bs.m); {
 		case s == present:
-			bs.f[i] = constant(one)
+			bs.f[i] = constant(certain)
 		case s == absent || s == notContended || st.terminal:
-			bs.f[i] = constant(zero)
+			bs.f[i] = constant(never)
 		case !st.expanded:
-			bs.f[i] = constant(frontier)
+			bs.f[i] = constant(unexplored)
 		case s == ended:
-			bs.f[i] = constant(endedValue[i])
+			bs.f[i] = constant(newProb(endedValue[i]))
 		default:
-			bs.f[i] = constant(zero)
+			bs.f[i] = constant(never)
 			bs.live[i] = true
 		}
 	}
@@ -163,13 +193,13 @@ func (bs *budgetSolver) combine(st *state) stepFn {
 	bs.at, bs.v = bs.at[:0], bs.v[:0]
 	random := edges[0].p != nil
 	for b := int64(0); b <= bs.d; {
-		var v *big.Rat
+		var v prob
 		same := true // every edge brings the same value: under chance, v
 		next := bs.d + 1
 		for k := range edges {
 			ed := &edges[k]
 			w := ed.spent[bs.m]
-			x := zero // below w, the deadline is missed
+			x := bs.never // below w, the deadline is missed
 			if b < w {
 				next = min(next, w)
 			} else {
@@ -188,23 +218,22 @@ func (bs *budgetSolver) combine(st *state) stepFn {
 			case k == 0:
 				v = x
 			case random:
-				same = same && x == v
-			case (bs.opt == mdp.Min && mdp.Cmp(x, v) < 0) || (bs.opt == mdp.Max && mdp.Cmp(x, v) > 0):
+				same = same && x.r == v.r
+			case (bs.opt == mdp.Min && x.cmp(v) < 0) || (bs.opt == mdp.Max && x.cmp(v) > 0):
 				v = x
 			}
 		}
 		if random && !same {
-			v = new(big.Rat)
+			sum := new(big.Rat)
 			for k := range edges {
 				ed := &edges[k]
-				x := zero
 				if b >= ed.spent[bs.m] {
-					x = bs.f[ed.to].v[bs.cursor[k]]
+					sum.Add(sum, bs.product.Mul(ed.p, bs.f[ed.to].v[bs.cursor[k]].r))
 				}
-				v.Add(v, bs.product.Mul(ed.p, x))
 			}
+			v = newProb(sum)
 		}
-		if k := len(bs.v); k == 0 || mdp.Cmp(bs.v[k-1], v) != 0 {
+		if k := len(bs.v); k == 0 || bs.v[k-1].cmp(v) != 0 {
 			bs.at, bs.v = append(bs.at, b), append(bs.v, v)
 		}
 		b = next
@@ -300,7 +329,7 @@ func (e *explorer) budgetSolve(m int, d int64, opt mdp.Opt, frontier *big.Rat) (
 			exact = false
 		}
 	}
-	bs := budgetSolver{e: e, m: m, d: d, opt: opt}
+	bs := budgetSolver{e: e, m: m, d: d, opt: opt, never: newProb(zero)}
 	converged, err := bs.solve(frontier, reported)
 	return bs.f[0], exact && converged, err
 }

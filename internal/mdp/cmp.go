@@ -14,12 +14,17 @@ func Cmp(x, y *big.Rat) int {
 	if x == y {
 		return 0
 	}
-	xn, xd, xok := words(x)
-	yn, yd, yok := words(y)
+	xn, xd, xok := Words(x)
+	yn, yd, yok := Words(y)
 	if !xok || !yok {
 		return x.Cmp(y)
 	}
-	// x/y's order is that of xn·yd and yn·xd, in 128 bits.
+	return CmpWords(xn, xd, yn, yd)
+}
+
+// CmpWords compares xn/xd with yn/yd, denominators not 0.
+func CmpWords(xn, xd, yn, yd uint64) int {
+	// The order is that of xn·yd and yn·xd, in 128 bits.
 	ah, al := bits.Mul64(xn, yd)
 	bh, bl := bits.Mul64(yn, xd)
 	if ah != bh {
@@ -28,9 +33,9 @@ func Cmp(x, y *big.Rat) int {
 	return cmp.Compare(al, bl)
 }
 
-// words is r's numerator and denominator, if r ≥ 0 and both fit in 64
+// Words is r's numerator and denominator, if r ≥ 0 and both fit in 64
 // bits. An integer's Denom would allocate; its denominator is 1.
-func words(r *big.Rat) (num, den uint64, ok bool) {
+func Words(r *big.Rat) (num, den uint64, ok bool) {
 	n := r.Num()
 	if n.Sign() < 0 || !n.IsUint64() {
 		return 0, 0, false

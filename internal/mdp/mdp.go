@@ -116,7 +116,7 @@ type probabilitySum struct {
 
 func (p *probabilitySum) add(x *big.Rat) {
 	if p.big == nil {
-		if n, d, ok := words(x); ok && (p.den == 0 || d == p.den) {
+		if n, d, ok := Words(x); ok && (p.den == 0 || d == p.den) {
 			if s, carry := bits.Add64(p.num, n, 0); carry == 0 {
 				p.num, p.den = s, d
 				return
