@@ -19,7 +19,11 @@
 //
 // Solve answers with an interval per state, Lo ≤ v ≤ Hi, a single value
 // (the same *big.Rat) wherever the value is known exactly, which is
-// everywhere unless Limits send a component to value iteration.
+// everywhere unless Limits send a component to value iteration. Models
+// that differ only in values and rewards share one Graph (the components
+// and the edges into each state), found once; whether every scheduler
+// reaches a target with probability 1 needs no solve at all
+// (ReachedSurely).
 //
 // The exact method is the textbook one (Baier and Katoen, Principles of
 // Model Checking, ch. 10; Forejt, Kwiatkowska, Norman and Parker,
