@@ -296,7 +296,7 @@ func Solve(m *Model, opt Opt, lim Limits) (*Solution, error) {
 		g = NewGraph(m)
 	}
 	s.preds = g.preds
-	s.positive = positive(m, g.preds)
+	s.positive = positive(m, g)
 	for _, scc := range g.components {
 		if err := s.component(scc); err != nil {
 			return nil, err
@@ -324,7 +324,7 @@ func reward(e *Edge) *big.Rat {
 // positive marks the states that can reach, through live edges, a terminal
 // of positive value or an edge of positive reward: every other state's
 // value is 0 whatever the scheduler does.
-func positive(m *Model, preds [][]pred) []bool {
+func positive(m *Model, g *Graph) []bool {
 	pos := make([]bool, len(m.States))
 	var stack []int
 	for i := range m.States {
@@ -341,16 +341,11 @@ func positive(m *Model, preds [][]pred) []bool {
 			stack = append(stack, i)
 		}
 	}
-	for len(stack) > 0 {
-		i := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, p := range preds[i] {
-			if !pos[p.From] {
-				pos[p.From] = true
-				stack = append(stack, p.From)
-			}
-		}
-	}
+	g.backward(stack, func(from int) bool {
+		was := pos[from]
+		pos[from] = true
+		return !was
+	})
 	return pos
 }
 

@@ -22,7 +22,7 @@ func ReachedSurely(m *Model) []bool {
 	// need is how many more successors a state must lose to leave Z: one
 	// for a Random state, all its live ones for a Choice state.
 	need := make([]int, n)
-	var out []int // left Z, their predecessors not yet told
+	var out []int // not in Z
 	for i := range m.States {
 		st := &m.States[i]
 		switch {
@@ -37,39 +37,42 @@ func ReachedSurely(m *Model) []bool {
 			out = append(out, i)
 		}
 	}
-	for len(out) > 0 {
-		t := out[len(out)-1]
-		out = out[:len(out)-1]
-		for _, p := range g.preds[t] {
-			if inZ[p.From] {
-				if need[p.From]--; need[p.From] == 0 {
-					inZ[p.From] = false
-					out = append(out, p.From)
-				}
-			}
+	g.backward(out, func(from int) bool {
+		if !inZ[from] {
+			return false
 		}
-	}
+		need[from]--
+		inZ[from] = need[from] > 0
+		return !inZ[from]
+	})
 	// Whatever can reach Z is not reached surely.
 	surely := make([]bool, n)
-	for i := range surely {
-		surely[i] = true
-	}
-	var stack []int
+	var z []int
 	for i := range inZ {
+		surely[i] = !inZ[i]
 		if inZ[i] {
-			surely[i] = false
-			stack = append(stack, i)
+			z = append(z, i)
 		}
 	}
+	g.backward(z, func(from int) bool {
+		was := surely[from]
+		surely[from] = false
+		return was
+	})
+	return surely
+}
+
+// backward visits the live edges into the states of stack, and into every
+// state visit asks to go on from, depth first: visit(from) is told of each
+// edge's start and reports whether to visit the edges into it too.
+func (g *Graph) backward(stack []int, visit func(from int) bool) {
 	for len(stack) > 0 {
 		t := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		for _, p := range g.preds[t] {
-			if surely[p.From] {
-				surely[p.From] = false
+			if visit(p.From) {
 				stack = append(stack, p.From)
 			}
 		}
 	}
-	return surely
 }
