@@ -452,10 +452,13 @@ func (w *world) verify(g *generation) []string {
 }
 
 // gapCountWarning appends to warnings, when the members of g carry more
-// than one gap count, what each carries. Every PHY must use the same gap
-// count; a bus manager that sees them differ sends a PHY configuration
-// packet and resets the bus again (Linux: a long reset, docs/protocol.md
-// §9.2).
+// than one gap count, what each carries, and when one is below what
+// 1394a's gap-count table gives for the bus's hops, which nodes carry it.
+// Every PHY must use the same gap count; a bus manager that sees them
+// differ sends a PHY configuration packet and resets the bus again (Linux:
+// a long reset, docs/protocol.md §9.2). One too small for the bus lets a
+// far node take the gap after a packet for the end of the subaction while
+// the acknowledgement is still on its way.
 func (w *world) gapCountWarning(g *generation, warnings []string) []string {
 	byGap := map[int][]string{}
 	var gaps []int
@@ -467,16 +470,36 @@ func (w *world) gapCountWarning(g *generation, warnings []string) []string {
 		}
 		byGap[gap] = append(byGap[gap], n.cfg.id)
 	}
-	if len(gaps) < 2 {
+	slices.Sort(gaps)
+	if len(gaps) > 1 {
+		var parts []string
+		for k := len(gaps) - 1; k >= 0; k-- {
+			parts = append(parts, fmt.Sprintf("%d on %s", gaps[k], strings.Join(byGap[gaps[k]], ", ")))
+		}
+		warnings = append(warnings, "gap counts disagree: "+strings.Join(parts, "; ")+
+			" (every PHY needs the same one: a bus manager sends a PHY configuration packet and resets the bus again)")
+	}
+	if g.tree == nil {
 		return warnings
 	}
-	slices.Sort(gaps)
-	var parts []string
-	for k := len(gaps) - 1; k >= 0; k-- {
-		parts = append(parts, fmt.Sprintf("%d on %s", gaps[k], strings.Join(byGap[gaps[k]], ", ")))
+	hops := g.tree.Hops()
+	want := treeid.GapCountForHops(hops)
+	if hops == 0 || len(gaps) == 0 || gaps[0] >= want {
+		return warnings
 	}
-	return append(warnings, "gap counts disagree: "+strings.Join(parts, "; ")+
-		" (every PHY needs the same one: a bus manager sends a PHY configuration packet and resets the bus again)")
+	low := fmt.Sprintf("gap count %d, on every node,", gaps[0])
+	if len(gaps) > 1 {
+		var parts []string
+		for _, gap := range gaps {
+			if gap < want {
+				parts = append(parts, fmt.Sprintf("%d on %s", gap, strings.Join(byGap[gap], ", ")))
+			}
+		}
+		low = "gap count " + strings.Join(parts, "; ") + ","
+	}
+	return append(warnings, fmt.Sprintf("%s is below %d, what 1394a's gap-count table gives for this bus's %d cable hops "+
+		"(4.5 m cables, 144 ns PHY delays): a far node may take the gap after a packet for the subaction's end while "+
+		"the acknowledgement is still on its way, and collide with it; a bus manager sets %d", low, want, hops, want))
 }
 
 func (w *world) cableName(c resolvedCable) string {

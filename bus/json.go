@@ -60,7 +60,7 @@ type IndexedGenerationJSON struct {
 type GenerationJSON struct {
 	Outcome    string           `json:"outcome"`    // ok, config-timeout, inconsistent, interrupted, stalled or budget-exhausted
 	Problems   []string         `json:"problems"`   // why a failed outcome failed, one finding each; [] when ok
-	Warnings   []string         `json:"warnings"`   // findings that do not fail it, such as gap counts that disagree; [] when none
+	Warnings   []string         `json:"warnings"`   // findings that do not fail it, such as gap counts that disagree or are too small for the bus; [] when none
 	Root       *string          `json:"root"`       // null when none was elected
 	Nodes      []NodeJSON       `json:"nodes"`      // in phy_ID order, then the nodes that took none
 	SelfIDs    []string         `json:"self_ids"`   // "0x%08x", bus order, no inverses

@@ -133,7 +133,8 @@ type Generation struct {
 	// Problems explains a failed outcome, one finding per entry.
 	Problems []string
 	// Warnings are findings that do not fail an initialisation but that a
-	// bus manager or an engineer acts on: gap counts that disagree.
+	// bus manager or an engineer acts on: gap counts that disagree, or one
+	// below what the gap-count table gives for the bus.
 	Warnings []string
 	// Root is the id of the root node, "" when none was elected.
 	Root string
