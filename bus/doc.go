@@ -28,7 +28,10 @@
 // every bus reset is a new Generation: root, nodes in phy_ID order
 // (Generation.Node finds one), self-IDs, phase times and every root
 // contention with its back-offs. Generation.Cause says what began it, and
-// Result.CausedBy finds the generations a scripted event began.
+// Result.CausedBy finds the generations a scripted event began. A node the
+// topology names bus manager (Topology.BusManager, busmanager.go) acts
+// after each generation as Linux's firewire-core does, and may reset the
+// bus again to set the root and the gap count (Generation.Manager).
 //
 // In Go, Node.Port and CableBetween name cable ends through the nodes, so
 // that a typo in an id is a compile error:

@@ -35,6 +35,7 @@ var (
 	ErrBadCableLength  = invalid("bad cable length or delay")
 	ErrDisconnected    = invalid("disconnected bus")
 	ErrBadEvent        = invalid("bad event")
+	ErrBadBusManager   = invalid("bad bus manager")
 )
 
 // ErrOutOfSpec reports a configuration the standard does not allow but the

@@ -87,8 +87,8 @@ var ErrCannotExplore = errors.New("cannot explore")
 
 // NewFollower checks t, o and space as Run does and returns a Follower.
 // o.Seed fixes everything that is not a choice: the timer lengths each PHY
-// draws and, without a phase grid, the clock phases. Tracing and clocks
-// with a frequency error are refused: a clock off its nominal frequency
+// draws and, without a phase grid, the clock phases. Tracing, a bus
+// manager and clocks with a frequency error are refused: a clock off its nominal frequency
 // makes the future depend on the absolute time, which keys leave out.
 func NewFollower(t *Topology, o Options, space ChoiceSpace) (*Follower, error) {
 	if o.Observer != nil {
@@ -101,6 +101,9 @@ func NewFollower(t *Topology, o Options, space ChoiceSpace) (*Follower, error) {
 	w, err := build(t, o)
 	if err != nil {
 		return nil, err
+	}
+	if m := w.topo.manager.node; m >= 0 {
+		return nil, fmt.Errorf("%w: bus_manager: %s's turns add events of the run's own, which a state's key leaves out: explore the bus without one, or run it", ErrCannotExplore, w.topo.nodes[m].id)
 	}
 	for _, n := range w.topo.nodes {
 		if n.clockPPM != 0 && !o.IdealClock {

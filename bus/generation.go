@@ -323,6 +323,9 @@ func (w *world) close(g *generation, o Outcome, problems ...string) {
 	if len(w.waiting) > 0 && (o == OutcomeOK || o == OutcomeInconsistent) {
 		w.sendWaiting(g)
 	}
+	if o == OutcomeOK || o == OutcomeInconsistent {
+		w.managerClosed(g)
+	}
 }
 
 // closeAll ends every generation still running when the run stops.

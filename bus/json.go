@@ -46,14 +46,32 @@ type IndexedGenerationJSON struct {
 	StartNs int64 `json:"start_ns"` // the first node's entry into R0, in ns from power-up
 	EndNs   int64 `json:"end_ns"`   // when the outcome was decided, in ns from power-up
 	// Cause says in words what began the generation; CauseKind is
-	// power-up, initiators, event, watchdog or seen (a reset of unknown
-	// origin); CauseNode the node whose reset began it and CauseEvent the
+	// power-up, initiators, event, watchdog, seen (a reset of unknown
+	// origin) or bus-manager; CauseNode the node whose reset began it and CauseEvent the
 	// index of the scripted event, each null when there is none.
 	Cause      string  `json:"cause"`
 	CauseKind  string  `json:"cause_kind"`
 	CauseNode  *string `json:"cause_node"`
 	CauseEvent *int    `json:"cause_event"`
 	GenerationJSON
+	// BusManager is what the bus manager did after the generation; null
+	// without one, or when the bus reset again before its turn.
+	BusManager *ManagerJSON `json:"bus_manager"`
+}
+
+// ManagerJSON is a bus manager's turn after a generation (docs/protocol.md
+// §9.5).
+type ManagerJSON struct {
+	Node        string  `json:"node"`          // the bus manager
+	AtNs        int64   `json:"at_ns"`         // when it acted, in ns from power-up
+	Root        string  `json:"root"`          // the generation's root
+	NewRoot     string  `json:"new_root"`      // the root it wants: the root if it can be cycle master, else itself
+	GapCount    int     `json:"gap_count"`     // the generation's gap count, 0 when the nodes' disagree
+	NewGapCount int     `json:"new_gap_count"` // the gap count for hops, from 1394a's table
+	Hops        int     `json:"hops"`          // the bus's diameter in cable hops
+	Reset       *string `json:"reset"`         // short or long when it sent a PHY configuration packet and reset the bus; null when it did not
+	Turn        int     `json:"turn"`          // its turns on this bus so far, this one included; past 5 it resets no more
+	Why         string  `json:"why"`           // its reasons in words
 }
 
 // GenerationJSON is what one generation produced.
@@ -155,6 +173,10 @@ func NewResultJSON(source string, res *Result) ResultJSON {
 		}
 		if g.Cause.Event >= 0 {
 			ig.CauseEvent = &g.Cause.Event
+		}
+		if d := g.Manager; d != nil {
+			ig.BusManager = &ManagerJSON{Node: d.Node, AtNs: d.AtNs, Root: d.Root, NewRoot: d.NewRoot, GapCount: d.GapCount,
+				NewGapCount: d.NewGapCount, Hops: d.Hops, Reset: jsonout.NullIfEmpty(d.Reset), Turn: d.Turn, Why: d.Why}
 		}
 		out.Generations = append(out.Generations, ig)
 	}

@@ -21,4 +21,4 @@ var MetricNames = []string{MetricTreeID, MetricSelfID, MetricContention, MetricC
 // SchemaVersion is the version of docs/schema that the JSON of every fwsim
 // result follows, shards and replay files included (docs/schema/README.md
 // says when it changes).
-const SchemaVersion = 6
+const SchemaVersion = 7

@@ -96,6 +96,10 @@ const (
 	// CauseSeen: a reset whose origin the bus does not know, first seen by
 	// Cause.Node.
 	CauseSeen CauseKind = "seen"
+	// CauseManager: the bus manager (Topology.BusManager, Cause.Node) reset
+	// the bus to set the root or the gap count (Generation.Manager of the
+	// generation before says why).
+	CauseManager CauseKind = "bus-manager"
 )
 
 // Cause is what began a generation.
@@ -158,6 +162,9 @@ type Generation struct {
 	// the bus can still configure late; on a loop the generation ends
 	// config-timeout at the first.
 	ConfigTimeouts []ConfigTimeout
+	// Manager is what the bus manager did after this generation; nil
+	// without one, or when the bus reset again before its turn.
+	Manager *ManagerDecision
 }
 
 // ConfigTimeout is a PHY's CONFIG_TIMEOUT in T0, the flag it reports to its

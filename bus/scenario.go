@@ -12,11 +12,11 @@ import (
 // configuration packet changes registers only, and takes effect at the next
 // reset.
 func (w *world) scenario(idx int) {
-	ev := w.topo.events[idx]
+	ev := w.runEvents[idx]
 	now := w.k.Now()
 	switch ev.kind {
 	case eventConnect:
-		desc := fmt.Sprintf("connect %s (event %d)", w.cableName(w.cables[ev.cable].resolvedCable), idx)
+		desc := fmt.Sprintf("connect %s (%s)", w.cableName(w.cables[ev.cable].resolvedCable), w.eventName(idx))
 		// Each end debounces its port; the ports see each other once both
 		// have (a 1394-1995 PHY at once).
 		c := w.cables[ev.cable]
@@ -28,7 +28,7 @@ func (w *world) scenario(idx int) {
 		w.observe(TraceEvent{Kind: TraceScenario, Port: -1, Detail: desc})
 		w.cableChanged(ev.cable, idx, desc)
 	case eventDisconnect:
-		desc := fmt.Sprintf("disconnect %s (event %d)", w.cableName(w.cables[ev.cable].resolvedCable), idx)
+		desc := fmt.Sprintf("disconnect %s (%s)", w.cableName(w.cables[ev.cable].resolvedCable), w.eventName(idx))
 		w.observe(TraceEvent{Kind: TraceScenario, Port: -1, Detail: desc})
 		w.cableChanged(ev.cable, idx, desc)
 	case eventReset:
@@ -45,15 +45,18 @@ func (w *world) scenario(idx int) {
 // reset has the node of scripted reset idx initiate it, short or long; why
 // says why a long reset was scripted short, "" when it was not.
 func (w *world) reset(idx int, short bool, why string) {
-	ev := w.topo.events[idx]
+	ev := w.runEvents[idx]
 	n := &w.nodes[ev.node]
 	kind := "long"
 	if short {
 		kind = "short"
 	}
-	desc := fmt.Sprintf("%s reset from %s (event %d)%s", kind, n.cfg.id, idx, why)
+	desc := fmt.Sprintf("%s reset from %s (%s)%s", kind, n.cfg.id, w.eventName(idx), why)
 	w.observe(TraceEvent{Kind: TraceScenario, Node: n.cfg.id, Port: -1, Detail: desc})
 	n.cause = Cause{Kind: CauseEvent, Node: n.cfg.id, Event: idx, Text: desc}
+	if idx >= len(w.topo.events) {
+		n.cause.Kind, n.cause.Event = CauseManager, -1
+	}
 	if !short {
 		w.overtakeShortResets(ev.node)
 	}
@@ -85,7 +88,7 @@ func (w *world) overtakeShortResets(i int) {
 // the bus for a short reset within MAX_ARB_STATE_TIME of idling in A0
 // initiates a long reset instead (arbTimeout).
 func (w *world) arbitrate(idx int) {
-	ev := w.topo.events[idx]
+	ev := w.runEvents[idx]
 	if w.busIdle(ev.node) {
 		w.win(idx)
 		return
@@ -95,7 +98,7 @@ func (w *world) arbitrate(idx int) {
 		what = "short reset"
 	}
 	w.observe(TraceEvent{Kind: TraceScenario, Node: w.nodes[ev.node].cfg.id, Port: -1,
-		Detail: fmt.Sprintf("%s from %s (event %d) waits: the bus is not idle", what, w.nodes[ev.node].cfg.id, idx)})
+		Detail: fmt.Sprintf("%s from %s (%s) waits: the bus is not idle", what, w.nodes[ev.node].cfg.id, w.eventName(idx))})
 	w.waiting = append(w.waiting, idx)
 	w.armShortReset(idx)
 }
@@ -104,7 +107,7 @@ func (w *world) arbitrate(idx int) {
 // reset tells every other PHY of the bus, all idle, that the BUS_RESET it
 // sees next is short.
 func (w *world) win(idx int) {
-	ev := w.topo.events[idx]
+	ev := w.runEvents[idx]
 	if ev.kind == eventPhyConfig {
 		w.sendPhyConfig(idx)
 		return
@@ -121,7 +124,7 @@ func (w *world) win(idx int) {
 // i's bus that node i sends, now that it idles in A0.
 func (w *world) armShortResets(i int) {
 	for _, idx := range w.waiting {
-		if w.topo.events[idx].node == i {
+		if w.runEvents[idx].node == i {
 			w.armShortReset(idx)
 		}
 	}
@@ -131,7 +134,7 @@ func (w *world) armShortResets(i int) {
 // MAX_ARB_STATE_TIME after its PHY last entered A0, when it is idle there
 // (a 1394-1995 PHY, which has no short reset, has no watchdog either).
 func (w *world) armShortReset(idx int) {
-	ev := w.topo.events[idx]
+	ev := w.runEvents[idx]
 	n := &w.nodes[ev.node]
 	if d := int64(n.phy.Timing.MaxArbStateTime); ev.kind == eventReset && d > 0 && n.state == phy.A0Idle {
 		w.k.Schedule(max(n.a0At+d, w.k.Now()), simEvent{kind: evArbTimeout, node: int32(ev.node), arg: int64(idx)})
@@ -144,7 +147,7 @@ func (w *world) armShortReset(idx int) {
 // that left A0 since re-arms it when it returns.
 func (w *world) arbTimeout(idx int) {
 	k := slices.Index(w.waiting, idx)
-	ev := w.topo.events[idx]
+	ev := w.runEvents[idx]
 	n := &w.nodes[ev.node]
 	if k < 0 || n.state != phy.A0Idle || w.k.Now()-n.a0At < int64(n.phy.Timing.MaxArbStateTime) {
 		return
@@ -175,7 +178,7 @@ func (w *world) busIdle(i int) bool {
 // root's PHY, by its phy_ID, sets RHB and every other clears it; T = 1:
 // every PHY writes the gap count). It resets nothing.
 func (w *world) sendPhyConfig(idx int) {
-	ev := w.topo.events[idx]
+	ev := w.runEvents[idx]
 	sender := w.nodes[ev.node].cfg.id
 	root, note := 0, ""
 	if ev.root >= 0 {
@@ -188,11 +191,11 @@ func (w *world) sendPhyConfig(idx int) {
 	// resolve checked the gap count, and a phy_ID has 6 bits.
 	pc, _ := phy.NewPhyConfig(root, ev.root >= 0 && note == "", ev.gapCount >= 0, max(ev.gapCount, 0))
 	if pc == 0 { // R = T = 0 would be an extended packet: nothing is left to send
-		w.observe(TraceEvent{Kind: TraceScenario, Node: sender, Port: -1, Detail: fmt.Sprintf("PHY config from %s (event %d) not sent%s", sender, idx, note)})
+		w.observe(TraceEvent{Kind: TraceScenario, Node: sender, Port: -1, Detail: fmt.Sprintf("PHY config from %s (%s) not sent%s", sender, w.eventName(idx), note)})
 		return
 	}
 	w.observe(TraceEvent{Kind: TraceScenario, Node: sender, Port: -1,
-		Detail: fmt.Sprintf("PHY config %08x from %s (event %d): %s%s", uint32(pc), sender, idx, pc, note)})
+		Detail: fmt.Sprintf("PHY config %08x from %s (%s): %s%s", uint32(pc), sender, w.eventName(idx), pc, note)})
 	for j := range w.nodes {
 		switch {
 		case j == ev.node:
@@ -211,7 +214,7 @@ func (w *world) sendWaiting(g *generation) {
 	kept := w.waiting[:0]
 	busy := false
 	for _, idx := range w.waiting {
-		ev := w.topo.events[idx]
+		ev := w.runEvents[idx]
 		if sender := ev.node; busy || w.comp[sender] != g.comp || !w.busIdle(sender) {
 			kept = append(kept, idx)
 			continue
@@ -225,9 +228,9 @@ func (w *world) sendWaiting(g *generation) {
 // connected completes the connect of scripted event idx once its debounce
 // (CONNECT_TIMEOUT) has passed.
 func (w *world) connected(idx int) {
-	desc := fmt.Sprintf("connect %s (event %d)", w.cableName(w.cables[w.topo.events[idx].cable].resolvedCable), idx)
+	desc := fmt.Sprintf("connect %s (%s)", w.cableName(w.cables[w.runEvents[idx].cable].resolvedCable), w.eventName(idx))
 	w.observe(TraceEvent{Kind: TraceScenario, Port: -1, Detail: desc + ": connection detected"})
-	w.cableChanged(w.topo.events[idx].cable, idx, desc)
+	w.cableChanged(w.runEvents[idx].cable, idx, desc)
 }
 
 // cableChanged plugs or unplugs cable c, as scripted event idx says, and has

@@ -33,6 +33,9 @@ import (
 //	            cables at power-up, then a connect event's
 //	ids         0 keeps n0, n1, …; any other draws every id from the
 //	            characters ids may hold (scenarioIDs)
+//	manager     0 for none; any other puts a bus manager on node
+//	            (v>>2)%nodes, with a PHY of 1394a or later, policy by v%3
+//	            (default, linux, linux-short)
 //
 // Words are read in this order, so inputs that end early mean the defaults
 // and keep the scenarios they gave before fields were added.
@@ -107,6 +110,18 @@ func ScenarioFromBytes(data []byte) (*Topology, Options) {
 	}
 	if v := next(); v != 0 {
 		scenarioIDs(topo, v)
+	}
+	if v := next(); v != 0 {
+		// A bus manager on a node whose link it turns on, with either
+		// policy, and whose PHY loads the PHY configuration packets it
+		// sends: a 1394-1995 PHY does not, and never agrees with the gap
+		// count it sends the others (docs/protocol.md §9.5).
+		n := &topo.Nodes[int(v>>2)%len(topo.Nodes)]
+		n.Link = nil
+		if cmp.Or(n.PHY, topo.Profile, "1394-1995") == "1394-1995" {
+			n.PHY = "1394a-2000"
+		}
+		topo.BusManager = &BusManager{Node: n.ID, Policy: []string{"", string(ManagerLinux), string(ManagerLinuxShort)}[v%3]}
 	}
 	return topo, o
 }
@@ -255,13 +270,13 @@ var ScenarioSeeds = [][]byte{
 	// disconnect, a connect of a fifth node and a PHY configuration; every
 	// timing constant; node fields, two words per node; a cable with a
 	// length, one with a delay, one as it is, the connect's with a length;
-	// and drawn ids.
+	// drawn ids; and a bus manager of the policy before 2024.
 	words(0x4101, 5, 9,
 		40000, 0x82, 90000, 2, 120000, 0x102, 150000, 0x2010704,
 		1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
 		1|4|8|7<<4|0x80|0x100|5<<9|0x7f<<16|3<<24, 1, 2|3<<4|0x81<<16|1<<24, 2, 3, 3, 0x100|63<<9, 4, 4, 5,
 		100<<1, 1|2272<<1, 0, 300<<1,
-		7),
+		7, 1<<2|1),
 	// The same bus with a connect by delay.
 	words(0x4101, 5, 9,
 		40000, 0x82, 90000, 2, 120000, 0x102, 150000, 0x2010704,

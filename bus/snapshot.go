@@ -194,6 +194,10 @@ func (w *world) copyRun(src *world) {
 	w.traceOnly, w.evaluations, w.idle, w.lastActive = src.traceOnly, src.evaluations, src.idle, src.lastActive
 	w.initiating = src.initiating
 	w.waiting = append(w.waiting[:0], src.waiting...)
+	w.runEvents = src.runEvents // scripted, or the bus manager's copy, which it appends to by copying
+	members := w.manager.members
+	w.manager = src.manager
+	w.manager.members = append(members[:0], src.manager.members...)
 	w.initiators = append(w.initiators[:0], src.initiators...)
 	w.powerUp, w.powerUpEvery = src.powerUp, src.powerUpEvery
 	w.arrivals = append(w.arrivals[:0], src.arrivals...)

@@ -134,7 +134,7 @@ func TestSnapshotDecidesEveryField(t *testing.T) {
 		"k", "nodes", "cables", "comp", "openGen", "gens", "tx", "txData", "txGen", "staleTimers", "discardedAt",
 		"forest", "startCables", "inFlight", "traceOnly", "evaluations", "idle", "lastActive", "interrupted",
 		"initiating", "waiting", "initiators", "powerUp", "arrivals", "powerUpEvery", "cabled", "lastCauses",
-		"awaiting", "cause", "shiftNs", "metrics", "first", "choices",
+		"awaiting", "cause", "shiftNs", "metrics", "first", "choices", "runEvents", "manager",
 		// configuration, the same for every Follower of the bus
 		"topo", "opts", "phys", "maxTime", "maxEv", "bias", "forced", "lean",
 		// w's own: scratch, caches, wiring
@@ -147,6 +147,7 @@ func TestSnapshotDecidesEveryField(t *testing.T) {
 	decided(reflect.TypeOf(cableForest{}), true, "parent", "jump", "depth", "upPort", "dist", "far", "reach", "looped",
 		"mixed", "repeat", "order", "down")
 	decided(reflect.TypeOf(chooser{}), true, "w", "path", "pending", "made", "err", "instants")
+	decided(reflect.TypeOf(managerState{}), true, "members")
 }
 
 // A snapshot of another bus is refused, not copied into this one.

@@ -28,6 +28,11 @@ type Topology struct {
 	Cables []Cable `json:"cables" yaml:"cables"`
 	// Events is the scenario: what happens to the bus after power-up.
 	Events []Event `json:"events,omitempty" yaml:"events,omitempty"`
+	// BusManager, when set, has a node manage the bus after each
+	// initialisation, as an operating system's FireWire stack does: it
+	// picks the root and the gap count and resets the bus again to set
+	// them (docs/protocol.md §9.5).
+	BusManager *BusManager `json:"bus_manager,omitempty" yaml:"bus_manager,omitempty"`
 
 	// source locates items in the file ParseTopology read, so that resolve
 	// can name the line of a problem. Empty for a topology built in Go.
@@ -186,6 +191,16 @@ type PhyConfigEvent struct {
 	Node     string `json:"node" yaml:"node"`
 	Root     string `json:"root,omitempty" yaml:"root,omitempty"`
 	GapCount *int   `json:"gap_count,omitempty" yaml:"gap_count,omitempty"`
+}
+
+// BusManager names the node that acts as bus manager, and its policy.
+type BusManager struct {
+	Node string `json:"node" yaml:"node"`
+	// Policy is how it manages: "linux" (the default), as Linux's
+	// firewire-core does since 2024, or "linux-short", as it did before:
+	// the same decisions, but every reset it asks for is short, even
+	// after the gap counts disagreed.
+	Policy string `json:"policy,omitempty" yaml:"policy,omitempty"`
 }
 
 // Duration is a time after power-up in nanoseconds. It is written as a Go

@@ -70,8 +70,9 @@ type resolvedTopology struct {
 	nodes     []resolvedNode
 	cables    []resolvedCable // every cable ever present, index = cable id; scenario connects add theirs
 	events    []resolvedEvent // sorted by at, stable
-	outOfSpec []string        // why the configuration is out of spec; empty when within spec
-	hasLoop   bool            // the cable graph at t=0 has a cycle (allowed: the run shows config-timeout)
+	manager   resolvedManager
+	outOfSpec []string // why the configuration is out of spec; empty when within spec
+	hasLoop   bool     // the cable graph at t=0 has a cycle (allowed: the run shows config-timeout)
 }
 
 type resolvedNode struct {
@@ -131,7 +132,7 @@ func (t *Topology) resolve(o ResolveOptions) (*resolvedTopology, error) {
 	if err := r.profile(o.Profile); err != nil {
 		return nil, err
 	}
-	for _, step := range []func() error{r.nodes, r.cables, r.events, r.connected} {
+	for _, step := range []func() error{r.nodes, r.cables, r.events, r.connected, r.busManager} {
 		if err := step(); err != nil {
 			return nil, err
 		}

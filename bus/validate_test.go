@@ -38,6 +38,7 @@ var sentinels = map[string]error{
 	"ErrBadCableLength":  ErrBadCableLength,
 	"ErrDisconnected":    ErrDisconnected,
 	"ErrBadEvent":        ErrBadEvent,
+	"ErrBadBusManager":   ErrBadBusManager,
 	"ErrOutOfSpec":       ErrOutOfSpec,
 }
 

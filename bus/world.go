@@ -41,6 +41,7 @@ const (
 	evConnected                    // a scripted connect's debounce ended
 	evArbTimeout                   // a PHY with a short reset waiting has been idle in A0 for MAX_ARB_STATE_TIME
 	evPowerUp                      // a PHY of a staggered power-up arrives
+	evManager                      // the bus manager's turn after a generation
 )
 
 // simEvent is the kernel's payload. It is 16 bytes, because the kernel
@@ -54,7 +55,7 @@ type simEvent struct {
 	// arg is, for evStep and evInitiate, the clock cycle; for evTimer, the
 	// arming; for evDelivered and evTracePacket, the transmission; for
 	// evScenario, evConnected and evArbTimeout, the scripted event; for
-	// evPowerUp, the arrival's rank.
+	// evPowerUp, the arrival's rank; for evManager, the generation.
 	arg int64
 }
 
@@ -196,7 +197,12 @@ type world struct {
 	// waiting are scripted PHY configuration packets and short resets, by
 	// event, waiting for their sender's bus to become idle: each needs the
 	// bus, which a PHY wins by arbitration in normal arbitration only.
-	waiting    []int
+	waiting []int
+	// events are the run's events: the scripted ones, and after them those
+	// its bus manager sends (a copy of the scripted ones once it does).
+	runEvents []resolvedEvent
+	// manager is the bus manager's record of the run.
+	manager    managerState
 	initiators []int // the nodes that start the first reset
 	// powerUp is the power-up mode, resolved; arrivals the order of a
 	// staggered one, powerUpEvery ns apart.
@@ -376,6 +382,8 @@ func (w *world) start(seed uint64) error {
 	for i, ev := range w.topo.events {
 		w.k.Schedule(ev.at+w.shiftNs, simEvent{kind: evScenario, arg: int64(i)})
 	}
+	w.runEvents = w.topo.events[:len(w.topo.events):len(w.topo.events)]
+	w.manager = managerState{seen: -1, managed: -1, members: w.manager.members[:0]}
 	return nil
 }
 
@@ -408,7 +416,7 @@ func (w *world) drawTimers(i int, seed uint64) {
 // (a PHY configuration packet, a cable change) that altered registers or
 // ports. A reset then clears everything else a run leaves behind.
 func (w *world) reusable() bool {
-	if len(w.topo.events) > 0 || w.powerUp == PowerUpStaggered {
+	if len(w.topo.events) > 0 || w.topo.manager.node >= 0 || w.powerUp == PowerUpStaggered {
 		return false
 	}
 	for i := range w.nodes {
@@ -735,6 +743,8 @@ func (w *world) dispatch(ev simEvent) {
 		w.arbTimeout(int(ev.arg))
 	case evPowerUp:
 		w.arrive(int(ev.arg))
+	case evManager:
+		w.manage(int(ev.arg))
 	}
 }
 

@@ -139,6 +139,9 @@ func writeGenerationText(w io.Writer, g *bus.Generation, all []string) {
 	for _, q := range g.SelfIDs {
 		fmt.Fprintf(w, "    0x%08x  %s\n", uint32(q), q)
 	}
+	if d := g.Manager; d != nil {
+		fmt.Fprintf(w, "  bus manager %s at %d ns, turn %d: %s\n", d.Node, d.AtNs, d.Turn, d.Why)
+	}
 }
 
 // writeTimeline writes the phase boundaries and every root-contention round,

@@ -210,7 +210,7 @@ func TestRunJSONFieldOrder(t *testing.T) {
 	require.Len(t, doc.Generations, 1)
 	assert.Equal(t, []string{
 		"index", "start_ns", "end_ns", "cause", "cause_kind", "cause_node", "cause_event", "outcome", "problems", "warnings", "root", "nodes", "self_ids",
-		"timing_ns", "contention", "links", "config_timeouts",
+		"timing_ns", "contention", "links", "config_timeouts", "bus_manager",
 	}, topLevelKeys(t, string(doc.Generations[0])))
 }
 
