@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -98,12 +100,14 @@ func (p Param) Count() int {
 // so that rounding does not drift along the sweep.
 func (p Param) Value(i int) float64 { return p.From + float64(i)*p.Step }
 
-// Parse reads NAME=FROM..TO:STEP, for instance delay=0..400:20 (nanoseconds)
-// or coin_bias=0.1..0.9:0.1; NAME=VALUE is a parameter with one value. Every
-// error wraps ErrBadParam and says which part is wrong.
+// Parse reads NAME=FROM..TO:STEP, for instance delay=100ns..160ns:2ns,
+// cable_length=1m..3m:50cm or coin_bias=0.1..0.9:0.1; NAME=VALUE is a
+// parameter with one value. A time or a length may carry a unit (see
+// units); without one it is in the parameter's own (ns, m). Every error
+// wraps ErrBadParam and says which part is wrong.
 func Parse(s string) (Param, error) {
 	fail := func(format string, args ...any) (Param, error) {
-		return Param{}, fmt.Errorf("%w %q: %s (want NAME=FROM..TO:STEP, e.g. delay=0..400:20)", ErrBadParam, s, fmt.Sprintf(format, args...))
+		return Param{}, fmt.Errorf("%w %q: %s (want NAME=FROM..TO:STEP, e.g. delay=100ns..160ns:2ns)", ErrBadParam, s, fmt.Sprintf(format, args...))
 	}
 	name, spec, ok := strings.Cut(s, "=")
 	if !ok {
@@ -114,12 +118,16 @@ func Parse(s string) (Param, error) {
 		return fail("unknown parameter %q; known: %s", name, nameList())
 	}
 	number := func(part, text string) (float64, error) {
-		v, err := strconv.ParseFloat(text, 64)
+		v, err := k.value(text)
 		switch {
-		case err != nil || math.IsNaN(v) || math.IsInf(v, 0):
+		case err == errNotANumber:
 			return 0, fmt.Errorf("%s %q is not a number", part, text)
-		case k.integer && v != math.Trunc(v):
+		case err != nil:
+			return 0, fmt.Errorf("%s %q: %v", part, text, err)
+		case k.integer && v != math.Trunc(v) && k.unit == "":
 			return 0, fmt.Errorf("%s %s of %s is not an integer", part, text, k.name)
+		case k.integer && v != math.Trunc(v):
+			return 0, fmt.Errorf("%s %s of %s is not a whole number of %s", part, text, k.name, k.unit)
 		}
 		return v, nil
 	}
@@ -159,6 +167,69 @@ func Parse(s string) (Param, error) {
 		return fail("more than %d values", MaxPoints)
 	}
 	return p, nil
+}
+
+// unit is one unit a value may carry: its name and its size in its
+// dimension's own unit (ns for times, m for lengths), as a fraction so
+// that 0.1us is exactly 100 ns.
+type unit struct {
+	name      string
+	num, den  int64
+	alsoNamed string
+}
+
+// units are the units of each dimension, its own first: the time units of
+// Go's durations, as every duration fwsim reads, and metric lengths.
+var units = map[string][]unit{
+	"ns": {{"ns", 1, 1, ""}, {"us", 1000, 1, "µs"}, {"ms", 1e6, 1, ""}, {"s", 1e9, 1, ""}},
+	"m":  {{"m", 1, 1, ""}, {"cm", 1, 100, ""}, {"mm", 1, 1000, ""}},
+}
+
+// value reads one value of k: a decimal number, with a unit of k's
+// dimension or none (k's own unit).
+func (k kind) value(text string) (float64, error) {
+	num := strings.TrimRightFunc(text, func(r rune) bool { return !strings.ContainsRune("0123456789.eE+-", r) })
+	name := text[len(num):]
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, errNotANumber
+	}
+	// A plain decimal is read exactly, so that 0.1us is 100 ns; one with
+	// an exponent, whose exponent could be huge, as the float it parsed to.
+	v := new(big.Rat).SetFloat64(f)
+	if !strings.ContainsAny(num, "eE") {
+		v.SetString(num)
+	}
+	if name != "" {
+		i := slices.IndexFunc(units[k.unit], func(u unit) bool {
+			return u.name == name || u.alsoNamed == name || name == "μs" && u.alsoNamed == "µs"
+		})
+		switch {
+		case k.unit == "":
+			return 0, fmt.Errorf("%s is a plain number, with no unit", k.name)
+		case i < 0:
+			return 0, fmt.Errorf("unknown unit %q; %s takes %s", name, k.name, unitList(k.unit))
+		}
+		u := units[k.unit][i]
+		v.Mul(v, big.NewRat(u.num, u.den))
+	}
+	f, _ = v.Float64()
+	return f, nil
+}
+
+var errNotANumber = errors.New("not a number")
+
+// unitList names the units of a dimension, its own first.
+func unitList(dimension string) string {
+	var names []string
+	for _, u := range units[dimension] {
+		n := u.name
+		if u.alsoNamed != "" {
+			n += " (" + u.alsoNamed + ")"
+		}
+		names = append(names, n)
+	}
+	return strings.Join(names, ", ")
 }
 
 // formatValue writes a value in the shortest form that reads back exactly.

@@ -25,6 +25,15 @@ func TestParse(t *testing.T) {
 		{"cable_length=4.5", Param{Name: "cable_length", Unit: "m", From: 4.5, To: 4.5, Step: 1}, 1},
 		{"nodes=2..62:10", Param{Name: "nodes", From: 2, To: 62, Step: 10}, 7},
 		{"fast_min=200..260:1", Param{Name: "fast_min", Unit: "ns", From: 200, To: 260, Step: 1}, 61},
+		// Units: times in ns, us (µs), ms or s, lengths in m, cm or mm;
+		// a bare number is in the parameter's own unit. Decimals are exact.
+		{"delay=100ns..160ns:2ns", Param{Name: "delay", Unit: "ns", From: 100, To: 160, Step: 2}, 31},
+		{"delay=0.1us..0.16us:20ns", Param{Name: "delay", Unit: "ns", From: 100, To: 160, Step: 20}, 4},
+		{"delay=1µs", Param{Name: "delay", Unit: "ns", From: 1000, To: 1000, Step: 1}, 1},
+		{"delay=0.001ms..1e3ns:0.0000001s", Param{Name: "delay", Unit: "ns", From: 1000, To: 1000, Step: 100}, 1},
+		{"cable_length=1m..3m:1m", Param{Name: "cable_length", Unit: "m", From: 1, To: 3, Step: 1}, 3},
+		{"cable_length=50cm..4500mm:0.5m", Param{Name: "cable_length", Unit: "m", From: 0.5, To: 4.5, Step: 0.5}, 9},
+		{"fast_min=0.24us..0.26us:1ns", Param{Name: "fast_min", Unit: "ns", From: 240, To: 260, Step: 1}, 21},
 	} {
 		p, err := Parse(tc.in)
 		require.NoError(t, err, tc.in)
@@ -51,8 +60,14 @@ func TestParseErrors(t *testing.T) {
 		{"nodes=2.5..4:1", "FROM 2.5 of nodes is not an integer"},
 		{"nodes=2..64:1", "nodes takes values from 1 to 63"},
 		// Windows are whole nanoseconds: 10.5 would silently run as 11.
-		{"fast_min=10.5", "FROM 10.5 of fast_min is not an integer"},
-		{"slow_max=500..600:0.5", "STEP 0.5 of slow_max is not an integer"},
+		{"fast_min=10.5", "FROM 10.5 of fast_min is not a whole number of ns"},
+		{"fast_min=0.2405us", "FROM 0.2405us of fast_min is not a whole number of ns"},
+		{"slow_max=500..600:0.5", "STEP 0.5 of slow_max is not a whole number of ns"},
+		{"delay=100km", `FROM "100km": unknown unit "km"; delay takes ns, us (µs), ms, s`},
+		{"cable_length=1m..2ns:1m", `TO "2ns": unknown unit "ns"; cable_length takes m, cm, mm`},
+		{"coin_bias=0.5ns", `FROM "0.5ns": coin_bias is a plain number, with no unit`},
+		{"delay=us", `FROM "us" is not a number`},
+		{"delay=1e999ns", `FROM "1e999ns" is not a number`},
 		{"delay=0..1000:0.01", "more than 10000 values"},
 		{"delay=NaN", `FROM "NaN" is not a number`},
 		{"delay=0..Inf:1", `TO "Inf" is not a number`},
@@ -66,7 +81,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"delay=0..400:20", "coin_bias=0.5", "nodes=2..63:1", "x=", "delay=1e308..1e308:1e-308", "fast_min=1..2:1e-9"} {
+	for _, s := range []string{"delay=0..400:20", "coin_bias=0.5", "nodes=2..63:1", "x=", "delay=1e308..1e308:1e-308", "fast_min=1..2:1e-9", "delay=0.1us..2ms:0.5µs", "cable_length=50cm..4m:1mm", "delay=0e99999999999ns"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

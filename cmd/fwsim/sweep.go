@@ -27,7 +27,9 @@ Several --param flags make a grid, the last varying fastest. Every point
 uses the same --seed, so neighbouring points differ by the parameter only.
 docs/timing.md shows the sweeps that find the conditions' thresholds.
 
-Parameters:
+Parameters (a time takes ns, us, ms or s, a length m, cm or mm, e.g.
+delay=100ns..160ns:2ns or cable_length=1m..3m:50cm; a bare number is in the
+unit shown):
 ` + indent(sweep.Names(), "  ") + `
 
 Exit status: 0 no run failed at a point where the conditions hold; 1 some
@@ -63,7 +65,7 @@ type sweepFlags struct {
 func (s *sweepFlags) register(fs *flags) []string {
 	order := s.analyzeFlags.register(fs)
 	fs.Var(&s.params, "param",
-		"sweep `NAME=FROM..TO:STEP` (NAME=VALUE: one value); repeat for a grid,\ne.g. --param delay=0..400:20 --param coin_bias=0.5")
+		"sweep `NAME=FROM..TO:STEP` (NAME=VALUE: one value); repeat for a grid,\ne.g. --param delay=100ns..400ns:20ns --param coin_bias=0.5")
 	return append([]string{"param"}, order...)
 }
 
@@ -77,7 +79,7 @@ func (s *sweepFlags) prepare(ctx context.Context, e *env, fs *flags, required bo
 	}
 	if len(s.params) == 0 {
 		if required {
-			return nil, fs.usageError(e, "want at least one --param, e.g. --param delay=0..400:20")
+			return nil, fs.usageError(e, "want at least one --param, e.g. --param delay=100ns..400ns:20ns")
 		}
 		if code := s.checkDuration(ctx, e, fs, fmt.Sprintf("%d runs", cfg.Runs), cfg); code != exitOK {
 			return nil, code

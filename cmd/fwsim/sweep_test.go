@@ -182,7 +182,7 @@ func TestSweepErrors(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"--gen", "pair"}, "want at least one --param, e.g. --param delay=0..400:20"},
+		{[]string{"--gen", "pair"}, "want at least one --param, e.g. --param delay=100ns..400ns:20ns"},
 		{[]string{"--param", "delay=0..10"}, `invalid value "delay=0..10" for flag --param: "delay=0..10": no ':STEP' after the range`},
 		{[]string{"--param", "speed=1"}, `unknown parameter "speed"`},
 		{[]string{"--param", "delay=1", "--param", "delay=2"}, "--param: delay is swept twice"},
