@@ -62,6 +62,7 @@ func (w *world) onState(i int, s phy.State, now int64) {
 	case phy.R0ResetStart:
 		n.countFrom(nil) // the PHY cleared its buffer
 		n.timeoutSeen = false
+		n.notified = n.notified[:0]
 		w.onReset(i, now)
 	case phy.T0TreeIDStart:
 		if g := n.gen; g != nil {
@@ -71,6 +72,11 @@ func (w *world) onState(i int, s phy.State, now int64) {
 			}
 			g.resetEnd = max(g.resetEnd, now)
 			g.resetDone = g.resetDone || g.pastReset()
+		}
+	case phy.T3RootContention:
+		if rounds := n.election.Rounds(); !w.lean && len(rounds) > 0 {
+			p := rounds[len(rounds)-1].Port
+			n.notified = append(n.notified, notifyPulse{port: p, from: n.notifyFrom[p], to: now})
 		}
 	case phy.S0SelfIDStart:
 		n.countFrom(n.gen)
@@ -642,9 +648,47 @@ func (w *world) contentions(g *generation) []Contention {
 		if parent, endNs := w.contentionEnd(c, g); parent >= 0 {
 			ct.Parent, ct.EndNs = w.nodes[parent].cfg.id, endNs
 		}
+		if len(rounds) == 1 {
+			ct.OneSided = w.oneSided(c, ct.Backoffs[0].Node, g)
+		}
 		out = append(out, *ct)
 	}
 	return out
+}
+
+// notifyPulse is a PARENT_NOTIFY a PHY drove on port from from to to (ns),
+// when it saw the other end's and entered root contention.
+type notifyPulse struct {
+	port     int
+	from, to int64
+}
+
+// oneSided says why only waiter waited in the root contention on cable c
+// in generation g: the other end never sampled waiter's PARENT_NOTIFY,
+// which had already stopped, on its way into the contention, when the
+// other end's next clock edge came. A PHY decides on its clock edges
+// (docs/protocol.md §3), and a PARENT_NOTIFY shorter than a clock period
+// can fall between two. "" when that is not what happened.
+func (w *world) oneSided(c int, waiter string, g *generation) string {
+	cs := w.cables[c]
+	x, y := cs.a, cs.b
+	if w.nodes[x.node].cfg.id != waiter {
+		x, y = y, x
+	}
+	nx, ny := &w.nodes[x.node], &w.nodes[y.node]
+	for _, pulse := range nx.notified {
+		if pulse.port != x.port || pulse.from < g.startNs {
+			continue
+		}
+		from, to := pulse.from+cs.delayNs, pulse.to+cs.delayNs // on y's port
+		k := ny.clock.EdgeAtOrAfter(from)
+		if ny.clock.Edge(k) < to {
+			return ""
+		}
+		return fmt.Sprintf("%s did not wait: %s's PARENT_NOTIFY was on %s:%d for %d ns only, from %d ns, just after %s's clock edge at %d ns, to %d ns, its next edge, which found it gone: %s never sampled it",
+			ny.cfg.id, nx.cfg.id, ny.cfg.id, y.port, to-from, from, ny.cfg.id, ny.clock.Edge(k-1), to, ny.cfg.id)
+	}
+	return ""
 }
 
 // contentionEnd finds how the root contention on cable c ended in

@@ -123,13 +123,14 @@ type TimingJSON struct {
 
 // ContentionJSON is the root contention on one cable.
 type ContentionJSON struct {
-	Nodes    [2]string     `json:"nodes"`    // the two nodes that sent each other PARENT_NOTIFY
-	Ports    [2]int        `json:"ports"`    // their ports on the cable
-	Parent   *string       `json:"parent"`   // the node that became parent; null when unresolved
-	Rounds   int           `json:"rounds"`   // the most rounds either node entered
-	StartNs  int64         `json:"start_ns"` // the first ROOT_CONTENTION, in ns from the generation's start
-	EndNs    *int64        `json:"end_ns"`   // the child saw the parent's handshake, in ns from the generation's start; null when unresolved
-	Backoffs []BackoffJSON `json:"backoffs"` // every wait of both nodes, in time order
+	Nodes    [2]string     `json:"nodes"`     // the two nodes that sent each other PARENT_NOTIFY
+	Ports    [2]int        `json:"ports"`     // their ports on the cable
+	Parent   *string       `json:"parent"`    // the node that became parent; null when unresolved
+	Rounds   int           `json:"rounds"`    // the most rounds either node entered
+	StartNs  int64         `json:"start_ns"`  // the first ROOT_CONTENTION, in ns from the generation's start
+	EndNs    *int64        `json:"end_ns"`    // the child saw the parent's handshake, in ns from the generation's start; null when unresolved
+	Backoffs []BackoffJSON `json:"backoffs"`  // every wait of both nodes, in time order
+	OneSided *string       `json:"one_sided"` // when only one node waited, why the other did not; null when both did
 }
 
 // BackoffJSON is one node's wait in one round of root contention.
@@ -230,7 +231,7 @@ func NewGenerationJSON(g *Generation) GenerationJSON {
 	}
 	for _, c := range g.Contention {
 		cj := ContentionJSON{
-			Nodes: c.Nodes, Ports: c.Ports, Parent: jsonout.NullIfEmpty(c.Parent), Rounds: c.Rounds,
+			Nodes: c.Nodes, Ports: c.Ports, Parent: jsonout.NullIfEmpty(c.Parent), Rounds: c.Rounds, OneSided: jsonout.NullIfEmpty(c.OneSided),
 			StartNs: c.StartNs, EndNs: jsonout.NullIfNegative(c.EndNs), Backoffs: []BackoffJSON{},
 		}
 		for _, b := range c.Backoffs {

@@ -250,6 +250,9 @@ type Contention struct {
 	StartNs, EndNs int64
 	// Backoffs lists every wait, both nodes', in time order.
 	Backoffs []Backoff
+	// OneSided says, when only one node waited, why the other did not;
+	// "" when both did.
+	OneSided string
 }
 
 // Backoff is one node's wait in one root-contention round.

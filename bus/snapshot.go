@@ -169,6 +169,7 @@ func (w *world) copyRun(src *world) {
 		n, sn := &w.nodes[i], &src.nodes[i]
 		profile, m, election, coins, peers := n.phy, n.m, n.election, n.coins, n.peerUIDs
 		cable, remote, sent, busyUntil, inbox, owed := n.cable, n.remote, n.sent, n.busyUntil, n.inbox, n.owed
+		notifyFrom, notified := n.notifyFrom, n.notified
 		*n = *sn
 		n.phy, n.m, n.election, n.coins, n.peerUIDs = profile, m, election, coins, peers
 		n.m.CopyFrom(sn.m)
@@ -181,6 +182,8 @@ func (w *world) copyRun(src *world) {
 		n.busyUntil = append(busyUntil[:0], sn.busyUntil...)
 		n.inbox = append(inbox[:0], sn.inbox...)
 		n.owed = append(owed[:0], sn.owed...)
+		n.notifyFrom = append(notifyFrom[:0], sn.notifyFrom...)
+		n.notified = append(notified[:0], sn.notified...)
 		n.gen, n.rxGen = gen(sn.gen), gen(sn.rxGen)
 	}
 	w.cables = append(w.cables[:0], src.cables...)

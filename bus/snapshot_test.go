@@ -141,7 +141,7 @@ func TestSnapshotDecidesEveryField(t *testing.T) {
 		"stack", "hops", "rebuild", "draws", "draw", "follower", "genPool", "roots", "owner", "trees", "treeAt")
 	// The parts are copied whole, then what they refer to.
 	decided(reflect.TypeOf(node{}), true, "phy", "m", "election", "coins", "peerUIDs", "cable", "remote", "sent",
-		"busyUntil", "inbox", "owed", "gen", "rxGen")
+		"busyUntil", "inbox", "owed", "gen", "rxGen", "notifyFrom", "notified")
 	decided(reflect.TypeOf(generation{}), true, "members", "problems", "selfIDs", "configTimeouts", "warnings", "cables",
 		"links", "tree")
 	decided(reflect.TypeOf(cableForest{}), true, "parent", "jump", "depth", "upPort", "dist", "far", "reach", "looped",

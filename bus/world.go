@@ -129,7 +129,14 @@ type node struct {
 	timeoutSeen bool
 	s0At        int64 // when this node last entered S0
 	a0At        int64 // when this node last entered A0
-	cause       Cause // why this node's next initiated reset happens; Kind "" if unknown
+	// notifyFrom is, per port, when the PHY last began to drive
+	// PARENT_NOTIFY there; notified the PARENT_NOTIFYs it stopped on
+	// entering root contention since its last reset, which tell why the
+	// other end of a contention did not wait (contentions). A Simulator
+	// keeps neither.
+	notifyFrom []int64
+	notified   []notifyPulse
+	cause      Cause // why this node's next initiated reset happens; Kind "" if unknown
 	// shortPending says an arbitrated short reset won by this PHY waits
 	// for its clock edge: a long reset on its bus before then overtakes it.
 	shortPending bool
@@ -460,6 +467,7 @@ func (n *node) resetWires() {
 	n.sample, n.pendingTimer, n.evaluated = noSample, phy.NoWake, -1
 	n.state = phy.A0Idle
 	n.gen, n.reachedT0, n.reachedS0, n.s0At, n.a0At, n.cause, n.timeoutSeen = nil, false, false, -1, 0, Cause{}, false
+	n.notified = n.notified[:0]
 	n.countFrom(nil) // the link buffers nothing yet
 }
 
@@ -512,6 +520,7 @@ func (w *world) buildNode(i int, rn resolvedNode, clock phy.Clock) error {
 	n.remote = make([]phy.LineState, rn.ports)
 	n.sent = make([]phy.LineState, rn.ports)
 	n.busyUntil = make([]int64, rn.ports)
+	n.notifyFrom = make([]int64, rn.ports)
 	n.resetWires() // a new PHY is idle in A0 too
 	return nil
 }
@@ -1099,6 +1108,9 @@ func (w *world) afterStep(i int, cycle int64) {
 			w.observe(TraceEvent{Kind: TraceTransmit, Node: n.cfg.id, Port: p, FromLine: n.sent[p], ToLine: tx})
 		}
 		n.sent[p] = tx
+		if tx == phy.TxParentNotify && !w.lean {
+			n.notifyFrom[p] = now
+		}
 		w.requeue(i, p)
 		if c := n.cable[p]; c >= 0 {
 			cs := &w.cables[c]

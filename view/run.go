@@ -124,6 +124,9 @@ func writeGenerationText(w io.Writer, g *bus.Generation, all []string) {
 			fmt.Fprintf(w, "    %s:%d - %s:%d: %d round%s, %s, parent %s\n",
 				c.Nodes[0], c.Ports[0], c.Nodes[1], c.Ports[1], c.Rounds, Plural(c.Rounds),
 				span, orNone(c.Parent))
+			if c.OneSided != "" {
+				fmt.Fprintf(w, "      %s\n", c.OneSided)
+			}
 		}
 	}
 	writeTimeline(w, g)
