@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"maps"
 	"os"
 	"path/filepath"
@@ -424,27 +423,21 @@ var readmeExit = regexp.MustCompile(`\bexit (?:code )?(\d)\b`)
 // none), and returns how many there were.
 func runReadmeCommands(t *testing.T, command string) int {
 	t.Helper()
-	f, err := os.Open("../../README.md")
-	require.NoError(t, err)
-	defer f.Close()
 	ran := 0
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		cmd, ok := strings.CutPrefix(sc.Text(), "go run ./cmd/fwsim "+command+" ")
+	for _, line := range readmeExamples(t) {
+		cmd, ok := strings.CutPrefix(line, "go run ./cmd/fwsim "+command+" ")
 		if !ok {
 			continue
 		}
-		cmd, comment, _ := strings.Cut(cmd, "#")
+		words, comment := shellWords(t, command+" "+cmd)
 		want := exitOK
 		if m := readmeExit.FindStringSubmatch(comment); m != nil {
 			want, _ = strconv.Atoi(m[1]) // the comment says which failure it shows
 		}
-		args := append([]string{command}, strings.Fields(cmd)...)
-		code, _, stderr := runCLI(t, args...)
-		assert.Equal(t, want, code, "%v: %s", args, stderr)
+		code, _, stderr := runCLI(t, words...)
+		assert.Equal(t, want, code, "%v: %s", words, stderr)
 		ran++
 	}
-	require.NoError(t, sc.Err())
 	return ran
 }
 

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/internal/testenv"
 )
 
 // helpExamples are the examples of command name's help, each continued line
@@ -165,4 +167,102 @@ func splitWords(words []string, sep string) [][]string {
 		out[len(out)-1] = append(out[len(out)-1], w)
 	}
 	return out
+}
+
+// readmeExamples are the command lines of README.md's shell blocks, each
+// continued line joined to the one before.
+func readmeExamples(t *testing.T) []string {
+	data, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	var out []string
+	inBlock, continued := false, false
+	for _, line := range strings.Split(string(data), "\n") {
+		switch {
+		case strings.HasPrefix(line, "```sh"):
+			inBlock = true
+			continue
+		case strings.HasPrefix(line, "```"):
+			inBlock = false
+			continue
+		case !inBlock:
+			continue
+		}
+		line = strings.TrimSpace(line)
+		if continued {
+			out[len(out)-1] += " " + line
+		} else {
+			out = append(out, line)
+		}
+		continued = strings.HasSuffix(line, `\`)
+		if continued {
+			out[len(out)-1] = strings.TrimSuffix(out[len(out)-1], `\`)
+		}
+	}
+	return out
+}
+
+// readmeRunsAs is how the README's few lines that are more than one
+// fwsim command run here: the shard loop as its four commands, and a
+// trailing | tail, which only trims what is printed, without it.
+var readmeRunsAs = map[string][]string{
+	"for k in 1 2 3 4; do go run ./cmd/fwsim analyze --gen pair --runs 100000 --shard $k/4 > shard-$k.json; done": {
+		"fwsim analyze --gen pair --runs 100000 --shard 1/4 > shard-1.json",
+		"fwsim analyze --gen pair --runs 100000 --shard 2/4 > shard-2.json",
+		"fwsim analyze --gen pair --runs 100000 --shard 3/4 > shard-3.json",
+		"fwsim analyze --gen pair --runs 100000 --shard 4/4 > shard-4.json",
+	},
+}
+
+// TestREADMEExamplesRun runs every fwsim command of README.md's shell
+// blocks as pasted, in order, in one directory that holds the files they
+// read: each must exit as its comment says ("exit N" or "exit code N", 0
+// otherwise). Every line is checked to be one the test knows how to run;
+// running them all takes about 20 s, so FWSIM_LONG=1 (CI's long pass)
+// runs them.
+func TestREADMEExamplesRun(t *testing.T) {
+	type example struct {
+		line  string
+		words []string
+		want  int
+	}
+	var examples []example
+	for _, line := range readmeExamples(t) {
+		switch {
+		case strings.HasPrefix(line, "go test ") || strings.HasPrefix(line, "go install "):
+			continue // the suite and the install, not fwsim commands
+		case strings.HasPrefix(line, "dmesg "):
+			continue // needs the kernel log of a machine with FireWire
+		}
+		lines := readmeRunsAs[line]
+		if lines == nil {
+			cmd, ok := strings.CutPrefix(line, "go run ./cmd/fwsim ")
+			require.True(t, ok, "README line %q: not a fwsim command the test knows how to run", line)
+			if before, _, piped := strings.Cut(cmd, " | tail "); piped {
+				cmd = before
+			}
+			lines = []string{"fwsim " + cmd}
+		}
+		for _, l := range lines {
+			words, comment := shellWords(t, l)
+			want := exitOK
+			if m := readmeExit.FindStringSubmatch(comment); m != nil {
+				want, _ = strconv.Atoi(m[1])
+			}
+			examples = append(examples, example{line, words, want})
+		}
+	}
+	require.NotEmpty(t, examples)
+	if !testenv.Long() {
+		t.Skipf("%d README commands parsed; running them takes about 20 s: FWSIM_LONG=1 runs them", len(examples))
+	}
+	dir := t.TempDir()
+	for _, d := range []string{"examples", "hwtest/testdata", "view/testdata/golden"} {
+		require.NoError(t, os.CopyFS(filepath.Join(dir, d), os.DirFS(filepath.Join("../..", d))))
+	}
+	t.Chdir(dir)
+	for _, ex := range examples {
+		began := time.Now()
+		assert.Equal(t, ex.want, runExample(t, ex.words), "%s", ex.line)
+		t.Logf("%v\t%s", time.Since(began).Round(time.Millisecond), ex.line)
+	}
 }
