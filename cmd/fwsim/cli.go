@@ -207,6 +207,10 @@ Run 'fwsim help <command>' (or 'fwsim <command> -h') for its flags and examples;
 Exit status: 0 success, 1 the run completed but its outcome is a failure,
 2 usage or input error, 3 an output could not be written, 130 interrupted
 (143 on SIGTERM, 129 on SIGHUP).
+Time: the bus commands read durations with a unit, as Go writes them
+(166.7us, 2ms, 1.5s; a topology file also takes an integer of ns), sweep
+parameters too (delay=100ns..160ns:2ns); the labs (elect, mutex, multicast)
+count virtual time in delays, one message delay on a cable: 2.5 or 2.5d.
 `)
 }
 

@@ -11,7 +11,7 @@ import (
 // FuzzParseCrash: NODE@TIME either parses to a node and a time in range
 // that print back as given, or fails with a message; it never panics.
 func FuzzParseCrash(f *testing.F) {
-	for _, s := range []string{"n3@2.5", "n0@0", "a@1.000", "@1", "n1@", "n1@1.2345", "n1@-1", "n1@1e3", "n1@1000000", "n1@1000000.001", "x@@1", "n1@.5", "n1@5."} {
+	for _, s := range []string{"n3@2.5", "n0@0", "a@1.000", "@1", "n1@", "n1@1.2345", "n1@-1", "n1@1e3", "n1@1000000", "n1@1000000.001", "x@@1", "n1@.5", "n1@5.", "n1@2.5d", "n1@2us", "n1@d", "n1@2dd"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -10,12 +10,18 @@ import (
 // its ticks stay far from overflow.
 const maxTime = 1_000_000 * Delay
 
-// ParseTime reads a time or a duration in delays: a decimal number from 0,
-// to the tick (three decimals at most), e.g. 2.5.
+// ParseTime reads a time or a duration in delays, the labs' unit of
+// virtual time (one message delay on a cable): a decimal number from 0, to
+// the tick (three decimals at most), bare or with the unit d, e.g. 2.5 or
+// 2.5d. A bus's units of time (ns, us, …) are refused by name.
 func ParseTime(s string) (int64, error) {
-	whole, frac, dotted := strings.Cut(s, ".")
+	num := strings.TrimSuffix(s, "d")
+	if unit := strings.TrimLeft(num, "0123456789."); unit != "" && unit != num && !strings.Contains(unit, "d") && strings.Trim(unit, "abcdefghijklmnopqrstuvwxyzµμ") == "" {
+		return 0, fmt.Errorf("the labs count time in delays (d), not %s: want e.g. 2.5 or 2.5d", unit)
+	}
+	whole, frac, dotted := strings.Cut(num, ".")
 	if whole == "" || (dotted && frac == "") || len(frac) > 3 || strings.Trim(whole+frac, "0123456789") != "" {
-		return 0, fmt.Errorf("want a number of delays from 0, to three decimals, e.g. 2.5")
+		return 0, fmt.Errorf("want a number of delays from 0, to three decimals, e.g. 2.5 or 2.5d")
 	}
 	w, err := strconv.ParseInt(whole, 10, 64)
 	if err != nil || w > maxTime/Delay {
@@ -33,7 +39,7 @@ func ParseTime(s string) (int64, error) {
 func ParseCrash(s string) (Crash, error) {
 	node, at, ok := strings.Cut(s, "@")
 	if !ok || node == "" {
-		return Crash{}, fmt.Errorf("want NODE@TIME, e.g. n3@2.5")
+		return Crash{}, fmt.Errorf("want NODE@TIME, e.g. n3@2.5d")
 	}
 	t, err := ParseTime(at)
 	if err != nil {
