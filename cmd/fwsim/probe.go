@@ -63,7 +63,7 @@ func runProbe(ctx context.Context, e *env, args []string) int {
 	)
 	fs.StringVar(&device, "device", "", "open `PATH` instead of the first local node's /dev/fw*, e.g. --device /dev/fw1")
 	fs.Var(resetKind, "reset", "initiate a bus reset of `KIND` short (arbitrated, 1394a) or long first and read\nthe new generation, e.g. --reset short (default: never reset)")
-	fs.IntVar(&forceRoot, "force-root", 0, "with --reset, first send a PHY configuration packet that makes phy_ID `N` the\nroot (0–62, a node of the bus), e.g. --reset short --force-root 2")
+	fs.IntVar(&forceRoot, "force-root", 0, "with --reset, first send a PHY configuration packet that makes phy_ID `N` the\nroot (0–62: a real bus's nodes have no names, only the phy_IDs its last self-IDs\ngave them, which probe prints), e.g. --reset short --force-root 2")
 	fs.IntVar(&gapCount, "gap-count", 0, "with --reset, first send a PHY configuration packet that sets gap count `N`\n(0–63) on every node, e.g. --reset short --gap-count 5")
 	fs.BoolVar(&watch, "watch", false, "keep reading: print every new generation after each bus reset until interrupted,\ne.g. --watch")
 	fs.BoolVar(&jsonOutput, "json", false, "write JSON instead of the text report (one object per generation), e.g. --json")
