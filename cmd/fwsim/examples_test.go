@@ -26,9 +26,15 @@ func helpExamples(t *testing.T, name string) []string {
 	if !found {
 		return nil
 	}
+	return joinContinued(strings.Split(strings.TrimRight(block, "\n"), "\n"))
+}
+
+// joinContinued trims lines and joins each that ends in \ to the next, as
+// sh reads a continued line.
+func joinContinued(lines []string) []string {
 	var out []string
 	continued := false
-	for _, line := range strings.Split(strings.TrimRight(block, "\n"), "\n") {
+	for _, line := range lines {
 		line = strings.TrimSpace(line)
 		if continued {
 			out[len(out)-1] += " " + line
@@ -174,31 +180,19 @@ func splitWords(words []string, sep string) [][]string {
 func readmeExamples(t *testing.T) []string {
 	data, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
-	var out []string
-	inBlock, continued := false, false
+	var lines []string
+	inBlock := false
 	for _, line := range strings.Split(string(data), "\n") {
 		switch {
 		case strings.HasPrefix(line, "```sh"):
 			inBlock = true
-			continue
 		case strings.HasPrefix(line, "```"):
 			inBlock = false
-			continue
-		case !inBlock:
-			continue
-		}
-		line = strings.TrimSpace(line)
-		if continued {
-			out[len(out)-1] += " " + line
-		} else {
-			out = append(out, line)
-		}
-		continued = strings.HasSuffix(line, `\`)
-		if continued {
-			out[len(out)-1] = strings.TrimSuffix(out[len(out)-1], `\`)
+		case inBlock:
+			lines = append(lines, line)
 		}
 	}
-	return out
+	return joinContinued(lines)
 }
 
 // readmeRunsAs is how the README's few lines that are more than one
