@@ -43,7 +43,7 @@ tree-min also reports the tree's height h from its core (the two nodes where
 the last proposals cross) and the notes' delay bound, wake-up + h·RTT with
 RTT = 2 delays, beside the time; with --crash its repair takes the crashed
 node out of the tree, resends changed proposals and counts the messages sent
-again. adoption is the notes' adoption procedure: --trace follows its four
+again. adoption is the notes' adoption procedure: --trace-table follows its four
 cases of an explorer meeting a marked edge.
 
 --sweep runs the message-complexity curves: Chang–Roberts best (IDs
@@ -79,6 +79,7 @@ type electConfig struct {
 	crashes, recoveries list
 	sync, async,
 	compare, jsonOutput bool
+	trace labTrace
 	sweep electSweep
 }
 
@@ -87,11 +88,11 @@ func runElect(ctx context.Context, e *env, args []string) int {
 	fs := newFlags("elect", fmt.Sprintf(electIntro, algos),
 		"fwsim elect --algo chang-roberts --gen ring:8 --ids descending",
 		"fwsim elect --algo chang-roberts --gen ring:8 --initiators one --suppress --unit-delays",
-		"fwsim elect --algo bully --gen complete:6 --initiators one --trace",
+		"fwsim elect --algo bully --gen complete:6 --initiators one --trace-table",
 		"fwsim elect --algo bully --gen complete:6 --crashed n5,n4 --initiators one",
 		"fwsim elect --algo bully --gen complete:6 --initiators one --crash n4@2.5 --recover n5@12",
 		"fwsim elect --algo anonymous --gen ring:5",
-		"fwsim elect --algo adoption --gen ring:3 --unit-delays --trace",
+		"fwsim elect --algo adoption --gen ring:3 --unit-delays --trace-table",
 		"fwsim elect --algo tree-min --gen star:4 --ids descending --unit-delays --crash n3@4",
 		"fwsim elect --compare --gen ring:8 --seed 1",
 		"fwsim elect --sweep n=10..300 --report curves.html",
@@ -108,6 +109,7 @@ func runElect(ctx context.Context, e *env, args []string) int {
 	if cfg.sweep.sizes != nil {
 		return cfg.runElectSweep(ctx, e, fs, args)
 	}
+	cfg.opts.Trace = cfg.trace.wanted()
 	if msg := labUsage(cfg.compare, cfg.opts.Algo, cfg.opts.Trace, cfg.source); msg != "" {
 		return fs.usageError(e, "%s", msg)
 	}
@@ -146,9 +148,16 @@ func runElect(ctx context.Context, e *env, args []string) int {
 	if cfg.compare {
 		return cfg.runCompare(e, fs, topo, source)
 	}
+	if err := cfg.trace.open(e); err != nil {
+		return fs.inputError(e, err)
+	}
+	defer cfg.trace.out.abort()
 	res, err := election.Run(topo, cfg.opts)
 	if err != nil {
 		return labError(e, fs, cfg.runError(err))
+	}
+	if err := cfg.trace.take(labTraceHeader{Command: "elect", Algo: res.Algo, Source: source, Seed: res.Seed, TimeUnit: res.TimeUnit}, &res.Trace); err != nil {
+		return fs.outputError(e, err)
 	}
 	if cfg.jsonOutput {
 		err = jsonout.Write(e.stdout, election.NewJSON(source, res))
@@ -157,6 +166,9 @@ func runElect(ctx context.Context, e *env, args []string) int {
 	}
 	if err != nil {
 		return fs.inputError(e, err)
+	}
+	if err := cfg.trace.out.commit(); err != nil {
+		return fs.outputError(e, err)
 	}
 	if res.Leader == "" && res.Algo != "anonymous" {
 		fmt.Fprintf(e.stderr, "fwsim elect: %s elected no leader: %s\n", res.Algo, res.NoLeader)
@@ -210,13 +222,12 @@ func (c *electConfig) register(fs *flags) {
 		"add the optional leader announcement (chang-roberts, chang-roberts-bidi,\nadoption; --compare always adds it), e.g. --announce")
 	fs.Var(newUint64(&c.opts.Seed, 1), "seed",
 		"seed the message delays, random IDs and directions with `N`, e.g. --seed 42")
-	fs.BoolVar(&c.opts.Trace, "trace", false,
-		"list every message: when sent and received, between whom, its type and content,\ne.g. --trace")
+	c.trace.register(fs, "every message (when sent and received, between whom, its type and\ncontent)")
 	fs.BoolVar(&c.jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .leader")
 	c.sweep.register(fs)
 	fs.order("algo", "compare", "topology", "gen", "ids", "initiators", "crashed", "crash", "recover", "sync", "async", "unit-delays",
-		"suppress", "announce", "policy", "seed", "trace", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report")
+		"suppress", "announce", "policy", "seed", "trace", "trace-table", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report")
 }
 
 // parseInitiators reads --initiators into the options.

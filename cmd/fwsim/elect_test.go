@@ -20,13 +20,13 @@ import (
 // pin, text and JSON.
 var electGoldens = []goldenCase{
 	{name: "chang-roberts-ring8-descending", args: []string{"elect", "--algo", "chang-roberts", "--gen", "ring:8", "--ids", "descending"}},
-	{name: "bully-complete5-trace", args: []string{"elect", "--algo", "bully", "--gen", "complete:5", "--initiators", "one", "--unit-delays", "--trace"}},
+	{name: "bully-complete5-trace", args: []string{"elect", "--algo", "bully", "--gen", "complete:5", "--initiators", "one", "--unit-delays", "--trace-table"}},
 	{name: "bully-complete6-crashed", args: []string{"elect", "--algo", "bully", "--gen", "complete:6", "--crashed", "n5,n4", "--initiators", "one", "--unit-delays"}},
 	{name: "bully-complete6-faults", args: []string{"elect", "--algo", "bully", "--gen", "complete:6", "--initiators", "one", "--unit-delays",
 		"--crash", "n4@2.5", "--recover", "n5@12"}},
-	{name: "adoption-ring3-trace", args: []string{"elect", "--algo", "adoption", "--gen", "ring:3", "--unit-delays", "--trace"}},
+	{name: "adoption-ring3-trace", args: []string{"elect", "--algo", "adoption", "--gen", "ring:3", "--unit-delays", "--trace-table"}},
 	{name: "tree-min-star4-crash", args: []string{"elect", "--algo", "tree-min", "--gen", "star:4", "--ids", "descending", "--unit-delays",
-		"--crash", "n3@4", "--trace"}},
+		"--crash", "n3@4", "--trace-table"}},
 	{name: "virtual-tree-ring6-crash", args: []string{"elect", "--algo", "virtual-tree", "--gen", "ring:6", "--unit-delays", "--crash", "n4@36"}},
 	{name: "sync-ring-ids-file", args: []string{"elect", "--algo", "sync-ring", "--gen", "ring:4", "--ids", "testdata/elect/ids-ring4.txt"}},
 	{name: "anonymous-ring5", args: []string{"elect", "--algo", "anonymous", "--gen", "ring:5"}},
@@ -142,8 +142,8 @@ func TestElectErrors(t *testing.T) {
 			`fwsim elect: invalid value "" for flag --crashed: want a non-empty value (see 'fwsim help elect')`},
 		{"algo and compare", []string{"elect", "--compare", "--algo", "lelann"},
 			"fwsim elect: --compare runs every algorithm: give it no --algo (see 'fwsim help elect')"},
-		{"trace and compare", []string{"elect", "--compare", "--trace"},
-			"fwsim elect: --trace lists the messages of one run: not with --compare (see 'fwsim help elect')"},
+		{"trace and compare", []string{"elect", "--compare", "--trace-table"},
+			"fwsim elect: --trace and --trace-table list the messages of one run: not with --compare (see 'fwsim help elect')"},
 		{"sync and async", []string{"elect", "--algo", "lelann", "--sync", "--async"},
 			"fwsim elect: --sync and --async are mutually exclusive (see 'fwsim help elect')"},
 		{"topology and gen", []string{"elect", "--algo", "lelann", "--topology", "x.yaml", "--gen", "ring:3"},
@@ -244,7 +244,7 @@ func TestElectCompareListsEveryAlgorithm(t *testing.T) {
 
 // electFlags are every flag of "fwsim elect", which help must explain.
 var electFlags = []string{"algo", "compare", "topology", "gen", "ids", "initiators", "crashed", "crash", "recover", "sync", "async",
-	"unit-delays", "suppress", "announce", "policy", "seed", "trace", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report", "max-memory"}
+	"unit-delays", "suppress", "announce", "policy", "seed", "trace", "trace-table", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report", "max-memory"}
 
 func TestElectHelp(t *testing.T) {
 	help, flags := flagHelp(t, "elect")

@@ -250,6 +250,13 @@ var fileWriters = map[string]func(path string) []string{
 		return []string{"sweep", "--gen", "pair", "--runs", "10", "--param", "delay=10..20:10", "--csv", p}
 	},
 	"elect --sweep --csv": func(p string) []string { return []string{"elect", "--sweep", "n=10..20", "--csv", p} },
+	"elect --trace":       func(p string) []string { return []string{"elect", "--algo", "lelann", "--gen", "ring:4", "--trace", p} },
+	"mutex --trace": func(p string) []string {
+		return []string{"mutex", "--algo", "central", "--gen", "ring:4", "--trace", p}
+	},
+	"multicast --trace": func(p string) []string {
+		return []string{"multicast", "--algo", "ack", "--gen", "ring:4", "--trace", p}
+	},
 	"decode --emit-topology": func(p string) []string {
 		return []string{"decode", captures + "ohci-two-resets.log", "--emit-topology", p}
 	},

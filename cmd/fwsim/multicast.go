@@ -10,6 +10,7 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/lab/multicast"
+	"github.com/fwsim/fwsim/lab/netsim"
 	"github.com/fwsim/fwsim/view"
 )
 
@@ -53,6 +54,7 @@ type multicastConfig struct {
 	opts                              multicast.Options
 	crashes, joins, leaves, cableLoss list
 	compare, jsonOutput               bool
+	trace                             labTrace
 }
 
 func runMulticast(ctx context.Context, e *env, args []string) int {
@@ -74,6 +76,7 @@ func runMulticast(ctx context.Context, e *env, args []string) int {
 	if code, done := fs.parse(e, args); done {
 		return code
 	}
+	cfg.opts.Trace = cfg.trace.wanted()
 	if msg := labUsage(cfg.compare, cfg.opts.Algo, cfg.opts.Trace, cfg.source); msg != "" {
 		return fs.usageError(e, "%s", msg)
 	}
@@ -110,8 +113,15 @@ func runMulticast(ctx context.Context, e *env, args []string) int {
 	if cfg.compare {
 		return cfg.runCompare(e, fs, topo, source)
 	}
+	if err := cfg.trace.open(e); err != nil {
+		return fs.inputError(e, err)
+	}
+	defer cfg.trace.out.abort()
 	res, err := multicast.Run(topo, cfg.opts)
-	return reportLabRun(e, fs, res, err, cfg.jsonOutput,
+	return reportLabRun(e, fs, res, err, cfg.jsonOutput, &cfg.trace,
+		func(res *multicast.Result) (labTraceHeader, *[]netsim.TraceEntry) {
+			return labTraceHeader{Command: "multicast", Algo: res.Algo, Source: source, Seed: res.Seed, TimeUnit: "delays"}, &res.Trace
+		},
 		func(res *multicast.Result) any { return multicast.NewJSON(source, res) },
 		func(w io.Writer, res *multicast.Result) { view.WriteMulticastText(w, source, res) },
 		func(res *multicast.Result) string {
@@ -166,11 +176,10 @@ func (c *multicastConfig) register(fs *flags) {
 		"`NODE@TIME`, vsync: the node starts outside the group and asks to join at TIME delays;\nrepeat for several, e.g. --join n3@2")
 	fs.Var(&c.leaves, "leave",
 		"`NODE@TIME`, vsync: the node asks to leave the group at TIME delays (after it joins);\nrepeat for several, e.g. --leave n1@5")
-	fs.BoolVar(&c.opts.Trace, "trace", false,
-		"list every message (when sent and received, between whom, its type and value; a copy\nlost on the way shows lost) and what each node did: its start, timers (SEND, RETRY,\nSTOP, REQUEST, REPAIR, BEAT, JOIN, LEAVE, CHANGE, CRASH), crash, every delivery to its\napplication (DELIVER) and, in vsync, its join and leave, e.g. --trace")
+	c.trace.register(fs, "every message (when sent and received, between whom, its type and\nvalue; a copy lost on the way shows lost) and what each node did (its start, timers\nSEND, RETRY, STOP, REQUEST, REPAIR, BEAT, JOIN, LEAVE, CHANGE and CRASH, crash, every\ndelivery to its application, DELIVER, and in vsync its join and leave)")
 	fs.BoolVar(&c.jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .members")
-	fs.order("algo", "compare", "topology", "gen", "medium", "messages", "loss", "loss-cable", "stop", "seed", "crash", "join", "leave", "trace", "json")
+	fs.order("algo", "compare", "topology", "gen", "medium", "messages", "loss", "loss-cable", "stop", "seed", "crash", "join", "leave", "trace", "trace-table", "json")
 }
 
 // parseCableLoss reads A-B=P: the nodes at the first '-', P after the last

@@ -50,6 +50,7 @@ type mutexConfig struct {
 	crashes             list
 	requesters          list
 	compare, jsonOutput bool
+	trace               labTrace
 }
 
 func runMutex(ctx context.Context, e *env, args []string) int {
@@ -58,19 +59,20 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 		"fwsim mutex --algo ricart-agrawala --gen ring:5 --requests 2",
 		"fwsim mutex --algo central --gen tree:6:2 --crash n0@2   # exit 1: deadlocked",
 		"fwsim mutex --algo ricart-agrawala --gen ring:5 --crash n2@0.2 --request-reply",
-		"fwsim mutex --algo token-ring --gen ring:5 --lose-token-at 3 --trace   # exit 1: deadlocked",
+		"fwsim mutex --algo token-ring --gen ring:5 --lose-token-at 3 --trace-table   # exit 1: deadlocked",
 		"fwsim mutex --algo token-ring --gen ring:5 --requests 3 --lose-token-at 3 --regenerate",
 		"fwsim mutex --algo central --gen ring:5 --requests 2 --loss 0.1 --seed 3   # exit 1: deadlocked",
 		"fwsim mutex --algo majority --gen ring:9 --requests 2",
 		"fwsim mutex --compare --gen ring:8 --requests 3",
 		"fwsim mutex --algo central --gen ring:5 --requests 2 --think 4 --notify",
-		"fwsim mutex --algo ricart-agrawala --gen chain:3 --requester n0 --requester n1 \\\n      --clock n0=11 --clock n1=7 --think 0 --trace   # the textbook example: timestamps 12 and 8",
+		"fwsim mutex --algo ricart-agrawala --gen chain:3 --requester n0 --requester n1 \\\n      --clock n0=11 --clock n1=7 --think 0 --trace-table   # the textbook: timestamps 12 and 8",
 	)
 	var cfg mutexConfig
 	cfg.register(fs)
 	if code, done := fs.parse(e, args); done {
 		return code
 	}
+	cfg.opts.Trace = cfg.trace.wanted()
 	if msg := labUsage(cfg.compare, cfg.opts.Algo, cfg.opts.Trace, cfg.source); msg != "" {
 		return fs.usageError(e, "%s", msg)
 	}
@@ -88,8 +90,15 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 	if cfg.compare {
 		return cfg.runCompare(e, fs, topo, source)
 	}
+	if err := cfg.trace.open(e); err != nil {
+		return fs.inputError(e, err)
+	}
+	defer cfg.trace.out.abort()
 	res, err := mutex.Run(topo, cfg.opts)
-	return reportLabRun(e, fs, res, err, cfg.jsonOutput,
+	return reportLabRun(e, fs, res, err, cfg.jsonOutput, &cfg.trace,
+		func(res *mutex.Result) (labTraceHeader, *[]netsim.TraceEntry) {
+			return labTraceHeader{Command: "mutex", Algo: res.Algo, Source: source, Seed: res.Seed, TimeUnit: "delays"}, &res.Trace
+		},
 		func(res *mutex.Result) any { return mutex.NewJSON(source, res) },
 		func(w io.Writer, res *mutex.Result) { view.WriteMutexText(w, source, cfg.opts, res) },
 		func(res *mutex.Result) string {
@@ -107,13 +116,17 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 		})
 }
 
-// reportLabRun reports one run of a lab's algorithm: its JSON or its text
+// reportLabRun reports one run of a lab's algorithm: its --trace file
+// (traced gives its header and the result's trace), its JSON or its text
 // on stdout, then, when verdict finds the run broke what it promises, why
 // on stderr and exit 1.
-func reportLabRun[R any](e *env, fs *flags, res R, err error, jsonOutput bool,
-	toJSON func(R) any, text func(io.Writer, R), verdict func(R) string) int {
+func reportLabRun[R any](e *env, fs *flags, res R, err error, jsonOutput bool, trace *labTrace,
+	traced func(R) (labTraceHeader, *[]netsim.TraceEntry), toJSON func(R) any, text func(io.Writer, R), verdict func(R) string) int {
 	if err != nil {
 		return labError(e, fs, err)
+	}
+	if err := trace.take(traced(res)); err != nil {
+		return fs.outputError(e, err)
 	}
 	if jsonOutput {
 		if err := jsonout.Write(e.stdout, toJSON(res)); err != nil {
@@ -121,6 +134,9 @@ func reportLabRun[R any](e *env, fs *flags, res R, err error, jsonOutput bool,
 		}
 	} else {
 		text(e.stdout, res)
+	}
+	if err := trace.out.commit(); err != nil {
+		return fs.outputError(e, err)
 	}
 	if why := verdict(res); why != "" {
 		fmt.Fprintln(e.stderr, why)
@@ -155,7 +171,7 @@ func labUsage(compare bool, algo string, trace bool, source topologyFlags) strin
 	case !compare && algo == "":
 		return "want --algo NAME or --compare"
 	case compare && trace:
-		return "--trace lists the messages of one run: not with --compare"
+		return "--trace and --trace-table list the messages of one run: not with --compare"
 	case source.check() != nil:
 		return source.check().Error()
 	}
@@ -248,12 +264,11 @@ func (c *mutexConfig) register(fs *flags) {
 		"central, and token-ring with --regenerate: `NODE` coordinates instead of the elected\nleader, e.g. --coordinator n3")
 	fs.BoolVar(&c.opts.RequestReply, "request-reply", false,
 		"ricart-agrawala: answer every REQUEST at once (REPLY or DEFER) and give up on a\nnode silent for two delays, the remedy against crashes, e.g. --request-reply")
-	fs.BoolVar(&c.opts.Trace, "trace", false,
-		"list every message (when sent and received or lost, between whom, its type and\nvalue) and what each node does: its start, its timers (WANT, EXIT, CRASH, SUSPECT,\nTOKEN, TIMEOUT), entering and leaving the critical section, crashing, regenerating\nthe token, e.g. --trace")
+	c.trace.register(fs, "every message (when sent and received or lost, between whom, its\ntype and value) and what each node does (its start, its timers WANT, EXIT, CRASH,\nSUSPECT, TOKEN and TIMEOUT, entering and leaving the critical section, crashing,\nregenerating the token)")
 	fs.BoolVar(&c.jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .unserved")
 	fs.order("algo", "compare", "topology", "gen", "requests", "requester", "cs-time", "think", "notify", "seed", "crash", "loss", "lose-token-at",
-		"regenerate", "request-reply", "clock", "coordinator", "trace", "json")
+		"regenerate", "request-reply", "clock", "coordinator", "trace", "trace-table", "json")
 }
 
 // maxRequests bounds --requests: 63 nodes asking 100 times each make 6300

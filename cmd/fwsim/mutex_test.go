@@ -24,12 +24,12 @@ var mutexGoldens = []goldenCase{
 	{name: "central-tree6-coordinator-crash", args: []string{"mutex", "--algo", "central", "--gen", "tree:6:2", "--crash", "n0@2"}, code: exitFailure},
 	{name: "ricart-agrawala-crash", args: []string{"mutex", "--algo", "ricart-agrawala", "--gen", "ring:5", "--crash", "n2@0.2"}, code: exitFailure},
 	{name: "ricart-agrawala-request-reply", args: []string{"mutex", "--algo", "ricart-agrawala", "--gen", "ring:5", "--requests", "2", "--crash", "n2@0.2", "--request-reply"}},
-	{name: "token-ring-lost", args: []string{"mutex", "--algo", "token-ring", "--gen", "ring:5", "--lose-token-at", "3", "--trace"}, code: exitFailure},
+	{name: "token-ring-lost", args: []string{"mutex", "--algo", "token-ring", "--gen", "ring:5", "--lose-token-at", "3", "--trace-table"}, code: exitFailure},
 	{name: "compare-ring8", args: []string{"mutex", "--compare", "--gen", "ring:8", "--requests", "3"}},
 	{name: "central-notify", args: []string{"mutex", "--algo", "central", "--gen", "ring:5", "--requests", "2", "--think", "4", "--notify"}},
 	{name: "compare-notify", args: []string{"mutex", "--compare", "--gen", "ring:5", "--requests", "2", "--think", "4", "--notify"}},
 	{name: "central-loss", args: []string{"mutex", "--algo", "central", "--gen", "ring:5", "--requests", "2", "--loss", "0.1", "--seed", "3"}, code: exitFailure},
-	{name: "token-ring-regenerate", args: []string{"mutex", "--algo", "token-ring", "--gen", "ring:5", "--requests", "3", "--lose-token-at", "3", "--regenerate", "--trace"}},
+	{name: "token-ring-regenerate", args: []string{"mutex", "--algo", "token-ring", "--gen", "ring:5", "--requests", "3", "--lose-token-at", "3", "--regenerate", "--trace-table"}},
 	{name: "majority-ring9", args: []string{"mutex", "--algo", "majority", "--gen", "ring:9", "--requests", "2"}},
 	{name: "compare-chain6", args: []string{"mutex", "--compare", "--gen", "chain:6", "--requests", "2"}},
 	{name: "compare-loss", args: []string{"mutex", "--compare", "--gen", "ring:8", "--requests", "3", "--loss", "0.05", "--regenerate"}, code: exitFailure},
@@ -121,7 +121,7 @@ func TestMutexBadInput(t *testing.T) {
 		{[]string{"mutex", "--algo", "central", "--cs-time", "-1"}, "fwsim mutex: invalid value \"-1\" for flag --cs-time: want a number of delays from 0, to three decimals, e.g. 2.5 or 2.5d (see 'fwsim help mutex')\n"},
 		{[]string{"mutex", "--algo", "central", "--loss", "2"}, "fwsim mutex: invalid value \"2\" for flag --loss: want a probability from 0 to 1, e.g. 0.1 (see 'fwsim help mutex')\n"},
 		{[]string{"mutex", "--algo", "central", "--regenerate"}, "fwsim mutex: bad mutual-exclusion options: central has no token to regenerate\n"},
-		{[]string{"mutex", "--compare", "--trace"}, "fwsim mutex: --trace lists the messages of one run: not with --compare (see 'fwsim help mutex')\n"},
+		{[]string{"mutex", "--compare", "--trace-table"}, "fwsim mutex: --trace and --trace-table list the messages of one run: not with --compare (see 'fwsim help mutex')\n"},
 	} {
 		code, stdout, stderr := runCLI(t, tc.args...)
 		assert.Equal(t, exitUsage, code, "%v", tc.args)

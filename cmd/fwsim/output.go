@@ -116,6 +116,11 @@ func (e *writeError) Unwrap() error { return e.err }
 // create opens the output the flag names at path. The path is checked now,
 // before any long run, so that a typo fails at once.
 func (o *outputs) create(flag, path string) (*outputFile, error) {
+	if strings.HasPrefix(path, "-") && path != "-" {
+		// The flag package takes the next word as the file, even a flag:
+		// --trace --json would write a file named --json.
+		return nil, fmt.Errorf("--%s %s: that is a flag, not a file name: give --%s its FILE (./%s for a file whose name starts with -)", flag, path, flag, path)
+	}
 	out := &outputFile{flag: flag, path: path}
 	err := o.locate(out)
 	if err == nil {

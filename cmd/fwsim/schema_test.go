@@ -500,18 +500,18 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		"elect": {{"elect", "--compare", "--gen", "ring:5", "--json"}, {"elect", "--sweep", "n=2..20", "--max-messages", "100", "--json"}},
 		"mutex": {
 			{"mutex", "--compare", "--gen", "ring:5", "--lose-token-at", "2", "--json"},
-			{"mutex", "--algo", "central", "--gen", "tree:6:2", "--crash", "n0@1", "--trace", "--json"},
+			{"mutex", "--algo", "central", "--gen", "tree:6:2", "--crash", "n0@1", "--trace-table", "--json"},
 			{"mutex", "--algo", "ricart-agrawala", "--gen", "ring:4", "--crash", "n1@3", "--request-reply", "--json"},
 			{"mutex", "--algo", "token-ring", "--gen", "ring:4", "--lose-token-at", "1", "--json"},
 		},
 		"multicast": {
 			{"multicast", "--compare", "--gen", "ring:6", "--messages", "8", "--loss", "0.1", "--crash", "n2@3", "--join", "n5@1", "--stop", "--json"},
 			{"multicast", "--compare", "--gen", "ring:5", "--messages", "5", "--loss", "0.3", "--json"},
-			{"multicast", "--algo", "ack", "--gen", "ring:5", "--messages", "3", "--loss", "0.3", "--crash", "n2@1", "--trace", "--json"},
+			{"multicast", "--algo", "ack", "--gen", "ring:5", "--messages", "3", "--loss", "0.3", "--crash", "n2@1", "--trace-table", "--json"},
 			{"multicast", "--algo", "nack", "--gen", "ring:5", "--messages", "5", "--loss", "0.3", "--json"},
 			{"multicast", "--algo", "nack", "--gen", "ring:5", "--messages", "5", "--loss", "0.3", "--stop", "--json"},
 			{"multicast", "--algo", "srm", "--gen", "ring:8", "--messages", "10", "--loss", "0.2", "--stop", "--json"},
-			{"multicast", "--algo", "vsync", "--gen", "ring:6", "--messages", "8", "--loss", "0.3", "--crash", "n0@3.5", "--join", "n5@1", "--leave", "n2@2", "--trace", "--json"},
+			{"multicast", "--algo", "vsync", "--gen", "ring:6", "--messages", "8", "--loss", "0.3", "--crash", "n0@3.5", "--join", "n5@1", "--leave", "n2@2", "--trace-table", "--json"},
 		},
 		"linestates": {
 			{"linestates", sigrokPair, "--json"},
@@ -525,7 +525,7 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 	}
 	for algo, gen := range map[string]string{"chang-roberts": "ring:5", "lelann": "ring:5", "anonymous": "ring:5",
 		"bully": "complete:5", "echo": "tree:6:2", "floodmax": "tree:6:2", "1394": "tree:6:2"} {
-		cases["elect"] = append(cases["elect"], []string{"elect", "--algo", algo, "--gen", gen, "--trace", "--json"})
+		cases["elect"] = append(cases["elect"], []string{"elect", "--algo", algo, "--gen", gen, "--trace-table", "--json"})
 	}
 	// Every capture format, and captures with problems.
 	captureFiles, err := filepath.Glob(captures + "*.*")

@@ -34,7 +34,7 @@ type JSON struct {
 	Rounds     *int               `json:"rounds"`               // null unless the mode is sync
 	Nodes      []NodeJSON         `json:"nodes"`                // every node, in topology order
 	Tree       *TreeJSON          `json:"tree"`                 // tree-min's height and h·RTT bound; null for the others, in sync mode or with no leader
-	Trace      []netsim.TraceJSON `json:"trace,omitempty"`      // with --trace only
+	Trace      []netsim.TraceJSON `json:"trace,omitempty"`      // with --trace-table only
 }
 
 // TreeJSON is tree-min's time against the notes' h·RTT bound.

@@ -32,7 +32,7 @@ type JSON struct {
 	NACKsSpared   int                `json:"nacks_spared"`     // srm: losses repaired without the member's own NACK, on another's; 0 for the others
 	RepairsSpared int                `json:"repairs_spared"`   // srm: repairs a holder dropped because another's came first; 0 for the others
 	Time          float64            `json:"time"`             // the last delivery
-	Trace         []netsim.TraceJSON `json:"trace,omitempty"`  // with --trace only
+	Trace         []netsim.TraceJSON `json:"trace,omitempty"`  // with --trace-table only
 }
 
 // CableLossJSON is a cable given a loss of its own.

@@ -43,7 +43,7 @@ type JSON struct {
 	MaxWait      float64            `json:"max_wait"`        // the longest wait of an entry
 	Nodes        []NodeJSON         `json:"nodes"`           // every node, in topology order: what it did
 	Time         float64            `json:"time"`            // the last delivery or exit from the critical section
-	Trace        []netsim.TraceJSON `json:"trace,omitempty"` // with --trace only
+	Trace        []netsim.TraceJSON `json:"trace,omitempty"` // with --trace-table only
 }
 
 // UnservedJSON is a request that waits for ever.

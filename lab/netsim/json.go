@@ -6,7 +6,8 @@ type CountJSON struct {
 	ByType map[string]int `json:"by_type"` // by type, every type of the algorithm, zero counts included
 }
 
-// TraceJSON is one entry of --trace: a message, or an event of one node.
+// TraceJSON is one entry of a lab's trace (--trace, --trace-table): a
+// message, or an event of one node.
 type TraceJSON struct {
 	Event   string   `json:"event"`   // "message", or what the node did: start, timer, crash, recover, decide, enter, exit, deliver, join, leave
 	Sent    float64  `json:"sent"`    // when the message was sent, or the event happened, in time_unit
@@ -32,7 +33,7 @@ func NewCountJSON(total int, byType []TypeCount) CountJSON {
 	return out
 }
 
-// NewTraceJSON is one entry of --trace.
+// NewTraceJSON is one entry of a lab's trace.
 func NewTraceJSON(m TraceEntry) TraceJSON {
 	tj := TraceJSON{Event: m.Event, Sent: m.Sent, From: m.From, Type: m.Type, Payload: m.Payload}
 	if m.Event == "" {
