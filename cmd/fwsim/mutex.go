@@ -162,7 +162,7 @@ func algorithmList[T any](algos []T, describe func(T) (name, summary string)) st
 }
 
 // labUsage is what elect and mutex alike refuse in their flags: --compare
-// with --algo or --trace, neither --compare nor --algo, --topology with
+// with --algo or a trace, neither --compare nor --algo, --topology with
 // --gen. It returns "" when the flags go together.
 func labUsage(compare bool, algo string, trace bool, source topologyFlags) string {
 	switch {
