@@ -163,7 +163,18 @@ type Generation struct {
 	// disagree with a header, a bad CRC. The quadlets are kept, so the
 	// checks of Decode still run.
 	Problems []Problem
+	// CycleStart reports that a cycle start (0xffff008f, without its
+	// inverse) came where a self-ID was due: the cycle master's gap count
+	// is too small for the bus. As Linux does ("ignoring spurious self
+	// IDs"), SelfIDs are those before it, and what came after it is
+	// ignored.
+	CycleStart bool
 }
+
+// cycleStartQuadlet is the first quadlet of a cycle start packet from
+// node 63 on bus 1023, as a self-ID buffer receives it when the cycle
+// master starts a cycle during self identify (Linux's ohci.c).
+const cycleStartQuadlet = 0xffff008f
 
 // PhyConfig is a PHY configuration packet the Linux bus manager sent, as
 // the kernel log says: "phy config: new root=ffc1, gap_count=5".
@@ -201,8 +212,16 @@ func newGeneration(f Format, line int) *Generation {
 }
 
 // addPacket appends a self-ID quadlet and, when the capture carries it, its
-// inverse: a wrong inverse is a Problem, and the quadlet is kept.
+// inverse: a wrong inverse is a Problem, and the quadlet is kept, but for a
+// cycle start, which ends the self-IDs (CycleStart).
 func (g *Generation) addPacket(q uint32, inverse *uint32) {
+	if g.CycleStart {
+		return
+	}
+	if inverse != nil && q == cycleStartQuadlet && *inverse != ^q {
+		g.CycleStart = true
+		return
+	}
 	index := len(g.SelfIDs)
 	g.SelfIDs = append(g.SelfIDs, phy.SelfID(q))
 	if inverse == nil {

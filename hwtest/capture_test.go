@@ -123,6 +123,34 @@ func TestFixtureWrongInverse(t *testing.T) {
 		Message: "0x837f8490 followed by 0x7c807b7f, want 0x7c807b6f"}, p)
 }
 
+// A cycle start where a self-ID was due ends the self-IDs, as Linux's
+// ohci.c reads them ("ignoring spurious self IDs"): the two of the report
+// are kept, and they build the bus the report printed.
+func TestFixtureCycleStart(t *testing.T) {
+	gens, err := Parse(readFixture(t, "raw-cycle-start.txt"), "")
+	require.NoError(t, err)
+	require.Len(t, gens, 1)
+	g := gens[0]
+	assert.True(t, g.CycleStart)
+	assert.Equal(t, []phy.SelfID{0x807fcc58, 0x816c08c2}, g.SelfIDs)
+	assert.Empty(t, g.Problems, "the cycle start is no bad inverse")
+	b := Decode(g)
+	require.NotNil(t, b.Tree)
+	assert.Equal(t, 1, b.Root, "the camcorder, as the report says")
+	assert.False(t, b.GapConsistent, "gap counts 63 and 44")
+
+	// With its own inverse the quadlet is a quadlet, not the ohci case;
+	// and only a stream with inverses can show it.
+	gens, err = Parse([]byte("807fcc58 7f8033a7\n816c08c2 7e93f73d\nffff008f 0000ff70\n"), FormatRaw)
+	require.NoError(t, err)
+	assert.False(t, gens[0].CycleStart)
+	assert.Len(t, gens[0].SelfIDs, 3)
+	gens, err = Parse([]byte("807fcc58\nffff008f\n"), FormatRaw)
+	require.NoError(t, err)
+	assert.False(t, gens[0].CycleStart)
+	assert.Len(t, gens[0].SelfIDs, 2)
+}
+
 // One generation per Linux check (docs/protocol.md §9.3), from the vectors of docs/protocol.md §9.1.
 func TestFixtureLinuxChecks(t *testing.T) {
 	gens, err := Parse(readFixture(t, "raw-linux-checks.txt"), FormatRaw)

@@ -33,6 +33,10 @@ type BusJSON struct {
 	GapForHops    *int          `json:"gap_count_for_hops"` // null without a tree
 	Errors        []ProblemJSON `json:"errors"`             // what reading the capture and the checks found
 	SelfIDs       []string      `json:"self_ids"`           // "0x%08x", no inverses
+	// CycleStart: a cycle start (0xffff008f) came where a self-ID was
+	// due, after self_ids (what came after it is ignored, as Linux does):
+	// the cycle master's gap count is too small for the bus.
+	CycleStart bool `json:"cycle_start"`
 }
 
 // BusNodeJSON is one node as its self-ID packets describe it.
@@ -85,7 +89,7 @@ func newBusJSON(b *Bus) BusJSON {
 		Consistent: b.Consistent(), Nodes: []BusNodeJSON{},
 		Root: jsonout.NullIfNegative(b.Root), Hops: jsonout.NullIfNegative(b.Hops), IRM: jsonout.NullIfNegative(b.IRM),
 		GapCount: b.GapCount, GapConsistent: b.GapConsistent, GapForHops: jsonout.NullIfNegative(b.GapForHops),
-		Errors: []ProblemJSON{}, SelfIDs: quadletStrings(b.SelfIDs),
+		Errors: []ProblemJSON{}, SelfIDs: quadletStrings(b.SelfIDs), CycleStart: b.CycleStart,
 	}
 	if b.Line == 0 {
 		out.Line = nil // not read from a text line

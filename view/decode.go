@@ -80,6 +80,14 @@ func writeBusText(w io.Writer, index int, b *hwtest.Bus) {
 	if c := b.PhyConfig; c != nil {
 		fmt.Fprintf(w, "  before this reset the bus manager forced root phy %d and gap count %d (line %d)\n", c.Root, c.GapCount, c.Line)
 	}
+	if b.CycleStart {
+		n := len(b.SelfIDs)
+		fmt.Fprintf(w, "  a cycle start (0x%08x) came after %d self-ID quadlet%s, where a self-ID was due:\n"+
+			"  the cycle master's gap count is too small for this bus, so it took the bus while self\n"+
+			"  identify went on. As Linux does (\"ignoring spurious self IDs\"), the quadlets before it\n"+
+			"  are kept and those after it ignored; a bus manager then sets a larger gap count.\n",
+			uint32(0xffff008f), n, Plural(n))
+	}
 	if len(b.Problems) == 0 {
 		fmt.Fprintln(w, "  problems: none")
 	} else {
