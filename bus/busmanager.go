@@ -20,12 +20,13 @@ import (
 type ManagerPolicy string
 
 const (
-	// ManagerLinux is Linux's firewire-core since 2024: a reset that
-	// follows gap counts that disagreed is long, since on a mixed bus a
-	// short one can be doubled and leave them disagreeing again.
+	// ManagerLinux is Linux's firewire-core since 2024: after gap counts
+	// that disagreed it stands for root and resets long, whatever its
+	// turns, since on a mixed bus a short reset can be doubled and leave
+	// them disagreeing again.
 	ManagerLinux ManagerPolicy = "linux"
-	// ManagerLinuxShort is the same before that change: every reset it
-	// asks for is short.
+	// ManagerLinuxShort is Linux before that change: no rule for gap
+	// counts that disagree, and every reset it asks for is short.
 	ManagerLinuxShort ManagerPolicy = "linux-short"
 )
 
