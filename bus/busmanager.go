@@ -65,11 +65,7 @@ func (r *resolver) busManager() error {
 	if policy == "" {
 		policy = ManagerLinux
 	}
-	known := false
-	for _, p := range managerPolicies {
-		known = known || p == policy
-	}
-	if !known {
+	if !slices.Contains(managerPolicies, policy) {
 		return r.fail(ErrBadBusManager, "bus_manager.policy", "unknown policy %q, want %q or %q", bm.Policy, ManagerLinux, ManagerLinuxShort)
 	}
 	if !r.rt.nodes[node].link {

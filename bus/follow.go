@@ -88,8 +88,9 @@ var ErrCannotExplore = errors.New("cannot explore")
 // NewFollower checks t, o and space as Run does and returns a Follower.
 // o.Seed fixes everything that is not a choice: the timer lengths each PHY
 // draws and, without a phase grid, the clock phases. Tracing, a bus
-// manager and clocks with a frequency error are refused: a clock off its nominal frequency
-// makes the future depend on the absolute time, which keys leave out.
+// manager and clocks with a frequency error are refused: a manager's turns
+// and a clock off its nominal frequency make the future depend on what
+// keys leave out.
 func NewFollower(t *Topology, o Options, space ChoiceSpace) (*Follower, error) {
 	if o.Observer != nil {
 		return nil, fmt.Errorf("%w: a Follower does not trace: Options.Observer must be nil", ErrInvalidOptions)

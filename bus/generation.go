@@ -480,10 +480,11 @@ func (w *world) gapCountWarning(g *generation, warnings []string) []string {
 		byGap[gap] = append(byGap[gap], n.cfg.id)
 	}
 	slices.Sort(gaps)
+	on := func(gap int) string { return fmt.Sprintf("%d on %s", gap, strings.Join(byGap[gap], ", ")) }
 	if len(gaps) > 1 {
 		var parts []string
 		for k := len(gaps) - 1; k >= 0; k-- {
-			parts = append(parts, fmt.Sprintf("%d on %s", gaps[k], strings.Join(byGap[gaps[k]], ", ")))
+			parts = append(parts, on(gaps[k]))
 		}
 		warnings = append(warnings, "gap counts disagree: "+strings.Join(parts, "; ")+
 			" (every PHY needs the same one: a bus manager sends a PHY configuration packet and resets the bus again)")
@@ -501,7 +502,7 @@ func (w *world) gapCountWarning(g *generation, warnings []string) []string {
 		var parts []string
 		for _, gap := range gaps {
 			if gap < want {
-				parts = append(parts, fmt.Sprintf("%d on %s", gap, strings.Join(byGap[gap], ", ")))
+				parts = append(parts, on(gap))
 			}
 		}
 		low = "gap count " + strings.Join(parts, "; ") + ","

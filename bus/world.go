@@ -205,8 +205,9 @@ type world struct {
 	// event, waiting for their sender's bus to become idle: each needs the
 	// bus, which a PHY wins by arbitration in normal arbitration only.
 	waiting []int
-	// events are the run's events: the scripted ones, and after them those
-	// its bus manager sends (a copy of the scripted ones once it does).
+	// runEvents are the run's events: the scripted ones, and after them
+	// those its bus manager sends (a copy of the scripted ones once it
+	// does).
 	runEvents []resolvedEvent
 	// manager is the bus manager's record of the run.
 	manager    managerState

@@ -118,8 +118,8 @@ func (bs *budgetSolver) solve(frontier *big.Rat, endedValue []*big.Rat) (bool, e
 	n := len(e.states)
 	bs.f = make([]stepFn, n)
 	bs.live = make([]bool, n)
-	certain, unexplored := newProb(one), newProb(frontier)
-	never := bs.never
+	bs.never = newProb(zero)
+	certain, unexplored, never := newProb(one), newProb(frontier), bs.never
 	for i := range e.states {
 		st := &e.states[i]
 		switch s := status(st.marks, bs.m); {
@@ -329,7 +329,7 @@ func (e *explorer) budgetSolve(m int, d int64, opt mdp.Opt, frontier *big.Rat) (
 			exact = false
 		}
 	}
-	bs := budgetSolver{e: e, m: m, d: d, opt: opt, never: newProb(zero)}
+	bs := budgetSolver{e: e, m: m, d: d, opt: opt}
 	converged, err := bs.solve(frontier, reported)
 	return bs.f[0], exact && converged, err
 }

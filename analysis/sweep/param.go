@@ -173,16 +173,16 @@ func Parse(s string) (Param, error) {
 // dimension's own unit (ns for times, m for lengths), as a fraction so
 // that 0.1us is exactly 100 ns.
 type unit struct {
-	name      string
-	num, den  int64
-	alsoNamed string
+	name     string
+	num, den int64
+	also     []string // other spellings: µ as the micro sign and as the Greek letter
 }
 
 // units are the units of each dimension, its own first: the time units of
 // Go's durations, as every duration fwsim reads, and metric lengths.
 var units = map[string][]unit{
-	"ns": {{"ns", 1, 1, ""}, {"us", 1000, 1, "µs"}, {"ms", 1e6, 1, ""}, {"s", 1e9, 1, ""}},
-	"m":  {{"m", 1, 1, ""}, {"cm", 1, 100, ""}, {"mm", 1, 1000, ""}},
+	"ns": {{"ns", 1, 1, nil}, {"us", 1000, 1, []string{"µs", "μs"}}, {"ms", 1e6, 1, nil}, {"s", 1e9, 1, nil}},
+	"m":  {{"m", 1, 1, nil}, {"cm", 1, 100, nil}, {"mm", 1, 1000, nil}},
 }
 
 // value reads one value of k: a decimal number, with a unit of k's
@@ -201,9 +201,7 @@ func (k kind) value(text string) (float64, error) {
 		v.SetString(num)
 	}
 	if name != "" {
-		i := slices.IndexFunc(units[k.unit], func(u unit) bool {
-			return u.name == name || u.alsoNamed == name || name == "μs" && u.alsoNamed == "µs"
-		})
+		i := slices.IndexFunc(units[k.unit], func(u unit) bool { return u.name == name || slices.Contains(u.also, name) })
 		switch {
 		case k.unit == "":
 			return 0, fmt.Errorf("%s is a plain number, with no unit", k.name)
@@ -224,8 +222,8 @@ func unitList(dimension string) string {
 	var names []string
 	for _, u := range units[dimension] {
 		n := u.name
-		if u.alsoNamed != "" {
-			n += " (" + u.alsoNamed + ")"
+		if len(u.also) > 0 {
+			n += " (" + u.also[0] + ")"
 		}
 		names = append(names, n)
 	}

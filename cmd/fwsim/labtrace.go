@@ -20,7 +20,7 @@ type labTrace struct {
 // holds, for the help.
 func (t *labTrace) register(fs *flags, what string) {
 	fs.StringVar(&t.file, "trace", "",
-		"write what --trace-table lists to `FILE` as JSON lines: a header, then one entry a\nline, as in the report (- for standard output), as run --trace writes the bus's,\ne.g. --trace run.jsonl")
+		"write what --trace-table lists to `FILE` as JSON lines: a header, then one entry a\nline as in the report, as run --trace writes the bus's, e.g. --trace run.jsonl")
 	fs.BoolVar(&t.table, "trace-table", false,
 		"list "+what+" in the report:\na table, or \"trace\" in --json, e.g. --trace-table")
 }

@@ -41,9 +41,9 @@ type State struct {
 type Model struct {
 	States []State
 	// Graph, when not nil, is NewGraph of this model or of one with the
-	// same states' kinds, edges and probabilities (only values and rewards
-	// differ): Solve then uses it instead of finding the components again.
-	// Check refuses one that does not fit.
+	// same live edges (only values and rewards differ): Solve then uses it
+	// instead of finding the components again. Check refuses one whose
+	// live edges are not this model's.
 	Graph *Graph
 }
 
