@@ -211,6 +211,10 @@ Time: the bus commands read durations with a unit, as Go writes them
 (166.7us, 2ms, 1.5s; a topology file also takes an integer of ns), sweep
 parameters too (delay=100ns..160ns:2ns); the labs (elect, mutex, multicast)
 count virtual time in delays, one message delay on a cable: 2.5 or 2.5d.
+Nodes: --initiator NODE names a node that starts (the reset, or an election),
+--crash NODE@TIME crashes one during a lab's run (bully: NODE alone, down from
+the start), --force-root NODE makes one root (probe: a phy_ID, the only name a
+live bus gives its nodes); repeat --initiator and --crash for several.
 `)
 }
 

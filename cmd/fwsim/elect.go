@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/fwsim/fwsim/bus"
@@ -31,9 +32,9 @@ the same output; docs/election.md explains every algorithm and how its
 messages are counted.
 
 --compare runs every algorithm that applies to the topology in one scenario
-and prints one table: the initiators of --initiators (all by default), the
-leader announced to every node (as --announce), and the faults of --crashed,
---crash and --recover (none by default; bully then holds a plain election).
+and prints one table: the initiators of --initiator or --initiators (all by
+default), the leader announced to every node (as --announce), and the faults
+of --crash and --recover (none by default; bully then holds a plain election).
 A row that cannot start as asked (dfs-token: one initiator; sync-ring,
 anonymous, floodmax, virtual-tree: every node) runs as near as it can and
 says "differs" and how; a row that cannot honour the faults is not run, and
@@ -74,9 +75,9 @@ type electConfig struct {
 	policy     *choice // --policy: 1394's root contention
 	ids        string
 	initiators string
-	crashed    string
-	// crashes and recoveries are the NODE@TIME faults during the run.
-	crashes, recoveries list
+	// initiator names the nodes that start; crashes are NODE (crashed from
+	// the start) and NODE@TIME (during the run), recoveries NODE@TIME.
+	initiator, crashes, recoveries list
 	sync, async,
 	compare, jsonOutput bool
 	trace labTrace
@@ -89,7 +90,7 @@ func runElect(ctx context.Context, e *env, args []string) int {
 		"fwsim elect --algo chang-roberts --gen ring:8 --ids descending",
 		"fwsim elect --algo chang-roberts --gen ring:8 --initiators one --suppress --unit-delays",
 		"fwsim elect --algo bully --gen complete:6 --initiators one --trace-table",
-		"fwsim elect --algo bully --gen complete:6 --crashed n5,n4 --initiators one",
+		"fwsim elect --algo bully --gen complete:6 --crash n5 --crash n4 --initiator n0",
 		"fwsim elect --algo bully --gen complete:6 --initiators one --crash n4@2.5 --recover n5@12",
 		"fwsim elect --algo anonymous --gen ring:5",
 		"fwsim elect --algo adoption --gen ring:3 --unit-delays --trace-table",
@@ -126,9 +127,6 @@ func runElect(ctx context.Context, e *env, args []string) int {
 	}
 	cfg.opts.Policy, _ = treeid.ParsePolicy(cfg.policy.value)
 	if err := cfg.parseInitiators(); err != nil {
-		return fs.usageError(e, "%v", err)
-	}
-	if err := cfg.parseCrashed(); err != nil {
 		return fs.usageError(e, "%v", err)
 	}
 	if err := cfg.parseFaults(); err != nil {
@@ -192,17 +190,18 @@ func (c *electConfig) register(fs *flags) {
 		"give the nodes IDs 1…n by `ORDER`: ascending or descending along the ring in the\n"+
 			"direction messages travel (in topology order on other graphs), random (from the\n"+
 			"seed), or read them from a file of NODE ID lines, e.g. --ids descending")
+	fs.Var(&c.initiator, "initiator",
+		"`NODE` starts the election, as in fwsim run it starts the reset; repeat for\n"+
+			"several, e.g. --initiator n3")
 	fs.StringVar(&c.initiators, "initiators", "",
 		"start the election at `WHO`: all, one (the first node along the ID order) or K\n"+
 			"(the first K; crashed nodes are passed over), e.g. --initiators one (default:\n"+
 			"the algorithm's own; with --compare, all)")
-	fs.StringVar(&c.crashed, "crashed", "",
-		"bully: the crashed nodes, `IDS` separated by commas (the coordinator and any\n"+
-			"others), e.g. --crashed n5,n4 (default: the node with the largest election ID,\n"+
-			"the old coordinator; with --compare, none)")
 	fs.Var(&c.crashes, "crash",
-		"`NODE@TIME`: the node crashes at TIME delays, during the run; repeat for several,\n"+
-			"e.g. --crash n4@2.5; taken by "+faultTakers())
+		"`NODE@TIME`: the node crashes at TIME delays, during the run, taken by\n"+
+			faultTakers()+";\nNODE alone, bully: the node is down from the start (default: the node with the\n"+
+			"largest election ID, the old coordinator; with --compare, none); repeat for\n"+
+			"several, e.g. --crash n5 --crash n4@2.5")
 	fs.Var(&c.recoveries, "recover",
 		"bully: `NODE@TIME`: the crashed node recovers at TIME delays and holds an election;\n"+
 			"repeat for several, e.g. --recover n5@12")
@@ -226,12 +225,19 @@ func (c *electConfig) register(fs *flags) {
 	fs.BoolVar(&c.jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .leader")
 	c.sweep.register(fs)
-	fs.order("algo", "compare", "topology", "gen", "ids", "initiators", "crashed", "crash", "recover", "sync", "async", "unit-delays",
+	fs.order("algo", "compare", "topology", "gen", "ids", "initiator", "initiators", "crash", "recover", "sync", "async", "unit-delays",
 		"suppress", "announce", "policy", "seed", "trace", "trace-table", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report")
 }
 
-// parseInitiators reads --initiators into the options.
+// parseInitiators reads --initiator or --initiators into the options.
 func (c *electConfig) parseInitiators() error {
+	if c.initiator != nil && c.initiators != "" {
+		return errors.New("--initiator names the nodes that start, --initiators how many: give one of them")
+	}
+	if c.initiator != nil {
+		c.opts.Initiators = c.initiator
+		return nil
+	}
 	if c.initiators == "" {
 		return nil
 	}
@@ -243,27 +249,25 @@ func (c *electConfig) parseInitiators() error {
 	return nil
 }
 
-// parseCrashed reads --crashed into the options.
-func (c *electConfig) parseCrashed() error {
-	if c.crashed == "" {
-		return nil
-	}
-	for name := range strings.SplitSeq(c.crashed, ",") {
-		if name = strings.TrimSpace(name); name == "" {
-			return fmt.Errorf("--crashed %s: want node ids separated by commas", c.crashed)
-		}
-		c.opts.Crashed = append(c.opts.Crashed, name)
-	}
-	return nil
-}
-
-// parseFaults reads --crash and --recover into the options.
+// parseFaults reads --crash and --recover into the options: a --crash
+// without a time is a node down from the start.
 func (c *electConfig) parseFaults() error {
+	var during list
+	for _, s := range c.crashes {
+		if strings.Contains(s, "@") {
+			during = append(during, s)
+			continue
+		}
+		if strings.ContainsAny(s, ", ") {
+			return fmt.Errorf("--crash %s: want one NODE or NODE@TIME; repeat --crash for several", s)
+		}
+		c.opts.Crashed = append(c.opts.Crashed, s)
+	}
 	for _, f := range []struct {
 		flag  string
 		specs list
 		to    *[]election.NodeEvent
-	}{{"--crash", c.crashes, &c.opts.Crashes}, {"--recover", c.recoveries, &c.opts.Recoveries}} {
+	}{{"--crash", during, &c.opts.Crashes}, {"--recover", c.recoveries, &c.opts.Recoveries}} {
 		events, err := labNodeTimes(f.flag, f.specs)
 		if err != nil {
 			return err
@@ -326,12 +330,12 @@ func (c *electConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source s
 		return labError(e, fs, c.runError(err))
 	}
 	header := fmt.Sprintf("seed %d, ids %s, delays %s", c.opts.Seed, c.idsName(), election.DelayName(c.opts.UnitDelays))
-	scenario := "scenario: initiators " + orAll(c.initiators) + ", announced"
+	scenario := "scenario: initiators " + orAll(c.startedBy()) + ", announced"
 	if c.opts.Crashed != nil {
 		scenario += ", crashed " + strings.Join(c.opts.Crashed, " ")
 	}
-	if c.crashes != nil {
-		scenario += ", crash " + strings.Join(c.crashes, " ")
+	if during := slices.DeleteFunc(slices.Clone(c.crashes), func(s string) bool { return !strings.Contains(s, "@") }); len(during) > 0 {
+		scenario += ", crash " + strings.Join(during, " ")
 	}
 	if c.recoveries != nil {
 		scenario += ", recover " + strings.Join(c.recoveries, " ")
@@ -345,7 +349,7 @@ func (c *electConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source s
 			failed = append(failed, r.Algo)
 		}
 	}
-	return writeComparison(e, fs, c.jsonOutput, election.NewCompareJSON(source, c.opts, c.idsName(), c.initiators, rows), text, failed)
+	return writeComparison(e, fs, c.jsonOutput, election.NewCompareJSON(source, c.opts, c.idsName(), c.startedBy(), rows), text, failed)
 }
 
 func (c *electConfig) idsName() string {
@@ -353,6 +357,15 @@ func (c *electConfig) idsName() string {
 		return "from " + c.ids
 	}
 	return c.opts.IDOrder.String()
+}
+
+// startedBy is the scenario's initiators as the command line gave them:
+// the nodes of --initiator, or --initiators ("" for neither).
+func (c *electConfig) startedBy() string {
+	if c.initiator != nil {
+		return strings.Join(c.initiator, ",")
+	}
+	return c.initiators
 }
 
 func orAll(s string) string {

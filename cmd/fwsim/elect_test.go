@@ -21,7 +21,7 @@ import (
 var electGoldens = []goldenCase{
 	{name: "chang-roberts-ring8-descending", args: []string{"elect", "--algo", "chang-roberts", "--gen", "ring:8", "--ids", "descending"}},
 	{name: "bully-complete5-trace", args: []string{"elect", "--algo", "bully", "--gen", "complete:5", "--initiators", "one", "--unit-delays", "--trace-table"}},
-	{name: "bully-complete6-crashed", args: []string{"elect", "--algo", "bully", "--gen", "complete:6", "--crashed", "n5,n4", "--initiators", "one", "--unit-delays"}},
+	{name: "bully-complete6-crashed", args: []string{"elect", "--algo", "bully", "--gen", "complete:6", "--crash", "n5", "--crash", "n4", "--initiators", "one", "--unit-delays"}},
 	{name: "bully-complete6-faults", args: []string{"elect", "--algo", "bully", "--gen", "complete:6", "--initiators", "one", "--unit-delays",
 		"--crash", "n4@2.5", "--recover", "n5@12"}},
 	{name: "adoption-ring3-trace", args: []string{"elect", "--algo", "adoption", "--gen", "ring:3", "--unit-delays", "--trace-table"}},
@@ -36,7 +36,7 @@ var electGoldens = []goldenCase{
 	{name: "compare-complete6", args: []string{"elect", "--compare", "--gen", "complete:6", "--unit-delays"}},
 	{name: "sweep-2-20", args: []string{"elect", "--sweep", "n=2..20", "--runs", "3"}},
 	{name: "sweep-worst-capped", args: []string{"elect", "--sweep", "n=100..1000", "--ids", "worst", "--max-messages", "100000"}},
-	{name: "compare-complete6-crashed", args: []string{"elect", "--compare", "--gen", "complete:6", "--crashed", "n5,n4", "--unit-delays", "--announce"}},
+	{name: "compare-complete6-crashed", args: []string{"elect", "--compare", "--gen", "complete:6", "--crash", "n5", "--crash", "n4", "--unit-delays", "--announce"}},
 }
 
 func TestElectGolden(t *testing.T) {
@@ -125,6 +125,17 @@ func TestElectInitiators(t *testing.T) {
 		// LeLann: N + M·N messages for M initiators.
 		assert.Equal(t, 5+len(tc.want)*5, out.Messages.Total, tc.flag)
 	}
+	// --initiator names them, as fwsim run --initiator names who resets.
+	out := jsonOutput[election.JSON](t, exitOK, "elect", "--algo", "lelann", "--gen", "ring:5", "--initiator", "n3", "--initiator", "n1")
+	assert.Equal(t, []string{"n3", "n1"}, out.Initiators, "in the order given")
+	assert.Equal(t, 5+2*5, out.Messages.Total)
+	cmp := jsonOutput[election.CompareJSON](t, exitOK, "elect", "--compare", "--gen", "ring:5", "--initiator", "n3")
+	assert.Equal(t, "n3", cmp.Initiators)
+	for _, r := range cmp.Results {
+		if r.Ran && len(r.Differs) == 0 {
+			assert.Equal(t, []string{"n3"}, r.Initiators, r.Algo)
+		}
+	}
 }
 
 func TestElectAnonymousIsNotAFailure(t *testing.T) {
@@ -138,8 +149,12 @@ func TestElectErrors(t *testing.T) {
 	testUsageErrors(t, []usageError{
 		{"no algo", []string{"elect", "--gen", "ring:3"},
 			"fwsim elect: want --algo NAME or --compare (see 'fwsim help elect')"},
-		{"empty crashed", []string{"elect", "--algo", "bully", "--gen", "complete:4", "--crashed", ""},
-			`fwsim elect: invalid value "" for flag --crashed: want a non-empty value (see 'fwsim help elect')`},
+		{"empty crash", []string{"elect", "--algo", "bully", "--gen", "complete:4", "--crash", ""},
+			`fwsim elect: invalid value "" for flag --crash: want a non-empty value (see 'fwsim help elect')`},
+		{"initiator and initiators", []string{"elect", "--algo", "lelann", "--initiator", "n0", "--initiators", "one"},
+			"fwsim elect: --initiator names the nodes that start, --initiators how many: give one of them (see 'fwsim help elect')"},
+		{"unknown initiator", []string{"elect", "--algo", "lelann", "--gen", "ring:3", "--initiator", "n7"},
+			`fwsim elect: bad election options: initiator "n7" is not on the bus`},
 		{"algo and compare", []string{"elect", "--compare", "--algo", "lelann"},
 			"fwsim elect: --compare runs every algorithm: give it no --algo (see 'fwsim help elect')"},
 		{"trace and compare", []string{"elect", "--compare", "--trace-table"},
@@ -176,20 +191,20 @@ func TestElectErrors(t *testing.T) {
 			"fwsim elect: --initiators 6: want all, one or 1 to 5 (the bus has 5 nodes)"},
 		{"more initiators than live nodes", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--initiators", "5"},
 			"fwsim elect: bad election options: bully cannot start at 5 nodes: 4 are live"},
-		{"empty crashed", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--crashed", "n4,,n3"},
-			"fwsim elect: --crashed n4,,n3: want node ids separated by commas (see 'fwsim help elect')"},
-		{"unknown crashed", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--crashed", "n9"},
+		{"crashed list", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--crash", "n4,n3"},
+			"fwsim elect: --crash n4,n3: want one NODE or NODE@TIME; repeat --crash for several (see 'fwsim help elect')"},
+		{"unknown crashed", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--crash", "n9"},
 			`fwsim elect: bad election options: crashed node "n9" is not on the bus`},
 		{"unknown crash, compare", []string{"elect", "--compare", "--gen", "ring:5", "--crash", "n9@1"},
 			`fwsim elect: bad election options: crash of "n9": not a node of the bus`},
-		{"unknown crashed, compare", []string{"elect", "--compare", "--gen", "complete:5", "--crashed", "n4,n9"},
+		{"unknown crashed, compare", []string{"elect", "--compare", "--gen", "complete:5", "--crash", "n4", "--crash", "n9"},
 			`fwsim elect: bad election options: crashed node "n9": not a node of the bus`},
-		{"everyone crashed", []string{"elect", "--algo", "bully", "--gen", "complete:2", "--crashed", "n0,n1"},
+		{"everyone crashed", []string{"elect", "--algo", "bully", "--gen", "complete:2", "--crash", "n0", "--crash", "n1"},
 			"fwsim elect: bad election options: every node has crashed; nobody is left to elect"},
-		{"crashed without bully", []string{"elect", "--algo", "lelann", "--gen", "ring:5", "--crashed", "n4"},
+		{"crashed without bully", []string{"elect", "--algo", "lelann", "--gen", "ring:5", "--crash", "n4"},
 			"fwsim elect: bad election options: lelann has no crashed nodes"},
-		{"bad crash", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--crash", "n3"},
-			"fwsim elect: --crash n3: want NODE@TIME, e.g. n3@2.5d (see 'fwsim help elect')"},
+		{"bad crash", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--crash", "@2"},
+			"fwsim elect: --crash @2: want NODE@TIME, e.g. n3@2.5d (see 'fwsim help elect')"},
 		{"bad recovery time", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--recover", "n4@soon"},
 			`fwsim elect: --recover n4@soon: time "soon": want a number of delays from 0, to three decimals, e.g. 2.5 or 2.5d (see 'fwsim help elect')`},
 		{"recovery of a live node", []string{"elect", "--algo", "bully", "--gen", "complete:5", "--recover", "n2@3"},
@@ -243,7 +258,7 @@ func TestElectCompareListsEveryAlgorithm(t *testing.T) {
 }
 
 // electFlags are every flag of "fwsim elect", which help must explain.
-var electFlags = []string{"algo", "compare", "topology", "gen", "ids", "initiators", "crashed", "crash", "recover", "sync", "async",
+var electFlags = []string{"algo", "compare", "topology", "gen", "ids", "initiator", "initiators", "crash", "recover", "sync", "async",
 	"unit-delays", "suppress", "announce", "policy", "seed", "trace", "trace-table", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report", "max-memory"}
 
 func TestElectHelp(t *testing.T) {
@@ -289,10 +304,10 @@ func sumOf(m map[string]int) int {
 	return n
 }
 
-// --crashed sets bully's crashed nodes; in --compare the other algorithms,
+// --crash NODE sets bully's nodes crashed from the start; in --compare the other algorithms,
 // which have no nodes crashed from the start, do not run, and say why.
 func TestElectCrashed(t *testing.T) {
-	out := jsonOutput[election.JSON](t, exitOK, "elect", "--algo", "bully", "--gen", "complete:6", "--crashed", "n5, n2")
+	out := jsonOutput[election.JSON](t, exitOK, "elect", "--algo", "bully", "--gen", "complete:6", "--crash", "n5", "--crash", "n2")
 	assert.Equal(t, []string{"n2", "n5"}, out.Crashed, "listed in topology order")
 	require.NotNil(t, out.Leader)
 	assert.Equal(t, "n4", *out.Leader, "the largest live ID")
@@ -305,7 +320,7 @@ func TestElectCrashed(t *testing.T) {
 	out = jsonOutput[election.JSON](t, exitOK, "elect", "--algo", "bully", "--gen", "complete:6", "--ids", "descending")
 	assert.Equal(t, []string{"n0"}, out.Crashed)
 
-	cmp := jsonOutput[election.CompareJSON](t, exitOK, "elect", "--compare", "--gen", "complete:6", "--crashed", "n5,n4")
+	cmp := jsonOutput[election.CompareJSON](t, exitOK, "elect", "--compare", "--gen", "complete:6", "--crash", "n5", "--crash", "n4")
 	assert.Equal(t, []string{"n5", "n4"}, cmp.Crashed)
 	leaders := map[string]string{}
 	for _, r := range cmp.Results {
@@ -337,7 +352,7 @@ func TestElectCrashAndRecover(t *testing.T) {
 	assert.Contains(t, stdout, "leader: none (the leader n4 crashed after winning")
 	assert.Equal(t, "fwsim elect: bully elected no leader: the leader n4 crashed after winning, and nobody holds an election until a node notices\n", stderr)
 
-	cmp := jsonOutput[election.CompareJSON](t, exitOK, "elect", "--compare", "--gen", "complete:6", "--crashed", "n5", "--crash", "n4@2.5",
+	cmp := jsonOutput[election.CompareJSON](t, exitOK, "elect", "--compare", "--gen", "complete:6", "--crash", "n5", "--crash", "n4@2.5",
 		"--initiators", "one", "--unit-delays")
 	assert.Equal(t, []election.NodeEventJSON{{Node: "n4", At: 2.5}}, cmp.Crashes)
 	for _, r := range cmp.Results {

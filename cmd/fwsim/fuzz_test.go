@@ -28,7 +28,7 @@ var fuzzedCommands = []struct {
 	{"report", func(dir string) []string { return []string{"report", "--quiet", "--out", filepath.Join(dir, "report")} },
 		[]string{"param", "runs", "deadline", "gen"}},
 	{"elect", func(string) []string { return []string{"elect", "--algo", "echo"} },
-		[]string{"algo", "gen", "ids", "initiators", "crashed", "crash", "recover", "seed"}},
+		[]string{"algo", "gen", "ids", "initiator", "initiators", "crash", "recover", "seed"}},
 	{"elect", func(string) []string { return []string{"elect", "--sweep", "n=2..20"} },
 		[]string{"sweep", "algo", "gen", "ids", "runs", "max-messages", "seed", "compare"}},
 	{"mutex", func(string) []string { return []string{"mutex", "--algo", "token-ring", "--gen", "ring:3"} },

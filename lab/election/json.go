@@ -120,10 +120,10 @@ type CompareJSON struct {
 	Seed       uint64           `json:"seed"`                 // the seed of every algorithm's run
 	IDs        string           `json:"ids"`                  // ascending, descending, random, or "from FILE" for --ids FILE
 	Delays     string           `json:"delays"`               // random or unit, for the asynchronous runs
-	Initiators string           `json:"initiators"`           // the scenario's initiators, as --initiators gives them (all by default)
+	Initiators string           `json:"initiators"`           // the scenario's initiators, as --initiator (names joined by commas) or --initiators gives them (all by default)
 	Suppress   bool             `json:"suppress"`             // --suppress was given
 	Announce   bool             `json:"announce"`             // the scenario announces the leader: always true
-	Crashed    []string         `json:"crashed"`              // the nodes crashed from the start (--crashed); [] for none
+	Crashed    []string         `json:"crashed"`              // the nodes crashed from the start (--crash NODE); [] for none
 	Crashes    []NodeEventJSON  `json:"crashes,omitempty"`    // crashes during the run (--crash), as given
 	Recoveries []NodeEventJSON  `json:"recoveries,omitempty"` // recoveries (--recover), as given
 	Results    []CompareRowJSON `json:"results"`              // one per algorithm
