@@ -47,3 +47,21 @@ func BenchmarkInit63Views(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRunHTML63 writes the page that plays one traced run of the
+// 63-node tree (fwsim run --html): the page's events and layout, and its
+// HTML with the data inline.
+func BenchmarkRunHTML63(b *testing.B) {
+	topo := benchTree(b)
+	var trace bus.Trace
+	res, err := bus.Run(topo, bus.Options{Seed: 1, Observer: trace.Record})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := view.WriteRunHTML(io.Discard, "bench", res, trace.Events); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -146,7 +146,7 @@ func runElect(ctx context.Context, e *env, args []string) int {
 	if cfg.compare {
 		return cfg.runCompare(e, fs, topo, source)
 	}
-	if err := cfg.trace.open(e); err != nil {
+	if err := cfg.trace.open(e, topo); err != nil {
 		return fs.inputError(e, err)
 	}
 	defer cfg.trace.out.abort()
@@ -154,6 +154,7 @@ func runElect(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return labError(e, fs, cfg.runError(err))
 	}
+	cfg.trace.down = res.Crashed
 	if err := cfg.trace.take(labTraceHeader{Command: "elect", Algo: res.Algo, Source: source, Seed: res.Seed, TimeUnit: res.TimeUnit}, &res.Trace); err != nil {
 		return fs.outputError(e, err)
 	}
@@ -226,7 +227,7 @@ func (c *electConfig) register(fs *flags) {
 		"write one JSON object instead of the text report, e.g. --json | jq .leader")
 	c.sweep.register(fs)
 	fs.order("algo", "compare", "topology", "gen", "ids", "initiator", "initiators", "crash", "recover", "sync", "async", "unit-delays",
-		"suppress", "announce", "policy", "seed", "trace", "trace-table", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report")
+		"suppress", "announce", "policy", "seed", "trace", "trace-table", "html", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report")
 }
 
 // parseInitiators reads --initiator or --initiators into the options.

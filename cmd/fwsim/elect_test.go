@@ -158,7 +158,7 @@ func TestElectErrors(t *testing.T) {
 		{"algo and compare", []string{"elect", "--compare", "--algo", "lelann"},
 			"fwsim elect: --compare runs every algorithm: give it no --algo (see 'fwsim help elect')"},
 		{"trace and compare", []string{"elect", "--compare", "--trace-table"},
-			"fwsim elect: --trace and --trace-table list the messages of one run: not with --compare (see 'fwsim help elect')"},
+			"fwsim elect: --trace, --trace-table and --html follow one run: not with --compare (see 'fwsim help elect')"},
 		{"sync and async", []string{"elect", "--algo", "lelann", "--sync", "--async"},
 			"fwsim elect: --sync and --async are mutually exclusive (see 'fwsim help elect')"},
 		{"topology and gen", []string{"elect", "--algo", "lelann", "--topology", "x.yaml", "--gen", "ring:3"},
@@ -259,7 +259,7 @@ func TestElectCompareListsEveryAlgorithm(t *testing.T) {
 
 // electFlags are every flag of "fwsim elect", which help must explain.
 var electFlags = []string{"algo", "compare", "topology", "gen", "ids", "initiator", "initiators", "crash", "recover", "sync", "async",
-	"unit-delays", "suppress", "announce", "policy", "seed", "trace", "trace-table", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report", "max-memory"}
+	"unit-delays", "suppress", "announce", "policy", "seed", "trace", "trace-table", "html", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report", "max-memory"}
 
 func TestElectHelp(t *testing.T) {
 	help, flags := flagHelp(t, "elect")

@@ -45,6 +45,13 @@ func TestExploreCounterexampleReplays(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &run))
 	assert.Equal(t, "stalled", run.Generations[0].Outcome)
 
+	page := filepath.Join(dir, "stalled.html")
+	code, _, stderr = runCLI(t, "run", "--replay", file, "--html", page)
+	require.Equal(t, exitFailure, code, stderr)
+	title, nodes, _ := pageData(t, page)
+	assert.Equal(t, "fwsim run: replay "+file, title)
+	assert.Equal(t, []string{"a", "b"}, nodes)
+
 	code, _, stderr = runCLI(t, "run", "--replay", file, "--seed", "2")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "--replay takes the bus and every option of its run from "+file+": drop --seed")

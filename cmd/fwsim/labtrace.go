@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 
+	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/lab/netsim"
+	"github.com/fwsim/fwsim/view"
 )
 
 // labTrace is the trace flags of a lab, as run's: --trace FILE writes
@@ -12,8 +14,14 @@ import (
 type labTrace struct {
 	file  string
 	table bool
+	// html is --html's file, the page that plays the run; graph, the
+	// run's, draws it.
+	html  string
+	graph *netsim.Graph
+	down  []string // the nodes down before the run, for the page
 	out   outputs
 	f     *outputFile
+	page  *outputFile
 }
 
 // register adds --trace and --trace-table; what says what a lab's trace
@@ -23,14 +31,29 @@ func (t *labTrace) register(fs *flags, what string) {
 		"write what --trace-table lists to `FILE` as JSON lines: a header, then one entry a\nline as in the report, as run --trace writes the bus's, e.g. --trace run.jsonl")
 	fs.BoolVar(&t.table, "trace-table", false,
 		"list "+what+" in the report:\na table, or \"trace\" in --json, e.g. --trace-table")
+	fs.StringVar(&t.html, "html", "",
+		"write a page that plays the run to `FILE`: the graph, every message on its way and\nwhat each node did, on a time axis with a slider, each explained; one\nself-contained HTML file, opened at an instant by FILE#t=T, e.g. --html run.html")
 }
 
 // wanted reports whether the run must record its trace.
-func (t *labTrace) wanted() bool { return t.file != "" || t.table }
+func (t *labTrace) wanted() bool { return t.file != "" || t.table || t.html != "" }
 
-// open creates the --trace file before the run, which may be long.
-func (t *labTrace) open(e *env) error {
+// open creates the --trace file and the --html page before the run, which
+// may be long; the page draws topo's graph.
+func (t *labTrace) open(e *env, topo *bus.Topology) error {
 	t.out = outputs{env: e}
+	if t.html != "" {
+		g, err := netsim.NewGraph(topo)
+		if err != nil {
+			return err
+		}
+		t.graph = g
+		page, err := t.out.create("html", t.html)
+		if err != nil {
+			return err
+		}
+		t.page = page
+	}
 	if t.file == "" {
 		return nil
 	}
@@ -60,8 +83,14 @@ func (t *labTrace) take(h labTraceHeader, trace *[]netsim.TraceEntry) error {
 	return t.write(h, entries)
 }
 
-// write writes the --trace file.
+// write writes the --trace file and the --html page.
 func (t *labTrace) write(h labTraceHeader, trace []netsim.TraceEntry) error {
+	if t.page != nil {
+		run := view.LabRun{Command: h.Command, Algo: h.Algo, Source: h.Source, Seed: h.Seed, TimeUnit: h.TimeUnit, Down: t.down}
+		if err := view.WriteLabHTML(t.page, run, t.graph, trace); err != nil {
+			return err
+		}
+	}
 	if t.f == nil {
 		return nil
 	}

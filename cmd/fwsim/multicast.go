@@ -113,7 +113,7 @@ func runMulticast(ctx context.Context, e *env, args []string) int {
 	if cfg.compare {
 		return cfg.runCompare(e, fs, topo, source)
 	}
-	if err := cfg.trace.open(e); err != nil {
+	if err := cfg.trace.open(e, topo); err != nil {
 		return fs.inputError(e, err)
 	}
 	defer cfg.trace.out.abort()
@@ -179,7 +179,7 @@ func (c *multicastConfig) register(fs *flags) {
 	c.trace.register(fs, "every message (when sent and received, between whom, its type and\nvalue; a copy lost on the way shows lost) and what each node did (its start, timers\nSEND, RETRY, STOP, REQUEST, REPAIR, BEAT, JOIN, LEAVE, CHANGE and CRASH, crash, every\ndelivery to its application, DELIVER, and in vsync its join and leave)")
 	fs.BoolVar(&c.jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .members")
-	fs.order("algo", "compare", "topology", "gen", "medium", "messages", "loss", "loss-cable", "stop", "seed", "crash", "join", "leave", "trace", "trace-table", "json")
+	fs.order("algo", "compare", "topology", "gen", "medium", "messages", "loss", "loss-cable", "stop", "seed", "crash", "join", "leave", "trace", "trace-table", "html", "json")
 }
 
 // parseCableLoss reads A-B=P: the nodes at the first '-', P after the last

@@ -71,7 +71,7 @@ func TestMulticastBadInput(t *testing.T) {
 	}{
 		{[]string{"--gen", "ring:4"}, "fwsim multicast: want --algo NAME or --compare (see 'fwsim help multicast')\n"},
 		{[]string{"--compare", "--algo", "ack"}, "fwsim multicast: --compare runs every algorithm: give it no --algo (see 'fwsim help multicast')\n"},
-		{[]string{"--compare", "--trace-table"}, "fwsim multicast: --trace and --trace-table list the messages of one run: not with --compare (see 'fwsim help multicast')\n"},
+		{[]string{"--compare", "--trace-table"}, "fwsim multicast: --trace, --trace-table and --html follow one run: not with --compare (see 'fwsim help multicast')\n"},
 		{[]string{"--compare", "--gen", "ring:4", "--join", "n0@1"}, "fwsim multicast: bad multicast options: the sender n0 starts the group and cannot join it\n"},
 		{[]string{"--algo", "gossip", "--gen", "ring:4"}, "fwsim multicast: unknown multicast algorithm \"gossip\" (want ack, nack, srm, vsync)\n"},
 		{[]string{"--algo", "ack", "--loss", "0.7"}, "fwsim multicast: invalid value \"0.7\" for flag --loss: want a probability from 0 to 0.5, e.g. 0.2 (see 'fwsim help multicast')\n"},

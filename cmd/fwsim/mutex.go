@@ -90,7 +90,7 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 	if cfg.compare {
 		return cfg.runCompare(e, fs, topo, source)
 	}
-	if err := cfg.trace.open(e); err != nil {
+	if err := cfg.trace.open(e, topo); err != nil {
 		return fs.inputError(e, err)
 	}
 	defer cfg.trace.out.abort()
@@ -171,7 +171,7 @@ func labUsage(compare bool, algo string, trace bool, source topologyFlags) strin
 	case !compare && algo == "":
 		return "want --algo NAME or --compare"
 	case compare && trace:
-		return "--trace and --trace-table list the messages of one run: not with --compare"
+		return "--trace, --trace-table and --html follow one run: not with --compare"
 	case source.check() != nil:
 		return source.check().Error()
 	}
@@ -268,7 +268,7 @@ func (c *mutexConfig) register(fs *flags) {
 	fs.BoolVar(&c.jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .unserved")
 	fs.order("algo", "compare", "topology", "gen", "requests", "requester", "cs-time", "think", "notify", "seed", "crash", "loss", "lose-token-at",
-		"regenerate", "request-reply", "clock", "coordinator", "trace", "trace-table", "json")
+		"regenerate", "request-reply", "clock", "coordinator", "trace", "trace-table", "html", "json")
 }
 
 // maxRequests bounds --requests: 63 nodes asking 100 times each make 6300

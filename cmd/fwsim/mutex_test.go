@@ -121,7 +121,7 @@ func TestMutexBadInput(t *testing.T) {
 		{[]string{"mutex", "--algo", "central", "--cs-time", "-1"}, "fwsim mutex: invalid value \"-1\" for flag --cs-time: want a number of delays from 0, to three decimals, e.g. 2.5 or 2.5d (see 'fwsim help mutex')\n"},
 		{[]string{"mutex", "--algo", "central", "--loss", "2"}, "fwsim mutex: invalid value \"2\" for flag --loss: want a probability from 0 to 1, e.g. 0.1 (see 'fwsim help mutex')\n"},
 		{[]string{"mutex", "--algo", "central", "--regenerate"}, "fwsim mutex: bad mutual-exclusion options: central has no token to regenerate\n"},
-		{[]string{"mutex", "--compare", "--trace-table"}, "fwsim mutex: --trace and --trace-table list the messages of one run: not with --compare (see 'fwsim help mutex')\n"},
+		{[]string{"mutex", "--compare", "--trace-table"}, "fwsim mutex: --trace, --trace-table and --html follow one run: not with --compare (see 'fwsim help mutex')\n"},
 	} {
 		code, stdout, stderr := runCLI(t, tc.args...)
 		assert.Equal(t, exitUsage, code, "%v", tc.args)

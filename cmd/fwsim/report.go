@@ -96,6 +96,10 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 	if err != nil {
 		return fs.inputError(e, err)
 	}
+	player, err := files.create("out", filepath.Join(dir, firstRunHTML))
+	if err != nil {
+		return fs.inputError(e, err)
+	}
 	buffered := bufio.NewWriter(data)
 	preamble, err := r.CSVPreamble(commandLine("report", args))
 	if err != nil {
@@ -149,7 +153,7 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 	if r.Grid != nil {
 		first = r.Points[0].Config
 	}
-	if err := writeFirstRun(first, waves, save); err != nil {
+	if err := writeFirstRun(first, waves, save, player); err != nil {
 		return fs.inputError(e, err)
 	}
 	which := "run 0"
@@ -157,6 +161,7 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 		which += " of the first point"
 	}
 	page.Files = append(page.Files,
+		report.Link{Href: firstRunHTML, Text: firstRunHTML + " (" + which + " played: the bus, its line states and packets on a time axis)"},
 		report.Link{Href: firstRunVCD, Text: firstRunVCD + " (" + which + " as a waveform)"},
 		report.Link{Href: firstRunGTKW, Text: firstRunGTKW + " (its GTKWave view: gtkwave " + firstRunVCD + " " + firstRunGTKW + ")"})
 	page.Meta = append(page.Meta, view.ReportProvenance(sum, r)...)
@@ -173,12 +178,13 @@ func runReport(ctx context.Context, e *env, args []string) (code int) {
 	return verdict(e, fs, sum)
 }
 
-// The waveform of a report's first run and its GTKWave save file.
-const firstRunVCD, firstRunGTKW = "first-run.vcd", "first-run.gtkw"
+// The waveform of a report's first run, its GTKWave save file and the page
+// that plays it.
+const firstRunVCD, firstRunGTKW, firstRunHTML = "first-run.vcd", "first-run.gtkw", "first-run.html"
 
 // writeFirstRun runs run 0 of the analysis cfg again, traced, and writes it
-// as a waveform and a GTKWave save file for it.
-func writeFirstRun(cfg analysis.Config, waves, save io.Writer) error {
+// as a waveform, a GTKWave save file for it and the page that plays it.
+func writeFirstRun(cfg analysis.Config, waves, save, player io.Writer) error {
 	res, trace, err := analysis.TraceRun(cfg, 0)
 	if err != nil {
 		return err
@@ -186,7 +192,10 @@ func writeFirstRun(cfg analysis.Config, waves, save io.Writer) error {
 	if err := view.WriteVCD(waves, res, trace); err != nil {
 		return err
 	}
-	return view.WriteGTKW(save, res, trace, view.GTKWOptions{DumpFile: firstRunVCD})
+	if err := view.WriteGTKW(save, res, trace, view.GTKWOptions{DumpFile: firstRunVCD}); err != nil {
+		return err
+	}
+	return view.WriteRunHTML(player, "run 0 of "+cfg.Source, res, trace)
 }
 
 // commandLine is the command as a shell would take it back.

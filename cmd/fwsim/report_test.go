@@ -105,7 +105,7 @@ func TestReportOfAnAnalysis(t *testing.T) {
 	require.Equal(t, exitFailure, code, stderr)
 	assert.Equal(t, "wrote "+filepath.Join(dir, "index.html")+"\n", stdout)
 	files := readReport(t, dir)
-	assert.ElementsMatch(t, []string{"index.html", "data.csv", "first-run.vcd", "first-run.gtkw"}, slices.Collect(maps.Keys(files)))
+	assert.ElementsMatch(t, []string{"index.html", "data.csv", "first-run.vcd", "first-run.gtkw", "first-run.html"}, slices.Collect(maps.Keys(files)))
 	// The first run's waveform is fwsim run's of the same seed, and its save
 	// file opens it.
 	vcdPath := filepath.Join(t.TempDir(), "run.vcd")
@@ -116,6 +116,8 @@ func TestReportOfAnAnalysis(t *testing.T) {
 	assert.Equal(t, string(want), files["first-run.vcd"])
 	assert.Contains(t, files["first-run.gtkw"], "[dumpfile] \"first-run.vcd\"\n")
 	assert.Contains(t, files["index.html"], `<a href="first-run.gtkw">`)
+	assert.Contains(t, files["index.html"], `<a href="first-run.html">`)
+	assert.Contains(t, files["first-run.html"], "<title>fwsim run: run 0 of ")
 	checkPage(t, files["index.html"], "fwsim report "+strings.Join(args, " "))
 	assert.Equal(t, 3, strings.Count(files["index.html"], "<svg"), "two CDFs and the rounds histogram")
 	assert.Contains(t, files["index.html"], `<a href="data.csv">`)
@@ -150,7 +152,7 @@ func TestReportOfASweep(t *testing.T) {
 	code, _, stderr := runCLI(t, append([]string{"report", "--out", dir}, sweepArgs...)...)
 	require.Equal(t, exitOK, code, stderr)
 	files := readReport(t, dir)
-	assert.ElementsMatch(t, []string{"index.html", "data.csv", "sweep.csv", "first-run.vcd", "first-run.gtkw"}, slices.Collect(maps.Keys(files)))
+	assert.ElementsMatch(t, []string{"index.html", "data.csv", "sweep.csv", "first-run.vcd", "first-run.gtkw", "first-run.html"}, slices.Collect(maps.Keys(files)))
 	page := files["index.html"]
 	checkPage(t, page, "fwsim report --out "+dir+" "+strings.Join(sweepArgs, " "))
 	assert.Equal(t, 4, strings.Count(page, "<svg"))

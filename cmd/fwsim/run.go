@@ -20,11 +20,11 @@ phase times, a timeline and the self-ID packets. Without --topology or --gen
 it runs the built-in default bus (examples/default.yaml). The same flags and
 seed always give the same output, and the same files.
 
---vcd, --gtkw, --trace, --dot and --svg also write the run to files: a
-waveform for GTKWave with a save file that opens it on the handshake (or,
+--vcd, --gtkw, --trace, --dot, --svg and --html also write the run to files:
+a waveform for GTKWave with a save file that opens it on the handshake (or,
 with --vcd-dialect sigrok, a logic analyzer's channels for PulseView and
-sigrok-cli), every event as JSON lines, and the bus as Graphviz DOT or SVG
-(see docs/reading-a-bus-reset.md).
+sigrok-cli), every event as JSON lines, the bus as Graphviz DOT or SVG, and a
+page that plays the run in a browser (see docs/reading-a-bus-reset.md).
 
 Exit status: 0 every generation ended ok; 1 one did not (a loop, a stall, an
 exhausted budget ...); 2 usage or input error.`
@@ -53,6 +53,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		"fwsim run --gen pair --seed 7 --vcd pair.vcd --gtkw pair.gtkw \\\n"+
 			"      && gtkwave pair.vcd pair.gtkw   # needs gtkwave",
 		"fwsim run --gen pair --seed 7 --vcd pair.sigrok.vcd --vcd-dialect sigrok",
+		"fwsim run --html run.html   # open run.html in a browser",
 	)
 	var cfg runConfig
 	dialect := newChoice(view.VCDGTKWave.String(), view.VCDGTKWave.String(), view.VCDSigrok.String())
@@ -76,7 +77,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		"run again the path in `FILE`, a counterexample of fwsim explore, with the bus\nand every option it records (no other bus flag), e.g. --replay cex/stalled.json")
 	fs.IntVar(&cfg.maxTraceEvents, "max-trace-events", defaultMaxTraceEvents,
 		"with --vcd or --trace, stop a run whose trace passes `N` events, which it\nholds in memory, and write no file, e.g. --max-trace-events 5000000")
-	fs.order(append(order, "replay", "json", "vcd", "vcd-dialect", "gtkw", "trace", "max-trace-events", "dot", "svg")...)
+	fs.StringVar(&cfg.views.html, "html", "",
+		"write a page that plays the run to `FILE`: the bus as a tree, every state, line\nstate and self-ID packet on a time axis with a slider, each explained; one\nself-contained HTML file, opened at an instant by FILE#t=NS, e.g. --html run.html")
+	fs.order(append(order, "replay", "json", "vcd", "vcd-dialect", "gtkw", "trace", "max-trace-events", "dot", "svg", "html")...)
 
 	if code, done := fs.parse(e, args); done {
 		return code
@@ -149,6 +152,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fs.inputError(e, cfg.bus.explain(topo, err))
 	}
+	cfg.views.source = source
 	if err := cfg.views.write(res, trace.Events); err != nil {
 		return fs.outputError(e, err)
 	}

@@ -165,7 +165,7 @@ func TestRunOutOfSpecNamesTheFlag(t *testing.T) {
 
 // runFlags are every flag of "fwsim run", which help must explain.
 var runFlags = []string{"topology", "gen", "seed", "profile", "force-root", "initiator", "power-up", "policy",
-	"coin-bias", "timing", "clock", "nominal-timers", "allow-out-of-spec", "max-events", "max-memory", "replay", "json", "vcd", "vcd-dialect", "gtkw", "trace", "max-trace-events", "dot", "svg"}
+	"coin-bias", "timing", "clock", "nominal-timers", "allow-out-of-spec", "max-events", "max-memory", "replay", "json", "vcd", "vcd-dialect", "gtkw", "trace", "max-trace-events", "dot", "svg", "html"}
 
 func TestRunHelp(t *testing.T) {
 	help, flags := flagHelp(t, "run")
@@ -678,7 +678,7 @@ func TestRunGTKW(t *testing.T) {
 // TestRunViewsRefuseDash: run's report goes to standard output, so a view
 // named "-" is refused, and no file named "-" is written either.
 func TestRunViewsRefuseDash(t *testing.T) {
-	for _, flag := range []string{"--vcd", "--gtkw", "--trace", "--dot"} {
+	for _, flag := range []string{"--vcd", "--gtkw", "--trace", "--dot", "--html"} {
 		args := []string{"run", "--gen", "pair", flag, "-"}
 		if flag == "--gtkw" {
 			args = append(args, "--vcd", filepath.Join(t.TempDir(), "run.vcd"))
@@ -689,4 +689,23 @@ func TestRunViewsRefuseDash(t *testing.T) {
 		assert.Contains(t, stderr, "fwsim run: "+flag+" -: standard output carries the command's report", flag)
 		assert.NoFileExists(t, "-")
 	}
+}
+
+// run --html FILE writes the page that plays the run: every node of the
+// bus, and an event for every entry of the --trace file and each
+// generation's milestones.
+func TestRunHTML(t *testing.T) {
+	dir := t.TempDir()
+	page, trace := filepath.Join(dir, "pair.html"), filepath.Join(dir, "pair.jsonl")
+	code, _, stderr := runCLI(t, "run", "--gen", "pair", "--seed", "7", "--html", page, "--trace", trace)
+	require.Equal(t, exitOK, code, stderr)
+	title, nodes, events := pageData(t, page)
+	assert.Equal(t, "fwsim run: gen pair", title)
+	assert.ElementsMatch(t, []string{"a", "b"}, nodes)
+	lines, err := os.ReadFile(trace)
+	require.NoError(t, err)
+	entries := strings.Count(string(lines), "\n") - 1 // the header
+	// Each node's badge cleared at the start, the root named, each node's
+	// phy_ID once it sends its self-ID, the end of self identify.
+	assert.Equal(t, entries+2+1+2+1, events)
 }

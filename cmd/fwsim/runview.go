@@ -13,11 +13,12 @@ import (
 // viewFiles are the files the view flags of "fwsim run" name; "" is a view
 // not asked for.
 type viewFiles struct {
-	vcd, gtkw, trace, dot, svg string
-	vcdOptions                 view.VCDOptions
-	out                        outputs
-	files                      map[string]*outputFile // by flag name, once open
-	dotPath                    string                 // Graphviz's dot, for --svg
+	vcd, gtkw, trace, dot, svg, html string
+	vcdOptions                       view.VCDOptions
+	source                           string // the run's name on the --html page
+	out                              outputs
+	files                            map[string]*outputFile // by flag name, once open
+	dotPath                          string                 // Graphviz's dot, for --svg
 }
 
 // lookPath finds Graphviz's dot; tests replace it.
@@ -25,7 +26,7 @@ var lookPath = exec.LookPath
 
 // traced says whether a view needs the trace of the run: tracing is off
 // unless one does.
-func (v *viewFiles) traced() bool { return v.vcd != "" || v.trace != "" }
+func (v *viewFiles) traced() bool { return v.vcd != "" || v.trace != "" || v.html != "" }
 
 // open finds dot for --svg and opens every file, so that a missing tool or
 // a bad path fails before the run. Nothing is in place until v.out.commit.
@@ -40,7 +41,7 @@ func (v *viewFiles) open(e *env) error {
 	}
 	v.out = outputs{env: e}
 	v.files = map[string]*outputFile{}
-	for _, f := range []struct{ flag, path string }{{"vcd", v.vcd}, {"gtkw", v.gtkw}, {"trace", v.trace}, {"dot", v.dot}, {"svg", v.svg}} {
+	for _, f := range []struct{ flag, path string }{{"vcd", v.vcd}, {"gtkw", v.gtkw}, {"trace", v.trace}, {"dot", v.dot}, {"svg", v.svg}, {"html", v.html}} {
 		if f.path == "" {
 			continue
 		}
@@ -68,6 +69,7 @@ func (v *viewFiles) write(res *bus.Result, trace []bus.TraceEvent) error {
 		{"trace", func(w io.Writer) error { return view.WriteTraceJSONL(w, res, trace) }},
 		{"dot", func(w io.Writer) error { return view.WriteDOT(w, res) }},
 		{"svg", func(w io.Writer) error { return view.WriteSVG(w, res, v.dotPath) }},
+		{"html", func(w io.Writer) error { return view.WriteRunHTML(w, v.source, res, trace) }},
 	}
 	for _, view := range views {
 		f := v.files[view.flag]

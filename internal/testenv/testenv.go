@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"os"
+	"os/exec"
 	"testing"
 )
 
@@ -18,4 +19,22 @@ func Size(short, quick, full int) int {
 		return full
 	}
 	return quick
+}
+
+// Chromium is the path of a headless Chromium or Chrome on PATH, for the
+// tests that open a page in a browser. Without one such a test skips,
+// saying how to install it, except in CI (CI set), which installs Chromium:
+// there it fails.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("no chromium, chromium-browser or google-chrome on PATH in CI, which installs Chromium")
+	}
+	t.Skip("no chromium, chromium-browser or google-chrome on PATH: the page is not opened in a browser (apt-get install chromium)")
+	return ""
 }

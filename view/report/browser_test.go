@@ -12,17 +12,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// browser is a headless Chromium or Chrome on PATH, "" if none.
-func browser() string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	return ""
-}
+	"github.com/fwsim/fwsim/internal/testenv"
+)
 
 // measure is a page that loads the report in a frame %d px wide (headless
 // Chromium will not make its window narrower than 500 px, a frame can be)
@@ -56,12 +48,9 @@ var (
 // and a phone width: nothing overflows sideways (wide tables scroll inside
 // themselves), the plots take the width they are given up to their cap,
 // and their text stays at least 9 px high. Without a browser on PATH it is
-// skipped; docs/timing.md gives the same check by hand.
+// skipped (in CI it fails); docs/timing.md gives the same check by hand.
 func TestPageInABrowser(t *testing.T) {
-	bin := browser()
-	if bin == "" {
-		t.Skip("no chromium, chromium-browser or google-chrome on PATH: the browser layout check is skipped (apt-get install chromium)")
-	}
+	bin := testenv.Chromium(t)
 	dir := t.TempDir()
 	page := samplePage()
 	page.Sections[0].Figures = append(page.Sections[0].Figures, sampleCDF().SVG())
