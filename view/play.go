@@ -71,19 +71,40 @@ var runLegend = []player.LegendEntry{
 
 // runPage turns a trace into the player's events.
 type runPage struct {
-	nodes  []player.Node
-	edges  []player.Edge
-	index  map[string]int      // node id → Nodes
-	ends   map[nodePort][2]int // a cabled port → its edge and side
-	state  map[string]phy.State
-	peer   map[nodePort]nodePort
-	badge  map[string]string
+	nodes []player.Node
+	edges []player.Edge
+	index map[string]int      // node id → Nodes
+	ends  map[nodePort][2]int // a cabled port → its edge and side
+	state map[string]phy.State
+	peer  map[nodePort]nodePort
+	badge map[string]string
+	// waits gives, for a node's entry into T3 at an instant, its wait.
+	waits  map[waitKey]string
 	events []player.Event
+}
+
+type waitKey struct {
+	node string
+	at   int64 // ns since power-up
 }
 
 func newRunPage(res *bus.Result, trace []bus.TraceEvent) *runPage {
 	b := &runPage{index: map[string]int{}, ends: map[nodePort][2]int{}, state: map[string]phy.State{},
-		peer: map[nodePort]nodePort{}, badge: map[string]string{}}
+		peer: map[nodePort]nodePort{}, badge: map[string]string{}, waits: map[waitKey]string{}}
+	for _, g := range res.Generations {
+		for _, c := range g.Contention {
+			rounds := map[string]int{}
+			for _, w := range c.Backoffs {
+				rounds[w.Node]++
+				peer := c.Nodes[0]
+				if peer == w.Node {
+					peer = c.Nodes[1]
+				}
+				b.waits[waitKey{w.Node, g.StartNs + w.StartNs}] = fmt.Sprintf("; round %d against %s: it waits %d ns (%s)",
+					rounds[w.Node], peer, w.WaitNs, fastOrSlow(w.Fast))
+			}
+		}
+	}
 	for _, n := range bus.TracedNodes(res, trace) {
 		b.index[n.ID] = len(b.nodes)
 		b.state[n.ID] = n.State
@@ -121,7 +142,7 @@ func (b *runPage) add(e bus.TraceEvent) {
 		b.state[e.Node] = e.ToState
 		b.events = append(b.events, player.Event{At: at, Kind: player.SetState, Node: n, Edge: -1,
 			Value: e.ToState.String(), Class: stateClass(e.ToState),
-			Text: fmt.Sprintf("%s enters %s %s: %s", e.Node, e.ToState, e.ToState.LongName(), stateReason(e.ToState))})
+			Text: fmt.Sprintf("%s enters %s %s: %s%s", e.Node, e.ToState, e.ToState.LongName(), stateReason(e.ToState), b.waits[waitKey{e.Node, at}])})
 	case bus.TraceTransmit, bus.TraceReceive:
 		b.events = append(b.events, b.line(e, n))
 	case bus.TracePacket:

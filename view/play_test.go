@@ -461,3 +461,24 @@ func countColour(img image.Image, c color.RGBA) int {
 	}
 	return n
 }
+
+// Every wait of a root contention is told at the entry into T3 that began
+// it, with its round and its length, as the result lists them.
+func TestRunPageTellsEveryWait(t *testing.T) {
+	topo, err := bus.Generate("pair")
+	require.NoError(t, err)
+	res, trace := runWithTrace(t, topo, bus.Options{Seed: 7})
+	page := RunPage("gen pair", res, trace)
+	var told []string
+	for _, e := range page.Events {
+		if e.Kind == "state" && e.Value == "T3" {
+			told = append(told, e.Text)
+		}
+	}
+	c := res.Generations[0].Contention[0]
+	require.Len(t, told, len(c.Backoffs), "an entry into T3 per wait")
+	for i, w := range c.Backoffs {
+		assert.True(t, strings.HasPrefix(told[i], w.Node+" enters T3"), told[i])
+		assert.Contains(t, told[i], fmt.Sprintf("it waits %d ns (%s)", w.WaitNs, fastOrSlow(w.Fast)))
+	}
+}
