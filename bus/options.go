@@ -8,11 +8,12 @@ import (
 )
 
 // Options control one run. The zero value runs the topology's profile with
-// seed 0, a fair coin, random waits, cycle-accurate clocks and the default
-// budgets.
+// DefaultSeed, a fair coin, random waits, cycle-accurate clocks and the
+// default budgets: what fwsim run runs without flags.
 type Options struct {
 	// Seed determines every random draw: clock phases, coins and waits. The
-	// same topology, options and seed give the same Result.
+	// same topology, options and seed give the same Result. Zero is
+	// DefaultSeed, which Result.Seed then names.
 	Seed uint64
 	// Profile overrides the topology's profile when not empty.
 	Profile string
@@ -53,7 +54,8 @@ type Options struct {
 	// lengths from it instead of from Seed, so that runs with different
 	// seeds differ only in their root-contention coins and waits: a Monte
 	// Carlo analysis of the very bus that fwsim explore --seed S explores
-	// (explore fixes what is not a choice with its seed).
+	// (explore fixes what is not a choice with its seed). Zero is
+	// DefaultSeed, as for Seed.
 	SetupSeed *uint64
 	// IdealClock removes cycle quantisation: every PHY samples every
 	// nanosecond, with no phase offset and no frequency error.
@@ -110,6 +112,18 @@ func (o *Options) choiceSpace() ChoiceSpace {
 		return o.Replay.Space
 	}
 	return ChoiceSpace{}
+}
+
+// DefaultSeed is the seed of a zero Options.Seed, and fwsim's default
+// --seed.
+const DefaultSeed = 1
+
+// seedOrDefault is seed, or DefaultSeed for 0.
+func seedOrDefault(seed uint64) uint64 {
+	if seed == 0 {
+		return DefaultSeed
+	}
+	return seed
 }
 
 // DefaultMaxEvents is the event budget when Options.MaxEvents is zero.

@@ -32,7 +32,7 @@ func Run(t *Topology, o Options) (*Result, error) {
 		}
 	}
 	res := &Result{
-		Seed: o.Seed, Profile: rt.profile.Name, Policy: o.Policy, CoinBias: w.bias, Corner: o.Corner,
+		Seed: w.opts.Seed, Profile: rt.profile.Name, Policy: o.Policy, CoinBias: w.bias, Corner: o.Corner,
 		ForceRoot: o.ForceRoot, PowerUp: w.powerUp, PowerUpInterval: time.Duration(w.powerUpEvery),
 		IdealClock: o.IdealClock, OutOfSpec: rt.outOfSpec,
 		Events: w.events(), EndNs: w.lastActive,

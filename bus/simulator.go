@@ -57,8 +57,8 @@ func NewSimulator(t *Topology, o Options) (*Simulator, error) {
 	return &Simulator{w: w}, nil
 }
 
-// Run emulates the bus with seed and returns its metrics: the same as
-// Run(t, o) with o.Seed = seed would give. When Options.Interrupt closes
+// Run emulates the bus with seed (0 is DefaultSeed) and returns its
+// metrics: the same as Run(t, o) with o.Seed = seed would give. When Options.Interrupt closes
 // during the run, the run stops early, Interrupted reports true and the
 // metrics mean nothing.
 func (s *Simulator) Run(seed uint64) Metrics {

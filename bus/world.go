@@ -321,8 +321,9 @@ func newWorld(rt *resolvedTopology, o Options) (*world, error) {
 // start prepares the run with seed: the PHYs at power-up (built afresh, or
 // returned to it), their clocks and random streams, the cables, and the
 // first reset and scripted events in the queue. The same seed gives the
-// same run whether the PHYs are new or reused.
+// same run whether the PHYs are new or reused; seed 0 is DefaultSeed.
 func (w *world) start(seed uint64) error {
+	seed = seedOrDefault(seed)
 	w.opts.Seed = seed
 	w.k.Reset()
 	w.gens, w.tx, w.txData, w.txGen = w.gens[:0], w.tx[:0], w.txData[:0], w.txGen[:0]
@@ -335,7 +336,7 @@ func (w *world) start(seed uint64) error {
 	}
 	setup := seed
 	if w.opts.SetupSeed != nil {
-		setup = *w.opts.SetupSeed
+		setup = seedOrDefault(*w.opts.SetupSeed)
 	}
 	for i, rn := range w.topo.nodes {
 		clock := phy.IdealClock()

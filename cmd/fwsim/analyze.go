@@ -58,7 +58,7 @@ type analyzeFlags struct {
 
 // register adds the flags to fs; order lists them for help.
 func (a *analyzeFlags) register(fs *flags) (order []string) {
-	order = a.bus.register(fs, "tree:63:3", "derive every run's seed from `S`, e.g. --seed 42")
+	order = a.bus.register(fs, "tree:63:3", "derive every run's seed from `S`, from 1, e.g. --seed 42")
 	fs.IntVar(&a.runs, "runs", 1000,
 		"run `N` initialisations, at most 2^53 (the most the statistics count exactly),\ne.g. --runs 100000")
 	fs.IntVar(&a.workers, "workers", 0,
@@ -71,7 +71,7 @@ func (a *analyzeFlags) register(fs *flags) (order []string) {
 		"draw no progress bar (drawn on stderr only when it is a terminal),\ne.g. --quiet 2>log")
 	a.maxDuration.register(fs, "refuse to start when the runs would take longer than `D` here, as timed from\n"+
 		"the first runs before any output; 0 for no limit, e.g. --max-duration 72h")
-	fs.Var(newUint64(&a.setupSeed, 0), "setup-seed",
+	fs.Var(uint64Value{p: &a.setupSeed, positive: true}, "setup-seed",
 		"draw every run's clock phases and timer lengths from `S`, so that runs differ\n"+
 			"only in their coins and waits: the bus fwsim explore --seed S explores,\ne.g. --setup-seed 1 (default: each run draws its own)")
 	return append(order[:2:2], append([]string{"runs", "workers", "deadline", "quiet", "max-duration"}, append(order[2:], "setup-seed")...)...)

@@ -191,7 +191,9 @@ func TestAnalyzeBadInput(t *testing.T) {
 		{[]string{"--runs", "9223372036854775807"}, "fwsim analyze: --runs 9223372036854775807: at most 9007199254740992, because the statistics count runs exactly only up to 2^53 (see 'fwsim help analyze')\n"},
 		{[]string{"--runs", "9000000000000000000", "--shard", "2/3"}, "fwsim analyze: --runs 9000000000000000000: at most 9007199254740992, because "},
 		{[]string{"--max-duration", "-1h"}, "fwsim analyze: --max-duration -1h: want 0 (no limit) or a positive duration (see 'fwsim help analyze')\n"},
-		{[]string{"--setup-seed", "-1"}, "fwsim analyze: invalid value \"-1\" for flag --setup-seed: want an unsigned integer (see 'fwsim help analyze')\n"},
+		{[]string{"--setup-seed", "-1"}, "fwsim analyze: invalid value \"-1\" for flag --setup-seed: want a positive integer (see 'fwsim help analyze')\n"},
+		{[]string{"--setup-seed", "0"}, "fwsim analyze: invalid value \"0\" for flag --setup-seed: want a positive integer (see 'fwsim help analyze')\n"},
+		{[]string{"--seed", "0"}, "fwsim analyze: invalid value \"0\" for flag --seed: want a positive integer (see 'fwsim help analyze')\n"},
 		{[]string{"--max-duration", "soon"}, "fwsim analyze: invalid value \"soon\" for flag --max-duration: want a duration such as 500ms or 10s (see 'fwsim help analyze')\n"},
 	} {
 		code, stdout, stderr := runCLI(t, append([]string{"analyze"}, tc.args...)...)

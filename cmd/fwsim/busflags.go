@@ -114,7 +114,7 @@ func (b *busFlags) register(fs *flags, genExample, seedHelp string) []string {
 	b.memory.estimate = func(nodes, _ int) int64 { return bus.RunMemory(nodes) }
 	b.memory.what = "bus"
 	b.topologyFlags.register(fs, "", genExample)
-	fs.Var(newUint64(&b.opts.Seed, 1), "seed", seedHelp)
+	fs.Var(newSeed(&b.opts.Seed), "seed", seedHelp)
 	fs.Func("profile",
 		"use the timing profile `P` instead of the topology's: 1394-1995, 1394a-2000,\n1394b-2002 or prism, e.g. --profile prism (default: the topology's, else\n1394-1995)",
 		func(s string) error {

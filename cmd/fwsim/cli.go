@@ -515,6 +515,13 @@ type uint64Value struct {
 	positive bool // refuse 0, which the option it sets would take for "the default"
 }
 
+// newSeed is a bus's --seed: bus.DefaultSeed unless given, and never 0,
+// which bus.Options takes for the default.
+func newSeed(p *uint64) uint64Value {
+	*p = bus.DefaultSeed
+	return uint64Value{p: p, positive: true}
+}
+
 func newUint64(p *uint64, def uint64) uint64Value {
 	*p = def
 	return uint64Value{p: p}

@@ -70,7 +70,7 @@ func runCrosscheck(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&topology, "topology", "", "emulate the topology `FILE` instead of the one the capture shows,\ne.g. --topology lab.yaml")
 	fs.StringVar(&opts.ForceRoot, "force-root", "", "with --topology, force `NODE` to be root (default: the node with\nforce_root in the topology, none otherwise), e.g. --force-root pc")
 	fs.Var(&initiators, "initiator", "with --topology, `NODE` starts the reset; repeat for several\n(default: the nodes with i set when the topology names the captured nodes,\none PHY drawn from the seed otherwise), e.g. --initiator pc")
-	fs.Var(newUint64(&opts.Seed, 1), "seed", "seed the emulation with `N`, e.g. --seed 42")
+	fs.Var(newSeed(&opts.Seed), "seed", "seed the emulation with `N`, from 1, e.g. --seed 42")
 	fs.IntVar(&maxStates, "max-states", hwtest.DefaultOddsStates,
 		"compute the odds of the captured root and order exactly when the emulation\nexplores in at most `N` states, else by Monte Carlo (0: always Monte Carlo),\ne.g. --max-states 50000")
 	fs.BoolVar(&jsonOutput, "json", false, "write one JSON object instead of the text report, e.g. --json | jq .generations")

@@ -87,7 +87,7 @@ func runExplore(ctx context.Context, e *env, args []string) int {
 		quiet      bool
 	)
 	b.nondet = true
-	order := b.register(fs, "pair", "fix everything that is not a choice (timer lengths, clock phases\nwithout --phases) as fwsim run --seed `S` does, e.g. --seed 42")
+	order := b.register(fs, "pair", "fix everything that is not a choice (timer lengths, clock phases\nwithout --phases) as fwsim run --seed `S` does (from 1), e.g. --seed 42")
 	fs.Var(&deadlines, "deadline",
 		"report the probability that each time metric is at most `DUR`, or only METRIC\nwith METRIC=DUR; repeat for several, e.g. --deadline 2us\n--deadline tree_id_ns=168us (a long deadline on contention_ns unrolls many rounds)")
 	fs.StringVar(&phases, "phases", "fixed",

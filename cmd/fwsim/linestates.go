@@ -57,7 +57,7 @@ func runLinestates(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&channels, "channels", "",
 		"which channel records which comparator: `MAP` is NODE.pPORT.tpa|tpb.hi|lo=CHANNEL,\ncomma-separated, or @FILE to read it from FILE, e.g. --channels\na.p0.tpa.hi=D0,a.p0.tpa.lo=D1,a.p0.tpb.hi=D2,a.p0.tpb.lo=D3 (default: the\nchannels named so)")
 	fs.Var(newUint64(&rate, 0), "samplerate", "the capture's sample rate in `HZ`, at most 1000000000, for a capture that does not\nsay it (one that does must say the same), e.g. --samplerate 24000000")
-	busNames := emulation.register(fs, "pair", "seed the emulation with `N`, e.g. --seed 7")
+	busNames := emulation.register(fs, "pair", "seed the emulation with `N`, from 1, e.g. --seed 7")
 	fs.BoolVar(&jsonOutput, "json", false, "write one JSON object instead of the text report, e.g. --json | jq .comparison.rows")
 	fs.order(append(append([]string{"format", "channels", "samplerate"}, busNames...), "json")...)
 	file, code, done := parseFileArg(fs, e, args)

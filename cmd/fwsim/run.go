@@ -58,7 +58,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	var cfg runConfig
 	dialect := newChoice(view.VCDGTKWave.String(), view.VCDGTKWave.String(), view.VCDSigrok.String())
 	order := cfg.bus.register(fs, "tree:20:3",
-		"seed every random draw (clock phases, coins, waits) with `N`, e.g. --seed 42")
+		"seed every random draw (clock phases, coins, waits) with `N`, from 1, e.g. --seed 42")
 	fs.BoolVar(&cfg.jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .root")
 	fs.StringVar(&cfg.views.vcd, "vcd", "",

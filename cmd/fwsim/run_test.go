@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fwsim/fwsim/bus"
+	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/internal/vcd"
 )
 
@@ -115,7 +116,9 @@ func TestRunErrors(t *testing.T) {
 		{"policy", []string{"run", "--policy", "smaller-id-wins"},
 			`fwsim run: invalid value "smaller-id-wins" for flag --policy: want coin or larger-id-wins (see 'fwsim help run')`},
 		{"negative seed", []string{"run", "--seed", "-1"},
-			`fwsim run: invalid value "-1" for flag --seed: want an unsigned integer (see 'fwsim help run')`},
+			`fwsim run: invalid value "-1" for flag --seed: want a positive integer (see 'fwsim help run')`},
+		{"zero seed", []string{"run", "--seed", "0"},
+			`fwsim run: invalid value "0" for flag --seed: want a positive integer (see 'fwsim help run')`},
 		{"missing value", []string{"run", "--gen"},
 			"fwsim run: flag needs an argument: --gen (see 'fwsim help run')"},
 		{"stray argument", []string{"run", "--gen", "pair", "extra"},
@@ -708,4 +711,17 @@ func TestRunHTML(t *testing.T) {
 	// Each node's badge cleared at the start, the root named, each node's
 	// phy_ID once it sends its self-ID, the end of self identify.
 	assert.Equal(t, entries+2+1+2+1, events)
+}
+
+// A zero bus.Options runs what fwsim run runs without flags: the JSON is
+// the same, seed included.
+func TestZeroOptionsAreTheCommandsDefaults(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "run", "--json")
+	require.Equal(t, exitOK, code, stderr)
+	res, err := bus.Run(bus.DefaultTopology(), bus.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, uint64(bus.DefaultSeed), res.Seed)
+	var want bytes.Buffer
+	require.NoError(t, jsonout.Write(&want, bus.NewResultJSON("default", res)))
+	assert.JSONEq(t, want.String(), stdout)
 }
