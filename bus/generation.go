@@ -665,11 +665,13 @@ type notifyPulse struct {
 }
 
 // oneSided says why only waiter waited in the root contention on cable c
-// in generation g: the other end never sampled waiter's PARENT_NOTIFY,
-// which had already stopped, on its way into the contention, when the
-// other end's next clock edge came. A PHY decides on its clock edges
-// (docs/protocol.md §3), and a PARENT_NOTIFY shorter than a clock period
-// can fall between two. "" when that is not what happened.
+// in generation g: the other end never sampled both PARENT_NOTIFYs at
+// once. Waiter's had already stopped, on its way into the contention, when
+// the other end's next clock edge came: either it arrived just after an
+// edge, or the other end began its own on an edge (entering T2), sampling
+// only at the next. A PHY decides on its clock edges (docs/protocol.md
+// §3), and an overlap shorter than a clock period can fall between two.
+// "" when that is not what happened.
 func (w *world) oneSided(c int, waiter string, g *generation) string {
 	cs := w.cables[c]
 	x, y := cs.a, cs.b
@@ -682,6 +684,16 @@ func (w *world) oneSided(c int, waiter string, g *generation) string {
 			continue
 		}
 		from, to := pulse.from+cs.delayNs, pulse.to+cs.delayNs // on y's port
+		if own := ny.notifyFrom[y.port]; own >= from && own < to {
+			// y began its own while waiter's was there: it drove from
+			// that edge on and sampled next at the edge after.
+			next := ny.clock.Edge(ny.clock.EdgeAtOrAfter(own + 1))
+			if next < to {
+				return ""
+			}
+			return fmt.Sprintf("%s did not wait: it began its own PARENT_NOTIFY on %s:%d on its clock edge at %d ns, while %s's, there from %d ns, lasted to %d ns only; its next edge, at %d ns, found it gone: %s never sampled both at once",
+				ny.cfg.id, ny.cfg.id, y.port, own, nx.cfg.id, from, to, next, ny.cfg.id)
+		}
 		k := ny.clock.EdgeAtOrAfter(from)
 		if ny.clock.Edge(k) < to {
 			return ""
