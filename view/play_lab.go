@@ -82,9 +82,7 @@ func LabPage(run LabRun, g *netsim.Graph, trace []netsim.TraceEntry) *player.Pag
 		p.Events = append(p.Events, labMessage(e, at, index, edgeOf)...)
 	}
 	slices.SortStableFunc(p.Events, func(x, y player.Event) int { return cmp.Compare(x.At, y.At) })
-	if run.TimeUnit == "rounds" {
-		p.Phases = roundPhases(p.Events)
-	}
+	p.Phases = unitPhases(p.Events, singular(run.TimeUnit))
 	return p
 }
 
@@ -181,8 +179,9 @@ func labNodeEvent(e netsim.TraceEntry, at int64, n int, delivered map[string]int
 	return ev
 }
 
-// roundPhases marks every round of a synchronous run, up to 200 of them.
-func roundPhases(events []player.Event) []player.Phase {
+// unitPhases marks every round of a synchronous run, or every delay of an
+// asynchronous one, up to 200 of them.
+func unitPhases(events []player.Event, unit string) []player.Phase {
 	if len(events) == 0 {
 		return nil
 	}
@@ -191,12 +190,9 @@ func roundPhases(events []player.Event) []player.Phase {
 		return nil
 	}
 	var out []player.Phase
-	for r := int64(0); r <= last; r++ {
-		class := "tree"
-		if r%2 == 1 {
-			class = "self"
-		}
-		out = append(out, player.Phase{Name: "round " + strconv.FormatInt(r, 10), Start: r * labScale, End: (r + 1) * labScale, Class: class})
+	for k := range last + 1 {
+		out = append(out, player.Phase{Name: unit + " " + strconv.FormatInt(k, 10), Start: k * labScale, End: (k + 1) * labScale,
+			Class: "band" + strconv.FormatInt(k%2, 10)})
 	}
 	return out
 }

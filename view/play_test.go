@@ -26,6 +26,7 @@ import (
 	"github.com/fwsim/fwsim/lab/mutex"
 	"github.com/fwsim/fwsim/lab/netsim"
 	"github.com/fwsim/fwsim/phy"
+	"github.com/fwsim/fwsim/view/player"
 )
 
 // harness is a page that opens the run's page in a frame and drives it as
@@ -481,4 +482,38 @@ func TestRunPageTellsEveryWait(t *testing.T) {
 		assert.True(t, strings.HasPrefix(told[i], w.Node+" enters T3"), told[i])
 		assert.Contains(t, told[i], fmt.Sprintf("it waits %d ns (%s)", w.WaitNs, fastOrSlow(w.Fast)))
 	}
+}
+
+// The pages name only the colour classes the player defines, and a lab's
+// axis marks each delay.
+func TestPagesUseThePlayersClasses(t *testing.T) {
+	res, trace := tracedRun(t, "../examples/hotplug.yaml")
+	topo := generatedLab(t, "complete:6")
+	lab, err := election.Run(topo, election.Options{Algo: "bully", InitiatorCount: 1, Seed: 1, Trace: true,
+		Crashes: []election.NodeEvent{{Node: "n4", At: 2500}}})
+	require.NoError(t, err)
+	labPage := LabPage(LabRun{Command: "elect", Algo: lab.Algo, TimeUnit: lab.TimeUnit, Down: lab.Crashed}, labGraph(t, topo), lab.Trace)
+	for _, p := range []*player.Page{RunPage("hotplug", res, trace), labPage} {
+		used := map[string]bool{}
+		for _, n := range p.Nodes {
+			used[n.Class] = true
+		}
+		for _, e := range p.Events {
+			used[e.Class] = true
+		}
+		for _, ph := range p.Phases {
+			used[ph.Class] = true
+		}
+		for _, l := range p.Legend {
+			used[l.Class] = true
+		}
+		delete(used, "")
+		for c := range used {
+			assert.Contains(t, player.Classes, c, p.Title)
+		}
+	}
+	require.NotEmpty(t, labPage.Phases)
+	assert.Equal(t, "delay 0", labPage.Phases[0].Name)
+	last := labPage.Events[len(labPage.Events)-1].At
+	assert.Greater(t, labPage.Phases[len(labPage.Phases)-1].End, last, "the delays cover the run")
 }

@@ -107,7 +107,7 @@ type LegendEntry struct {
 // Classes are the colour classes the page defines, for Node.Class,
 // Event.Class and Phase.Class.
 var Classes = []string{"reset", "tree", "contention", "self", "idle", "ok", "fail",
-	"notify", "child", "data", "request", "busreset", "message", "leader", "crashed", "critical"}
+	"notify", "child", "data", "request", "busreset", "message", "leader", "crashed", "critical", "band0", "band1"}
 
 //go:embed page.html
 var pageTemplate string

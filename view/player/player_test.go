@@ -108,3 +108,10 @@ func TestLayoutCircle(t *testing.T) {
 	assert.InDelta(t, p.Nodes[0].X, p.Nodes[4].X, 1e-9, "the first at the top, the fifth at the bottom")
 	assert.Less(t, p.Nodes[0].Y, p.Nodes[4].Y)
 }
+
+// Every colour class a page may name has its colours in the style.
+func TestEveryClassHasItsColours(t *testing.T) {
+	for _, c := range Classes {
+		assert.Regexp(t, `(?m)^\.`+c+` \{ --c: #[0-9a-f]{6};`, style, c)
+	}
+}
