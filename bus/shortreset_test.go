@@ -67,9 +67,12 @@ func shortResetProblems(topo *Topology, res *Result, trace []TraceEvent) []strin
 		if ep.len < 0 || ep.len >= minLong {
 			continue
 		}
+		// The node's generation: the last to begin by then that holds it
+		// (a disconnect at the instant of a short reset begins another,
+		// of the nodes cut off).
 		var g *Generation
 		for k := range res.Generations {
-			if res.Generations[k].StartNs <= ep.start {
+			if _, in := res.Generations[k].Node(ep.node); in && res.Generations[k].StartNs <= ep.start {
 				g = &res.Generations[k]
 			}
 		}

@@ -8,7 +8,6 @@ import (
 	"image/color"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -91,8 +90,7 @@ func drive(t *testing.T, bin, dir string, instants []int64, steps int) (seen, st
 	require.NoError(t, err)
 	h := filepath.Join(dir, "harness.html")
 	require.NoError(t, os.WriteFile(h, fmt.Appendf(nil, harness, list, steps), 0o644))
-	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--allow-file-access-from-files",
-		"--enable-logging=stderr", "--v=0", "--virtual-time-budget=60000", "--window-size=1300,900", "--dump-dom", "file://"+h)
+	cmd := testenv.Headless(bin, "file://"+h, "--enable-logging=stderr", "--v=0", "--virtual-time-budget=60000", "--window-size=1300,900", "--dump-dom")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -356,6 +354,9 @@ func labGraph(t *testing.T, topo *bus.Topology) *netsim.Graph {
 // every node is drawn in the reset colour; at the end none is, and every
 // node is idle (A0).
 func TestRunPageStills(t *testing.T) {
+	if !testenv.Long() {
+		t.Skip("FWSIM_LONG=1 captures the stills: a browser each")
+	}
 	t.Parallel()
 	bin := testenv.Chromium(t)
 	res, trace := tracedRun(t, "../examples/default.yaml")
@@ -377,9 +378,8 @@ func TestRunPageStills(t *testing.T) {
 		t.Run(strconv.FormatInt(c.at, 10), func(t *testing.T) {
 			t.Parallel()
 			shot := filepath.Join(dir, fmt.Sprintf("at-%d.png", c.at))
-			cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-				"--virtual-time-budget=5000", "--window-size=1200,800", "--screenshot="+shot,
-				"file://"+filepath.Join(dir, "page.html")+"#t="+strconv.FormatInt(c.at, 10))
+			cmd := testenv.Headless(bin, "file://"+filepath.Join(dir, "page.html")+"#t="+strconv.FormatInt(c.at, 10),
+				"--hide-scrollbars", "--virtual-time-budget=5000", "--window-size=1200,800", "--screenshot="+shot)
 			out, err := cmd.CombinedOutput()
 			require.NoError(t, err, "%s", out)
 			img := readPNG(t, shot)

@@ -38,3 +38,13 @@ func Chromium(t testing.TB) string {
 	t.Skip("no chromium, chromium-browser or google-chrome on PATH: the page is not opened in a browser (apt-get install chromium)")
 	return ""
 }
+
+// Headless is the command line that opens url in Chromium (Chromium's
+// path) without a window, after the arguments of the test (what to print
+// or capture), with nothing fetched or started besides the page.
+func Headless(chromium string, url string, args ...string) *exec.Cmd {
+	flags := []string{"--headless", "--no-sandbox", "--disable-gpu",
+		"--no-first-run", "--disable-extensions", "--disable-background-networking", "--disable-component-update",
+		"--disable-sync", "--disable-default-apps", "--mute-audio", "--allow-file-access-from-files"}
+	return exec.Command(chromium, append(append(flags, args...), url)...)
+}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -64,8 +63,7 @@ func TestPageInABrowser(t *testing.T) {
 	for _, window := range []int{1280, 480} {
 		measurer := filepath.Join(dir, fmt.Sprintf("measure-%d.html", window))
 		require.NoError(t, os.WriteFile(measurer, fmt.Appendf(nil, measure, window), 0o644))
-		cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--allow-file-access-from-files",
-			"--virtual-time-budget=5000", "--window-size=1400,1000", "--dump-dom", "file://"+measurer)
+		cmd := testenv.Headless(bin, "file://"+measurer, "--virtual-time-budget=5000", "--window-size=1400,1000", "--dump-dom")
 		out, err := cmd.Output()
 		require.NoError(t, err, "%s", out)
 		m := measured.FindSubmatch(out)
