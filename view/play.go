@@ -25,8 +25,8 @@ func RunPage(source string, res *bus.Result, trace []bus.TraceEvent) *player.Pag
 	b := newRunPage(res, trace)
 	p := &player.Page{
 		Title: "fwsim run: " + source,
-		About: []string{fmt.Sprintf("seed %d, profile %s, %d generations, %d trace events; drag the slider, "+
-			"or step with ← and →; a link to an instant ends in #t=NS", res.Seed, res.Profile, len(res.Generations), len(trace))},
+		About: []string{fmt.Sprintf("seed %d, profile %s, %d generation%s, %d trace events; drag the slider, "+
+			"or step with ← and →; a link to an instant ends in #t=NS", res.Seed, res.Profile, len(res.Generations), Plural(len(res.Generations)), len(trace))},
 		Unit:   "ns",
 		Nodes:  b.nodes,
 		Edges:  b.edges,
