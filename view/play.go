@@ -110,7 +110,8 @@ func newRunPage(res *bus.Result, trace []bus.TraceEvent) *runPage {
 		b.state[n.ID] = n.State
 		b.nodes = append(b.nodes, player.Node{ID: n.ID, State: n.State.String(), Class: stateClass(n.State)})
 	}
-	// Every cable some generation had, once.
+	// Every cable some generation had, once: a port plugged into another
+	// node later keeps its first cable on the page.
 	for _, g := range res.Generations {
 		for _, l := range g.Links {
 			a, c := nodePort{l.Nodes[0], l.Ports[0]}, nodePort{l.Nodes[1], l.Ports[1]}
