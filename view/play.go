@@ -12,6 +12,10 @@ import (
 	"github.com/fwsim/fwsim/view/player"
 )
 
+// ErrPageTooLarge is the error of a page of more events than a browser
+// plays (player.MaxEvents).
+var ErrPageTooLarge = player.ErrTooManyEvents
+
 // WriteRunHTML writes the page that plays a run (fwsim run --html): the
 // bus drawn as a tree, every state change, line state and self-ID packet
 // of its trace on a time axis, each explained.

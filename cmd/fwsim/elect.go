@@ -156,7 +156,7 @@ func runElect(ctx context.Context, e *env, args []string) int {
 	}
 	cfg.trace.down = res.Crashed
 	if err := cfg.trace.take(labTraceHeader{Command: "elect", Algo: res.Algo, Source: source, Seed: res.Seed, TimeUnit: res.TimeUnit}, &res.Trace); err != nil {
-		return fs.outputError(e, err)
+		return viewError(e, fs, err)
 	}
 	if cfg.jsonOutput {
 		err = jsonout.Write(e.stdout, election.NewJSON(source, res))

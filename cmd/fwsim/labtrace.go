@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/lab/netsim"
@@ -88,7 +89,7 @@ func (t *labTrace) write(h labTraceHeader, trace []netsim.TraceEntry) error {
 	if t.page != nil {
 		run := view.LabRun{Command: h.Command, Algo: h.Algo, Source: h.Source, Seed: h.Seed, TimeUnit: h.TimeUnit, Down: t.down}
 		if err := view.WriteLabHTML(t.page, run, t.graph, trace); err != nil {
-			return err
+			return fmt.Errorf("--html %s: %w", t.html, err)
 		}
 	}
 	if t.f == nil {

@@ -126,7 +126,7 @@ func reportLabRun[R any](e *env, fs *flags, res R, err error, jsonOutput bool, t
 		return labError(e, fs, err)
 	}
 	if err := trace.take(traced(res)); err != nil {
-		return fs.outputError(e, err)
+		return viewError(e, fs, err)
 	}
 	if jsonOutput {
 		if err := jsonout.Write(e.stdout, toJSON(res)); err != nil {

@@ -154,7 +154,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 	cfg.views.source = source
 	if err := cfg.views.write(res, trace.Events); err != nil {
-		return fs.outputError(e, err)
+		return viewError(e, fs, err)
 	}
 	if cfg.jsonOutput {
 		if err := jsonout.Write(e.stdout, bus.NewResultJSON(source, res)); err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/internal/jsonout"
 	"github.com/fwsim/fwsim/internal/vcd"
+	"github.com/fwsim/fwsim/view/player"
 )
 
 const hotplugExample = "../../examples/hotplug.yaml"
@@ -724,4 +725,25 @@ func TestZeroOptionsAreTheCommandsDefaults(t *testing.T) {
 	var want bytes.Buffer
 	require.NoError(t, jsonout.Write(&want, bus.NewResultJSON("default", res)))
 	assert.JSONEq(t, want.String(), stdout)
+}
+
+// A page of more events than a browser plays is refused, naming the count
+// and the bound (exit 2), and no file is written: not the page, not the
+// run's other views, not a lab's trace.
+func TestHTMLPageTooLarge(t *testing.T) {
+	saved := player.MaxEvents
+	player.MaxEvents = 50
+	t.Cleanup(func() { player.MaxEvents = saved })
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"run", "--gen", "pair", "--html", filepath.Join(dir, "run.html"), "--vcd", filepath.Join(dir, "run.vcd")},
+		{"elect", "--algo", "lelann", "--gen", "ring:5", "--html", filepath.Join(dir, "elect.html"), "--trace", filepath.Join(dir, "elect.jsonl")},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		assert.Equal(t, exitUsage, code, args)
+		assert.Regexp(t, `^fwsim `+args[0]+`: --html \S+: too many events for one page: \d+, more than the 50 a browser plays smoothly; play a smaller bus or a shorter run`, stderr)
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "no file written")
 }

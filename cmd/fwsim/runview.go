@@ -71,18 +71,31 @@ func (v *viewFiles) write(res *bus.Result, trace []bus.TraceEvent) error {
 		{"svg", func(w io.Writer) error { return view.WriteSVG(w, res, v.dotPath) }},
 		{"html", func(w io.Writer) error { return view.WriteRunHTML(w, v.source, res, trace) }},
 	}
-	for _, view := range views {
-		f := v.files[view.flag]
+	for _, vw := range views {
+		f := v.files[vw.flag]
 		if f == nil {
 			continue
 		}
-		if err := view.write(f); err != nil {
+		if err := vw.write(f); err != nil {
 			v.out.abort()
+			if errors.Is(err, view.ErrPageTooLarge) {
+				return fmt.Errorf("--%s %s: %w", vw.flag, f.path, err) // the run's fault, not the file's
+			}
 			if we := (*writeError)(nil); errors.As(err, &we) {
 				return err // it names the file
 			}
-			return &writeError{fmt.Errorf("--%s %s: %w", view.flag, f.path, err)}
+			return &writeError{fmt.Errorf("--%s %s: %w", vw.flag, f.path, err)}
 		}
 	}
 	return nil
+}
+
+// viewError reports a view that could not be written: one this run cannot
+// make (a page of more events than a browser plays) is the input's fault,
+// exit 2; any other the output's, exit 3.
+func viewError(e *env, fs *flags, err error) int {
+	if errors.Is(err, view.ErrPageTooLarge) {
+		return fs.inputError(e, err)
+	}
+	return fs.outputError(e, err)
 }

@@ -3,6 +3,7 @@ package player
 import (
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -109,6 +110,14 @@ type LegendEntry struct {
 var Classes = []string{"reset", "tree", "contention", "self", "idle", "ok", "fail",
 	"notify", "child", "data", "request", "busreset", "message", "leader", "crashed", "critical", "band0", "band1"}
 
+// MaxEvents is the most events a page plays: 200,000 make about 25 MB of
+// HTML, which a browser loads in a few seconds. A variable so that tests
+// can lower it.
+var MaxEvents = 200_000
+
+// ErrTooManyEvents is the error of a page of more than MaxEvents events.
+var ErrTooManyEvents = errors.New("too many events for one page")
+
 //go:embed page.html
 var pageTemplate string
 
@@ -177,6 +186,10 @@ func (p *Page) end() int64 {
 // check refuses a page the script could not draw: an index out of range,
 // events out of order, a coordinate that is not a number.
 func (p *Page) check() error {
+	if len(p.Events) > MaxEvents {
+		return fmt.Errorf("%w: %d, more than the %d a browser plays smoothly; play a smaller bus or a shorter run (a --trace file holds any number)",
+			ErrTooManyEvents, len(p.Events), MaxEvents)
+	}
 	for i, n := range p.Nodes {
 		if math.IsNaN(n.X) || math.IsInf(n.X, 0) || math.IsNaN(n.Y) || math.IsInf(n.Y, 0) {
 			return fmt.Errorf("player: node %d (%s) has no position", i, n.ID)

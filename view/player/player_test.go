@@ -72,6 +72,11 @@ func TestWriteRefusesWhatThePageCannotDraw(t *testing.T) {
 		{"drive on no edge", func(p *Page) { p.Events[1].Edge = 3 }, "player: event 1 (drive) names end 0 of edge 3 of 1"},
 		{"message back in time", func(p *Page) { p.Events[2].Until = 8 }, "player: message 2 arrives at 8, before it is sent at 9"},
 		{"node without a place", func(p *Page) { p.Nodes[1].X = math.NaN() }, "player: node 1 (b) has no position"},
+		{"too many events", func(p *Page) {
+			for len(p.Events) <= MaxEvents {
+				p.Events = append(p.Events, Event{At: 30, Kind: Note, Node: -1, Edge: -1})
+			}
+		}, "too many events for one page: 200001, more than the 200000 a browser plays smoothly; play a smaller bus or a shorter run (a --trace file holds any number)"},
 	} {
 		p := samplePage()
 		tc.change(p)
