@@ -110,7 +110,7 @@ func runElect(ctx context.Context, e *env, args []string) int {
 	if cfg.sweep.sizes != nil {
 		return cfg.runElectSweep(ctx, e, fs, args)
 	}
-	cfg.opts.Trace = cfg.trace.wanted()
+	cfg.opts.Trace, cfg.opts.MaxTrace = cfg.trace.wanted(), cfg.trace.maxEntries
 	if msg := labUsage(cfg.compare, cfg.opts.Algo, cfg.opts.Trace, cfg.source); msg != "" {
 		return fs.usageError(e, "%s", msg)
 	}
@@ -227,7 +227,7 @@ func (c *electConfig) register(fs *flags) {
 		"write one JSON object instead of the text report, e.g. --json | jq .leader")
 	c.sweep.register(fs)
 	fs.order("algo", "compare", "topology", "gen", "ids", "initiator", "initiators", "crash", "recover", "sync", "async", "unit-delays",
-		"suppress", "announce", "policy", "seed", "trace", "trace-table", "html", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report")
+		"suppress", "announce", "policy", "seed", "trace", "trace-table", "html", "max-trace-events", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report")
 }
 
 // parseInitiators reads --initiator or --initiators into the options.

@@ -259,7 +259,7 @@ func TestElectCompareListsEveryAlgorithm(t *testing.T) {
 
 // electFlags are every flag of "fwsim elect", which help must explain.
 var electFlags = []string{"algo", "compare", "topology", "gen", "ids", "initiator", "initiators", "crash", "recover", "sync", "async",
-	"unit-delays", "suppress", "announce", "policy", "seed", "trace", "trace-table", "html", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report", "max-memory"}
+	"unit-delays", "suppress", "announce", "policy", "seed", "trace", "trace-table", "html", "max-trace-events", "json", "sweep", "runs", "max-messages", "max-duration", "csv", "report", "max-memory"}
 
 func TestElectHelp(t *testing.T) {
 	help, flags := flagHelp(t, "elect")

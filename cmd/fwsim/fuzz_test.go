@@ -28,15 +28,15 @@ var fuzzedCommands = []struct {
 	{"report", func(dir string) []string { return []string{"report", "--quiet", "--out", filepath.Join(dir, "report")} },
 		[]string{"param", "runs", "deadline", "gen"}},
 	{"elect", func(string) []string { return []string{"elect", "--algo", "echo"} },
-		[]string{"algo", "gen", "ids", "initiator", "initiators", "crash", "recover", "seed"}},
+		[]string{"algo", "gen", "ids", "initiator", "initiators", "crash", "recover", "seed", "max-trace-events"}},
 	{"elect", func(string) []string { return []string{"elect", "--sweep", "n=2..20"} },
 		[]string{"sweep", "algo", "gen", "ids", "runs", "max-messages", "seed", "compare"}},
 	{"mutex", func(string) []string { return []string{"mutex", "--algo", "token-ring", "--gen", "ring:3"} },
-		[]string{"algo", "gen", "requests", "cs-time", "think", "seed", "crash", "lose-token-at", "notify", "request-reply"}},
+		[]string{"algo", "gen", "requests", "cs-time", "think", "seed", "crash", "lose-token-at", "notify", "request-reply", "max-trace-events"}},
 	{"multicast", func(string) []string {
 		return []string{"multicast", "--algo", "nack", "--messages", "3", "--loss", "0.2"}
 	},
-		[]string{"algo", "compare", "gen", "messages", "loss", "stop", "seed", "crash", "join", "leave", "trace"}},
+		[]string{"algo", "compare", "gen", "messages", "loss", "stop", "seed", "crash", "join", "leave", "trace", "max-trace-events"}},
 	{"multicast", func(string) []string {
 		return []string{"multicast", "--algo", "vsync", "--messages", "3", "--loss", "0.2", "--join", "n4@1"}
 	},

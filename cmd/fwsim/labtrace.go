@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/lab/netsim"
@@ -17,12 +19,15 @@ type labTrace struct {
 	table bool
 	// html is --html's file, the page that plays the run; graph, the
 	// run's, draws it.
-	html  string
-	graph *netsim.Graph
-	down  []string // the nodes down before the run, for the page
-	out   outputs
-	f     *outputFile
-	page  *outputFile
+	html string
+	// maxEntries bounds the trace a run holds for them
+	// (--max-trace-events).
+	maxEntries int
+	graph      *netsim.Graph
+	down       []string // the nodes down before the run, for the page
+	out        outputs
+	f          *outputFile
+	page       *outputFile
 }
 
 // register adds --trace and --trace-table; what says what a lab's trace
@@ -34,6 +39,16 @@ func (t *labTrace) register(fs *flags, what string) {
 		"list "+what+" in the report:\na table, or \"trace\" in --json, e.g. --trace-table")
 	fs.StringVar(&t.html, "html", "",
 		"write a page that plays the run to `FILE`: the graph, every message on its way and\nwhat each node did, on a time axis with a slider, each explained; one\nself-contained HTML file, opened at an instant by FILE#t=T, e.g. --html run.html")
+	fs.Func("max-trace-events", fmt.Sprintf("with --trace, --trace-table or --html, stop a run whose trace passes `N` entries,\nwhich it holds in memory, and write no file (default %d),\ne.g. --max-trace-events 5000000", defaultMaxTraceEvents),
+		func(s string) error {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 {
+				return errors.New("want a whole number from 1")
+			}
+			t.maxEntries = n
+			return nil
+		})
+	t.maxEntries = defaultMaxTraceEvents
 }
 
 // wanted reports whether the run must record its trace.

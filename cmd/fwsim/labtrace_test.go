@@ -125,3 +125,20 @@ func TestLabHTML(t *testing.T) {
 		})
 	}
 }
+
+// A lab's --max-trace-events bounds the trace its outputs are written
+// from, as run's does: a run that passes it writes no file (exit 2).
+func TestLabTraceIsBounded(t *testing.T) {
+	for _, args := range labRuns {
+		t.Run(args[0], func(t *testing.T) {
+			dir := t.TempDir()
+			trace, page := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "run.html")
+			code, stdout, stderr := runCLI(t, append(args, "--trace", trace, "--html", page, "--max-trace-events", "5")...)
+			assert.Equal(t, exitUsage, code)
+			assert.Empty(t, stdout)
+			assert.Regexp(t, `^fwsim `+args[0]+`: trace full: \S+ traced more than 5 entries, the bound of --max-trace-events on the trace that --trace, --trace-table and --html are written from; no file was written: raise the bound, or trace a smaller run\n$`, stderr)
+			assert.NoFileExists(t, trace)
+			assert.NoFileExists(t, page)
+		})
+	}
+}

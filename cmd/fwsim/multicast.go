@@ -76,7 +76,7 @@ func runMulticast(ctx context.Context, e *env, args []string) int {
 	if code, done := fs.parse(e, args); done {
 		return code
 	}
-	cfg.opts.Trace = cfg.trace.wanted()
+	cfg.opts.Trace, cfg.opts.MaxTrace = cfg.trace.wanted(), cfg.trace.maxEntries
 	if msg := labUsage(cfg.compare, cfg.opts.Algo, cfg.opts.Trace, cfg.source); msg != "" {
 		return fs.usageError(e, "%s", msg)
 	}
@@ -179,7 +179,7 @@ func (c *multicastConfig) register(fs *flags) {
 	c.trace.register(fs, "every message (when sent and received, between whom, its type and\nvalue; a copy lost on the way shows lost) and what each node did (its start, timers\nSEND, RETRY, STOP, REQUEST, REPAIR, BEAT, JOIN, LEAVE, CHANGE and CRASH, crash, every\ndelivery to its application, DELIVER, and in vsync its join and leave)")
 	fs.BoolVar(&c.jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .members")
-	fs.order("algo", "compare", "topology", "gen", "medium", "messages", "loss", "loss-cable", "stop", "seed", "crash", "join", "leave", "trace", "trace-table", "html", "json")
+	fs.order("algo", "compare", "topology", "gen", "medium", "messages", "loss", "loss-cable", "stop", "seed", "crash", "join", "leave", "trace", "trace-table", "html", "max-trace-events", "json")
 }
 
 // parseCableLoss reads A-B=P: the nodes at the first '-', P after the last

@@ -72,7 +72,7 @@ func runMutex(ctx context.Context, e *env, args []string) int {
 	if code, done := fs.parse(e, args); done {
 		return code
 	}
-	cfg.opts.Trace = cfg.trace.wanted()
+	cfg.opts.Trace, cfg.opts.MaxTrace = cfg.trace.wanted(), cfg.trace.maxEntries
 	if msg := labUsage(cfg.compare, cfg.opts.Algo, cfg.opts.Trace, cfg.source); msg != "" {
 		return fs.usageError(e, "%s", msg)
 	}
@@ -268,7 +268,7 @@ func (c *mutexConfig) register(fs *flags) {
 	fs.BoolVar(&c.jsonOutput, "json", false,
 		"write one JSON object instead of the text report, e.g. --json | jq .unserved")
 	fs.order("algo", "compare", "topology", "gen", "requests", "requester", "cs-time", "think", "notify", "seed", "crash", "loss", "lose-token-at",
-		"regenerate", "request-reply", "clock", "coordinator", "trace", "trace-table", "html", "json")
+		"regenerate", "request-reply", "clock", "coordinator", "trace", "trace-table", "html", "max-trace-events", "json")
 }
 
 // maxRequests bounds --requests: 63 nodes asking 100 times each make 6300
@@ -305,6 +305,9 @@ func (c *mutexConfig) runCompare(e *env, fs *flags, topo *bus.Topology, source s
 // event budget ran and failed, as run's and analyze's do: exit 1, with the
 // algorithm and the budget the error names; anything else is bad input.
 func labError(e *env, fs *flags, err error) int {
+	if errors.Is(err, netsim.ErrTraceFull) {
+		return fs.inputError(e, fmt.Errorf("%w, the bound of --max-trace-events on the trace that --trace, --trace-table and --html are written from; no file was written: raise the bound, or trace a smaller run", err))
+	}
 	if errors.Is(err, netsim.ErrNoTermination) || errors.Is(err, election.ErrNoTermination) || errors.Is(err, mutex.ErrTooLong) {
 		fmt.Fprintf(e.stderr, "fwsim %s: %s\n", fs.name, oneLine(err.Error()))
 		return exitFailure

@@ -269,7 +269,7 @@ func TestTraceIsBounded(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "run", "--gen", "pair", "--trace", path, "--max-trace-events", "50")
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, stdout)
-	assert.Equal(t, "fwsim run: the run passed --max-trace-events 50, the bound on the trace the --vcd and --trace files "+
+	assert.Equal(t, "fwsim run: the run passed --max-trace-events 50, the bound on the trace the --vcd, --trace and --html files "+
 		"are written from; no file was written: raise the bound, or lower --max-events\n", stderr)
 	assertUntouched(t, path)
 

@@ -38,7 +38,8 @@ type runConfig struct {
 	replay         string // --replay: a counterexample file of fwsim explore
 }
 
-// defaultMaxTraceEvents bounds the trace behind --vcd and --trace: about
+// defaultMaxTraceEvents bounds the trace behind --vcd, --trace and --html
+// (and a lab's --trace, --trace-table and --html): about
 // 150 bytes of JSON lines each, and many runs' worth of any real scenario.
 const defaultMaxTraceEvents = 1_000_000
 
@@ -76,7 +77,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&cfg.replay, "replay", "",
 		"run again the path in `FILE`, a counterexample of fwsim explore, with the bus\nand every option it records (no other bus flag), e.g. --replay cex/stalled.json")
 	fs.IntVar(&cfg.maxTraceEvents, "max-trace-events", defaultMaxTraceEvents,
-		"with --vcd or --trace, stop a run whose trace passes `N` events, which it\nholds in memory, and write no file, e.g. --max-trace-events 5000000")
+		"with --vcd, --trace or --html, stop a run whose trace passes `N` events, which\nit holds in memory, and write no file, e.g. --max-trace-events 5000000")
 	fs.StringVar(&cfg.views.html, "html", "",
 		"write a page that plays the run to `FILE`: the bus as a tree, every state, line\nstate and self-ID packet on a time axis with a slider, each explained; one\nself-contained HTML file, opened at an instant by FILE#t=NS, e.g. --html run.html")
 	fs.order(append(order, "replay", "json", "vcd", "vcd-dialect", "gtkw", "trace", "max-trace-events", "dot", "svg", "html")...)
@@ -143,7 +144,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	opts.Interrupt = ctx.Done()
 	res, err := bus.Run(topo, opts)
 	if full { // whether or not the run saw the stop before it ended
-		return fs.inputError(e, fmt.Errorf("the run passed --max-trace-events %d, the bound on the trace the --vcd and --trace files are written from; no file was written: raise the bound, or lower --max-events", cfg.maxTraceEvents))
+		return fs.inputError(e, fmt.Errorf("the run passed --max-trace-events %d, the bound on the trace the --vcd, --trace and --html files are written from; no file was written: raise the bound, or lower --max-events", cfg.maxTraceEvents))
 	}
 	if err != nil && cfg.replay != "" {
 		// The file, not the flags, set the options: name it.

@@ -250,7 +250,7 @@ func (a *algorithm) run(t *bus.Topology, g *netsim.Graph, o Options) (*Result, e
 		}
 	}
 	n.Sim = netsim.New(netsim.Config{Name: a.name, Types: a.types, Graph: g, Sync: mode == Sync,
-		UnitDelays: o.UnitDelays, Seed: o.Seed, Crashed: crashed, Trace: o.Trace, MaxEvents: o.MaxEvents, Interrupt: o.Interrupt,
+		UnitDelays: o.UnitDelays, Seed: o.Seed, Crashed: crashed, Trace: o.Trace, MaxTrace: o.MaxTrace, MaxEvents: o.MaxEvents, Interrupt: o.Interrupt,
 		Restart: func(v int) { n.procs[v] = a.newProc(n, v) }})
 	for v := range g.Nodes {
 		n.procs[v] = a.newProc(n, v)

@@ -221,3 +221,21 @@ func TestRingAlgorithmsDoNotSurviveACrash(t *testing.T) {
 		assert.Equal(t, alone.Leader, late.Leader, algo)
 	}
 }
+
+// A trace bounded by MaxTrace stops the run once it passes the bound; the
+// same run without the bound, or untraced, ends with its leader.
+func TestMaxTraceStopsTheRun(t *testing.T) {
+	topo, err := bus.Generate("ring:8")
+	require.NoError(t, err)
+	full, err := Run(topo, Options{Algo: "lelann", Trace: true})
+	require.NoError(t, err)
+	_, err = Run(topo, Options{Algo: "lelann", Trace: true, MaxTrace: len(full.Trace) - 1})
+	require.ErrorIs(t, err, netsim.ErrTraceFull)
+	assert.Contains(t, err.Error(), fmt.Sprintf("traced more than %d entries", len(full.Trace)-1))
+	res, err := Run(topo, Options{Algo: "lelann", Trace: true, MaxTrace: len(full.Trace)})
+	require.NoError(t, err, "a trace of exactly the bound")
+	assert.Equal(t, full.Leader, res.Leader)
+	res, err = Run(topo, Options{Algo: "lelann", MaxTrace: 1})
+	require.NoError(t, err, "no trace, nothing to bound")
+	assert.Equal(t, full.Leader, res.Leader)
+}

@@ -94,6 +94,9 @@ type Options struct {
 	Crashes, Recoveries []NodeEvent
 	// Trace records every message in Result.Trace.
 	Trace bool
+	// MaxTrace, when not 0, stops a run whose trace passes it with
+	// netsim.ErrTraceFull (the 1394 algorithm, on the bus, ignores it).
+	MaxTrace int
 	// MaxEvents bounds the run's kernel events (default
 	// netsim.DefaultMaxEvents).
 	MaxEvents uint64

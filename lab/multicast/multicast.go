@@ -64,6 +64,9 @@ type Options struct {
 	Joins, Leaves []Event
 	Seed          uint64
 	Trace         bool
+	// MaxTrace, when not 0, stops a run whose trace passes it with
+	// netsim.ErrTraceFull.
+	MaxTrace int
 	// MaxEvents bounds the run (default netsim.DefaultMaxEvents).
 	MaxEvents uint64
 	Interrupt <-chan struct{}
@@ -209,7 +212,7 @@ func Run(t *bus.Topology, o Options) (*Result, error) {
 		machines[v] = node{w}
 	}
 	p := netsim.Protocol{Name: a.Name, Types: a.Types, Nodes: g.Nodes, Machines: machines,
-		Seed: o.Seed, Trace: o.Trace, TimerNames: timerNames, MaxEvents: o.MaxEvents, Interrupt: o.Interrupt}
+		Seed: o.Seed, Trace: o.Trace, MaxTrace: o.MaxTrace, TimerNames: timerNames, MaxEvents: o.MaxEvents, Interrupt: o.Interrupt}
 	switch {
 	case o.Stop:
 		p.Done = w.done

@@ -261,3 +261,15 @@ func TestNothingArrivesAfterACrash(t *testing.T) {
 		}
 	}
 }
+
+// MaxTrace bounds the trace: a run whose trace passes it stops.
+func TestMaxTraceStopsTheRun(t *testing.T) {
+	topo, err := bus.Generate("ring:5")
+	require.NoError(t, err)
+	full, err := Run(topo, Options{Algo: "ack", Messages: 3, Trace: true})
+	require.NoError(t, err)
+	_, err = Run(topo, Options{Algo: "ack", Messages: 3, Trace: true, MaxTrace: len(full.Trace) - 1})
+	require.ErrorIs(t, err, netsim.ErrTraceFull)
+	_, err = Run(topo, Options{Algo: "ack", Messages: 3, Trace: true, MaxTrace: len(full.Trace)})
+	require.NoError(t, err)
+}

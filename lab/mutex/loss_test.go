@@ -248,3 +248,15 @@ func mustTopo(t *testing.T, spec string) *bus.Topology {
 	require.NoError(t, err)
 	return topo
 }
+
+// MaxTrace bounds the trace: a run whose trace passes it stops.
+func TestMaxTraceStopsTheRun(t *testing.T) {
+	topo, err := bus.Generate("ring:5")
+	require.NoError(t, err)
+	full, err := Run(topo, Options{Algo: "token-ring", Requests: 2, Trace: true})
+	require.NoError(t, err)
+	_, err = Run(topo, Options{Algo: "token-ring", Requests: 2, Trace: true, MaxTrace: len(full.Trace) - 1})
+	require.ErrorIs(t, err, netsim.ErrTraceFull)
+	_, err = Run(topo, Options{Algo: "token-ring", Requests: 2, Trace: true, MaxTrace: len(full.Trace)})
+	require.NoError(t, err)
+}

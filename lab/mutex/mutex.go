@@ -73,6 +73,9 @@ type Options struct {
 	// Trace records every message in Result.Trace, and what the nodes do:
 	// their timers (named), entries and exits, crashes, regenerations.
 	Trace bool
+	// MaxTrace, when not 0, stops a run whose trace passes it with
+	// netsim.ErrTraceFull.
+	MaxTrace int
 	// MaxEvents bounds the run's kernel events (default
 	// netsim.DefaultMaxEvents); a run that needs more is ErrTooLong.
 	MaxEvents uint64
@@ -178,7 +181,7 @@ func drive(t *bus.Topology, o Options) (*world, *netsim.Outcome, error) {
 		types = append(slices.Clip(types), "NOTE")
 	}
 	p := netsim.Protocol{Name: a.Name, Types: types, Nodes: g.Nodes, Machines: machines,
-		Seed: o.Seed, Trace: o.Trace, MaxEvents: o.MaxEvents, Interrupt: o.Interrupt,
+		Seed: o.Seed, Trace: o.Trace, MaxTrace: o.MaxTrace, MaxEvents: o.MaxEvents, Interrupt: o.Interrupt,
 		TimerNames: append([]string{"WANT", "EXIT", "CRASH"}, a.Timers...)}
 	if a.circulates {
 		p.Done = w.done

@@ -54,6 +54,8 @@ type Protocol struct {
 	// Seed draws the delays, as Config.Seed does.
 	Seed  uint64
 	Trace bool
+	// MaxTrace bounds the trace (Config.MaxTrace).
+	MaxTrace int
 	// TimerNames name the timers' tags in the trace (Config.TimerNames).
 	TimerNames []string
 	MaxEvents  uint64 // default DefaultMaxEvents; beyond it Drive returns ErrNoTermination
@@ -130,7 +132,7 @@ func Drive(p Protocol) (*Outcome, error) {
 			g.Adj[v] = append(g.Adj[v], Half{Peer: u, PeerPort: back, Port: len(g.Adj[v])})
 		}
 	}
-	x.s = New(Config{Name: p.Name, Types: p.Types, Graph: g, Seed: p.Seed, Trace: p.Trace,
+	x.s = New(Config{Name: p.Name, Types: p.Types, Graph: g, Seed: p.Seed, Trace: p.Trace, MaxTrace: p.MaxTrace,
 		TimerNames: p.TimerNames, MaxEvents: p.MaxEvents, Interrupt: p.Interrupt, Done: p.Done})
 	starters := make([]int, nodes)
 	for v := range nodes {

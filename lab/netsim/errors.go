@@ -16,4 +16,6 @@ var (
 	ErrTooLarge = errors.New("run too large")
 	// ErrInterrupted: Config.Interrupt closed during the run.
 	ErrInterrupted = errors.New("run interrupted")
+	// ErrTraceFull: the run's trace passed Config.MaxTrace entries.
+	ErrTraceFull = errors.New("trace full")
 )

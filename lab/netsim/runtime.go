@@ -83,6 +83,9 @@ type Config struct {
 	Restart func(v int)
 	// Trace records every message, and the events of the nodes (Note).
 	Trace bool
+	// MaxTrace, when not 0, bounds the trace that Trace keeps in memory:
+	// a run whose trace passes it stops, and Run returns ErrTraceFull.
+	MaxTrace int
 	// TimerNames name the tags of the protocol's timers in the trace, by
 	// the tag's Type; a tag beyond them is a TIMER.
 	TimerNames []string
@@ -379,6 +382,21 @@ const interruptEvery = 4096
 // time order) crash and recover vertices. It delivers events until none is
 // left, or Config.Done or the AfterRound function ends the run.
 func (s *Sim) Run(p Process, initiators []int, faults []Fault) error {
+	if err := s.run(p, initiators, faults); err != nil {
+		return err
+	}
+	return s.traceFull() // the last events may have passed it
+}
+
+// traceFull is ErrTraceFull once the trace has passed Config.MaxTrace.
+func (s *Sim) traceFull() error {
+	if s.cfg.MaxTrace > 0 && len(s.trace) > s.cfg.MaxTrace {
+		return fmt.Errorf("%w: %s traced more than %d entries", ErrTraceFull, s.cfg.Name, s.cfg.MaxTrace)
+	}
+	return nil
+}
+
+func (s *Sim) run(p Process, initiators []int, faults []Fault) error {
 	s.p = p
 	s.watcher, _ = p.(LinkWatcher)
 	startAt := int64(0)
@@ -429,6 +447,9 @@ func (s *Sim) Run(p Process, initiators []int, faults []Fault) error {
 		}
 		if done >= budget {
 			return fmt.Errorf("%w: %s used up its budget of %d events", ErrNoTermination, s.cfg.Name, budget)
+		}
+		if err := s.traceFull(); err != nil {
+			return err
 		}
 		// Pending events are memory: a protocol that sends faster than it
 		// delivers would fill the machine long before it used up the
