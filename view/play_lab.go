@@ -94,7 +94,6 @@ var labLegend = []player.LegendEntry{
 	{Class: "ok", Text: "decided otherwise, or a group member"},
 	{Class: "critical", Text: "in its critical section"},
 	{Class: "crashed", Text: "crashed"},
-	{Class: "fail", Text: "a message lost"},
 }
 
 func singular(unit string) string {
@@ -122,7 +121,7 @@ func labMessage(e netsim.TraceEntry, at int64, index map[string]int, edgeOf map[
 		}
 	}
 	if e.Lost {
-		return []player.Event{{At: at, Kind: player.Note, Node: from, Edge: -1, Class: "fail",
+		return []player.Event{{At: at, Kind: player.Note, Node: from, Edge: -1,
 			Text: fmt.Sprintf("%s sends %s to %s: lost, %s has crashed", e.From, what, e.To, e.To)}}
 	}
 	arrive := labTime(e.Arrived)
