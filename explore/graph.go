@@ -16,7 +16,9 @@ import (
 
 // state is a choice point of the graph, or a run's end (a terminal).
 type state struct {
-	path  []int // a run that reaches it: the options taken
+	// path is a run that reaches a choice point, the options taken, kept
+	// until the point is expanded: only its options' runs follow it.
+	path  []int
 	marks bus.Marks
 	// A choice point's choice and edges (nil until expanded, and for a
 	// terminal).
@@ -74,7 +76,8 @@ type explorer struct {
 	classes    []class
 	classIndex map[string]int
 	// stateBytes sums the keys and paths of the choice points, for the
-	// estimate of the memory MaxStates of them take; sized is set once
+	// estimate of the memory MaxStates of them take (an upper bound: a
+	// path is dropped once its point is expanded); sized is set once
 	// it is checked, or, with fitMemory (Options.MaxStates zero), once
 	// MaxStates is set to what the memory budget holds.
 	stateBytes int64
@@ -372,7 +375,7 @@ func (e *explorer) expand(s int, runs []partialRun) ([]partialRun, error) {
 		ed.spent, ed.rounds = measured(e.states[s].marks, run.stop.Marks)
 		e.states[s].edges = append(e.states[s].edges, ed)
 	}
-	e.states[s].expanded = true
+	e.states[s].expanded, e.states[s].path = true, nil
 	if snap := e.states[s].snap; snap != nil {
 		e.snapBytes -= snap.Bytes()
 		e.states[s].snap = nil
@@ -413,7 +416,7 @@ func orBus(node string) string {
 func (e *explorer) add(run partialRun) int {
 	stop := run.stop
 	if stop.Done {
-		st := state{path: run.path, marks: stop.Marks, terminal: true, metrics: stop.Metrics, class: -1}
+		st := state{marks: stop.Marks, terminal: true, metrics: stop.Metrics, class: -1}
 		if e.o.Roots {
 			st.class = e.classOf(stop)
 		}
