@@ -118,6 +118,9 @@ func (o *Options) choiceSpace() ChoiceSpace {
 // --seed.
 const DefaultSeed = 1
 
+// RunSeed is the seed a run with o uses: Seed, or DefaultSeed for 0.
+func (o Options) RunSeed() uint64 { return seedOrDefault(o.Seed) }
+
 // seedOrDefault is seed, or DefaultSeed for 0.
 func seedOrDefault(seed uint64) uint64 {
 	if seed == 0 {

@@ -458,3 +458,23 @@ func TestPhaseCutShortIsNotReached(t *testing.T) {
 		assert.Equal(t, big.NewRat(want, 1), got.Value.Min, "reset at %d ns", at)
 	}
 }
+
+// A zero seed is DefaultSeed, and the JSON and the counterexample files
+// name the seed that ran, as they do when it is given.
+func TestZeroSeedIsNamedAsTheSeedThatRan(t *testing.T) {
+	topo, err := bus.Generate("chain:3")
+	require.NoError(t, err)
+	write := func(seed uint64) (JSON, ReplayFile) {
+		o := Options{Bus: bus.Options{Seed: seed}}
+		res, err := Explore(topo, o)
+		require.NoError(t, err)
+		out := NewJSON("gen chain:3", o, res, nil)
+		out.ElapsedNs = 0
+		return out, NewReplayFile(topo, o, bus.OutcomeOK, &bus.Path{}, big.NewRat(1, 1))
+	}
+	zeroJSON, zeroFile := write(0)
+	givenJSON, givenFile := write(bus.DefaultSeed)
+	assert.Equal(t, uint64(bus.DefaultSeed), zeroJSON.Seed)
+	assert.Equal(t, givenJSON, zeroJSON)
+	assert.Equal(t, givenFile, zeroFile)
+}

@@ -136,7 +136,7 @@ type ExpectedJSON struct {
 // writes it; source names the topology and files maps an outcome, or
 // MissKey of a deadline, to its counterexample file.
 func NewJSON(source string, o Options, res *Result, files map[string]string) JSON {
-	out := JSON{VersionJSON: bus.NewVersionJSON(), Topology: source, Seed: o.Bus.Seed, Profile: o.Bus.Profile,
+	out := JSON{VersionJSON: bus.NewVersionJSON(), Topology: source, Seed: o.Bus.RunSeed(), Profile: o.Bus.Profile,
 		Clock: bus.ClockName(o.Bus.IdealClock), Timing: o.Timing.String(), Policy: o.Bus.Policy.String(), CoinBias: o.Bias().RatString(),
 		PhaseGrid: o.Space.PhaseGrid, ResolutionNs: o.Resolution(), States: res.States, Terminals: res.Terminals, Complete: res.Complete,
 		Nondeterministic: res.Nondeterministic, Bounded: res.Bounded, Runs: res.Runs, Events: res.Events, ElapsedNs: int64(res.Elapsed),
@@ -231,7 +231,7 @@ func NewReplayFile(topo *bus.Topology, o Options, outcome bus.Outcome, path *bus
 	// The topology was loaded and ran: it encodes.
 	_ = topo.Encode(&buf, "json")
 	f := ReplayFile{VersionJSON: bus.NewVersionJSON(), Outcome: string(outcome), Probability: p.RatString(),
-		Seed: o.Bus.Seed, Profile: o.Bus.Profile, Clock: bus.ClockName(o.Bus.IdealClock), Timing: o.Timing.String(), Policy: o.Bus.Policy.String(),
+		Seed: o.Bus.RunSeed(), Profile: o.Bus.Profile, Clock: bus.ClockName(o.Bus.IdealClock), Timing: o.Timing.String(), Policy: o.Bus.Policy.String(),
 		CoinBias: o.Bias().RatString(), NominalTimers: o.Bus.NominalTimers, AllowOutOfSpec: o.Bus.AllowOutOfSpec,
 		ForceRoot: o.Bus.ForceRoot, Initiators: append([]string{}, o.Bus.Initiators...), PowerUp: o.Bus.PowerUp.String(), PhaseGrid: o.Space.PhaseGrid,
 		ResolutionNs: o.Resolution(), Topology: bytes.TrimSpace(buf.Bytes()), Choices: []ReplayChoiceJSON{}}
