@@ -72,6 +72,15 @@ type Timing struct {
 	// its other ports; ≤ 144 ns for a PHY reporting del = 00 [C].
 	RepeatDelay time.Duration
 
+	// AckGap and IsoGap are the short gaps after self identify: how long a
+	// destination waits before its acknowledgement, and how long
+	// isochronous talkers wait after a cycle start or an isochronous
+	// packet; about 0.04 µs each [W] (docs/protocol.md §9.6).
+	AckGap, IsoGap time.Duration
+	// SubactionGap and ArbResetGap give the subaction gap and the
+	// arbitration reset gap by gap count [U] (docs/protocol.md §9.6).
+	SubactionGap, ArbResetGap GapRule
+
 	// ClockHz is the nominal PHY clock, 49.152 MHz [C].
 	ClockHz int64
 	// BaseRateBitsPerSecond is S100, 98.304 Mbit/s [C]: self-ID packets are
@@ -134,6 +143,10 @@ func timing1995() Timing {
 		DataEnd:               520 * time.Nanosecond,
 		SpeedSignal:           110 * time.Nanosecond,
 		RepeatDelay:           144 * time.Nanosecond,
+		AckGap:                40 * time.Nanosecond,
+		IsoGap:                40 * time.Nanosecond,
+		SubactionGap:          GapRule{Offset: 27, PerCount: 16},
+		ArbResetGap:           GapRule{Offset: 51, PerCount: 32},
 		ResetTimeRange:        Window{166600 * time.Nanosecond, 166800 * time.Nanosecond},
 		ConfigTimeoutRange:    Window{166600 * time.Nanosecond, 166800 * time.Nanosecond},
 		ForceRootTimeoutRange: Window{83300 * time.Nanosecond, 166700 * time.Nanosecond},
@@ -254,6 +267,7 @@ func (t Timing) Validate() error {
 		{"ShortResetTime", t.ShortResetTime, true}, {"ConnectTimeout", t.ConnectTimeout, true},
 		{"MaxArbStateTime", t.MaxArbStateTime, true}, {"DataPrefix", t.DataPrefix, true},
 		{"DataEnd", t.DataEnd, true}, {"SpeedSignal", t.SpeedSignal, true}, {"RepeatDelay", t.RepeatDelay, false},
+		{"AckGap", t.AckGap, true}, {"IsoGap", t.IsoGap, true},
 	} {
 		if problem := durationProblem(d.v, d.none); problem != "" {
 			return &TimingError{d.field, problem}
@@ -261,6 +275,14 @@ func (t Timing) Validate() error {
 	}
 	if t.ClockHz < 1 || t.ClockHz > MaxClockHz {
 		return &TimingError{"ClockHz", fmt.Sprintf("%d Hz, want 1 Hz to %d Hz (1 GHz)", t.ClockHz, MaxClockHz)}
+	}
+	for _, g := range []struct {
+		field string
+		r     GapRule
+	}{{"SubactionGap", t.SubactionGap}, {"ArbResetGap", t.ArbResetGap}} {
+		if g.r.Offset < 0 || g.r.PerCount < 0 || g.r.Offset > maxGapTicks || g.r.PerCount > maxGapTicks {
+			return &TimingError{g.field, fmt.Sprintf("offset %d and %d per gap count, want 0 to %d ticks each", g.r.Offset, g.r.PerCount, maxGapTicks)}
+		}
 	}
 	if t.BaseRateBitsPerSecond <= 0 {
 		return &TimingError{"BaseRateBitsPerSecond", fmt.Sprintf("%d bit/s, want a positive rate", t.BaseRateBitsPerSecond)}
