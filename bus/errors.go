@@ -36,6 +36,7 @@ var (
 	ErrDisconnected    = invalid("disconnected bus")
 	ErrBadEvent        = invalid("bad event")
 	ErrBadBusManager   = invalid("bad bus manager")
+	ErrBadTraffic      = invalid("bad traffic")
 )
 
 // ErrOutOfSpec reports a configuration the standard does not allow but the

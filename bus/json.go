@@ -38,6 +38,9 @@ type ResultJSON struct {
 	// power-up of the last one that changed anything.
 	Events uint64 `json:"events"`
 	EndNs  int64  `json:"end_ns"`
+	// Traffic is what the bus carried after initialisation (--until, or a
+	// topology with traffic); absent when it ran no traffic phase.
+	Traffic *TrafficJSON `json:"traffic,omitempty"`
 }
 
 // IndexedGenerationJSON is one element of "generations".
@@ -160,6 +163,7 @@ func NewResultJSON(source string, res *Result) ResultJSON {
 		Generations:     []IndexedGenerationJSON{},
 		Events:          res.Events,
 		EndNs:           res.EndNs,
+		Traffic:         NewTrafficJSON(res.Traffic),
 	}
 	if res.ForceRoot != "" {
 		out.ForceRoot = &res.ForceRoot

@@ -70,6 +70,13 @@ type Options struct {
 	// nodes).
 	MaxTime time.Duration
 
+	// Until runs the bus that long after its initialisation, with the
+	// topology's traffic (Result.Traffic): arbitration, cycle starts and
+	// acknowledgements (docs/protocol.md §9.6). Zero is DefaultUntil when the
+	// topology has traffic, and no traffic phase when it has none; at most
+	// one second.
+	Until time.Duration
+
 	// Observer, when not nil, is called for every trace event. Tracing off
 	// costs nothing.
 	Observer func(TraceEvent)

@@ -76,6 +76,9 @@ type Result struct {
 	// an event that changed something, or a line state's arrival.
 	Events uint64
 	EndNs  int64
+	// Traffic is what the bus carried after initialisation; nil when the
+	// run had no traffic phase (Options.Until).
+	Traffic *TrafficResult
 }
 
 // CauseKind says what kind of thing began a generation.

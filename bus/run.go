@@ -46,6 +46,9 @@ func Run(t *Topology, o Options) (*Result, error) {
 	for _, g := range w.gens {
 		res.Generations = append(res.Generations, g.result)
 	}
+	if until := o.until(len(rt.traffic) > 0); until > 0 {
+		res.Traffic = w.runTraffic(int64(until))
+	}
 	return res, nil
 }
 

@@ -36,6 +36,8 @@ import (
 //	manager     0 for none; any other puts a bus manager on node
 //	            (v>>2)%nodes, with a PHY of 1394a or later, policy by v%3
 //	            (default, linux, linux-short)
+//	traffic     v%4 traffic items, the bus then running 300 µs after
+//	            initialisation; each one word (scenarioTraffic)
 //
 // Words are read in this order, so inputs that end early mean the defaults
 // and keep the scenarios they gave before fields were added.
@@ -123,7 +125,44 @@ func ScenarioFromBytes(data []byte) (*Topology, Options) {
 		}
 		topo.BusManager = &BusManager{Node: n.ID, Policy: []string{"", string(ManagerLinux), string(ManagerLinuxShort)}[v%3]}
 	}
+	if v := next(); v%4 != 0 {
+		for range v % 4 {
+			scenarioTraffic(topo, next())
+		}
+		o.Until = 300 * time.Microsecond
+	}
 	return topo, o
+}
+
+// scenarioTraffic adds a traffic item from word v: bit 0 a talker, else
+// requests; the node (v>>1)%nodes, the destination the next one; the
+// payload (v>>8)%513 bytes; the speed S100 with bit 17, else the fastest;
+// a new request every (v>>18)%64 µs, 0 keeping one always waiting; retries
+// (v>>24)%4, from 0 with bit 28. It turns on the links it needs.
+func scenarioTraffic(topo *Topology, v uint32) {
+	n := int(v>>1) % len(topo.Nodes)
+	node := &topo.Nodes[n]
+	node.Link = nil
+	tr := Traffic{Node: node.ID}
+	speed := ""
+	if v&(1<<17) != 0 {
+		speed = "S100"
+	}
+	if v&1 != 0 {
+		tr.Iso = &IsoTraffic{Bytes: int(v>>8) % 513, Speed: speed}
+	} else {
+		to := &topo.Nodes[(n+1)%len(topo.Nodes)]
+		to.Link = nil
+		tr.Async = &AsyncTraffic{To: to.ID, Size: int(v>>8) % 513, Speed: speed}
+		if every := Duration(v>>18%64) * Duration(time.Microsecond); every > 0 {
+			tr.Async.Every = &every
+		}
+		if v&(1<<28) != 0 {
+			retries := int(v>>24) % 4
+			tr.Async.Retries = &retries
+		}
+	}
+	topo.Traffic = append(topo.Traffic, tr)
 }
 
 // scenarioTiming overrides each timing constant whose word is not 0 with a
@@ -284,6 +323,15 @@ var ScenarioSeeds = [][]byte{
 		3, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 		1|500<<1, 0, 0, 1|100<<1,
 		0),
+	// Five nodes, their first one the root as a contender, with traffic:
+	// requests at S100 every 20 µs with 2 retries, a talker, and requests
+	// kept always waiting.
+	words(3, 2, 1,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		8|0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0,
+		0, 0,
+		3, 2<<1|100<<8|1<<17|20<<18|2<<24|1<<28, 1|3<<1|64<<8|1<<17, 4<<1|512<<8),
 }
 
 // freePort adds a port to n0 when it has none free and returns one that is.

@@ -33,6 +33,9 @@ type Topology struct {
 	// picks the root and the gap count and resets the bus again to set
 	// them (docs/protocol.md §9.5).
 	BusManager *BusManager `json:"bus_manager,omitempty" yaml:"bus_manager,omitempty"`
+	// Traffic is what the nodes send once the bus has initialised: the bus
+	// then runs on for Options.Until (docs/protocol.md §9.6).
+	Traffic []Traffic `json:"traffic,omitempty" yaml:"traffic,omitempty"`
 
 	// source locates items in the file ParseTopology read, so that resolve
 	// can name the line of a problem. Empty for a topology built in Go.

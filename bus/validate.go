@@ -71,6 +71,7 @@ type resolvedTopology struct {
 	cables    []resolvedCable // every cable ever present, index = cable id; scenario connects add theirs
 	events    []resolvedEvent // sorted by at, stable
 	manager   resolvedManager
+	traffic   []resolvedTraffic
 	outOfSpec []string // why the configuration is out of spec; empty when within spec
 	hasLoop   bool     // the cable graph at t=0 has a cycle (allowed: the run shows config-timeout)
 }
@@ -132,7 +133,7 @@ func (t *Topology) resolve(o ResolveOptions) (*resolvedTopology, error) {
 	if err := r.profile(o.Profile); err != nil {
 		return nil, err
 	}
-	for _, step := range []func() error{r.nodes, r.cables, r.events, r.connected, r.busManager} {
+	for _, step := range []func() error{r.nodes, r.cables, r.events, r.connected, r.busManager, r.traffic} {
 		if err := step(); err != nil {
 			return nil, err
 		}

@@ -290,6 +290,9 @@ func newWorld(rt *resolvedTopology, o Options) (*world, error) {
 	if o.MaxTime < 0 {
 		return nil, fmt.Errorf("%w: time budget %v is negative", ErrInvalidOptions, o.MaxTime)
 	}
+	if o.Until < 0 || o.Until > maxUntil {
+		return nil, fmt.Errorf("%w: until %v: want 0 to %v after initialisation", ErrInvalidOptions, o.Until, maxUntil)
+	}
 	w.maxTime = int64(o.MaxTime)
 	if w.maxTime == 0 {
 		last := int64(0)

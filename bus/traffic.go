@@ -1,0 +1,172 @@
+package bus
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/fwsim/fwsim/phy"
+)
+
+// Traffic is what one node sends once the bus has initialised: exactly one
+// of Async and Iso (docs/topology.md#traffic).
+type Traffic struct {
+	Node  string        `json:"node" yaml:"node"`
+	Async *AsyncTraffic `json:"async,omitempty" yaml:"async,omitempty"`
+	Iso   *IsoTraffic   `json:"iso,omitempty" yaml:"iso,omitempty"`
+}
+
+// AsyncTraffic is a stream of acknowledged asynchronous write requests to
+// one node.
+type AsyncTraffic struct {
+	// To is the destination node.
+	To string `json:"to" yaml:"to"`
+	// Size is the payload in bytes: 0 to the speed's largest, 512 bytes at
+	// S100 and twice that at each speed above.
+	Size int `json:"size" yaml:"size"`
+	// Speed is the speed the packets are sent at; empty means the slower of
+	// the two nodes' speeds.
+	Speed string `json:"speed,omitempty" yaml:"speed,omitempty"`
+	// Every queues a new request every so long from the start of traffic;
+	// nil keeps one always waiting, as a node with more to send than the
+	// bus carries does.
+	Every *Duration `json:"every,omitempty" yaml:"every,omitempty"`
+	// Retries is how often a request whose acknowledgement went missing is
+	// sent again before it is given up; nil means DefaultRetries.
+	Retries *int `json:"retries,omitempty" yaml:"retries,omitempty"`
+}
+
+// IsoTraffic is an isochronous talker: one packet in every cycle.
+type IsoTraffic struct {
+	// Bytes is the payload of each cycle's packet: 0 to the speed's
+	// largest, 1024 bytes at S100 and twice that at each speed above.
+	Bytes int `json:"bytes" yaml:"bytes"`
+	// Speed is the speed the packets are sent at; empty means the node's.
+	Speed string `json:"speed,omitempty" yaml:"speed,omitempty"`
+}
+
+// DefaultRetries is how often an asynchronous request whose acknowledgement
+// went missing is sent again by default.
+const DefaultRetries = 3
+
+// maxRetries bounds AsyncTraffic.Retries.
+const maxRetries = 100
+
+// DefaultUntil is how long the bus runs after initialisation when the
+// topology has traffic and Options.Until is zero: eight isochronous cycles.
+const DefaultUntil = 8 * phy.CycleTime
+
+// maxUntil bounds Options.Until: a second of bus time.
+const maxUntil = time.Second
+
+// resolvedTraffic is one Traffic item resolved.
+type resolvedTraffic struct {
+	node    int
+	iso     bool
+	to      int // async: the destination
+	size    int // async: the payload; iso: the bytes of each cycle
+	speed   phy.Speed
+	every   int64 // async: ns between new requests; 0 keeps one waiting
+	retries int
+}
+
+// traffic resolves Topology.Traffic.
+func (r *resolver) traffic() error {
+	for i, tr := range r.t.Traffic {
+		it := item{list: "traffic", index: i}
+		node, ok := r.nodeByID[tr.Node]
+		if !ok {
+			return r.fail(ErrBadTraffic, it.path(".node"), "no node %q on the bus", tr.Node)
+		}
+		if !r.rt.nodes[node].link {
+			return r.fail(ErrBadTraffic, it.path(".node"), "node %q has its link off (link: false): only a link sends packets", tr.Node)
+		}
+		var rtr resolvedTraffic
+		var err error
+		switch {
+		case (tr.Async == nil) == (tr.Iso == nil):
+			return r.fail(ErrBadTraffic, it.path(""), "give exactly one of async and iso")
+		case tr.Async != nil:
+			rtr, err = r.asyncTraffic(node, *tr.Async, it.in(".async"))
+		default:
+			rtr, err = r.isoTraffic(node, *tr.Iso, it.in(".iso"))
+		}
+		if err != nil {
+			return err
+		}
+		r.rt.traffic = append(r.rt.traffic, rtr)
+	}
+	return nil
+}
+
+func (r *resolver) asyncTraffic(node int, a AsyncTraffic, it item) (resolvedTraffic, error) {
+	to, ok := r.nodeByID[a.To]
+	if !ok {
+		return resolvedTraffic{}, r.fail(ErrBadTraffic, it.path(".to"), "no node %q on the bus", a.To)
+	}
+	if to == node {
+		return resolvedTraffic{}, r.fail(ErrBadTraffic, it.path(".to"), "node %q sends to itself", a.To)
+	}
+	if !r.rt.nodes[to].link {
+		return resolvedTraffic{}, r.fail(ErrBadTraffic, it.path(".to"), "node %q has its link off (link: false): nothing would acknowledge", a.To)
+	}
+	fastest := min(r.rt.nodes[node].speed, r.rt.nodes[to].speed)
+	speed, err := r.trafficSpeed(a.Speed, fastest, it)
+	if err != nil {
+		return resolvedTraffic{}, err
+	}
+	if a.Size < 0 || a.Size > speed.MaxAsyncPayload() {
+		return resolvedTraffic{}, r.fail(ErrBadTraffic, it.path(".size"), "payload %d bytes, want 0 to %d at %v", a.Size, speed.MaxAsyncPayload(), speed)
+	}
+	rt := resolvedTraffic{node: node, to: to, size: a.Size, speed: speed, retries: DefaultRetries}
+	if a.Every != nil {
+		if *a.Every < Duration(time.Microsecond) || *a.Every > Duration(maxUntil) {
+			return resolvedTraffic{}, r.fail(ErrBadTraffic, it.path(".every"), "every %v, want 1µs to %v", *a.Every, maxUntil)
+		}
+		rt.every = int64(*a.Every)
+	}
+	if a.Retries != nil {
+		if *a.Retries < 0 || *a.Retries > maxRetries {
+			return resolvedTraffic{}, r.fail(ErrBadTraffic, it.path(".retries"), "%d retries, want 0 to %d", *a.Retries, maxRetries)
+		}
+		rt.retries = *a.Retries
+	}
+	return rt, nil
+}
+
+func (r *resolver) isoTraffic(node int, iso IsoTraffic, it item) (resolvedTraffic, error) {
+	speed, err := r.trafficSpeed(iso.Speed, r.rt.nodes[node].speed, it)
+	if err != nil {
+		return resolvedTraffic{}, err
+	}
+	if iso.Bytes < 0 || iso.Bytes > speed.MaxIsoPayload() {
+		return resolvedTraffic{}, r.fail(ErrBadTraffic, it.path(".bytes"), "payload %d bytes, want 0 to %d at %v", iso.Bytes, speed.MaxIsoPayload(), speed)
+	}
+	return resolvedTraffic{node: node, iso: true, to: -1, size: iso.Bytes, speed: speed}, nil
+}
+
+// trafficSpeed reads a traffic item's speed: empty is fastest, the fastest
+// its nodes' PHYs allow; S800 is a 1394b speed the legacy ports fwsim
+// models do not signal.
+func (r *resolver) trafficSpeed(name string, fastest phy.Speed, it item) (phy.Speed, error) {
+	fastest = min(fastest, phy.S400)
+	if name == "" {
+		return fastest, nil
+	}
+	speed, err := phy.ParseSpeed(name)
+	if err != nil || speed > phy.S400 {
+		return 0, r.fail(ErrBadTraffic, it.path(".speed"), "speed %s, want S100, S200 or S400", strconv.Quote(name))
+	}
+	if speed > fastest {
+		return 0, r.fail(ErrBadTraffic, it.path(".speed"), "speed %v is faster than %v, the fastest its nodes' PHYs signal", speed, fastest)
+	}
+	return speed, nil
+}
+
+// until is how long the bus runs after initialisation: Options.Until, or
+// DefaultUntil for a topology with traffic.
+func (o *Options) until(hasTraffic bool) time.Duration {
+	if o.Until == 0 && hasTraffic {
+		return DefaultUntil
+	}
+	return o.Until
+}

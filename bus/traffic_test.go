@@ -1,0 +1,130 @@
+package bus
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/treeid"
+)
+
+// withGapCount sets every node's gap count.
+func withGapCount(topo *Topology, gap int) *Topology {
+	for i := range topo.Nodes {
+		topo.Nodes[i].GapCount = &gap
+	}
+	return topo
+}
+
+// chainWithTraffic is a chain of n nodes with 4.5 m cables, its first node
+// root and cycle master, whose end nodes write to each other.
+func chainWithTraffic(t *testing.T, n, gap int) *Topology {
+	topo, err := Generate(fmt.Sprintf("chain:%d", n))
+	require.NoError(t, err)
+	topo.Profile = "1394a-2000"
+	topo.Nodes[0].ForceRoot, topo.Nodes[0].Contender = true, true
+	first, last := topo.Nodes[0].ID, topo.Nodes[n-1].ID
+	topo.Traffic = []Traffic{
+		{Node: first, Async: &AsyncTraffic{To: last, Size: 512}},
+		{Node: last, Async: &AsyncTraffic{To: first, Size: 512}},
+	}
+	return withGapCount(topo, gap)
+}
+
+// TestTheGapCountTableKeepsChainsFreeOfCollisions holds the arbitration
+// against 1394a's gap-count table (docs/protocol.md §9.2), which is made so
+// that on the worst bus of each diameter (4.5 m cables, PHYs that repeat
+// in 144 ns) no node takes the bus while an acknowledgement is on its way:
+// a chain of every length up to 15 hops, its far ends writing to each
+// other, runs at the table's gap count with no collision and every request
+// acknowledged.
+func TestTheGapCountTableKeepsChainsFreeOfCollisions(t *testing.T) {
+	for hops := 1; hops <= 15; hops++ {
+		gap := treeid.GapCountForHops(hops)
+		res, err := Run(chainWithTraffic(t, hops+1, gap), Options{Until: time.Millisecond})
+		require.NoError(t, err)
+		tr := res.Traffic
+		assert.Zero(t, tr.Collisions, "%d hops, gap count %d", hops, gap)
+		for _, f := range tr.Flows {
+			// The last request may still wait for its acknowledgement.
+			assert.Positive(t, f.Acked, "%d hops: %s", hops, f.Node)
+			assert.LessOrEqual(t, f.Sent-f.Acked, 1, "%d hops: %s sent %d, acked %d", hops, f.Node, f.Sent, f.Acked)
+			assert.Zero(t, f.Failed+f.Retries+f.Broken+f.AcksLost, "%d hops: %s", hops, f.Node)
+		}
+	}
+}
+
+// TestGapCountFiveOnFifteenHops is the bus: the 16-node chain with
+// gap count 5 on every node, traffic from its far ends, collides and loses
+// every request; the table's gap count for 15 hops collides never, and
+// uses the bus better than 63, the power-up value.
+func TestGapCountFiveOnFifteenHops(t *testing.T) {
+	run := func(gap int) *TrafficResult {
+		topo, err := LoadTopology("../examples/traffic.yaml")
+		require.NoError(t, err)
+		res, err := Run(withGapCount(topo, gap), Options{Until: 2 * time.Millisecond})
+		require.NoError(t, err)
+		return res.Traffic
+	}
+	small := run(5)
+	assert.Positive(t, small.Collisions)
+	for _, f := range small.Flows {
+		if !f.Iso {
+			assert.Zero(t, f.Acked, "%s → %s: acknowledged at gap count 5", f.Node, f.To)
+		}
+	}
+	table, power := run(treeid.GapCountForHops(15)), run(63)
+	for _, tr := range []*TrafficResult{table, power} {
+		assert.Zero(t, tr.Collisions)
+		for _, f := range tr.Flows {
+			assert.Zero(t, f.Failed+f.Broken+f.AcksLost, "%s", f.Node)
+		}
+	}
+	assert.Greater(t, table.Utilisation, power.Utilisation)
+	t.Logf("utilisation at gap count %d: %.1f%%, at 63: %.1f%%", treeid.GapCountForHops(15), 100*table.Utilisation, 100*power.Utilisation)
+}
+
+// TestTrafficIsDeterministic: the same seed gives the same traffic.
+func TestTrafficIsDeterministic(t *testing.T) {
+	topo, err := LoadTopology("../examples/traffic.yaml")
+	require.NoError(t, err)
+	a, err := Run(topo, Options{Until: time.Millisecond})
+	require.NoError(t, err)
+	b, err := Run(topo, Options{Until: time.Millisecond})
+	require.NoError(t, err)
+	assert.Equal(t, a.Traffic, b.Traffic)
+}
+
+// TestBadTraffic: each mistake in a traffic item is refused at its line
+// and field.
+func TestBadTraffic(t *testing.T) {
+	base := "nodes:\n  - {id: a, ports: 1, speed: S200}\n  - {id: b, ports: 2}\n  - {id: off, ports: 1, link: false}\ncables:\n  - {from: a:0, to: b:0}\n  - {from: b:1, to: off:0}\ntraffic:\n"
+	for _, tc := range []struct{ item, want string }{
+		{"  - {node: x, iso: {bytes: 1}}", "t.yaml:9: traffic[0].node: no node \"x\" on the bus"},
+		{"  - {node: a}", "t.yaml:9: traffic[0]: give exactly one of async and iso"},
+		{"  - {node: a, iso: {bytes: 1}, async: {to: b, size: 1}}", "give exactly one of async and iso"},
+		{"  - {node: off, iso: {bytes: 1}}", "node \"off\" has its link off"},
+		{"  - {node: a, async: {to: a, size: 4}}", "traffic[0].async.to: node \"a\" sends to itself"},
+		{"  - {node: a, async: {to: off, size: 4}}", "nothing would acknowledge"},
+		{"  - {node: a, async: {to: b, size: 1025}}", "traffic[0].async.size: payload 1025 bytes, want 0 to 1024 at S200"},
+		{"  - {node: a, async: {to: b, size: 4, speed: S400}}", "speed S400 is faster than S200"},
+		{"  - {node: a, async: {to: b, size: 4, speed: S800}}", "want S100, S200 or S400"},
+		{"  - {node: a, async: {to: b, size: 4, every: 0s}}", "every 0s, want 1µs to 1s"},
+		{"  - {node: a, async: {to: b, size: 4, retries: -1}}", "-1 retries, want 0 to 100"},
+		{"  - {node: b, iso: {bytes: 4097}}", "traffic[0].iso.bytes: payload 4097 bytes, want 0 to 4096 at S400"},
+	} {
+		topo, err := ParseTopology([]byte(base+tc.item+"\n"), "t.yaml")
+		if err == nil {
+			err = topo.Validate(ResolveOptions{})
+		}
+		require.Error(t, err, tc.item)
+		assert.True(t, errors.Is(err, ErrBadTraffic), "%s: %v", tc.item, err)
+		assert.Contains(t, err.Error(), tc.want, tc.item)
+	}
+	_, err := Run(&Topology{Nodes: []Node{{ID: "a", Ports: 1}}}, Options{Until: 2 * time.Second})
+	assert.ErrorIs(t, err, ErrInvalidOptions)
+}

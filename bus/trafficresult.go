@@ -1,0 +1,139 @@
+package bus
+
+import (
+	"github.com/fwsim/fwsim/internal/jsonout"
+	"github.com/fwsim/fwsim/phy"
+)
+
+// TrafficResult is what the bus carried after initialisation
+// (docs/protocol.md §9.6): the run's Options.Until from the end of its last
+// generation.
+type TrafficResult struct {
+	// StartNs and EndNs bound the traffic phase, in ns from power-up.
+	StartNs, EndNs int64
+	// CycleMaster is the node that sent cycle starts, "" when the root
+	// cannot be cycle master (no contender bit or its link off).
+	CycleMaster string
+	// Cycles counts the cycle starts sent, CyclesSkipped the cycles whose
+	// cycle start was still waiting for the bus when the next was due, and
+	// CycleStartDelay how late each was sent after its 125 µs tick.
+	Cycles, CyclesSkipped int
+	CycleStartDelay       DelayStats
+	// Collisions counts the pairs of transmissions that met on the bus:
+	// each pair broke for the nodes beyond the meeting point.
+	Collisions int
+	// Denied counts the requests that reached the root while it was busy.
+	Denied int
+	// BusyNs is the time data passed the root; Utilisation its share of
+	// the phase (averaged over the roots when the bus is in parts).
+	BusyNs      int64
+	Utilisation float64
+	// FairnessIntervals counts the fairness intervals the roots saw: idle
+	// times of at least an arbitration reset gap delimit them.
+	// MostInOneInterval is the most asynchronous requests one node sent in
+	// one of them: fair arbitration allows 1.
+	FairnessIntervals, MostInOneInterval int
+	// Flows are the topology's traffic items, in order.
+	Flows []FlowResult
+}
+
+// FlowResult is what one traffic item sent and what came of it.
+type FlowResult struct {
+	Node, To string // To: the destination of asynchronous requests, "" for a talker
+	Iso      bool
+	Speed    phy.Speed
+	Bytes    int // the payload of each packet
+	// Unsent says why the item sent nothing; "" when it could send.
+	Unsent string
+	// Queued counts the requests queued; Sent the transmissions, retries
+	// included (for a talker, its packets); Acked the acknowledged ones;
+	// Retries the requests sent again after an acknowledgement went
+	// missing; Failed those given up after the last retry.
+	Queued, Sent, Acked, Retries, Failed int
+	// Broken counts the transmissions that reached their destination
+	// broken by a collision, AcksLost the acknowledgements that reached the
+	// sender broken, and Missed the cycles a talker did not win the bus in.
+	Broken, AcksLost, Missed int
+}
+
+// DelayStats summarises delays in ns.
+type DelayStats struct {
+	Count   int
+	MeanNs  float64
+	MaxNs   int64
+	totalNs int64
+}
+
+func (d *DelayStats) add(ns int64) {
+	d.Count++
+	d.totalNs += ns
+	d.MaxNs = max(d.MaxNs, ns)
+	d.MeanNs = float64(d.totalNs) / float64(d.Count)
+}
+
+// TrafficJSON is "traffic" in fwsim run --json: Result.Traffic.
+type TrafficJSON struct {
+	StartNs     int64   `json:"start_ns"`     // when traffic began: the end of initialisation, in ns from power-up
+	EndNs       int64   `json:"end_ns"`       // when the run stopped: start_ns plus --until
+	CycleMaster *string `json:"cycle_master"` // the node that sent cycle starts, null when the root cannot be cycle master
+	Cycles      int     `json:"cycles"`       // cycle starts sent
+	// CyclesSkipped counts cycles whose cycle start still waited for the
+	// bus when the next was due; the delays are how late each cycle start
+	// went out after its 125 µs tick.
+	CyclesSkipped         int        `json:"cycles_skipped"`
+	CycleStartDelayMeanNs float64    `json:"cycle_start_delay_mean_ns"`
+	CycleStartDelayMaxNs  int64      `json:"cycle_start_delay_max_ns"`
+	Collisions            int        `json:"collisions"`  // pairs of transmissions that met on the bus
+	Denied                int        `json:"denied"`      // requests denied: the bus was busy where they passed
+	BusyNs                int64      `json:"busy_ns"`     // time data passed the root
+	Utilisation           float64    `json:"utilisation"` // busy_ns over the traffic phase, 0 to 1
+	FairnessIntervals     int        `json:"fairness_intervals"`
+	MostInOneInterval     int        `json:"most_in_one_interval"` // the most requests one node sent in one fairness interval: 1 when fair
+	Flows                 []FlowJSON `json:"flows"`
+}
+
+// FlowJSON is one traffic item's outcome.
+type FlowJSON struct {
+	Node     string  `json:"node"`      // the sender
+	Kind     string  `json:"kind"`      // async or iso
+	To       *string `json:"to"`        // async: the destination; null for iso
+	Speed    string  `json:"speed"`     // S100, S200 or S400
+	Bytes    int     `json:"bytes"`     // the payload of each packet
+	Unsent   *string `json:"unsent"`    // why it sent nothing, null when it could send
+	Queued   int     `json:"queued"`    // requests queued
+	Sent     int     `json:"sent"`      // transmissions, retries included
+	Acked    int     `json:"acked"`     // requests acknowledged
+	Retries  int     `json:"retries"`   // requests sent again after their acknowledgement went missing
+	Failed   int     `json:"failed"`    // requests given up after the last retry
+	Broken   int     `json:"broken"`    // transmissions that reached the destination broken by a collision
+	AcksLost int     `json:"acks_lost"` // acknowledgements that reached the sender broken
+	Missed   int     `json:"missed"`    // cycles an isochronous talker did not win the bus in
+}
+
+// NewTrafficJSON is the JSON form of t; nil for nil.
+func NewTrafficJSON(t *TrafficResult) *TrafficJSON {
+	if t == nil {
+		return nil
+	}
+	out := &TrafficJSON{
+		StartNs: t.StartNs, EndNs: t.EndNs, CycleMaster: jsonout.NullIfEmpty(t.CycleMaster), Cycles: t.Cycles,
+		CyclesSkipped: t.CyclesSkipped, CycleStartDelayMeanNs: t.CycleStartDelay.MeanNs, CycleStartDelayMaxNs: t.CycleStartDelay.MaxNs,
+		Collisions: t.Collisions, Denied: t.Denied, BusyNs: t.BusyNs, Utilisation: t.Utilisation,
+		FairnessIntervals: t.FairnessIntervals, MostInOneInterval: t.MostInOneInterval, Flows: []FlowJSON{},
+	}
+	for _, f := range t.Flows {
+		fj := FlowJSON{Node: f.Node, Kind: f.Kind(), To: jsonout.NullIfEmpty(f.To), Speed: f.Speed.String(), Bytes: f.Bytes,
+			Unsent: jsonout.NullIfEmpty(f.Unsent), Queued: f.Queued, Sent: f.Sent, Acked: f.Acked, Retries: f.Retries,
+			Failed: f.Failed, Broken: f.Broken, AcksLost: f.AcksLost, Missed: f.Missed}
+		out.Flows = append(out.Flows, fj)
+	}
+	return out
+}
+
+// Kind is "iso" for a talker, "async" for requests.
+func (f FlowResult) Kind() string {
+	if f.Iso {
+		return "iso"
+	}
+	return "async"
+}
