@@ -35,6 +35,10 @@ func WriteRunText(w io.Writer, source string, res *bus.Result) {
 		fmt.Fprintln(w)
 		writeGenerationText(w, &g, all)
 	}
+	if res.Traffic != nil {
+		fmt.Fprintln(w)
+		writeTrafficText(w, res.Traffic)
+	}
 	fmt.Fprintln(w)
 	ok := len(res.Generations) - res.FailedGenerations()
 	fmt.Fprintf(w, "%d generation%s, %d ok; %d events; end %d ns\n",

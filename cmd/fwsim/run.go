@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/explore"
@@ -35,7 +36,8 @@ type runConfig struct {
 	jsonOutput     bool
 	views          viewFiles
 	maxTraceEvents int
-	replay         string // --replay: a counterexample file of fwsim explore
+	replay         string        // --replay: a counterexample file of fwsim explore
+	until          time.Duration // --until: run the bus that long after initialisation
 }
 
 // defaultMaxTraceEvents bounds the trace behind --vcd, --trace and --html
@@ -55,6 +57,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			"      && gtkwave pair.vcd pair.gtkw   # needs gtkwave",
 		"fwsim run --gen pair --seed 7 --vcd pair.sigrok.vcd --vcd-dialect sigrok",
 		"fwsim run --html run.html   # open run.html in a browser",
+		"fwsim run --topology examples/traffic.yaml --until 2ms",
 	)
 	var cfg runConfig
 	dialect := newChoice(view.VCDGTKWave.String(), view.VCDGTKWave.String(), view.VCDSigrok.String())
@@ -80,7 +83,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		"with --vcd, --trace or --html, stop a run whose trace passes `N` events, which\nit holds in memory, and write no file, e.g. --max-trace-events 5000000")
 	fs.StringVar(&cfg.views.html, "html", "",
 		"write a page that plays the run to `FILE`: the bus as a tree, every state, line\nstate and self-ID packet on a time axis with a slider, each explained; one\nself-contained HTML file, opened at an instant by FILE#t=NS, e.g. --html run.html")
-	fs.order(append(order, "replay", "json", "vcd", "vcd-dialect", "gtkw", "trace", "max-trace-events", "dot", "svg", "html")...)
+	fs.DurationVar(&cfg.until, "until", 0,
+		"after initialisation, run the bus for `DUR` with the topology's traffic: cycle\nstarts, arbitration, acknowledgements, collisions (default 1ms when the\ntopology has traffic), e.g. --until 2ms")
+	fs.order(append(order, "until", "replay", "json", "vcd", "vcd-dialect", "gtkw", "trace", "max-trace-events", "dot", "svg", "html")...)
 
 	if code, done := fs.parse(e, args); done {
 		return code
@@ -106,7 +111,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	case cfg.views.vcdOptions.Dialect != view.VCDGTKWave:
 		return fs.usageError(e, "--gtkw goes with the gtkwave dialect of --vcd, not --vcd-dialect %s", cfg.views.vcdOptions.Dialect)
 	}
+	if fs.isSet("until") && (cfg.until <= 0 || cfg.until > time.Second) {
+		return fs.usageError(e, "--until %v: want more than 0 and at most 1s", cfg.until)
+	}
 	opts := cfg.bus.options()
+	opts.Until = cfg.until
 	topo, source, err := cfg.bus.load(ctx)
 	if cfg.replay != "" {
 		for _, name := range order {
