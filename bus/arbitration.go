@@ -306,11 +306,14 @@ func (a *afterInit) dispatch(now int64, ev afterEvent) {
 			a.res.Flows[ack.flow].AcksLost++
 			return
 		}
-		if nd.waitAck == ack.acks {
-			a.res.Flows[ack.flow].Acked++
-			nd.waitAck = -1
-			a.done(ack.dst, now)
+		if nd.waitAck != ack.acks {
+			// The sender saw a subaction gap first and took it missing.
+			a.res.Flows[ack.flow].AcksLate++
+			return
 		}
+		a.res.Flows[ack.flow].Acked++
+		nd.waitAck = -1
+		a.done(ack.dst, now)
 	}
 }
 
@@ -389,7 +392,7 @@ func (a *afterInit) look(i int, now int64) {
 		return
 	}
 	nd.requesting, nd.asking, nd.askedAt = true, kind, now
-	a.k.Schedule(now+a.distFrom(i)[nd.root], afterEvent{kind: afRequest, node: int32(i)})
+	a.k.Schedule(now+a.distFrom(i)[nd.root]+a.respond(nd.root), afterEvent{kind: afRequest, node: int32(i)})
 }
 
 // isoDue reports whether talker i has seen this cycle's cycle start and not
@@ -448,8 +451,12 @@ func (a *afterInit) request(i int, now int64) {
 		a.res.Denied++
 		return
 	}
-	if now < r.holdUntil {
+	if now <= r.holdUntil {
 		a.deny(i, a.last)
+		return
+	}
+	if s := a.passing(nd.root, now); s >= 0 {
+		a.deny(i, s) // data reached the root while it answered
 		return
 	}
 	for y, d := range a.distFrom(i) {
@@ -461,22 +468,32 @@ func (a *afterInit) request(i int, now int64) {
 		}
 	}
 	r.granted = i
-	a.k.Schedule(now+a.distFrom(nd.root)[i], afterEvent{kind: afTransmit, node: int32(i)})
+	a.k.Schedule(now+a.distFrom(nd.root)[i]+a.respond(i), afterEvent{kind: afTransmit, node: int32(i)})
 }
+
+// respond is how long node i's PHY takes to answer an arbitration signal:
+// the root a request, the requester its grant. fwsim takes its repeat
+// delay [U]. Without it a node next to the root could take the bus before
+// a leaf one hop further, which saw the bus idle a repeat delay later, has
+// seen the arbitration reset gap: the leaf would miss its fairness
+// interval.
+func (a *afterInit) respond(i int) int64 { return int64(a.w.nodes[i].phy.Timing.RepeatDelay) }
 
 // deny is node i's request denied by transmission s: it looks again when s
 // has passed it.
 func (a *afterInit) deny(i, s int) {
+
 	a.res.Denied++
 	t := a.sent[s]
 	a.poke(i, max(a.k.Now(), t.end+a.distFrom(t.src)[i]))
 }
 
-// passing is the transmission passing node x at time at, -1 when none.
+// passing is the transmission passing node x at time at, -1 when none: a
+// PHY arbitrating at the instant data reaches it takes the data.
 func (a *afterInit) passing(x int, at int64) int {
 	for s := a.firstLive; s < len(a.sent); s++ {
 		t := &a.sent[s]
-		if d := a.distFrom(t.src)[x]; d >= 0 && t.start+d < at && t.end+d > at {
+		if d := a.distFrom(t.src)[x]; d >= 0 && t.start+d <= at && t.end+d > at {
 			return s
 		}
 	}

@@ -3,12 +3,14 @@ package bus
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fwsim/fwsim/phy"
 	"github.com/fwsim/fwsim/treeid"
 )
 
@@ -88,6 +90,39 @@ func TestGapCountFiveOnFifteenHops(t *testing.T) {
 	t.Logf("utilisation at gap count %d: %.1f%%, at 63: %.1f%%", treeid.GapCountForHops(15), 100*table.Utilisation, 100*power.Utilisation)
 }
 
+// TestArbitrationIsFair: on random trees with the table's gap count for
+// their diameter, nodes that always have a request waiting each send once
+// in every fairness interval, so their counts differ by one at most, and
+// no node sends twice in one interval.
+func TestArbitrationIsFair(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 34))
+	for trial := range 30 {
+		n := 3 + rng.IntN(12)
+		topo := treeTopology(n, rng.Uint64())
+		topo.Profile = "1394a-2000"
+		for _, s := range rng.Perm(n)[:2+rng.IntN(n-1)] {
+			to := (s + 1 + rng.IntN(n-1)) % n
+			topo.Traffic = append(topo.Traffic, Traffic{Node: topo.Nodes[s].ID, Async: &AsyncTraffic{To: topo.Nodes[to].ID, Size: rng.IntN(513)}})
+		}
+		o := Options{Until: time.Millisecond, Seed: uint64(trial + 1)}
+		res, err := Run(topo, o)
+		require.NoError(t, err)
+		tree, err := treeid.Build(res.Generations[len(res.Generations)-1].SelfIDs)
+		require.NoError(t, err)
+		res, err = Run(withGapCount(topo, treeid.GapCountForHops(tree.Hops())), o)
+		require.NoError(t, err)
+		tr := res.Traffic
+		assert.Zero(t, tr.Collisions, "trial %d", trial)
+		assert.Equal(t, 1, tr.MostInOneInterval, "trial %d", trial)
+		least, most := tr.Flows[0].Sent, tr.Flows[0].Sent
+		for _, f := range tr.Flows {
+			least, most = min(least, f.Sent), max(most, f.Sent)
+		}
+		assert.LessOrEqual(t, most-least, 1, "trial %d: %d nodes, %d senders, sends from %d to %d", trial, n, len(tr.Flows), least, most)
+		assert.Positive(t, least, "trial %d", trial)
+	}
+}
+
 // TestTrafficIsDeterministic: the same seed gives the same traffic.
 func TestTrafficIsDeterministic(t *testing.T) {
 	topo, err := LoadTopology("../examples/traffic.yaml")
@@ -127,4 +162,34 @@ func TestBadTraffic(t *testing.T) {
 	}
 	_, err := Run(&Topology{Nodes: []Node{{ID: "a", Ports: 1}}}, Options{Until: 2 * time.Second})
 	assert.ErrorIs(t, err, ErrInvalidOptions)
+}
+
+// TestTheCycleMasterSendsEvery125us: the root, a contender, sends a cycle
+// start every 125 µs (1394's isochronous cycle), late by the subactions
+// under way; a talker sends once in every cycle.
+func TestTheCycleMasterSendsEvery125us(t *testing.T) {
+	topo, err := LoadTopology("../examples/traffic.yaml")
+	require.NoError(t, err)
+	withGapCount(topo, treeid.GapCountForHops(15))
+	until := 2 * time.Millisecond
+	res, err := Run(topo, Options{Until: until})
+	require.NoError(t, err)
+	tr := res.Traffic
+	assert.Equal(t, "n0", tr.CycleMaster)
+	cycles := int(until / phy.CycleTime)
+	assert.InDelta(t, cycles, tr.Cycles, 1)
+	assert.Zero(t, tr.CyclesSkipped)
+	// The root asks for the bus at each subaction gap, and a node that saw
+	// the gap sooner may ask first; but each sends once in a fairness
+	// interval, so the cycle start waits for one subaction of each sender
+	// at most: a 512-byte request at S400 (10.8 µs and its framing), its
+	// acknowledgement, the chain's round trip (5 µs), a subaction gap.
+	gaps := phy.Profiles()[1].Timing.Gaps(treeid.GapCountForHops(15))
+	subaction := int64(20*time.Microsecond + gaps.Subaction)
+	assert.LessOrEqual(t, tr.CycleStartDelay.MaxNs, 3*subaction+int64(gaps.Subaction))
+	assert.Positive(t, tr.CycleStartDelay.MaxNs)
+	talker := tr.Flows[3]
+	require.True(t, talker.Iso)
+	assert.InDelta(t, tr.Cycles, talker.Sent, 1, "one isochronous packet a cycle")
+	assert.Zero(t, talker.Missed)
 }

@@ -52,8 +52,10 @@ type FlowResult struct {
 	Queued, Sent, Acked, Retries, Failed int
 	// Broken counts the transmissions that reached their destination
 	// broken by a collision, AcksLost the acknowledgements that reached the
-	// sender broken, and Missed the cycles a talker did not win the bus in.
-	Broken, AcksLost, Missed int
+	// sender broken, AcksLate those that reached it after it had seen a
+	// subaction gap and taken them missing, and Missed the cycles a talker
+	// did not win the bus in.
+	Broken, AcksLost, AcksLate, Missed int
 }
 
 // DelayStats summarises delays in ns.
@@ -107,6 +109,7 @@ type FlowJSON struct {
 	Failed   int     `json:"failed"`    // requests given up after the last retry
 	Broken   int     `json:"broken"`    // transmissions that reached the destination broken by a collision
 	AcksLost int     `json:"acks_lost"` // acknowledgements that reached the sender broken
+	AcksLate int     `json:"acks_late"` // acknowledgements that reached the sender after it had taken them missing
 	Missed   int     `json:"missed"`    // cycles an isochronous talker did not win the bus in
 }
 
@@ -124,7 +127,7 @@ func NewTrafficJSON(t *TrafficResult) *TrafficJSON {
 	for _, f := range t.Flows {
 		fj := FlowJSON{Node: f.Node, Kind: f.Kind(), To: jsonout.NullIfEmpty(f.To), Speed: f.Speed.String(), Bytes: f.Bytes,
 			Unsent: jsonout.NullIfEmpty(f.Unsent), Queued: f.Queued, Sent: f.Sent, Acked: f.Acked, Retries: f.Retries,
-			Failed: f.Failed, Broken: f.Broken, AcksLost: f.AcksLost, Missed: f.Missed}
+			Failed: f.Failed, Broken: f.Broken, AcksLost: f.AcksLost, AcksLate: f.AcksLate, Missed: f.Missed}
 		out.Flows = append(out.Flows, fj)
 	}
 	return out

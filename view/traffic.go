@@ -32,8 +32,8 @@ func writeTrafficText(w io.Writer, t *bus.TrafficResult) {
 		case f.Iso:
 			fmt.Fprintf(w, "sent %d, missed %d cycle%s, broken %d\n", f.Sent, f.Missed, Plural(f.Missed), f.Broken)
 		default:
-			fmt.Fprintf(w, "queued %d, sent %d, acked %d, retries %d, failed %d, broken %d, acks lost %d\n",
-				f.Queued, f.Sent, f.Acked, f.Retries, f.Failed, f.Broken, f.AcksLost)
+			fmt.Fprintf(w, "queued %d, sent %d, acked %d, retries %d, failed %d, broken %d, acks lost %d, late %d\n",
+				f.Queued, f.Sent, f.Acked, f.Retries, f.Failed, f.Broken, f.AcksLost, f.AcksLate)
 		}
 	}
 }
