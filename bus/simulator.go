@@ -28,6 +28,8 @@ type Metrics struct {
 	ContentionNs     int64
 	// Events is the Result's Events.
 	Events uint64
+	// Traffic totals the traffic phase (Options.Until) of the run.
+	Traffic TrafficMetrics
 }
 
 // Simulator runs one topology with one set of options again and again, one
@@ -37,7 +39,8 @@ type Metrics struct {
 // events, does it build a fresh set of PHYs. A Simulator is not safe for
 // concurrent use: give each goroutine its own.
 type Simulator struct {
-	w *world
+	w     *world
+	until int64 // the traffic phase's length, 0 for none
 }
 
 // NewSimulator checks t and o as Run does and returns a simulator for them.
@@ -54,7 +57,7 @@ func NewSimulator(t *Topology, o Options) (*Simulator, error) {
 		return nil, err
 	}
 	w.lean = true
-	return &Simulator{w: w}, nil
+	return &Simulator{w: w, until: int64(o.until(len(w.topo.traffic) > 0))}, nil
 }
 
 // Run emulates the bus with seed (0 is DefaultSeed) and returns its
@@ -85,8 +88,15 @@ func (s *Simulator) Run(seed uint64) Metrics {
 		}
 	}
 	m.Events = w.events()
+	if s.until > 0 && !w.interrupted {
+		m.Traffic = w.runTraffic(s.until).Metrics()
+	}
 	return m
 }
+
+// HasTraffic reports whether the simulator's runs have a traffic phase,
+// whose totals Metrics.Traffic holds.
+func (s *Simulator) HasTraffic() bool { return s.until > 0 }
 
 // Interrupted reports whether the last Run stopped because Options.Interrupt
 // closed.

@@ -20,6 +20,9 @@ func metricsOf(res *Result) Metrics {
 			break
 		}
 	}
+	if res.Traffic != nil {
+		m.Traffic = res.Traffic.Metrics()
+	}
 	g := res.Generations[0]
 	m.Root, m.TreeIDNs, m.SelfIDNs = g.Root, g.Timing.TreeIDDone, g.Timing.SelfIDDone
 	if len(g.Contention) > 0 {
@@ -52,6 +55,8 @@ func TestSimulatorAgreesWithRun(t *testing.T) {
 	}
 	hotplug, err := LoadTopology("../examples/hotplug.yaml")
 	require.NoError(t, err)
+	traffic, err := LoadTopology("../examples/traffic.yaml")
+	require.NoError(t, err)
 	cases := []struct {
 		name string
 		topo *Topology
@@ -69,6 +74,8 @@ func TestSimulatorAgreesWithRun(t *testing.T) {
 		{"loop", mustGenerate(t, "ring:3"), Options{}},
 		{"budget", mustGenerate(t, "tree:8:1"), Options{MaxEvents: 100}},
 		{"scripted events", hotplug, Options{}},
+		{"traffic", traffic, Options{Until: 300 * time.Microsecond}},
+		{"until without traffic", mustGenerate(t, "tree:6:3"), Options{Until: 200 * time.Microsecond}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

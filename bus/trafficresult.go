@@ -140,3 +140,40 @@ func (f FlowResult) Kind() string {
 	}
 	return "async"
 }
+
+// TrafficMetrics are the totals of a traffic phase that timing analysis
+// takes from a run (TrafficMetricNames); Present is false for a run
+// without one.
+type TrafficMetrics struct {
+	Present                             bool
+	Collisions, Acked, AcksLate, Failed int
+	BusyNs                              int64
+}
+
+// Metrics totals t over its flows.
+func (t *TrafficResult) Metrics() TrafficMetrics {
+	m := TrafficMetrics{Present: true, Collisions: t.Collisions, BusyNs: t.BusyNs}
+	for _, f := range t.Flows {
+		m.Acked += f.Acked
+		m.AcksLate += f.AcksLate
+		m.Failed += f.Failed
+	}
+	return m
+}
+
+// Value is the traffic metric name of m.
+func (m TrafficMetrics) Value(name string) int64 {
+	switch name {
+	case MetricCollisions:
+		return int64(m.Collisions)
+	case MetricAcked:
+		return int64(m.Acked)
+	case MetricAcksLate:
+		return int64(m.AcksLate)
+	case MetricFailed:
+		return int64(m.Failed)
+	case MetricBusy:
+		return m.BusyNs
+	}
+	panic("bus: no traffic metric " + name)
+}

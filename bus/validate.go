@@ -696,6 +696,17 @@ func (r *resolver) checkHops(adjacent cableGraph, path, what string) {
 	}
 }
 
+// Hops is the diameter of the bus at power-up: the most cable hops between
+// two nodes its cables join. Errors are Validate's.
+func (t *Topology) Hops(o ResolveOptions) (int, error) {
+	rt, err := t.resolve(o)
+	if err != nil {
+		return 0, err
+	}
+	adjacent := newCableGraph(len(rt.nodes), rt.cables, func(id int) bool { return rt.cables[id].connectedAtStart })
+	return slices.Max(append(eccentricities(adjacent), 0)), nil
+}
+
 // eccentricities is, per node, the most cable hops to any node of its part
 // of the bus. On a part without a loop, two searches from the ends of a
 // longest path give every node's (the farthest node from any node is one of
