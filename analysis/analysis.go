@@ -237,7 +237,7 @@ func Run(ctx context.Context, cfg Config, progress func(done, total int)) (*Summ
 	}
 	done := startWorkers(ctx, sims, cfg.Options.Seed, from, to, free)
 
-	acc := newAccumulator(cfg.Topology)
+	acc := newAccumulator(cfg.Topology, sims[0].HasTraffic())
 	pending := map[int][]Sample{}
 	want, finished := 0, 0
 	var eachErr error
@@ -433,9 +433,10 @@ func HeaderOf(cfg Config) (Header, error) {
 		SetupSeed       *uint64       `json:",omitempty"`
 		PowerUp         string        `json:",omitempty"`
 		PowerUpInterval time.Duration `json:",omitempty"`
+		Until           time.Duration `json:",omitempty"`
 	}{cfg.Topology, o.Profile, o.Timing, o.AllowOutOfSpec, o.ForceRoot, o.Initiators,
 		o.Policy.String(), o.Corner.String(), bias, o.IdealClock, o.EventBudget(len(cfg.Topology.Nodes)), o.MaxTime, o.NominalTimers, o.SetupSeed,
-		powerUpName(o.PowerUp), o.PowerUpInterval})
+		powerUpName(o.PowerUp), o.PowerUpInterval, o.Until})
 	if err != nil {
 		return Header{}, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
@@ -462,11 +463,12 @@ type accumulator struct {
 	failures map[string]int64
 }
 
-// newAccumulator is ready for the runs of t: every metric, every node and
-// every failure outcome is listed, at zero, before the first run.
-func newAccumulator(t *bus.Topology) *accumulator {
+// newAccumulator is ready for the runs of t: every metric (the traffic
+// metrics too when the runs have traffic), every node and every failure
+// outcome is listed, at zero, before the first run.
+func newAccumulator(t *bus.Topology, traffic bool) *accumulator {
 	a := newEmptyAccumulator()
-	for _, name := range bus.MetricNames {
+	for _, name := range metricNames(traffic) {
 		a.hists[name] = newHistogram()
 	}
 	for _, n := range t.Nodes {
@@ -496,6 +498,24 @@ func (a *accumulator) add(m bus.Metrics) {
 		a.addTime(bus.MetricContention, m.ContentionNs)
 	}
 	a.hists[bus.MetricContentionRounds].add(int64(m.ContentionRounds))
+	if m.Traffic.Present {
+		for _, name := range bus.TrafficMetricNames {
+			a.hists[name].add(m.Traffic.Value(name))
+		}
+	}
+}
+
+// MetricNames lists the metrics of the summary in the order reports show
+// them: bus.MetricNames, then bus.TrafficMetricNames when the runs had
+// traffic.
+func (s *Summary) MetricNames() []string { return metricNames(s.Metrics[bus.MetricCollisions] != nil) }
+
+// metricNames are the metrics of runs with or without traffic.
+func metricNames(traffic bool) []string {
+	if traffic {
+		return append(slices.Clone(bus.MetricNames), bus.TrafficMetricNames...)
+	}
+	return bus.MetricNames
 }
 
 // addSummary folds in a summary's histograms and counts, as Merge does with

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -355,4 +356,50 @@ func TestDeadlineOfOneMetric(t *testing.T) {
 	}
 	assert.Equal(t, []key{{bus.MetricContention, 2000}, {bus.MetricTreeID, 200_000}, {bus.MetricSelfID, 200_000},
 		{bus.MetricContention, 200_000}, {bus.MetricSelfID, 170_000}}, got)
+}
+
+// TestTrafficMetricsSummariseEveryRun: an analysis of a bus with traffic
+// summarises the traffic metrics of every run, as the runs themselves
+// give them, and its shards merge to the whole; one without traffic has
+// none of them.
+func TestTrafficMetricsSummariseEveryRun(t *testing.T) {
+	topo, err := bus.LoadTopology("../examples/traffic.yaml")
+	require.NoError(t, err)
+	cfg := Config{Topology: topo, Source: "traffic.yaml", Options: bus.Options{Seed: 3, Until: 300 * time.Microsecond}, Runs: 6}
+	var collisions int64
+	cfg.Each = func(s Sample) error {
+		o := cfg.Options
+		o.Seed = s.Seed
+		res, err := bus.Run(topo, o)
+		require.NoError(t, err)
+		assert.Equal(t, res.Traffic.Metrics(), s.Traffic, "run %d", s.Run)
+		collisions += int64(res.Traffic.Collisions)
+		return nil
+	}
+	sum, err := Run(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	assert.Equal(t, append(slices.Clone(bus.MetricNames), bus.TrafficMetricNames...), sum.MetricNames())
+	assert.Equal(t, int64(6), sum.Metrics[bus.MetricCollisions].N)
+	assert.InDelta(t, float64(collisions)/6, sum.Metrics[bus.MetricCollisions].Mean, 1e-9)
+	assert.Positive(t, collisions, "gap count 5 on 15 hops collides")
+
+	cfg.Each = nil
+	var parts []*Summary
+	for k := 1; k <= 2; k++ {
+		cfg.Shard = Shard{k, 2}
+		part, err := Run(context.Background(), cfg, nil)
+		require.NoError(t, err)
+		back, err := ReadSummary(bytes.NewReader([]byte(encode(t, part))))
+		require.NoError(t, err)
+		parts = append(parts, back)
+	}
+	merged, err := Merge(parts)
+	require.NoError(t, err)
+	assert.Equal(t, encode(t, sum), encode(t, merged))
+
+	cfg.Shard, cfg.Topology.Traffic, cfg.Options.Until = Shard{}, nil, 0
+	plain, err := Run(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	assert.Equal(t, bus.MetricNames, plain.MetricNames())
+	assert.Len(t, plain.Metrics, len(bus.MetricNames))
 }

@@ -30,21 +30,35 @@ func WriteJSON(w io.Writer, v any) error {
 
 // RunCSV writes a CSV file of one row per run (Sample).
 type RunCSV struct {
-	w   *csv.Writer
-	row []string
+	w      *csv.Writer
+	row    []string
+	header bool // the header row is written
 }
 
-// NewRunCSV starts the CSV with preamble (CSVPreamble) and the header row.
+// NewRunCSV starts the CSV with preamble (CSVPreamble). The header row
+// follows with the first row, whose run says whether the columns of the
+// traffic metrics (bus.TrafficMetricNames) are there.
 func NewRunCSV(w io.Writer, preamble string) *RunCSV {
-	c := &RunCSV{w: csv.NewWriter(w), row: make([]string, 8)}
+	c := &RunCSV{w: csv.NewWriter(w)}
 	_, _ = io.WriteString(w, preamble) // an error recurs at the first row
-	_ = c.w.Write([]string{"run", "seed", "outcome", bus.MetricTreeID, bus.MetricSelfID,
-		bus.MetricContention, bus.MetricContentionRounds, "root"})
 	return c
+}
+
+func (c *RunCSV) writeHeader(traffic bool) {
+	c.header = true
+	head := []string{"run", "seed", "outcome", bus.MetricTreeID, bus.MetricSelfID, bus.MetricContention, bus.MetricContentionRounds, "root"}
+	if traffic {
+		head = append(head, bus.TrafficMetricNames...)
+	}
+	c.row = make([]string, len(head))
+	_ = c.w.Write(head)
 }
 
 // Write writes the row of s.
 func (c *RunCSV) Write(s Sample) error {
+	if !c.header {
+		c.writeHeader(s.Traffic.Present)
+	}
 	ns := func(v int64) string {
 		if v < 0 {
 			return "" // not reached
@@ -58,11 +72,18 @@ func (c *RunCSV) Write(s Sample) error {
 	c.row[0], c.row[1], c.row[2] = strconv.Itoa(s.Run), strconv.FormatUint(s.Seed, 10), string(s.Outcome)
 	c.row[3], c.row[4], c.row[5] = ns(s.TreeIDNs), ns(s.SelfIDNs), contention
 	c.row[6], c.row[7] = strconv.Itoa(s.ContentionRounds), s.Root
+	for i := 8; i < len(c.row); i++ {
+		c.row[i] = strconv.FormatInt(s.Traffic.Value(bus.TrafficMetricNames[i-8]), 10)
+	}
 	return c.w.Write(c.row)
 }
 
-// Close flushes the rows and says whether any failed to write.
+// Close writes the header row if no run did, flushes the rows and says
+// whether any failed to write.
 func (c *RunCSV) Close() error {
+	if !c.header {
+		c.writeHeader(false)
+	}
 	c.w.Flush()
 	return c.w.Error()
 }

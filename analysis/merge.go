@@ -219,11 +219,12 @@ func (s *Summary) checkRuns() error {
 // in every run, contention_rounds a value in every run, contention_ns one
 // in every run whose rounds are above 0.
 func (s *Summary) checkMetrics() error {
-	if len(s.Metrics) != len(bus.MetricNames) {
-		return fmt.Errorf("metrics: %d, want %s", len(s.Metrics), strings.Join(bus.MetricNames, ", "))
+	names := metricNames(s.Metrics[bus.MetricCollisions] != nil)
+	if len(s.Metrics) != len(names) {
+		return fmt.Errorf("metrics: %d, want %s", len(s.Metrics), strings.Join(names, ", "))
 	}
 	runs := int64(s.Runs)
-	for _, name := range bus.MetricNames {
+	for _, name := range names {
 		m := s.Metrics[name]
 		if m == nil {
 			return fmt.Errorf("metrics.%s is missing", name)
@@ -265,6 +266,11 @@ func (s *Summary) checkMetrics() error {
 	} {
 		if m := s.Metrics[c.name]; m.N+m.Missing != c.runs {
 			return fmt.Errorf("metrics.%s: n %d and missing %d: want %d, one for %s", c.name, m.N, m.Missing, c.runs, c.which)
+		}
+	}
+	for _, name := range names[len(bus.MetricNames):] {
+		if m := s.Metrics[name]; m.N != runs {
+			return fmt.Errorf("metrics.%s: n %d: want %d, a value for every run of its traffic", name, m.N, runs)
 		}
 	}
 	return nil

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/fwsim/fwsim/analysis"
-	"github.com/fwsim/fwsim/bus"
 )
 
 // WriteSummaryText writes the text report of an analysis: a header, a table of metrics, the
@@ -23,7 +22,7 @@ func WriteSummaryText(w io.Writer, s *analysis.Summary) {
 		s.Topology, s.Runs, s.Seed, setup, s.Profile, s.Timing, s.Clock, s.Policy, s.CoinBias)
 	fmt.Fprintf(w, "\n%-17s %7s %10s %9s %9s %9s %9s %9s %9s %9s  %s\n",
 		"metric", "n", "mean", "std", "min", "p50", "p90", "p99", "p99.9", "max", "95% CI of the mean")
-	for _, name := range bus.MetricNames {
+	for _, name := range s.MetricNames() {
 		m := s.Metrics[name]
 		fmt.Fprintf(w, "%-17s %7d", name, m.N)
 		if m.N > 0 {

@@ -42,6 +42,11 @@ var metricTitles = map[string]string{
 	bus.MetricSelfID:           "bus initialisation (self-ID done)",
 	bus.MetricContention:       "root-contention duration",
 	bus.MetricContentionRounds: "root-contention rounds",
+	bus.MetricCollisions:       "collisions after initialisation",
+	bus.MetricAcked:            "requests acknowledged",
+	bus.MetricAcksLate:         "acknowledgements late",
+	bus.MetricFailed:           "requests given up",
+	bus.MetricBusy:             "time the bus carried data",
 }
 
 func metricUnit(name string) string {
@@ -103,7 +108,7 @@ func withUnit(name, unit string) string {
 // header.
 func statsTables(s *analysis.Summary) []report.Table {
 	var times, counts []string
-	for _, name := range bus.MetricNames {
+	for _, name := range s.MetricNames() {
 		if metricUnit(name) == "ns" {
 			times = append(times, name)
 		} else {

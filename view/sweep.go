@@ -58,6 +58,9 @@ func WriteSweepText(w io.Writer, r *sweep.Run) {
 			s.Runs, s.Metrics[bus.MetricContentionRounds].Mean, meanOf(s.Metrics[bus.MetricContention]),
 			meanOf(s.Metrics[bus.MetricTreeID]), meanOf(s.Metrics[bus.MetricSelfID]), failureText(s))
 	}
+	if first.Metrics[bus.MetricCollisions] != nil {
+		writeSweepTraffic(w, r)
+	}
 	if len(outOfSpec) > 0 {
 		fmt.Fprintln(w, "\nout of spec (beyond the standard's limits, run all the same):")
 		fmt.Fprintln(w, strings.Join(outOfSpec, "\n"))
@@ -88,4 +91,35 @@ func meanOf(m *analysis.Metric) string {
 func failureText(s *analysis.Summary) string {
 	list, _ := counts(s.Failures)
 	return list
+}
+
+// writeSweepTraffic is the sweep's second table where its runs had
+// traffic: per point the means per run of the traffic metrics, and the
+// share of the traffic phase the bus carried data, the row of the gap
+// count a bus manager would set marked.
+func writeSweepTraffic(w io.Writer, r *sweep.Run) {
+	until := r.Config.Options.Until
+	if until == 0 {
+		until = bus.DefaultUntil
+	}
+	fmt.Fprintf(w, "\ntraffic after initialisation, for %v: means per run\n", until)
+	for _, p := range r.Grid.Params {
+		fmt.Fprintf(w, "%-14s", p.Name)
+	}
+	fmt.Fprintf(w, "%10s %10s %10s %10s %11s\n", "collisions", "acked", "acks_late", "failed", "utilisation")
+	for _, p := range r.Points {
+		marked := false
+		for i, v := range p.Point.Values {
+			fmt.Fprintf(w, "%-14s", strconv.FormatFloat(v, 'g', -1, 64))
+			marked = marked || (r.Grid.Params[i].Name == "gap_count" && int(v) == p.ManagerGapCount)
+		}
+		s := p.Summary
+		mean := func(name string) float64 { return s.Metrics[name].Mean }
+		fmt.Fprintf(w, "%10.1f %10.1f %10.1f %10.1f %10.1f%%", mean(bus.MetricCollisions), mean(bus.MetricAcked),
+			mean(bus.MetricAcksLate), mean(bus.MetricFailed), 100*mean(bus.MetricBusy)/float64(until))
+		if marked {
+			fmt.Fprintf(w, "  <- a bus manager's gap count (1394a's table for the bus's diameter)")
+		}
+		fmt.Fprintln(w)
+	}
 }

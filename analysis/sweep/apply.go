@@ -11,6 +11,7 @@ import (
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/phy"
+	"github.com/fwsim/fwsim/treeid"
 )
 
 // Base is what a sweep varies: the bus and the options every point starts
@@ -36,6 +37,9 @@ func (b Base) Check(g *Grid) error {
 		if err := b.Topology.Validate(resolve); err != nil {
 			return err
 		}
+	}
+	if slices.ContainsFunc(g.Params, func(p Param) bool { return p.Name == "gap_count" }) && len(b.Topology.Traffic) == 0 && b.Options.Until == 0 {
+		return fmt.Errorf("%w: gap_count changes only the traffic after initialisation: give --until DUR, or a topology with traffic", ErrBadParam)
 	}
 	for i := range g.Len() {
 		pt := g.Point(i)
@@ -87,6 +91,13 @@ func (b Base) Apply(pt Point) (*bus.Topology, bus.Options, error) {
 	}
 	if p, ok := pt.value("coin_bias"); ok {
 		o.CoinBias = &p
+	}
+	if g, ok := pt.value("gap_count"); ok {
+		gap := int(g)
+		t.Nodes = append([]bus.Node(nil), t.Nodes...)
+		for i := range t.Nodes {
+			t.Nodes[i].GapCount = &gap
+		}
 	}
 	return setWindows(t, o, pt)
 }
@@ -170,4 +181,15 @@ func windows(t *bus.Topology, o bus.Options) (fast, slow phy.Window, err error) 
 		}
 	}
 	return fast, slow, nil
+}
+
+// ManagerGapCount is the gap count a bus manager would set on t: 1394a's
+// table for the diameter of its cables at power-up (treeid.GapCountForHops),
+// as fwsim's bus manager and Linux's take it.
+func ManagerGapCount(t *bus.Topology) (int, error) {
+	hops, err := t.Hops(bus.ResolveOptions{AllowOutOfSpec: true})
+	if err != nil {
+		return 0, err
+	}
+	return treeid.GapCountForHops(hops), nil
 }

@@ -37,6 +37,7 @@ var kinds = []kind{
 	{"slow_max", "ns", true, 1, 1e9, "upper bound of ROOT_CONTEND_SLOW"},
 	{"coin_bias", "", false, 0, 1, "probability that the coin picks FAST"},
 	{"nodes", "", true, 1, 63, "node count of the generated bus (--gen KIND:N)"},
+	{"gap_count", "", true, 0, 63, "gap count of every node; measured with traffic (--until)"},
 }
 
 func lookupKind(name string) (kind, bool) {

@@ -23,6 +23,10 @@ type PointResult struct {
 	OutOfSpec  string          // the first reason the point is out of spec, "" if in spec
 	Config     analysis.Config // the point's analysis
 	Summary    *analysis.Summary
+	// ManagerGapCount is the gap count a bus manager would set on the
+	// point's bus (ManagerGapCount) where the sweep sweeps gap_count, -1
+	// otherwise.
+	ManagerGapCount int
 }
 
 // Run is a whole sweep: the grid (nil for one analysis), the analysis it
@@ -63,6 +67,9 @@ func (r *Run) PointJSON(p PointResult) PointJSON {
 	if p.OutOfSpec != "" {
 		out.OutOfSpec = &p.OutOfSpec
 	}
+	if p.ManagerGapCount >= 0 {
+		out.ManagerGapCount = &p.ManagerGapCount
+	}
 	for name, m := range s.Metrics {
 		out.Metrics[name] = PointStatsJSON{N: m.N, Missing: m.Missing, Mean: m.Mean, CI95: m.CI95, P99: m.P99}
 	}
@@ -81,7 +88,7 @@ func (r *Run) CSVHeader() []string {
 	for _, f := range SortedKeys(first.Failures) {
 		h = append(h, strings.ReplaceAll(f, "-", "_"))
 	}
-	for _, m := range bus.MetricNames {
+	for _, m := range first.MetricNames() {
 		h = append(h, m+"_mean", m+"_ci_lo", m+"_ci_hi", m+"_p99", m+"_missing")
 	}
 	for _, d := range first.Deadlines {
@@ -144,6 +151,10 @@ type PointJSON struct {
 	Failures  map[string]int64          `json:"failures"`
 	Metrics   map[string]PointStatsJSON `json:"metrics"`   // keyed by metric name, as analyze's metrics
 	Deadlines []analysis.Deadline       `json:"deadlines"` // as analyze's deadlines
+	// ManagerGapCount is the gap count a bus manager would set on this
+	// point's bus, 1394a's table for its diameter; only where the sweep
+	// sweeps gap_count.
+	ManagerGapCount *int `json:"manager_gap_count,omitempty"`
 }
 
 // PointStatsJSON is a metric at one point, as analyze gives it.
@@ -196,7 +207,7 @@ func WriteCSV(w io.Writer, r *Run, preamble string) error {
 		for _, name := range SortedKeys(s.Failures) {
 			row = append(row, d(s.Failures[name]))
 		}
-		for _, name := range bus.MetricNames {
+		for _, name := range s.MetricNames() {
 			m := s.Metrics[name]
 			if m.N == 0 {
 				row = append(row, "", "", "", "", d(m.Missing))
@@ -227,9 +238,14 @@ func (r *Run) Execute(ctx context.Context, progress func(done, total int), each 
 		if err != nil {
 			return err
 		}
-		gp := PointResult{Point: pt}
+		gp := PointResult{Point: pt, ManagerGapCount: -1}
 		if gp.Conditions, err = Evaluate(topo, opts); err != nil {
 			return err
+		}
+		if _, swept := pt.value("gap_count"); swept {
+			if gp.ManagerGapCount, err = ManagerGapCount(topo); err != nil {
+				return err
+			}
 		}
 		if err := topo.Validate(bus.ResolveOptions{Profile: opts.Profile}); errors.Is(err, bus.ErrOutOfSpec) {
 			gp.OutOfSpec = err.Error()

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fwsim/fwsim/analysis"
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/phy"
 	"github.com/fwsim/fwsim/treeid"
@@ -349,5 +351,44 @@ func TestFailuresBeginPastThePredictedThreshold(t *testing.T) {
 		}
 		assert.Zero(t, failures(tc.within), "%s: failures at %v ns, within the conditions", tc.profile, tc.within)
 		assert.Positive(t, failures(tc.past), "%s: no failure at %v ns, past the threshold", tc.profile, tc.past)
+	}
+}
+
+// TestGapCountSweep: gap_count sets every node's gap count, needs traffic
+// to measure anything, and each point names the gap count 1394a's table
+// gives for the bus's diameter, as a bus manager sets it.
+func TestGapCountSweep(t *testing.T) {
+	topo, err := bus.LoadTopology("../../examples/traffic.yaml")
+	require.NoError(t, err)
+	base := Base{Topology: topo}
+	got, _, err := base.Apply(point(t, "gap_count=40"))
+	require.NoError(t, err)
+	for _, n := range got.Nodes {
+		assert.Equal(t, 40, *n.GapCount, n.ID)
+	}
+	assert.Equal(t, 5, *topo.Nodes[0].GapCount, "the base keeps its gap counts")
+
+	gap, err := ManagerGapCount(topo)
+	require.NoError(t, err)
+	assert.Equal(t, treeid.GapCountForHops(15), gap, "a chain of 16 nodes is 15 hops across")
+
+	g, err := NewGrid(mustParse(t, "gap_count=5..45:40"))
+	require.NoError(t, err)
+	require.NoError(t, base.Check(g))
+	plain, err := bus.Generate("chain:4")
+	require.NoError(t, err)
+	assert.ErrorContains(t, Base{Topology: plain}.Check(g), "give --until DUR, or a topology with traffic")
+	require.NoError(t, Base{Topology: plain, Options: bus.Options{Until: time.Millisecond}}.Check(g))
+
+	r := &Run{Grid: g, Base: base, Config: analysis.Config{Topology: topo, Runs: 2, Options: bus.Options{Seed: 1, Until: time.Millisecond}}}
+	require.NoError(t, r.Execute(context.Background(), nil, nil))
+	require.Len(t, r.Points, 2)
+	small, table := r.Points[0].Summary, r.Points[1].Summary
+	assert.Positive(t, small.Metrics[bus.MetricCollisions].Mean)
+	assert.Zero(t, table.Metrics[bus.MetricCollisions].Mean)
+	assert.Positive(t, table.Metrics[bus.MetricAcked].Mean)
+	for _, p := range r.Points {
+		assert.Equal(t, gap, p.ManagerGapCount)
+		require.NotNil(t, r.PointJSON(p).ManagerGapCount)
 	}
 }
