@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/phy"
@@ -232,4 +233,21 @@ func profileNames() string {
 		names = append(names, p.Name)
 	}
 	return "want " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// untilFlag is --until of the commands that run traffic after
+// initialisation: run, analyze, sweep and report.
+type untilFlag struct{ d time.Duration }
+
+func (u *untilFlag) register(fs *flags) {
+	fs.DurationVar(&u.d, "until", 0,
+		"after initialisation, run the bus for `DUR` with the topology's traffic: cycle\nstarts, arbitration, acknowledgements, collisions (default 1ms when the\ntopology has traffic), e.g. --until 2ms")
+}
+
+// check refuses a --until the bus cannot run.
+func (u *untilFlag) check(fs *flags) error {
+	if fs.isSet("until") && (u.d <= 0 || u.d > time.Second) {
+		return fmt.Errorf("--until %v: want more than 0 and at most 1s", u.d)
+	}
+	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/fwsim/fwsim/bus"
 	"github.com/fwsim/fwsim/explore"
@@ -36,8 +35,8 @@ type runConfig struct {
 	jsonOutput     bool
 	views          viewFiles
 	maxTraceEvents int
-	replay         string        // --replay: a counterexample file of fwsim explore
-	until          time.Duration // --until: run the bus that long after initialisation
+	replay         string // --replay: a counterexample file of fwsim explore
+	until          untilFlag
 }
 
 // defaultMaxTraceEvents bounds the trace behind --vcd, --trace and --html
@@ -83,8 +82,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		"with --vcd, --trace or --html, stop a run whose trace passes `N` events, which\nit holds in memory, and write no file, e.g. --max-trace-events 5000000")
 	fs.StringVar(&cfg.views.html, "html", "",
 		"write a page that plays the run to `FILE`: the bus as a tree, every state, line\nstate and self-ID packet on a time axis with a slider, each explained; one\nself-contained HTML file, opened at an instant by FILE#t=NS, e.g. --html run.html")
-	fs.DurationVar(&cfg.until, "until", 0,
-		"after initialisation, run the bus for `DUR` with the topology's traffic: cycle\nstarts, arbitration, acknowledgements, collisions (default 1ms when the\ntopology has traffic), e.g. --until 2ms")
+	cfg.until.register(fs)
 	fs.order(append(order, "until", "replay", "json", "vcd", "vcd-dialect", "gtkw", "trace", "max-trace-events", "dot", "svg", "html")...)
 
 	if code, done := fs.parse(e, args); done {
@@ -111,11 +109,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	case cfg.views.vcdOptions.Dialect != view.VCDGTKWave:
 		return fs.usageError(e, "--gtkw goes with the gtkwave dialect of --vcd, not --vcd-dialect %s", cfg.views.vcdOptions.Dialect)
 	}
-	if fs.isSet("until") && (cfg.until <= 0 || cfg.until > time.Second) {
-		return fs.usageError(e, "--until %v: want more than 0 and at most 1s", cfg.until)
+	if err := cfg.until.check(fs); err != nil {
+		return fs.usageError(e, "%v", err)
 	}
 	opts := cfg.bus.options()
-	opts.Until = cfg.until
+	opts.Until = cfg.until.d
 	topo, source, err := cfg.bus.load(ctx)
 	if cfg.replay != "" {
 		for _, name := range order {

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fwsim/fwsim/bus"
+)
+
+// TestRunUntilReportsTraffic: --until runs the traffic of the topology
+// after initialisation, in the text report and in JSON; a run without it
+// and without traffic in its file has no traffic in either.
+func TestRunUntilReportsTraffic(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "run", "--topology", "../../examples/traffic.yaml", "--until", "500us")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "traffic from ")
+	assert.Contains(t, stdout, "cycle master n0: ")
+	assert.Regexp(t, `collisions [1-9]`, stdout, "gap count 5 on 15 hops collides")
+
+	code, stdout, stderr = runCLI(t, "run", "--topology", "../../examples/traffic.yaml", "--until", "500us", "--json")
+	require.Equal(t, exitOK, code, stderr)
+	var out bus.ResultJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+	require.NotNil(t, out.Traffic)
+	assert.Equal(t, out.Traffic.StartNs+500_000, out.Traffic.EndNs)
+	assert.Len(t, out.Traffic.Flows, 4)
+
+	code, stdout, _ = runCLI(t, "run", "--gen", "pair", "--json")
+	require.Equal(t, exitOK, code)
+	assert.NotContains(t, stdout, `"traffic"`)
+}
+
+// TestUntilErrors: a --until the bus cannot run, and a gap-count sweep
+// with nothing to measure, are usage errors that say why.
+func TestUntilErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--until", "0s"}, "--until 0s: want more than 0 and at most 1s"},
+		{[]string{"run", "--until", "2s"}, "--until 2s: want more than 0 and at most 1s"},
+		{[]string{"analyze", "--until", "-1ms"}, "--until -1ms: want more than 0"},
+		{[]string{"sweep", "--gen", "chain:3", "--param", "gap_count=1..63:2"}, "gap_count changes only the traffic after initialisation"},
+	} {
+		code, _, stderr := runCLI(t, tc.args...)
+		assert.Equal(t, exitUsage, code, tc.args)
+		assert.Contains(t, stderr, tc.want, tc.args)
+	}
+}
