@@ -1,9 +1,11 @@
 package bus
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/fwsim/fwsim/phy"
 )
@@ -114,8 +116,12 @@ type afterInit struct {
 	cyclePending bool
 	cycleDue     int64
 	lastCycle    int // the last cycle start sent, an index of sent; -1 none
-	last         int // the last transmission a root granted, an index of sent
-	res          *TrafficResult
+	// trace holds the phase's trace events (Options.Observer), handed over
+	// in time order once it ends: a transmission is known before it
+	// reaches the nodes.
+	trace []TraceEvent
+	last  int // the last transmission a root granted, an index of sent
+	res   *TrafficResult
 }
 
 // runTraffic runs the bus for until ns after the world's last activity.
@@ -164,7 +170,36 @@ func (w *world) runTraffic(until int64) *TrafficResult {
 		a.dispatch(at, ev)
 	}
 	a.measure()
+	if obs := w.opts.Observer; obs != nil {
+		slices.SortStableFunc(a.trace, func(x, y TraceEvent) int { return cmp.Compare(x.TimeNs, y.TimeNs) })
+		for _, e := range a.trace {
+			if e.TimeNs <= a.end {
+				obs(e)
+			}
+		}
+	}
 	return a.res
+}
+
+// note traces detail at node i at time at, when the run is traced.
+func (a *afterInit) note(at int64, i int, detail string) {
+	if a.w.opts.Observer != nil {
+		a.trace = append(a.trace, TraceEvent{TimeNs: at, Kind: TraceBus, Node: a.w.topo.nodes[i].id, Port: -1, Detail: detail})
+	}
+}
+
+// describe names a transmission as the trace shows it.
+func (a *afterInit) describe(t *transmission) string {
+	id := func(i int) string { return a.w.topo.nodes[i].id }
+	switch t.kind {
+	case sendCycleStart:
+		return "cycle start " + strconv.Itoa(t.acks) + " from " + id(t.src)
+	case sendIso:
+		return "iso from " + id(t.src) + " " + a.flows[t.flow].speed.String()
+	case sendAck:
+		return "ack " + id(t.src) + " to " + id(t.dst)
+	}
+	return "async " + id(t.src) + " to " + id(t.dst) + " " + a.flows[t.flow].speed.String()
 }
 
 // findRoots finds each node's root and the cycle master: the root of the
@@ -392,6 +427,7 @@ func (a *afterInit) look(i int, now int64) {
 		return
 	}
 	nd.requesting, nd.asking, nd.askedAt = true, kind, now
+	a.note(now, i, "request "+[...]string{"async", "ack", "cycle start", "iso"}[kind])
 	a.k.Schedule(now+a.distFrom(i)[nd.root]+a.respond(nd.root), afterEvent{kind: afRequest, node: int32(i)})
 }
 
@@ -468,6 +504,7 @@ func (a *afterInit) request(i int, now int64) {
 		}
 	}
 	r.granted = i
+	a.note(now, nd.root, "grants "+a.w.topo.nodes[i].id)
 	a.k.Schedule(now+a.distFrom(nd.root)[i]+a.respond(i), afterEvent{kind: afTransmit, node: int32(i)})
 }
 
@@ -594,6 +631,18 @@ func (a *afterInit) send(t transmission) int {
 	for x, d := range dt {
 		if d >= 0 {
 			a.poke(x, t.end+d)
+		}
+	}
+	if a.w.opts.Observer != nil {
+		what := a.describe(&t)
+		for x, d := range dt {
+			if d >= 0 {
+				a.note(t.start+d, x, what)
+				a.note(t.end+d, x, "idle")
+			}
+		}
+		for _, m := range t.meets {
+			a.note(t.start+dt[m], m, "collision: "+what+" meets another transmission")
 		}
 	}
 	return s

@@ -17,6 +17,7 @@ const (
 	TracePacket                    // a self-ID packet reached a PHY
 	TraceScenario                  // a scripted event happened
 	TraceLink                      // a PHY reported something to its link (CONFIG_TIMEOUT)
+	TraceBus                       // after initialisation: what a node sees on the bus, or its arbitration
 )
 
 func (k TraceKind) String() string {
@@ -33,6 +34,8 @@ func (k TraceKind) String() string {
 		return "scenario"
 	case TraceLink:
 		return "link"
+	case TraceBus:
+		return "bus"
 	}
 	return fmt.Sprintf("TraceKind(%d)", uint8(k))
 }
@@ -48,7 +51,11 @@ type TraceEvent struct {
 	FromState, ToState phy.State
 	FromLine, ToLine   phy.LineState
 	Packet             phy.SelfID // TracePacket
-	Detail             string     // TraceScenario: what happened; TraceLink: what the PHY reported
+	// Detail is, for TraceScenario, what happened; for TraceLink, what the
+	// PHY reported; for TraceBus, what the node now sees on the bus
+	// ("async n0→n15 S400", "idle"), its arbitration ("request async",
+	// "granted", "denied"), or a collision there.
+	Detail string
 }
 
 // String renders the event on one line.
@@ -65,6 +72,8 @@ func (e TraceEvent) String() string {
 		return fmt.Sprintf("%s %-8s p%d packet %08x", at, e.Node, e.Port, uint32(e.Packet))
 	case TraceLink:
 		return fmt.Sprintf("%s %-8s link %s", at, e.Node, e.Detail)
+	case TraceBus:
+		return fmt.Sprintf("%s %-8s bus %s", at, e.Node, e.Detail)
 	}
 	return fmt.Sprintf("%s scenario %s", at, e.Detail)
 }

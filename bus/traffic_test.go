@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -192,4 +193,50 @@ func TestTheCycleMasterSendsEvery125us(t *testing.T) {
 	require.True(t, talker.Iso)
 	assert.InDelta(t, tr.Cycles, talker.Sent, 1, "one isochronous packet a cycle")
 	assert.Zero(t, talker.Missed)
+}
+
+// TestRequestsWaitForTheirGap holds the trace of a run with traffic to the
+// gap rules of docs/protocol.md §9.6: a node asks for the bus for a
+// request only after it has seen the bus idle for its subaction gap, for
+// a cycle start likewise, and for an isochronous packet for the
+// isochronous gap; and what a node sees alternates between a
+// transmission and idle.
+func TestRequestsWaitForTheirGap(t *testing.T) {
+	topo, err := LoadTopology("../examples/traffic.yaml")
+	require.NoError(t, err)
+	withGapCount(topo, treeid.GapCountForHops(15))
+	var trace Trace
+	res, err := Run(topo, Options{Until: time.Millisecond, Observer: trace.Record})
+	require.NoError(t, err)
+	gaps := phy.Profiles()[1].Timing.Gaps(treeid.GapCountForHops(15))
+	idleSince := map[string]int64{}
+	seeing := map[string]string{}
+	requests := 0
+	for _, e := range trace.Events {
+		if e.Kind != TraceBus {
+			continue
+		}
+		switch d := e.Detail; {
+		case d == "idle":
+			assert.NotEmpty(t, seeing[e.Node], "%s idle at %d ns without a transmission", e.Node, e.TimeNs)
+			seeing[e.Node], idleSince[e.Node] = "", e.TimeNs
+		case strings.HasPrefix(d, "request "):
+			requests++
+			need := gaps.Subaction
+			if d == "request iso" {
+				need = gaps.Iso
+			}
+			assert.Empty(t, seeing[e.Node], "%s asks at %d ns while it sees %s", e.Node, e.TimeNs, seeing[e.Node])
+			since, ok := idleSince[e.Node]
+			if !ok {
+				since = res.Traffic.StartNs
+			}
+			assert.GreaterOrEqual(t, e.TimeNs-since, int64(need), "%s: %s at %d ns, idle since %d ns", e.Node, d, e.TimeNs, since)
+		case d == "denied" || strings.HasPrefix(d, "grants "):
+		default:
+			assert.Empty(t, seeing[e.Node], "%s sees %s at %d ns while it sees %s", e.Node, d, e.TimeNs, seeing[e.Node])
+			seeing[e.Node] = d
+		}
+	}
+	assert.Greater(t, requests, 50)
 }
