@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -316,5 +317,37 @@ func TestGTKWaveShowsTreeIdentify(t *testing.T) {
 				assert.True(t, shown[port+" line_tx"] && shown[port+" line_rx"], "%s: both directions", port)
 			}
 		})
+	}
+}
+
+// TestGTKWaveShowsTheTraffic opens a run with traffic in GTKWave (under
+// Xvfb, when installed) and reads back, at instants the trace names, what
+// each node's bus signal holds: the transmission reaching it, as the trace
+// says, and idle after it.
+func TestGTKWaveShowsTheTraffic(t *testing.T) {
+	run := viewRun{"traffic", loaded("../examples/traffic.yaml"), bus.Options{Seed: 1, Until: 300 * time.Microsecond}}
+	res, trace := runTraced(t, run)
+	require.NotNil(t, res.Traffic)
+	type probe struct {
+		node, want string
+		at         int64
+	}
+	var probes []probe
+	for _, e := range trace {
+		if e.Kind == bus.TraceBus && (strings.HasPrefix(e.Detail, "async ") || strings.HasPrefix(e.Detail, "cycle start") || e.Detail == "idle") &&
+			(e.Node == "n15" || e.Node == "n7") && len(probes) < 6 {
+			probes = append(probes, probe{e.Node, vcd.Text(e.Detail), e.TimeNs})
+		}
+	}
+	require.Len(t, probes, 6)
+	_, out, _ := gtkwave(t, run, func(gtkwSave) string {
+		script := "gtkwave::addSignalsFromList {n15.bus n7.bus}\n"
+		for i, p := range probes {
+			script += fmt.Sprintf("gtkwave::setMarker %d\nputs \"PROBE %d: [gtkwave::getTraceValueAtMarkerFromName %s.bus]\"\n", p.at, i, p.node)
+		}
+		return script
+	})
+	for i, p := range probes {
+		assert.Contains(t, out, fmt.Sprintf("PROBE %d: %s\n", i, p.want), "%s at %d ns", p.node, p.at)
 	}
 }

@@ -155,6 +155,9 @@ func (b *runPage) add(e bus.TraceEvent) {
 	case bus.TraceLink:
 		b.events = append(b.events, player.Event{At: at, Kind: player.Note, Node: n, Edge: -1,
 			Text: fmt.Sprintf("%s reports %s to its link", e.Node, e.Detail)})
+	case bus.TraceBus:
+		b.events = append(b.events, player.Event{At: at, Kind: player.Note, Node: n, Edge: -1,
+			Text: fmt.Sprintf("%s on the bus: %s", e.Node, e.Detail)})
 	default:
 		b.events = append(b.events, player.Event{At: at, Kind: player.Note, Node: -1, Edge: -1, Text: "scenario: " + e.Detail})
 	}

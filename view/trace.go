@@ -90,7 +90,7 @@ func appendTraceJSON(b []byte, e bus.TraceEvent, quoted map[string][]byte) []byt
 		b = append(b, q...)
 	}
 	b = append(b, `,"port":`...)
-	if e.Port >= 0 && e.Kind != bus.TraceState && e.Kind != bus.TraceScenario && e.Kind != bus.TraceLink {
+	if e.Port >= 0 && e.Kind != bus.TraceState && e.Kind != bus.TraceScenario && e.Kind != bus.TraceLink && e.Kind != bus.TraceBus {
 		b = strconv.AppendInt(b, int64(e.Port), 10)
 	} else {
 		b = append(b, "null"...)
@@ -121,7 +121,7 @@ func appendTraceJSON(b []byte, e bus.TraceEvent, quoted map[string][]byte) []byt
 		b = append(b, `,"packet":"0x`...)
 		b = appendHex32(b, uint32(e.Packet))
 		b = append(b, '"')
-	case bus.TraceScenario, bus.TraceLink:
+	case bus.TraceScenario, bus.TraceLink, bus.TraceBus:
 		field("detail", e.Detail)
 	}
 	return append(b, "}\n"...)

@@ -104,7 +104,11 @@ func WriteVCDWith(w io.Writer, res *bus.Result, trace []bus.TraceEvent, opts VCD
 	if err := vw.EndDefinitions(); err != nil {
 		return err
 	}
-	return vw.WriteChanges(v.changes(res, trace), res.EndNs)
+	end := res.EndNs
+	if res.Traffic != nil {
+		end = max(end, res.Traffic.EndNs)
+	}
+	return vw.WriteChanges(v.changes(res, trace), end)
 }
 
 // vcdPort holds the variables of one port.
@@ -112,7 +116,10 @@ type vcdPort struct{ tpaTx, tpbTx, lineTx, tpaRx, tpbRx, lineRx vcd.Var }
 
 type vcdNode struct {
 	state, backoff, selfID vcd.Var
-	ports                  []vcdPort
+	// bus is what the node sees on the bus after initialisation, declared
+	// only for a run with traffic (bus.TraceBus).
+	bus   vcd.Var
+	ports []vcdPort
 }
 
 type vcdVars struct {
@@ -150,6 +157,7 @@ func declareVCD(vw *vcd.Writer, res *bus.Result, trace []bus.TraceEvent) (*vcdVa
 		v.gens = append(v.gens, text("gen"+strconv.Itoa(i), "-"))
 	}
 	upscope()
+	traffic := slices.ContainsFunc(trace, func(e bus.TraceEvent) bool { return e.Kind == bus.TraceBus })
 	for _, n := range bus.TracedNodes(res, trace) {
 		vn := &vcdNode{}
 		v.nodes[n.ID] = vn
@@ -157,6 +165,9 @@ func declareVCD(vw *vcd.Writer, res *bus.Result, trace []bus.TraceEvent) (*vcdVa
 		vn.state = text("state", n.State.String())
 		vn.backoff = text("backoff", "-")
 		vn.selfID = text("self_id", "-")
+		if traffic {
+			vn.bus = text("bus", "-")
+		}
 		for p := range n.Ports {
 			scope("p" + strconv.Itoa(p))
 			vn.ports = append(vn.ports, vcdPort{
@@ -192,6 +203,8 @@ func (v *vcdVars) changes(res *bus.Result, trace []bus.TraceEvent) []vcd.VarChan
 		switch e.Kind {
 		case bus.TraceState:
 			add(e.TimeNs, n.state, e.ToState.String())
+		case bus.TraceBus:
+			add(e.TimeNs, n.bus, vcd.Text(e.Detail))
 		case bus.TraceTransmit:
 			p := n.ports[e.Port]
 			add(e.TimeNs, p.tpaTx, e.ToLine.A().String())
