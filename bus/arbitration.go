@@ -311,6 +311,7 @@ func (a *afterInit) dispatch(now int64, ev afterEvent) {
 			a.res.CyclesSkipped++
 		}
 		a.cycle++
+		a.res.Timeline = append(a.res.Timeline, CycleLine{Cycle: a.cycle, DueNs: now, StartNs: -1})
 		a.cyclePending, a.cycleDue = true, now
 		a.k.Schedule(now+int64(phy.CycleTime), ev)
 		a.poke(a.master, now)
@@ -550,6 +551,7 @@ func (a *afterInit) transmit(i int, now int64) {
 		a.res.Cycles++
 		delay := now - a.cycleDue
 		a.res.CycleStartDelay.add(delay)
+		a.res.Timeline[len(a.res.Timeline)-1].StartNs = now
 		a.cyclePending = false
 	case sendIso:
 		fl := a.flows[nd.talker]
@@ -625,6 +627,18 @@ func (a *afterInit) send(t transmission) int {
 			a.res.Collisions++
 			t.meets = append(t.meets, meet)
 			other.meets = append(other.meets, meet)
+		}
+	}
+	if n := len(a.res.Timeline); n > 0 {
+		line := &a.res.Timeline[n-1]
+		line.Collisions += len(t.meets)
+		switch t.kind {
+		case sendIso:
+			line.Iso++
+		case sendAsync:
+			line.Async++
+		case sendAck:
+			line.Acks++
 		}
 	}
 	a.sent = append(a.sent, t)

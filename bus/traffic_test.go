@@ -193,6 +193,23 @@ func TestTheCycleMasterSendsEvery125us(t *testing.T) {
 	require.True(t, talker.Iso)
 	assert.InDelta(t, tr.Cycles, talker.Sent, 1, "one isochronous packet a cycle")
 	assert.Zero(t, talker.Missed)
+
+	// The timeline has every cycle, due on its tick, and adds up to the
+	// totals.
+	var iso, async, collisions, started int
+	for k, c := range tr.Timeline {
+		assert.Equal(t, k+1, c.Cycle)
+		assert.Equal(t, tr.StartNs+int64(k)*int64(phy.CycleTime), c.DueNs, "cycle %d", c.Cycle)
+		if c.StartNs >= 0 {
+			started++
+			assert.GreaterOrEqual(t, c.StartNs, c.DueNs)
+		}
+		iso, async, collisions = iso+c.Iso, async+c.Async, collisions+c.Collisions
+	}
+	assert.Equal(t, tr.Cycles, started)
+	assert.Equal(t, talker.Sent, iso)
+	assert.Equal(t, tr.Flows[0].Sent+tr.Flows[1].Sent+tr.Flows[2].Sent, async)
+	assert.Equal(t, tr.Collisions, collisions)
 }
 
 // TestRequestsWaitForTheirGap holds the trace of a run with traffic to the

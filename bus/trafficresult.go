@@ -35,6 +35,32 @@ type TrafficResult struct {
 	FairnessIntervals, MostInOneInterval int
 	// Flows are the topology's traffic items, in order.
 	Flows []FlowResult
+	// Timeline has a line per isochronous cycle: what the bus carried in
+	// it. Empty without a cycle master.
+	Timeline []CycleLine
+}
+
+// CycleLine is one isochronous cycle: from its 125 µs tick to the next.
+type CycleLine struct {
+	// Cycle counts from 1; DueNs is its tick and StartNs when its cycle
+	// start went out, -1 when it never did (skipped, or the run ended).
+	Cycle      int
+	DueNs      int64
+	StartNs    int64
+	Iso, Async int // isochronous packets and asynchronous requests sent in it
+	Acks       int // acknowledgements sent in it
+	Collisions int // collisions of transmissions sent in it
+}
+
+// TimelineJSON is one cycle of "timeline": a CycleLine.
+type TimelineJSON struct {
+	Cycle      int   `json:"cycle"`      // from 1
+	DueNs      int64 `json:"due_ns"`     // its 125 µs tick, in ns from power-up
+	StartNs    int64 `json:"start_ns"`   // when its cycle start went out, -1 when it never did
+	Iso        int   `json:"iso"`        // isochronous packets sent in it
+	Async      int   `json:"async"`      // asynchronous requests sent in it
+	Acks       int   `json:"acks"`       // acknowledgements sent in it
+	Collisions int   `json:"collisions"` // collisions of transmissions sent in it
 }
 
 // FlowResult is what one traffic item sent and what came of it.
@@ -92,6 +118,9 @@ type TrafficJSON struct {
 	FairnessIntervals     int        `json:"fairness_intervals"`
 	MostInOneInterval     int        `json:"most_in_one_interval"` // the most requests one node sent in one fairness interval: 1 when fair
 	Flows                 []FlowJSON `json:"flows"`
+	// Timeline has a line per isochronous cycle, [] without a cycle
+	// master.
+	Timeline []TimelineJSON `json:"timeline"`
 }
 
 // FlowJSON is one traffic item's outcome.
@@ -123,6 +152,10 @@ func NewTrafficJSON(t *TrafficResult) *TrafficJSON {
 		CyclesSkipped: t.CyclesSkipped, CycleStartDelayMeanNs: t.CycleStartDelay.MeanNs, CycleStartDelayMaxNs: t.CycleStartDelay.MaxNs,
 		Collisions: t.Collisions, Denied: t.Denied, BusyNs: t.BusyNs, Utilisation: t.Utilisation,
 		FairnessIntervals: t.FairnessIntervals, MostInOneInterval: t.MostInOneInterval, Flows: []FlowJSON{},
+		Timeline: []TimelineJSON{},
+	}
+	for _, c := range t.Timeline {
+		out.Timeline = append(out.Timeline, TimelineJSON(c))
 	}
 	for _, f := range t.Flows {
 		fj := FlowJSON{Node: f.Node, Kind: f.Kind(), To: jsonout.NullIfEmpty(f.To), Speed: f.Speed.String(), Bytes: f.Bytes,

@@ -36,4 +36,29 @@ func writeTrafficText(w io.Writer, t *bus.TrafficResult) {
 				f.Queued, f.Sent, f.Acked, f.Retries, f.Failed, f.Broken, f.AcksLost, f.AcksLate)
 		}
 	}
+	writeCycles(w, t.Timeline)
+}
+
+// maxTimelineLines bounds the cycles the text report lists; --json has
+// them all.
+const maxTimelineLines = 16
+
+// writeCycles lists the first cycles: when each was due, when its cycle
+// start went out, and what the bus carried in it.
+func writeCycles(w io.Writer, lines []bus.CycleLine) {
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  timeline per cycle (ns from power-up):\n  %6s %10s %10s %7s %4s %6s %5s %11s\n",
+		"cycle", "due", "start", "late", "iso", "async", "acks", "collisions")
+	for _, c := range lines[:min(len(lines), maxTimelineLines)] {
+		start, late := "-", "-"
+		if c.StartNs >= 0 {
+			start, late = fmt.Sprint(c.StartNs), fmt.Sprint(c.StartNs-c.DueNs)
+		}
+		fmt.Fprintf(w, "  %6d %10d %10s %7s %4d %6d %5d %11d\n", c.Cycle, c.DueNs, start, late, c.Iso, c.Async, c.Acks, c.Collisions)
+	}
+	if more := len(lines) - maxTimelineLines; more > 0 {
+		fmt.Fprintf(w, "  … %d more cycle%s in --json\n", more, Plural(more))
+	}
 }
