@@ -3,6 +3,7 @@ package bus
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 // benchTree is a 63-node random tree within the spec's 16 hops.
@@ -97,4 +98,41 @@ func BenchmarkInit63Traced(b *testing.B) {
 		events += len(trace.Events)
 	}
 	b.ReportMetric(float64(events)/float64(b.N), "trace-events/op")
+}
+
+// BenchmarkTraffic16 is the 16-node chain of examples/traffic.yaml at the
+// table's gap count carrying its traffic for 1 ms after initialisation
+// (8 cycles, about 200 transmissions): the traffic phase's cost is this
+// less BenchmarkTraffic16Init's.
+func BenchmarkTraffic16(b *testing.B) { benchTraffic(b, time.Millisecond) }
+
+// BenchmarkTraffic16Init is the same bus's initialisation alone.
+func BenchmarkTraffic16Init(b *testing.B) { benchTraffic(b, 0) }
+
+func benchTraffic(b *testing.B, until time.Duration) {
+	topo, err := LoadTopology("../examples/traffic.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range topo.Nodes {
+		gap := 40
+		topo.Nodes[i].GapCount = &gap
+	}
+	if until == 0 {
+		topo.Traffic = nil
+	}
+	b.ReportAllocs()
+	sent := 0
+	for i := 0; b.Loop(); i++ {
+		res, err := Run(topo, Options{Seed: uint64(i + 1), Until: until})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Traffic != nil {
+			for _, f := range res.Traffic.Flows {
+				sent += f.Sent
+			}
+		}
+	}
+	b.ReportMetric(float64(sent)/float64(b.N), "sent/op")
 }
