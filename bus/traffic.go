@@ -1,7 +1,10 @@
 package bus
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fwsim/fwsim/phy"
@@ -169,4 +172,79 @@ func (o *Options) until(hasTraffic bool) time.Duration {
 		return DefaultUntil
 	}
 	return o.Until
+}
+
+// ParseTrafficSpec reads a traffic item written as comma-separated
+// key=value pairs, as fwsim's --traffic takes it: node=N and either to=D
+// (requests to D, with size=BYTES, and optionally speed=S, every=DUR and
+// retries=K) or iso=BYTES (a talker, optionally with speed=S), e.g.
+// "node=n0,to=n15,size=512,every=20us" or "node=n7,iso=1000". It checks
+// the form only; Validate checks the values against the bus.
+func ParseTrafficSpec(spec string) (Traffic, error) {
+	fail := func(format string, args ...any) (Traffic, error) {
+		return Traffic{}, fmt.Errorf("%w: %q: %s (want node=N,to=D,size=BYTES[,speed=S][,every=DUR][,retries=K] or node=N,iso=BYTES[,speed=S])",
+			ErrBadTraffic, spec, fmt.Sprintf(format, args...))
+	}
+	values := map[string]string{}
+	for part := range strings.SplitSeq(spec, ",") {
+		key, value, ok := strings.Cut(part, "=")
+		switch {
+		case !ok || value == "":
+			return fail("%q is not key=value", part)
+		case !slices.Contains([]string{"node", "to", "size", "speed", "every", "retries", "iso"}, key):
+			return fail("unknown key %q", key)
+		case values[key] != "":
+			return fail("%s given twice", key)
+		}
+		values[key] = value
+	}
+	number := func(key string) (int, error) {
+		n, err := strconv.Atoi(values[key])
+		if err != nil {
+			return 0, fmt.Errorf("%s=%s is not a whole number", key, values[key])
+		}
+		return n, nil
+	}
+	tr := Traffic{Node: values["node"]}
+	switch {
+	case tr.Node == "":
+		return fail("no node=")
+	case (values["to"] == "") == (values["iso"] == ""):
+		return fail("give exactly one of to= and iso=")
+	case values["iso"] != "":
+		for _, key := range []string{"size", "every", "retries"} {
+			if values[key] != "" {
+				return fail("%s= is for requests (to=), not a talker (iso=)", key)
+			}
+		}
+		bytes, err := number("iso")
+		if err != nil {
+			return fail("%v", err)
+		}
+		tr.Iso = &IsoTraffic{Bytes: bytes, Speed: values["speed"]}
+		return tr, nil
+	}
+	if values["size"] == "" {
+		return fail("requests (to=) need size=")
+	}
+	size, err := number("size")
+	if err != nil {
+		return fail("%v", err)
+	}
+	tr.Async = &AsyncTraffic{To: values["to"], Size: size, Speed: values["speed"]}
+	if v := values["every"]; v != "" {
+		d, err := parseDuration(v)
+		if err != nil {
+			return fail("every=%s: %v", v, err)
+		}
+		tr.Async.Every = &d
+	}
+	if values["retries"] != "" {
+		k, err := number("retries")
+		if err != nil {
+			return fail("%v", err)
+		}
+		tr.Async.Retries = &k
+	}
+	return tr, nil
 }

@@ -257,3 +257,37 @@ func TestRequestsWaitForTheirGap(t *testing.T) {
 	}
 	assert.Greater(t, requests, 50)
 }
+
+// TestParseTrafficSpec reads what --traffic takes into the items a
+// topology file would hold.
+func TestParseTrafficSpec(t *testing.T) {
+	tr, err := ParseTrafficSpec("node=pc,to=disk,size=512,speed=S200,every=20us,retries=2")
+	require.NoError(t, err)
+	every, retries := Duration(20*time.Microsecond), 2
+	assert.Equal(t, Traffic{Node: "pc", Async: &AsyncTraffic{To: "disk", Size: 512, Speed: "S200", Every: &every, Retries: &retries}}, tr)
+	tr, err = ParseTrafficSpec("node=camera,iso=960")
+	require.NoError(t, err)
+	assert.Equal(t, Traffic{Node: "camera", Iso: &IsoTraffic{Bytes: 960}}, tr)
+	for _, bad := range []string{"", "node=", "node=a,node=b,iso=1", "node=a,iso=1,to=b", "node=a,to=b,size=1,every=soon", "node=a,to=b,size=1,retries=x", "iso=3"} {
+		_, err := ParseTrafficSpec(bad)
+		assert.ErrorIs(t, err, ErrBadTraffic, bad)
+	}
+}
+
+// FuzzParseTrafficSpec: any text is an item or an ErrBadTraffic, never a
+// panic; an item names its node and is exactly one of requests and a
+// talker.
+func FuzzParseTrafficSpec(f *testing.F) {
+	for _, s := range []string{"node=pc,to=disk,size=512,speed=S200,every=20us,retries=2", "node=camera,iso=960", "node=a,,", "=,="} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		tr, err := ParseTrafficSpec(spec)
+		if err != nil {
+			require.ErrorIs(t, err, ErrBadTraffic)
+			return
+		}
+		require.NotEmpty(t, tr.Node)
+		require.True(t, (tr.Async == nil) != (tr.Iso == nil), "%+v", tr)
+	})
+}

@@ -54,7 +54,7 @@ type analyzeFlags struct {
 	quiet       bool
 	maxDuration maxDuration
 	setupSeed   uint64
-	until       untilFlag
+	traffic     trafficFlags
 }
 
 // register adds the flags to fs; order lists them for help.
@@ -75,8 +75,8 @@ func (a *analyzeFlags) register(fs *flags) (order []string) {
 	fs.Var(uint64Value{p: &a.setupSeed, positive: true}, "setup-seed",
 		"draw every run's clock phases and timer lengths from `S`, so that runs differ\n"+
 			"only in their coins and waits: the bus fwsim explore --seed S explores,\ne.g. --setup-seed 1 (default: each run draws its own)")
-	a.until.register(fs)
-	return append(order[:2:2], append([]string{"runs", "workers", "deadline", "quiet", "max-duration"}, append(order[2:], "setup-seed", "until")...)...)
+	a.traffic.register(fs)
+	return append(order[:2:2], append([]string{"runs", "workers", "deadline", "quiet", "max-duration"}, append(order[2:], append([]string{"setup-seed"}, a.traffic.names()...)...)...)...)
 }
 
 // progress is the progress bar the flags ask for, nil for none.
@@ -102,18 +102,21 @@ func (a *analyzeFlags) config(e *env, fs *flags) (analysis.Config, int) {
 	if msg := a.maxDuration.check(); msg != "" {
 		return analysis.Config{}, fs.usageError(e, "%s", msg)
 	}
-	if err := a.until.check(fs); err != nil {
+	if err := a.traffic.check(fs); err != nil {
 		return analysis.Config{}, fs.usageError(e, "%v", err)
 	}
+	o := a.bus.options()
 	topo, source, err := a.bus.load(e.ctx)
+	if err == nil {
+		topo, err = a.traffic.apply(topo, bus.ResolveOptions{Profile: o.Profile, AllowOutOfSpec: o.AllowOutOfSpec})
+	}
 	if err != nil {
 		return analysis.Config{}, fs.inputError(e, err)
 	}
-	o := a.bus.options()
 	if fs.isSet("setup-seed") {
 		o.SetupSeed = &a.setupSeed
 	}
-	o.Until = a.until.d
+	o.Until = a.traffic.until
 	return analysis.Config{Topology: topo, Source: source, Options: o, Runs: a.runs,
 		Workers: a.workers, Deadlines: a.deadlines.list}, exitOK
 }

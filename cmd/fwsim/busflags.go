@@ -235,19 +235,52 @@ func profileNames() string {
 	return "want " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// untilFlag is --until of the commands that run traffic after
-// initialisation: run, analyze, sweep and report.
-type untilFlag struct{ d time.Duration }
-
-func (u *untilFlag) register(fs *flags) {
-	fs.DurationVar(&u.d, "until", 0,
-		"after initialisation, run the bus for `DUR` with the topology's traffic: cycle\nstarts, arbitration, acknowledgements, collisions (default 1ms when the\ntopology has traffic), e.g. --until 2ms")
+// trafficFlags are --until and --traffic, of the commands that run the bus
+// after initialisation: run, analyze, sweep and report.
+type trafficFlags struct {
+	until time.Duration
+	specs list
 }
 
+func (f *trafficFlags) register(fs *flags) {
+	fs.DurationVar(&f.until, "until", 0,
+		"after initialisation, run the bus for `DUR` with the topology's traffic: cycle\nstarts, arbitration, acknowledgements, collisions (default 1ms when the\ntopology has traffic), e.g. --until 2ms")
+	fs.Var(&f.specs, "traffic",
+		"add traffic `SPEC` to the topology's: node=N,to=D,size=BYTES[,speed=S][,every=DUR]\n[,retries=K] for requests, node=N,iso=BYTES[,speed=S] for a talker; repeat for\nseveral, e.g. --traffic node=pc,to=disk,size=512,every=20us")
+}
+
+// names lists the flags in help order.
+func (f *trafficFlags) names() []string { return []string{"until", "traffic"} }
+
 // check refuses a --until the bus cannot run.
-func (u *untilFlag) check(fs *flags) error {
-	if fs.isSet("until") && (u.d <= 0 || u.d > time.Second) {
-		return fmt.Errorf("--until %v: want more than 0 and at most 1s", u.d)
+func (f *trafficFlags) check(fs *flags) error {
+	if fs.isSet("until") && (f.until <= 0 || f.until > time.Second) {
+		return fmt.Errorf("--until %v: want more than 0 and at most 1s", f.until)
 	}
 	return nil
+}
+
+// apply adds the --traffic items to topo, a copy when there are any, and
+// checks them against the bus: an error names the flag.
+func (f *trafficFlags) apply(topo *bus.Topology, o bus.ResolveOptions) (*bus.Topology, error) {
+	if len(f.specs) == 0 {
+		return topo, nil
+	}
+	copied := *topo
+	copied.Traffic = slices.Clone(topo.Traffic)
+	for _, spec := range f.specs {
+		tr, err := bus.ParseTrafficSpec(spec)
+		if err != nil {
+			return nil, fmt.Errorf("--traffic: %w", err)
+		}
+		copied.Traffic = append(copied.Traffic, tr)
+	}
+	err := copied.Validate(o)
+	if te, ok := errors.AsType[*bus.TopologyError](err); ok && errors.Is(err, bus.ErrBadTraffic) {
+		var k int
+		if _, scan := fmt.Sscanf(te.Path, "traffic[%d]", &k); scan == nil && k >= len(topo.Traffic) {
+			return nil, fmt.Errorf("--traffic %s: %s", f.specs[k-len(topo.Traffic)], te.Msg)
+		}
+	}
+	return &copied, nil
 }

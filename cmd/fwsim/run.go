@@ -36,7 +36,7 @@ type runConfig struct {
 	views          viewFiles
 	maxTraceEvents int
 	replay         string // --replay: a counterexample file of fwsim explore
-	until          untilFlag
+	traffic        trafficFlags
 }
 
 // defaultMaxTraceEvents bounds the trace behind --vcd, --trace and --html
@@ -82,8 +82,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		"with --vcd, --trace or --html, stop a run whose trace passes `N` events, which\nit holds in memory, and write no file, e.g. --max-trace-events 5000000")
 	fs.StringVar(&cfg.views.html, "html", "",
 		"write a page that plays the run to `FILE`: the bus as a tree, every state, line\nstate and self-ID packet on a time axis with a slider, each explained; one\nself-contained HTML file, opened at an instant by FILE#t=NS, e.g. --html run.html")
-	cfg.until.register(fs)
-	fs.order(append(order, "until", "replay", "json", "vcd", "vcd-dialect", "gtkw", "trace", "max-trace-events", "dot", "svg", "html")...)
+	cfg.traffic.register(fs)
+	fs.order(append(order, "until", "traffic", "replay", "json", "vcd", "vcd-dialect", "gtkw", "trace", "max-trace-events", "dot", "svg", "html")...)
 
 	if code, done := fs.parse(e, args); done {
 		return code
@@ -109,11 +109,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	case cfg.views.vcdOptions.Dialect != view.VCDGTKWave:
 		return fs.usageError(e, "--gtkw goes with the gtkwave dialect of --vcd, not --vcd-dialect %s", cfg.views.vcdOptions.Dialect)
 	}
-	if err := cfg.until.check(fs); err != nil {
+	if err := cfg.traffic.check(fs); err != nil {
 		return fs.usageError(e, "%v", err)
 	}
 	opts := cfg.bus.options()
-	opts.Until = cfg.until.d
+	opts.Until = cfg.traffic.until
 	topo, source, err := cfg.bus.load(ctx)
 	if cfg.replay != "" {
 		for _, name := range order {
@@ -123,6 +123,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		}
 		source = "replay " + cfg.replay
 		topo, opts, err = loadReplay(ctx, cfg.replay)
+	}
+	if err == nil {
+		topo, err = cfg.traffic.apply(topo, bus.ResolveOptions{Profile: opts.Profile, AllowOutOfSpec: opts.AllowOutOfSpec})
 	}
 	if err != nil {
 		return fs.inputError(e, err)

@@ -169,7 +169,7 @@ func TestRunOutOfSpecNamesTheFlag(t *testing.T) {
 
 // runFlags are every flag of "fwsim run", which help must explain.
 var runFlags = []string{"topology", "gen", "seed", "profile", "force-root", "initiator", "power-up", "policy",
-	"coin-bias", "timing", "clock", "nominal-timers", "allow-out-of-spec", "max-events", "max-memory", "until", "replay", "json", "vcd", "vcd-dialect", "gtkw", "trace", "max-trace-events", "dot", "svg", "html"}
+	"coin-bias", "timing", "clock", "nominal-timers", "allow-out-of-spec", "max-events", "max-memory", "until", "traffic", "replay", "json", "vcd", "vcd-dialect", "gtkw", "trace", "max-trace-events", "dot", "svg", "html"}
 
 func TestRunHelp(t *testing.T) {
 	help, flags := flagHelp(t, "run")

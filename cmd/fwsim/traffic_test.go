@@ -50,3 +50,33 @@ func TestUntilErrors(t *testing.T) {
 		assert.Contains(t, stderr, tc.want, tc.args)
 	}
 }
+
+// TestTrafficFlag: --traffic adds traffic to any bus, a generated one
+// too; a malformed or impossible item is a usage or input error naming
+// the flag and what is wrong.
+func TestTrafficFlag(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "run", "--gen", "chain:4", "--until", "200us", "--json",
+		"--traffic", "node=n0,to=n3,size=100,every=20us", "--traffic", "node=n3,iso=64,speed=S100")
+	require.Equal(t, exitOK, code, stderr)
+	var out bus.ResultJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+	require.NotNil(t, out.Traffic)
+	require.Len(t, out.Traffic.Flows, 2)
+	assert.Equal(t, "n0", out.Traffic.Flows[0].Node)
+	assert.Positive(t, out.Traffic.Flows[0].Acked)
+	assert.Equal(t, "iso", out.Traffic.Flows[1].Kind)
+
+	for _, tc := range []struct{ spec, want string }{
+		{"node=n0", "give exactly one of to= and iso="},
+		{"node=n0,to=n3", "requests (to=) need size="},
+		{"node=n0,to=n3,size=big", "size=big is not a whole number"},
+		{"node=n0,iso=5,every=1us", "every= is for requests (to=), not a talker (iso=)"},
+		{"node=n0,colour=red", `unknown key "colour"`},
+		{"node=zz,iso=10", `--traffic node=zz,iso=10: no node "zz" on the bus`},
+		{"node=n0,to=n3,size=4096", "--traffic node=n0,to=n3,size=4096: payload 4096 bytes, want 0 to 2048 at S400"},
+	} {
+		code, _, stderr := runCLI(t, "run", "--gen", "chain:4", "--traffic", tc.spec)
+		assert.NotEqual(t, exitOK, code, tc.spec)
+		assert.Contains(t, stderr, tc.want, tc.spec)
+	}
+}
