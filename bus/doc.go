@@ -33,6 +33,15 @@
 // after each generation as Linux's firewire-core does, and may reset the
 // bus again to set the root and the gap count (Generation.Manager).
 //
+// With traffic (Topology.Traffic) or Options.Until, the bus then runs on
+// after its last generation (arbitration.go, docs/protocol.md §9.6): the
+// root sends a cycle start every 125 µs when it can be cycle master,
+// talkers send once a cycle, requests win the bus by fair arbitration once
+// their node has seen a subaction gap and are acknowledged, and where the
+// gap count is too small for the bus's round trip transmissions collide.
+// Result.Traffic holds what it carried; a Simulator gives its totals
+// (Metrics.Traffic).
+//
 // In Go, Node.Port and CableBetween name cable ends through the nodes, so
 // that a typo in an id is a compile error:
 //
