@@ -29,8 +29,8 @@ import (
 type trafficKind uint8
 
 const (
-	sendAsync      trafficKind = iota // an asynchronous request
-	sendAck                           // its acknowledgement
+	sendAsync      trafficKind = iota // an asynchronous request, or a ping
+	sendAck                           // its acknowledgement, or the ping's answer
 	sendCycleStart                    // the cycle master's cycle start
 	sendIso                           // an isochronous packet
 )
@@ -140,7 +140,7 @@ func (w *world) runTraffic(until int64) *TrafficResult {
 	}
 	a.findRoots()
 	for f, fl := range a.flows {
-		a.res.Flows = append(a.res.Flows, FlowResult{Node: w.topo.nodes[fl.node].id, Iso: fl.iso, Speed: fl.speed, Bytes: fl.size})
+		a.res.Flows = append(a.res.Flows, FlowResult{Node: w.topo.nodes[fl.node].id, Iso: fl.iso, Ping: fl.ping, Speed: fl.speed, Bytes: fl.size})
 		fr := &a.res.Flows[f]
 		if !fl.iso {
 			fr.To = w.topo.nodes[fl.to].id
@@ -197,7 +197,13 @@ func (a *afterInit) describe(t *transmission) string {
 	case sendIso:
 		return "iso from " + id(t.src) + " " + a.flows[t.flow].speed.String()
 	case sendAck:
+		if a.flows[t.flow].ping {
+			return "ping answer " + id(t.src) + " to " + id(t.dst)
+		}
 		return "ack " + id(t.src) + " to " + id(t.dst)
+	}
+	if a.flows[t.flow].ping {
+		return "ping " + id(t.src) + " to " + id(t.dst)
 	}
 	return "async " + id(t.src) + " to " + id(t.dst) + " " + a.flows[t.flow].speed.String()
 }
@@ -328,12 +334,19 @@ func (a *afterInit) dispatch(now int64, ev afterEvent) {
 			return
 		}
 		// The destination's PHY repeats the request's end to its other
-		// ports first; the acknowledgement follows an ack gap later.
+		// ports first; the acknowledgement, or a ping's answer, follows an
+		// ack gap later.
 		a.k.Schedule(now+int64(a.w.nodes[p.dst].phy.Timing.RepeatDelay+a.nodes[p.dst].gaps.Ack), afterEvent{kind: afAckStart, arg: ev.arg})
 	case afAckStart:
 		p := a.sent[ev.arg]
 		fl := a.flows[p.flow]
-		ack := a.send(transmission{kind: sendAck, src: p.dst, dst: p.src, start: now, end: now + a.duration(8, fl.speed), flow: p.flow, acks: int(ev.arg)})
+		// An acknowledgement is 8 bits at the request's speed; a ping's
+		// answer is the target's self-ID packet, 64 bits at S100.
+		end := now + a.duration(8, fl.speed)
+		if fl.ping {
+			end = now + a.duration(64, phy.S100)
+		}
+		ack := a.send(transmission{kind: sendAck, src: p.dst, dst: p.src, start: now, end: end, flow: p.flow, acks: int(ev.arg)})
 		a.k.Schedule(a.sent[ack].end+a.distFrom(p.dst)[p.src], afterEvent{kind: afAckSeen, arg: int64(ack)})
 	case afAckSeen:
 		ack := a.sent[ev.arg]
@@ -348,6 +361,12 @@ func (a *afterInit) dispatch(now int64, ev afterEvent) {
 			return
 		}
 		a.res.Flows[ack.flow].Acked++
+		if a.flows[ack.flow].ping {
+			// The PHY times from the end of its ping to the start of the
+			// answer.
+			at := a.distFrom(ack.src)[ack.dst]
+			a.res.Flows[ack.flow].RoundTrip.add(ack.start + at - a.sent[ack.acks].end)
+		}
 		nd.waitAck = -1
 		a.done(ack.dst, now)
 	}
@@ -562,8 +581,12 @@ func (a *afterInit) transmit(i int, now int64) {
 		f := nd.queue[0]
 		fl := a.flows[f]
 		// A write request: four header quadlets, the header CRC, the
-		// payload and its CRC.
+		// payload and its CRC; a ping: a PHY packet, its quadlet and the
+		// quadlet's inverse, at S100.
 		t.flow, t.dst, t.end = f, fl.to, now+a.duration(8*(20+fl.size+crc(fl.size)), fl.speed)
+		if fl.ping {
+			t.end = now + a.duration(64, phy.S100)
+		}
 		nd.arbEnabled = false
 		nd.tries++
 		a.res.Flows[f].Sent++

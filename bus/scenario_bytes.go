@@ -135,10 +135,11 @@ func ScenarioFromBytes(data []byte) (*Topology, Options) {
 }
 
 // scenarioTraffic adds a traffic item from word v: bit 0 a talker, else
-// requests; the node (v>>1)%nodes, the destination the next one; the
-// payload (v>>8)%513 bytes; the speed S100 with bit 17, else the fastest;
-// a new request every (v>>18)%64 µs, 0 keeping one always waiting; retries
-// (v>>24)%4, from 0 with bit 28. It turns on the links it needs.
+// requests, or pings with bit 29 on a 1394a bus; the node (v>>1)%nodes,
+// the destination the next one; the payload (v>>8)%513 bytes; the speed
+// S100 with bit 17, else the fastest; a new request or ping every
+// (v>>18)%64 µs, 0 keeping one always waiting; retries (v>>24)%4, from 0
+// with bit 28. It turns on the links it needs.
 func scenarioTraffic(topo *Topology, v uint32) {
 	n := int(v>>1) % len(topo.Nodes)
 	node := &topo.Nodes[n]
@@ -148,13 +149,19 @@ func scenarioTraffic(topo *Topology, v uint32) {
 	if v&(1<<17) != 0 {
 		speed = "S100"
 	}
+	every := Duration(v>>18%64) * Duration(time.Microsecond)
 	if v&1 != 0 {
 		tr.Iso = &IsoTraffic{Bytes: int(v>>8) % 513, Speed: speed}
+	} else if to := &topo.Nodes[(n+1)%len(topo.Nodes)]; v&(1<<29) != 0 && pings(topo, node, to) {
+		tr.Ping = &PingTraffic{To: to.ID}
+		if every > 0 {
+			tr.Ping.Every = &every
+		}
 	} else {
 		to := &topo.Nodes[(n+1)%len(topo.Nodes)]
 		to.Link = nil
 		tr.Async = &AsyncTraffic{To: to.ID, Size: int(v>>8) % 513, Speed: speed}
-		if every := Duration(v>>18%64) * Duration(time.Microsecond); every > 0 {
+		if every > 0 {
 			tr.Async.Every = &every
 		}
 		if v&(1<<28) != 0 {
@@ -332,6 +339,24 @@ var ScenarioSeeds = [][]byte{
 		0, 0, 0, 0,
 		0, 0,
 		3, 2<<1|100<<8|1<<17|20<<18|2<<24|1<<28, 1|3<<1|64<<8|1<<17, 4<<1|512<<8),
+	// The same bus in 1394a-2000 (head bit 8) with a ping every 30 µs.
+	words(0x106, 2, 1,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		8|0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0,
+		0, 0,
+		1, 1<<1|30<<18|1<<29),
+}
+
+// pings reports whether both nodes have 1394a PHYs or later, which send
+// and answer pings.
+func pings(topo *Topology, nodes ...*Node) bool {
+	for _, n := range nodes {
+		if cmp.Or(n.PHY, topo.Profile, "1394-1995") == "1394-1995" {
+			return false
+		}
+	}
+	return true
 }
 
 // freePort adds a port to n0 when it has none free and returns one that is.

@@ -11,11 +11,23 @@ import (
 )
 
 // Traffic is what one node sends once the bus has initialised: exactly one
-// of Async and Iso (docs/topology.md#traffic).
+// of Async, Iso and Ping (docs/topology.md#traffic).
 type Traffic struct {
 	Node  string        `json:"node" yaml:"node"`
 	Async *AsyncTraffic `json:"async,omitempty" yaml:"async,omitempty"`
 	Iso   *IsoTraffic   `json:"iso,omitempty" yaml:"iso,omitempty"`
+	Ping  *PingTraffic  `json:"ping,omitempty" yaml:"ping,omitempty"`
+}
+
+// PingTraffic is a 1394a ping: a PHY packet to one node, whose PHY answers
+// with its self-ID packet at once; the sender times the round trip, as a
+// bus manager does to choose the gap count.
+type PingTraffic struct {
+	// To is the node pinged.
+	To string `json:"to" yaml:"to"`
+	// Every sends a ping every so long from the start of traffic; nil pings
+	// again as soon as the answer is in.
+	Every *Duration `json:"every,omitempty" yaml:"every,omitempty"`
 }
 
 // AsyncTraffic is a stream of acknowledged asynchronous write requests to
@@ -68,8 +80,9 @@ type resolvedTraffic struct {
 	to      int // async: the destination
 	size    int // async: the payload; iso: the bytes of each cycle
 	speed   phy.Speed
-	every   int64 // async: ns between new requests; 0 keeps one waiting
+	every   int64 // async, ping: ns between new requests; 0 keeps one waiting
 	retries int
+	ping    bool // a ping: to is the node pinged
 }
 
 // traffic resolves Topology.Traffic.
@@ -85,13 +98,21 @@ func (r *resolver) traffic() error {
 		}
 		var rtr resolvedTraffic
 		var err error
+		kinds := 0
+		for _, given := range []bool{tr.Async != nil, tr.Iso != nil, tr.Ping != nil} {
+			if given {
+				kinds++
+			}
+		}
 		switch {
-		case (tr.Async == nil) == (tr.Iso == nil):
-			return r.fail(ErrBadTraffic, it.path(""), "give exactly one of async and iso")
+		case kinds != 1:
+			return r.fail(ErrBadTraffic, it.path(""), "give exactly one of async, iso and ping")
 		case tr.Async != nil:
 			rtr, err = r.asyncTraffic(node, *tr.Async, it.in(".async"))
-		default:
+		case tr.Iso != nil:
 			rtr, err = r.isoTraffic(node, *tr.Iso, it.in(".iso"))
+		default:
+			rtr, err = r.pingTraffic(node, *tr.Ping, it.in(".ping"))
 		}
 		if err != nil {
 			return err
@@ -136,6 +157,29 @@ func (r *resolver) asyncTraffic(node int, a AsyncTraffic, it item) (resolvedTraf
 	return rt, nil
 }
 
+func (r *resolver) pingTraffic(node int, p PingTraffic, it item) (resolvedTraffic, error) {
+	to, ok := r.nodeByID[p.To]
+	switch {
+	case !ok:
+		return resolvedTraffic{}, r.fail(ErrBadTraffic, it.path(".to"), "no node %q on the bus", p.To)
+	case to == node:
+		return resolvedTraffic{}, r.fail(ErrBadTraffic, it.path(".to"), "node %q pings itself", p.To)
+	}
+	for _, n := range []int{node, to} {
+		if p := r.phyOf(n); !p.ShortReset {
+			return resolvedTraffic{}, r.fail(ErrBadTraffic, it.path(""), "node %q has a %s PHY: ping is a 1394a PHY packet", r.rt.nodes[n].id, p.Name)
+		}
+	}
+	rt := resolvedTraffic{node: node, to: to, speed: phy.S100, ping: true}
+	if p.Every != nil {
+		if *p.Every < Duration(time.Microsecond) || *p.Every > Duration(maxUntil) {
+			return resolvedTraffic{}, r.fail(ErrBadTraffic, it.path(".every"), "every %v, want 1µs to %v", *p.Every, maxUntil)
+		}
+		rt.every = int64(*p.Every)
+	}
+	return rt, nil
+}
+
 func (r *resolver) isoTraffic(node int, iso IsoTraffic, it item) (resolvedTraffic, error) {
 	speed, err := r.trafficSpeed(iso.Speed, r.rt.nodes[node].speed, it)
 	if err != nil {
@@ -175,14 +219,16 @@ func (o *Options) until(hasTraffic bool) time.Duration {
 }
 
 // ParseTrafficSpec reads a traffic item written as comma-separated
-// key=value pairs, as fwsim's --traffic takes it: node=N and either to=D
+// key=value pairs, as fwsim's --traffic takes it: node=N and one of to=D
 // (requests to D, with size=BYTES, and optionally speed=S, every=DUR and
-// retries=K) or iso=BYTES (a talker, optionally with speed=S), e.g.
-// "node=n0,to=n15,size=512,every=20us" or "node=n7,iso=1000". It checks
+// retries=K), iso=BYTES (a talker, optionally with speed=S) and ping=D
+// (pings of D, optionally every=DUR), e.g.
+// "node=n0,to=n15,size=512,every=20us", "node=n7,iso=1000" or
+// "node=n0,ping=n15". It checks
 // the form only; Validate checks the values against the bus.
 func ParseTrafficSpec(spec string) (Traffic, error) {
 	fail := func(format string, args ...any) (Traffic, error) {
-		return Traffic{}, fmt.Errorf("%w: %q: %s (want node=N,to=D,size=BYTES[,speed=S][,every=DUR][,retries=K] or node=N,iso=BYTES[,speed=S])",
+		return Traffic{}, fmt.Errorf("%w: %q: %s (want node=N,to=D,size=BYTES[,speed=S][,every=DUR][,retries=K], node=N,iso=BYTES[,speed=S] or node=N,ping=D[,every=DUR])",
 			ErrBadTraffic, spec, fmt.Sprintf(format, args...))
 	}
 	values := map[string]string{}
@@ -191,7 +237,7 @@ func ParseTrafficSpec(spec string) (Traffic, error) {
 		switch {
 		case !ok || value == "":
 			return fail("%q is not key=value", part)
-		case !slices.Contains([]string{"node", "to", "size", "speed", "every", "retries", "iso"}, key):
+		case !slices.Contains([]string{"node", "to", "size", "speed", "every", "retries", "iso", "ping"}, key):
 			return fail("unknown key %q", key)
 		case values[key] != "":
 			return fail("%s given twice", key)
@@ -206,11 +252,32 @@ func ParseTrafficSpec(spec string) (Traffic, error) {
 		return n, nil
 	}
 	tr := Traffic{Node: values["node"]}
+	kinds := 0
+	for _, key := range []string{"to", "iso", "ping"} {
+		if values[key] != "" {
+			kinds++
+		}
+	}
 	switch {
 	case tr.Node == "":
 		return fail("no node=")
-	case (values["to"] == "") == (values["iso"] == ""):
-		return fail("give exactly one of to= and iso=")
+	case kinds != 1:
+		return fail("give exactly one of to=, iso= and ping=")
+	case values["ping"] != "":
+		for _, key := range []string{"size", "speed", "retries"} {
+			if values[key] != "" {
+				return fail("%s= is not for a ping", key)
+			}
+		}
+		tr.Ping = &PingTraffic{To: values["ping"]}
+		if v := values["every"]; v != "" {
+			d, err := parseDuration(v)
+			if err != nil {
+				return fail("every=%s: %v", v, err)
+			}
+			tr.Ping.Every = &d
+		}
+		return tr, nil
 	case values["iso"] != "":
 		for _, key := range []string{"size", "every", "retries"} {
 			if values[key] != "" {

@@ -141,8 +141,8 @@ func TestBadTraffic(t *testing.T) {
 	base := "nodes:\n  - {id: a, ports: 1, speed: S200}\n  - {id: b, ports: 2}\n  - {id: off, ports: 1, link: false}\ncables:\n  - {from: a:0, to: b:0}\n  - {from: b:1, to: off:0}\ntraffic:\n"
 	for _, tc := range []struct{ item, want string }{
 		{"  - {node: x, iso: {bytes: 1}}", "t.yaml:9: traffic[0].node: no node \"x\" on the bus"},
-		{"  - {node: a}", "t.yaml:9: traffic[0]: give exactly one of async and iso"},
-		{"  - {node: a, iso: {bytes: 1}, async: {to: b, size: 1}}", "give exactly one of async and iso"},
+		{"  - {node: a}", "t.yaml:9: traffic[0]: give exactly one of async, iso and ping"},
+		{"  - {node: a, iso: {bytes: 1}, async: {to: b, size: 1}}", "give exactly one of async, iso and ping"},
 		{"  - {node: off, iso: {bytes: 1}}", "node \"off\" has its link off"},
 		{"  - {node: a, async: {to: a, size: 4}}", "traffic[0].async.to: node \"a\" sends to itself"},
 		{"  - {node: a, async: {to: off, size: 4}}", "nothing would acknowledge"},
@@ -152,6 +152,9 @@ func TestBadTraffic(t *testing.T) {
 		{"  - {node: a, async: {to: b, size: 4, every: 0s}}", "every 0s, want 1µs to 1s"},
 		{"  - {node: a, async: {to: b, size: 4, retries: -1}}", "-1 retries, want 0 to 100"},
 		{"  - {node: b, iso: {bytes: 4097}}", "traffic[0].iso.bytes: payload 4097 bytes, want 0 to 4096 at S400"},
+		{"  - {node: a, ping: {to: b}}", `traffic[0].ping: node "a" has a 1394-1995 PHY: ping is a 1394a PHY packet`},
+		{"  - {node: a, ping: {to: a}}", `traffic[0].ping.to: node "a" pings itself`},
+		{"  - {node: a, ping: {to: b}, iso: {bytes: 1}}", "give exactly one of async, iso and ping"},
 	} {
 		topo, err := ParseTopology([]byte(base+tc.item+"\n"), "t.yaml")
 		if err == nil {
@@ -268,17 +271,21 @@ func TestParseTrafficSpec(t *testing.T) {
 	tr, err = ParseTrafficSpec("node=camera,iso=960")
 	require.NoError(t, err)
 	assert.Equal(t, Traffic{Node: "camera", Iso: &IsoTraffic{Bytes: 960}}, tr)
-	for _, bad := range []string{"", "node=", "node=a,node=b,iso=1", "node=a,iso=1,to=b", "node=a,to=b,size=1,every=soon", "node=a,to=b,size=1,retries=x", "iso=3"} {
+	tr, err = ParseTrafficSpec("node=pc,ping=disk,every=30us")
+	require.NoError(t, err)
+	pingEvery := Duration(30 * time.Microsecond)
+	assert.Equal(t, Traffic{Node: "pc", Ping: &PingTraffic{To: "disk", Every: &pingEvery}}, tr)
+	for _, bad := range []string{"", "node=", "node=a,node=b,iso=1", "node=a,iso=1,to=b", "node=a,ping=b,size=4", "node=a,ping=b,to=c", "node=a,to=b,size=1,every=soon", "node=a,to=b,size=1,retries=x", "iso=3"} {
 		_, err := ParseTrafficSpec(bad)
 		assert.ErrorIs(t, err, ErrBadTraffic, bad)
 	}
 }
 
 // FuzzParseTrafficSpec: any text is an item or an ErrBadTraffic, never a
-// panic; an item names its node and is exactly one of requests and a
-// talker.
+// panic; an item names its node and is exactly one of requests, a talker
+// and pings.
 func FuzzParseTrafficSpec(f *testing.F) {
-	for _, s := range []string{"node=pc,to=disk,size=512,speed=S200,every=20us,retries=2", "node=camera,iso=960", "node=a,,", "=,="} {
+	for _, s := range []string{"node=pc,to=disk,size=512,speed=S200,every=20us,retries=2", "node=camera,iso=960", "node=pc,ping=disk,every=30us", "node=a,,", "=,="} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
@@ -288,6 +295,44 @@ func FuzzParseTrafficSpec(f *testing.F) {
 			return
 		}
 		require.NotEmpty(t, tr.Node)
-		require.True(t, (tr.Async == nil) != (tr.Iso == nil), "%+v", tr)
+		kinds := 0
+		for _, given := range []bool{tr.Async != nil, tr.Iso != nil, tr.Ping != nil} {
+			if given {
+				kinds++
+			}
+		}
+		require.Equal(t, 1, kinds, "%+v", tr)
 	})
+}
+
+// TestPingRoundTripFitsApplesBudget: a ping across a chain of the
+// standard's worst cables and PHYs takes what Apple's IOFireWireFamily
+// budgets a hop when it turns a ping time into a gap count
+// (IOFireWireController.cpp: the gap table's index is (ping − 20) / 9, in
+// ticks that Linux's firewire-phy-command converts at 24.576 MHz): over
+// 1 to 15 hops the index it reads from fwsim's round trip is never more
+// than the hops, so Apple's budget covers the round trip fwsim times. The
+// round trip grows by the same amount with every hop.
+func TestPingRoundTripFitsApplesBudget(t *testing.T) {
+	var last int64
+	for hops := 1; hops <= 15; hops++ {
+		topo := chainWithTraffic(t, hops+1, treeid.GapCountForHops(hops))
+		first, far := topo.Nodes[0].ID, topo.Nodes[hops].ID
+		topo.Traffic = []Traffic{{Node: first, Ping: &PingTraffic{To: far}}}
+		res, err := Run(topo, Options{Until: 200 * time.Microsecond})
+		require.NoError(t, err)
+		f := res.Traffic.Flows[0]
+		require.True(t, f.Ping)
+		require.Positive(t, f.RoundTrip.Count, "%d hops", hops)
+		assert.Equal(t, f.RoundTrip.MinNs, f.RoundTrip.MaxNs, "%d hops: a quiet bus answers in a fixed time", hops)
+		rt := f.RoundTrip.MinNs
+		ticks := rt * 24576 / 1_000_000
+		index := (ticks - 20) / 9
+		assert.LessOrEqual(t, index, int64(hops), "%d hops: round trip %d ns, %d ticks", hops, rt, ticks)
+		t.Logf("%2d hops: round trip %5d ns, %3d ticks, Apple's index %2d", hops, rt, ticks, index)
+		if hops > 1 {
+			assert.InDelta(t, 2*(22.725+144), float64(rt-last), 2, "%d hops: each hop adds a cable and a PHY each way", hops)
+		}
+		last = rt
+	}
 }

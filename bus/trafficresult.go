@@ -65,8 +65,9 @@ type TimelineJSON struct {
 
 // FlowResult is what one traffic item sent and what came of it.
 type FlowResult struct {
-	Node, To string // To: the destination of asynchronous requests, "" for a talker
+	Node, To string // To: the destination of requests or pings, "" for a talker
 	Iso      bool
+	Ping     bool
 	Speed    phy.Speed
 	Bytes    int // the payload of each packet
 	// Unsent says why the item sent nothing; "" when it could send.
@@ -82,17 +83,23 @@ type FlowResult struct {
 	// subaction gap and taken them missing, and Missed the cycles a talker
 	// did not win the bus in.
 	Broken, AcksLost, AcksLate, Missed int
+	// RoundTrip is, for a ping, the time from the end of each ping to the
+	// start of its answer, as the sender's PHY times it.
+	RoundTrip DelayStats
 }
 
 // DelayStats summarises delays in ns.
 type DelayStats struct {
-	Count   int
-	MeanNs  float64
-	MaxNs   int64
-	totalNs int64
+	Count        int
+	MeanNs       float64
+	MinNs, MaxNs int64
+	totalNs      int64
 }
 
 func (d *DelayStats) add(ns int64) {
+	if d.Count == 0 || ns < d.MinNs {
+		d.MinNs = ns
+	}
 	d.Count++
 	d.totalNs += ns
 	d.MaxNs = max(d.MaxNs, ns)
@@ -126,8 +133,8 @@ type TrafficJSON struct {
 // FlowJSON is one traffic item's outcome.
 type FlowJSON struct {
 	Node     string  `json:"node"`      // the sender
-	Kind     string  `json:"kind"`      // async or iso
-	To       *string `json:"to"`        // async: the destination; null for iso
+	Kind     string  `json:"kind"`      // async, iso or ping
+	To       *string `json:"to"`        // async, ping: the destination; null for iso
 	Speed    string  `json:"speed"`     // S100, S200 or S400
 	Bytes    int     `json:"bytes"`     // the payload of each packet
 	Unsent   *string `json:"unsent"`    // why it sent nothing, null when it could send
@@ -140,6 +147,17 @@ type FlowJSON struct {
 	AcksLost int     `json:"acks_lost"` // acknowledgements that reached the sender broken
 	AcksLate int     `json:"acks_late"` // acknowledgements that reached the sender after it had taken them missing
 	Missed   int     `json:"missed"`    // cycles an isochronous talker did not win the bus in
+	// RoundTripNs is, for a ping, the time from the end of each ping to
+	// the start of its answer; null for requests and talkers.
+	RoundTripNs *RoundTripJSON `json:"round_trip_ns"`
+}
+
+// RoundTripJSON summarises a ping's round trips.
+type RoundTripJSON struct {
+	Count int     `json:"count"` // pings answered
+	Mean  float64 `json:"mean"`  // in ns
+	Min   int64   `json:"min"`   // in ns
+	Max   int64   `json:"max"`   // in ns
 }
 
 // NewTrafficJSON is the JSON form of t; nil for nil.
@@ -161,15 +179,22 @@ func NewTrafficJSON(t *TrafficResult) *TrafficJSON {
 		fj := FlowJSON{Node: f.Node, Kind: f.Kind(), To: jsonout.NullIfEmpty(f.To), Speed: f.Speed.String(), Bytes: f.Bytes,
 			Unsent: jsonout.NullIfEmpty(f.Unsent), Queued: f.Queued, Sent: f.Sent, Acked: f.Acked, Retries: f.Retries,
 			Failed: f.Failed, Broken: f.Broken, AcksLost: f.AcksLost, AcksLate: f.AcksLate, Missed: f.Missed}
+		if f.Ping {
+			rt := f.RoundTrip
+			fj.RoundTripNs = &RoundTripJSON{Count: rt.Count, Mean: rt.MeanNs, Min: rt.MinNs, Max: rt.MaxNs}
+		}
 		out.Flows = append(out.Flows, fj)
 	}
 	return out
 }
 
-// Kind is "iso" for a talker, "async" for requests.
+// Kind is "iso" for a talker, "ping" for pings, "async" for requests.
 func (f FlowResult) Kind() string {
-	if f.Iso {
+	switch {
+	case f.Iso:
 		return "iso"
+	case f.Ping:
+		return "ping"
 	}
 	return "async"
 }

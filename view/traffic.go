@@ -21,14 +21,20 @@ func writeTrafficText(w io.Writer, t *bus.TrafficResult) {
 		t.Collisions, t.Denied, t.BusyNs, 100*t.Utilisation)
 	fmt.Fprintf(w, "  fairness intervals %d; most requests of one node in one: %d\n", t.FairnessIntervals, t.MostInOneInterval)
 	for _, f := range t.Flows {
-		what := fmt.Sprintf("%s async to %s", f.Node, f.To)
-		if f.Iso {
-			what = f.Node + " iso"
+		switch {
+		case f.Ping:
+			fmt.Fprintf(w, "  %s ping to %s: ", f.Node, f.To)
+		case f.Iso:
+			fmt.Fprintf(w, "  %s iso, %d bytes at %v: ", f.Node, f.Bytes, f.Speed)
+		default:
+			fmt.Fprintf(w, "  %s async to %s, %d bytes at %v: ", f.Node, f.To, f.Bytes, f.Speed)
 		}
-		fmt.Fprintf(w, "  %s, %d bytes at %v: ", what, f.Bytes, f.Speed)
 		switch {
 		case f.Unsent != "":
 			fmt.Fprintf(w, "sent nothing: %s\n", f.Unsent)
+		case f.Ping:
+			fmt.Fprintf(w, "sent %d, answered %d, unanswered %d; round trip %.0f ns on average, %d to %d ns\n",
+				f.Sent, f.Acked, f.Failed, f.RoundTrip.MeanNs, f.RoundTrip.MinNs, f.RoundTrip.MaxNs)
 		case f.Iso:
 			fmt.Fprintf(w, "sent %d, missed %d cycle%s, broken %d\n", f.Sent, f.Missed, Plural(f.Missed), f.Broken)
 		default:

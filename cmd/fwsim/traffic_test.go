@@ -56,18 +56,24 @@ func TestUntilErrors(t *testing.T) {
 // the flag and what is wrong.
 func TestTrafficFlag(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "run", "--gen", "chain:4", "--until", "200us", "--json",
-		"--traffic", "node=n0,to=n3,size=100,every=20us", "--traffic", "node=n3,iso=64,speed=S100")
+		"--traffic", "node=n0,to=n3,size=100,every=20us", "--traffic", "node=n3,iso=64,speed=S100", "--profile", "1394a-2000",
+		"--traffic", "node=n1,ping=n3,every=50us")
 	require.Equal(t, exitOK, code, stderr)
 	var out bus.ResultJSON
 	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
 	require.NotNil(t, out.Traffic)
-	require.Len(t, out.Traffic.Flows, 2)
+	require.Len(t, out.Traffic.Flows, 3)
 	assert.Equal(t, "n0", out.Traffic.Flows[0].Node)
 	assert.Positive(t, out.Traffic.Flows[0].Acked)
 	assert.Equal(t, "iso", out.Traffic.Flows[1].Kind)
+	ping := out.Traffic.Flows[2]
+	assert.Equal(t, "ping", ping.Kind)
+	require.NotNil(t, ping.RoundTripNs)
+	assert.Positive(t, ping.RoundTripNs.Count)
+	assert.Nil(t, out.Traffic.Flows[0].RoundTripNs)
 
 	for _, tc := range []struct{ spec, want string }{
-		{"node=n0", "give exactly one of to= and iso="},
+		{"node=n0", "give exactly one of to=, iso= and ping="},
 		{"node=n0,to=n3", "requests (to=) need size="},
 		{"node=n0,to=n3,size=big", "size=big is not a whole number"},
 		{"node=n0,iso=5,every=1us", "every= is for requests (to=), not a talker (iso=)"},
