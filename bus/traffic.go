@@ -142,11 +142,8 @@ func (r *resolver) asyncTraffic(node int, a AsyncTraffic, it item) (resolvedTraf
 		return resolvedTraffic{}, r.fail(ErrBadTraffic, it.path(".size"), "payload %d bytes, want 0 to %d at %v", a.Size, speed.MaxAsyncPayload(), speed)
 	}
 	rt := resolvedTraffic{node: node, to: to, size: a.Size, speed: speed, retries: DefaultRetries}
-	if a.Every != nil {
-		if *a.Every < Duration(time.Microsecond) || *a.Every > Duration(maxUntil) {
-			return resolvedTraffic{}, r.fail(ErrBadTraffic, it.path(".every"), "every %v, want 1µs to %v", *a.Every, maxUntil)
-		}
-		rt.every = int64(*a.Every)
+	if rt.every, err = r.every(a.Every, it); err != nil {
+		return resolvedTraffic{}, err
 	}
 	if a.Retries != nil {
 		if *a.Retries < 0 || *a.Retries > maxRetries {
@@ -170,14 +167,20 @@ func (r *resolver) pingTraffic(node int, p PingTraffic, it item) (resolvedTraffi
 			return resolvedTraffic{}, r.fail(ErrBadTraffic, it.path(""), "node %q has a %s PHY: ping is a 1394a PHY packet", r.rt.nodes[n].id, p.Name)
 		}
 	}
-	rt := resolvedTraffic{node: node, to: to, speed: phy.S100, ping: true}
-	if p.Every != nil {
-		if *p.Every < Duration(time.Microsecond) || *p.Every > Duration(maxUntil) {
-			return resolvedTraffic{}, r.fail(ErrBadTraffic, it.path(".every"), "every %v, want 1µs to %v", *p.Every, maxUntil)
-		}
-		rt.every = int64(*p.Every)
+	every, err := r.every(p.Every, it)
+	return resolvedTraffic{node: node, to: to, speed: phy.S100, ping: true, every: every}, err
+}
+
+// every reads the every of a traffic item: ns between new requests or
+// pings, 0 when not given.
+func (r *resolver) every(d *Duration, it item) (int64, error) {
+	if d == nil {
+		return 0, nil
 	}
-	return rt, nil
+	if *d < Duration(time.Microsecond) || *d > Duration(maxUntil) {
+		return 0, r.fail(ErrBadTraffic, it.path(".every"), "every %v, want 1µs to %v", *d, maxUntil)
+	}
+	return int64(*d), nil
 }
 
 func (r *resolver) isoTraffic(node int, iso IsoTraffic, it item) (resolvedTraffic, error) {
@@ -251,6 +254,18 @@ func ParseTrafficSpec(spec string) (Traffic, error) {
 		}
 		return n, nil
 	}
+	every := func() (*Duration, error) {
+		v := values["every"]
+		if v == "" {
+			return nil, nil
+		}
+		d, err := parseDuration(v)
+		if err != nil {
+			return nil, fmt.Errorf("every=%s: %v", v, err)
+		}
+		return &d, nil
+	}
+	var err error
 	tr := Traffic{Node: values["node"]}
 	kinds := 0
 	for _, key := range []string{"to", "iso", "ping"} {
@@ -270,12 +285,8 @@ func ParseTrafficSpec(spec string) (Traffic, error) {
 			}
 		}
 		tr.Ping = &PingTraffic{To: values["ping"]}
-		if v := values["every"]; v != "" {
-			d, err := parseDuration(v)
-			if err != nil {
-				return fail("every=%s: %v", v, err)
-			}
-			tr.Ping.Every = &d
+		if tr.Ping.Every, err = every(); err != nil {
+			return fail("%v", err)
 		}
 		return tr, nil
 	case values["iso"] != "":
@@ -299,12 +310,8 @@ func ParseTrafficSpec(spec string) (Traffic, error) {
 		return fail("%v", err)
 	}
 	tr.Async = &AsyncTraffic{To: values["to"], Size: size, Speed: values["speed"]}
-	if v := values["every"]; v != "" {
-		d, err := parseDuration(v)
-		if err != nil {
-			return fail("every=%s: %v", v, err)
-		}
-		tr.Async.Every = &d
+	if tr.Async.Every, err = every(); err != nil {
+		return fail("%v", err)
 	}
 	if values["retries"] != "" {
 		k, err := number("retries")
