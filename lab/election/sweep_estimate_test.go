@@ -63,7 +63,10 @@ func TestEstimateSweepLimits(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, atLeast)
 	assert.Greater(t, d, time.Hour)
-	assert.Less(t, time.Since(start), 2*sweepPilotLimit)
+	// Timing every size would take hours; past the limit the estimate
+	// stops timing, so it returns within a few pilot limits even under the
+	// race detector on a loaded machine (2.7 s seen with 2 allowed).
+	assert.Less(t, time.Since(start), 5*sweepPilotLimit)
 
 	o.MaxMessages = 1 // every size skipped
 	d, atLeast, err = EstimateSweep(context.Background(), o, 0)
