@@ -94,6 +94,7 @@ type treeRoot struct {
 	// then every request is denied.
 	granted   int
 	holdUntil int64
+	last      int   // the transmission of the last grant, an index of sent
 	waiting   []int // nodes denied while a grant was on its way: they look again after its data
 }
 
@@ -120,7 +121,6 @@ type afterInit struct {
 	// in time order once it ends: a transmission is known before it
 	// reaches the nodes.
 	trace []TraceEvent
-	last  int // the last transmission a root granted, an index of sent
 	res   *TrafficResult
 }
 
@@ -508,7 +508,7 @@ func (a *afterInit) request(i int, now int64) {
 		return
 	}
 	if now <= r.holdUntil {
-		a.deny(i, a.last)
+		a.deny(i, r.last)
 		return
 	}
 	if s := a.passing(nd.root, now); s >= 0 {
@@ -600,8 +600,7 @@ func (a *afterInit) transmit(i int, now int64) {
 		a.lastCycle = s
 	}
 	r := a.roots[nd.root]
-	r.granted, r.holdUntil = -1, now+a.distFrom(i)[nd.root]
-	a.last = s
+	r.granted, r.holdUntil, r.last = -1, now+a.distFrom(i)[nd.root], s
 	for _, w := range r.waiting {
 		a.deny(w, s)
 		a.res.Denied-- // counted when it waited

@@ -336,3 +336,30 @@ func TestPingRoundTripFitsApplesBudget(t *testing.T) {
 		last = rt
 	}
 }
+
+// TestTrafficOnABusInTwoParts: a disconnect splits the bus before traffic
+// starts; each part arbitrates on its own, with its own root, and a
+// request to a node of the other part is not sent.
+func TestTrafficOnABusInTwoParts(t *testing.T) {
+	topo, err := Generate("chain:6")
+	require.NoError(t, err)
+	topo.Profile = "1394a-2000"
+	topo.Events = []Event{{At: Duration(2 * time.Millisecond), Disconnect: &Cable{From: "n2:1", To: "n3:0"}}}
+	topo.Traffic = []Traffic{
+		{Node: "n0", Async: &AsyncTraffic{To: "n2", Size: 256}},
+		{Node: "n2", Async: &AsyncTraffic{To: "n1", Size: 256}},
+		{Node: "n3", Async: &AsyncTraffic{To: "n5", Size: 256}},
+		{Node: "n5", Async: &AsyncTraffic{To: "n4", Size: 256}},
+		{Node: "n4", Async: &AsyncTraffic{To: "n0", Size: 256}},
+	}
+	res, err := Run(topo, Options{Until: time.Millisecond})
+	require.NoError(t, err)
+	tr := res.Traffic
+	assert.Zero(t, tr.Collisions)
+	for _, f := range tr.Flows[:4] {
+		assert.Positive(t, f.Acked, "%s to %s", f.Node, f.To)
+		assert.Zero(t, f.Failed+f.Broken, "%s to %s", f.Node, f.To)
+	}
+	assert.Equal(t, "its destination is on another bus", tr.Flows[4].Unsent)
+	assert.Zero(t, tr.Flows[4].Sent)
+}
