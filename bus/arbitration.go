@@ -22,8 +22,8 @@ import (
 // data that reaches each node after the cable delays and repeat delays of
 // the path, and a request and its grant travel the same path to and from
 // the root. Arbitration is won by the request that reaches the root first:
-// nodes nearer the root win, and the root itself, which needs to ask no one,
-// wins every tie. That is why the cycle master is the root.
+// nodes nearer the root win, and the root itself, whose request travels no
+// cable, wins most ties. That is why the cycle master is the root.
 
 // trafficKind is what a transmission carries.
 type trafficKind uint8
@@ -42,6 +42,7 @@ type transmission struct {
 	start, end int64
 	flow       int // the traffic item: a request's, an ack's, a talker's; -1 for a cycle start
 	acks       int // an acknowledgement: the request it acknowledges
+	cycle      int // a cycle start: the cycle it starts, from 1
 	// meets are the nodes where this transmission met another: beyond
 	// each, seen from src, it arrives broken.
 	meets []int
@@ -193,7 +194,7 @@ func (a *afterInit) describe(t *transmission) string {
 	id := func(i int) string { return a.w.topo.nodes[i].id }
 	switch t.kind {
 	case sendCycleStart:
-		return "cycle start " + strconv.Itoa(t.acks) + " from " + id(t.src)
+		return "cycle start " + strconv.Itoa(t.cycle) + " from " + id(t.src)
 	case sendIso:
 		return "iso from " + id(t.src) + " " + a.flows[t.flow].speed.String()
 	case sendAck:
@@ -427,7 +428,7 @@ func (a *afterInit) look(i int, now int64) {
 	case nd.talker >= 0 && a.isoDue(i, now):
 		if idle >= int64(nd.gaps.Subaction) {
 			// The isochronous period ended before the talker won the bus.
-			nd.isoCycle = a.cycleOf(a.lastCycle)
+			nd.isoCycle = a.sent[a.lastCycle].cycle
 			a.res.Flows[nd.talker].Missed++
 			a.look(i, now)
 			return
@@ -456,15 +457,12 @@ func (a *afterInit) look(i int, now int64) {
 // it.
 func (a *afterInit) isoDue(i int, now int64) bool {
 	nd := &a.nodes[i]
-	if a.lastCycle < 0 || nd.isoCycle >= a.cycleOf(a.lastCycle) {
+	if a.lastCycle < 0 || nd.isoCycle >= a.sent[a.lastCycle].cycle {
 		return false
 	}
 	c := a.sent[a.lastCycle]
 	return c.end+a.distFrom(c.src)[i] <= now
 }
-
-// cycleOf is the cycle a cycle start was sent in (its acks field).
-func (a *afterInit) cycleOf(s int) int { return a.sent[s].acks }
 
 // ackMissing is the sender of an unacknowledged request seeing a
 // subaction gap: it sends the request again in a later fairness interval,
@@ -566,7 +564,7 @@ func (a *afterInit) transmit(i int, now int64) {
 	case sendCycleStart:
 		// A cycle start is a quadlet packet of four header quadlets and
 		// its CRC, at S100, with priority.
-		t.end, t.acks = now+a.duration(8*20, phy.S100), a.cycle
+		t.end, t.cycle = now+a.duration(8*20, phy.S100), a.cycle
 		a.res.Cycles++
 		delay := now - a.cycleDue
 		a.res.CycleStartDelay.add(delay)
@@ -575,7 +573,7 @@ func (a *afterInit) transmit(i int, now int64) {
 	case sendIso:
 		fl := a.flows[nd.talker]
 		t.flow, t.end = nd.talker, now+a.duration(8*(8+fl.size+crc(fl.size)), fl.speed)
-		nd.isoCycle = a.cycleOf(a.lastCycle)
+		nd.isoCycle = a.sent[a.lastCycle].cycle
 		a.res.Flows[nd.talker].Sent++
 	case sendAsync:
 		f := nd.queue[0]

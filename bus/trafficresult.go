@@ -22,16 +22,21 @@ type TrafficResult struct {
 	// Collisions counts the pairs of transmissions that met on the bus:
 	// each pair broke for the nodes beyond the meeting point.
 	Collisions int
-	// Denied counts the requests that reached the root while it was busy.
+	// Denied counts the requests denied: data was passing a PHY on their
+	// way, or the root had granted another node whose data had not yet
+	// reached it.
 	Denied int
 	// BusyNs is the time data passed the root; Utilisation its share of
 	// the phase (averaged over the roots when the bus is in parts).
 	BusyNs      int64
 	Utilisation float64
 	// FairnessIntervals counts the fairness intervals the roots saw: idle
-	// times of at least an arbitration reset gap delimit them.
-	// MostInOneInterval is the most asynchronous requests one node sent in
-	// one of them: fair arbitration allows 1.
+	// times of at least the shortest arbitration reset gap, less twice the
+	// bus's one-way delay (a node may see an idle time that much longer
+	// than the root), delimit them. MostInOneInterval is the most
+	// asynchronous requests one node sent in one of them: fair arbitration
+	// allows 1. Where that threshold is not positive (a gap count far too
+	// small for the bus) every transmission is an interval of its own.
 	FairnessIntervals, MostInOneInterval int
 	// Flows are the topology's traffic items, in order.
 	Flows []FlowResult
